@@ -1,0 +1,207 @@
+// Package command is the command table: each command's name, arity, flags,
+// key positions and handler, and the context a handler runs in. Handlers are
+// registered by the packages that implement them (internal/commands for data
+// commands, internal/server for connection and server commands).
+package command
+
+import (
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/resp"
+)
+
+// Flags describe how the dispatcher treats a command.
+type Flags uint32
+
+// Command flags. The lower ones mirror Redis's COMMAND INFO flags.
+const (
+	Write     Flags = 1 << iota // modifies data; touches WATCHed keys
+	ReadOnly                    // reads data only
+	Admin                       // administrative
+	PubSub                      // pub/sub related
+	NoScript                    // not allowed from scripts
+	Fast                        // O(1) or O(log n)
+	NoAuth                      // allowed before AUTH
+	Loading                     // allowed while loading
+	Stale                       // allowed on a stale replica
+	NoMulti                     // not queued in MULTI: runs at once (or errors)
+	AllowBusy                   // allowed while a script is busy
+	DenyOOM                     // refused when out of memory
+
+	LockDB  // needs every shard of the selected database
+	LockAll // needs every shard of every database
+)
+
+var flagNames = []struct {
+	f    Flags
+	name string
+}{
+	{Write, "write"}, {ReadOnly, "readonly"}, {DenyOOM, "denyoom"}, {Admin, "admin"},
+	{PubSub, "pubsub"}, {NoScript, "noscript"}, {Loading, "loading"}, {Stale, "stale"},
+	{Fast, "fast"}, {NoAuth, "no_auth"}, {NoMulti, "no_multi"}, {AllowBusy, "allow_busy"},
+}
+
+// Names lists the Redis flag names set in f, in Redis's order.
+func (f Flags) Names() []string {
+	var out []string
+	for _, n := range flagNames {
+		if f&n.f != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
+
+// Ctx is what a handler works with. The dispatcher has locked every shard the
+// command's keys live in (or every shard, for LockDB/LockAll commands) before
+// calling Run, so handlers access shards without locking.
+type Ctx struct {
+	Args [][]byte
+	W    *resp.Writer
+	KS   *keyspace.Keyspace
+	DB   *keyspace.DB
+	DBID int
+	Now  int64 // unix milliseconds, fixed for the command
+	Conn any   // the server's client, for connection-level commands
+
+	Hits, Misses *atomic.Int64 // keyspace_hits/misses of the connection
+}
+
+// Shard returns the (locked) shard holding key.
+func (c *Ctx) Shard(key []byte) *keyspace.Shard { return c.DB.ShardFor(key) }
+
+// Lookup returns key's live entry, or nil.
+func (c *Ctx) Lookup(key []byte) *keyspace.Entry { return c.DB.ShardFor(key).Lookup(key, c.Now) }
+
+// LookupRead is Lookup for a read command: it counts a keyspace hit or miss.
+func (c *Ctx) LookupRead(key []byte) *keyspace.Entry {
+	e := c.DB.ShardFor(key).Lookup(key, c.Now)
+	if e != nil {
+		c.Hits.Add(1)
+	} else {
+		c.Misses.Add(1)
+	}
+	return e
+}
+
+// Error writes an error reply.
+func (c *Ctx) Error(msg string) { c.W.Error(msg) }
+
+// Cmd describes one command.
+type Cmd struct {
+	Name    string // lower case
+	Arity   int    // as Redis: n exact, -n at least n (the name counts)
+	Flags   Flags
+	First   int // first key argument (1-based; 0 = no keys)
+	Last    int // last key argument, negative counts from the end
+	Step    int
+	Keys    func(args [][]byte, dst []int) []int // positions of keys, for numkeys-style commands
+	Run     func(*Ctx)
+	Group   string // documentation group: string, generic, connection, ...
+	Summary string
+	Since   string
+	Args    string   // argument syntax for docs, e.g. "key value [NX | XX]"
+	ACL     []string // ACL categories without '@'
+	Subs    []*Cmd   // subcommands (container commands such as CONFIG)
+	ID      int      // dense index for per-command statistics
+	Parent  *Cmd     // the container of a subcommand
+}
+
+// KeyPositions appends the indexes of args that are keys.
+func (c *Cmd) KeyPositions(args [][]byte, dst []int) []int {
+	if c.Keys != nil {
+		return c.Keys(args, dst)
+	}
+	if c.First == 0 || len(args) <= c.First {
+		return dst
+	}
+	last := c.Last
+	if last < 0 {
+		last = len(args) + last
+	}
+	if last >= len(args) {
+		last = len(args) - 1
+	}
+	step := c.Step
+	if step <= 0 {
+		step = 1
+	}
+	for i := c.First; i <= last; i += step {
+		dst = append(dst, i)
+	}
+	return dst
+}
+
+// CheckArity reports whether n arguments (name included) fit the arity.
+func (c *Cmd) CheckArity(n int) bool {
+	if c.Arity >= 0 {
+		return n == c.Arity
+	}
+	return n >= -c.Arity
+}
+
+var (
+	table = map[string]*Cmd{}
+	byID  []*Cmd
+)
+
+// Register adds commands to the table; a duplicate name is a programming error.
+func Register(cmds ...*Cmd) {
+	for _, c := range cmds {
+		if _, dup := table[c.Name]; dup {
+			panic("command: duplicate registration of " + c.Name)
+		}
+		table[c.Name] = c
+		c.ID = len(byID)
+		byID = append(byID, c)
+		for _, sc := range c.Subs {
+			sc.Parent = c
+			sc.ID = len(byID)
+			byID = append(byID, sc)
+		}
+	}
+}
+
+// Count is the number of commands and subcommands (the range of Cmd.ID).
+func Count() int { return len(byID) }
+
+// ByID returns the command or subcommand with the given ID.
+func ByID(id int) *Cmd { return byID[id] }
+
+// Lookup finds a command by name, case-insensitively, without allocating.
+func Lookup(name []byte) *Cmd {
+	var buf [32]byte
+	if len(name) > len(buf) {
+		return table[strings.ToLower(string(name))]
+	}
+	for i, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return table[string(buf[:len(name)])]
+}
+
+// All returns every command sorted by name.
+func All() []*Cmd {
+	out := make([]*Cmd, 0, len(table))
+	for _, c := range table {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Sub finds a subcommand of c by name, case-insensitively.
+func (c *Cmd) Sub(name []byte) *Cmd {
+	for _, s := range c.Subs {
+		if strings.EqualFold(s.Name[len(c.Name)+1:], string(name)) {
+			return s
+		}
+	}
+	return nil
+}

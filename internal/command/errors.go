@@ -1,0 +1,110 @@
+package command
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Redis's error replies, word for word.
+const (
+	ErrSyntax      = "ERR syntax error"
+	ErrNotInt      = "ERR value is not an integer or out of range"
+	ErrNotFloat    = "ERR value is not a valid float"
+	ErrWrongType   = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	ErrOverflow    = "ERR increment or decrement would overflow"
+	ErrNoSuchKey   = "ERR no such key"
+	ErrDBIndex     = "ERR DB index is out of range"
+	ErrNoAuth      = "NOAUTH Authentication required."
+	ErrWrongPass   = "WRONGPASS invalid username-password pair or user is disabled."
+	ErrNotPositive = "ERR value is out of range, must be positive"
+)
+
+// WrongArgs is the arity error for a command (name as the client sent it is
+// lower-cased, as Redis does).
+func WrongArgs(name string) string {
+	return "ERR wrong number of arguments for '" + strings.ToLower(name) + "' command"
+}
+
+// ParseInt parses a Redis integer argument: optional '-', digits, no spaces,
+// no leading '+' or zeros, within int64.
+func ParseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := b[0] == '-'
+	d := b
+	if neg {
+		d = b[1:]
+	}
+	if len(d) == 0 || d[0] < '1' || d[0] > '9' {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if n > (math.MaxUint64-uint64(c-'0'))/10 {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if neg {
+		if n > 1<<63 {
+			return 0, false
+		}
+		return -int64(n), true
+	}
+	if n > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(n), true
+}
+
+// ParseFloat parses a Redis float argument ("inf", "-inf", "+inf" allowed; NaN
+// and surrounding spaces refused).
+func ParseFloat(b []byte) (float64, bool) {
+	if len(b) == 0 || len(b) > 5000 || b[0] == ' ' || b[len(b)-1] == ' ' {
+		return 0, false
+	}
+	s := string(b)
+	switch strings.ToLower(s) {
+	case "inf", "+inf", "infinity", "+infinity":
+		return math.Inf(1), true
+	case "-inf", "-infinity":
+		return math.Inf(-1), true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange && !math.IsInf(f, 0) {
+			return f, true // underflow to zero or denormal, as strtod accepts
+		}
+		return 0, false
+	}
+	if math.IsNaN(f) || strings.ContainsAny(s, "_xXpP") {
+		return 0, false
+	}
+	return f, true
+}
+
+// Is reports whether arg equals the ASCII keyword kw (lower case),
+// case-insensitively, without allocating.
+func Is(arg []byte, kw string) bool {
+	if len(arg) != len(kw) {
+		return false
+	}
+	for i := 0; i < len(arg); i++ {
+		c := arg[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != kw[i] {
+			return false
+		}
+	}
+	return true
+}

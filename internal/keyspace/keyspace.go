@@ -1,0 +1,396 @@
+// Package keyspace holds the databases: sharded hash tables of typed entries,
+// key expiry and WATCH bookkeeping. It knows nothing of the protocol or of
+// commands; callers (the dispatcher) lock the shards a command touches before
+// any method here that reads or writes a shard.
+package keyspace
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// ShardCount is the number of shards per database: a power of two well above
+// the core count, so that independent keys rarely share a lock.
+const ShardCount = 1024
+
+// Kind is the type of a stored value.
+type Kind uint8
+
+// Value kinds, named as TYPE reports them.
+const (
+	KindString Kind = iota + 1
+	KindList
+	KindHash
+	KindSet
+	KindZSet
+	KindVectorSet
+)
+
+var kindNames = [...]string{"none", "string", "list", "hash", "set", "zset", "vectorset"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Entry is one key's value. Str holds strings; Obj holds collection objects,
+// owned by the package of their type.
+type Entry struct {
+	Str    []byte
+	Obj    any
+	Expire int64  // absolute unix milliseconds, 0 when the key does not expire
+	Access uint32 // LRU clock (seconds) of the last access, for OBJECT IDLETIME
+	Kind   Kind
+}
+
+// Watch is one client's WATCH state; a write to a watched key marks it dirty.
+type Watch struct{ dirty atomic.Bool }
+
+// Dirty reports whether a watched key was modified.
+func (w *Watch) Dirty() bool { return w.dirty.Load() }
+
+// MarkDirty fails the watching transaction.
+func (w *Watch) MarkDirty() { w.dirty.Store(true) }
+
+// Reset clears the dirty flag for a new WATCH round.
+func (w *Watch) Reset() { w.dirty.Store(false) }
+
+// Shard is one lock's worth of keys. All methods require the caller to hold
+// the lock (Lock/Unlock).
+type Shard struct {
+	mu       sync.Mutex
+	m        map[string]*Entry
+	expires  map[string]*Entry // the volatile subset of m, sampled by active expiry
+	watchers map[string][]*Watch
+	_        [64]byte // keep neighbouring shards' locks off one cache line
+}
+
+// Lock takes the shard's lock.
+func (s *Shard) Lock() { s.mu.Lock() }
+
+// Unlock releases it.
+func (s *Shard) Unlock() { s.mu.Unlock() }
+
+// Len is the number of keys, including expired ones not yet reclaimed.
+func (s *Shard) Len() int { return len(s.m) }
+
+// Volatile is the number of keys with an expiry.
+func (s *Shard) Volatile() int { return len(s.expires) }
+
+// Clock is the LRU clock in seconds, advanced by the server's cron.
+var Clock atomic.Uint32
+
+// Lookup returns the live entry for key, deleting it first if it has expired.
+func (s *Shard) Lookup(key []byte, now int64) *Entry {
+	e := s.m[string(key)]
+	if e == nil {
+		return nil
+	}
+	if e.Expire != 0 && e.Expire <= now {
+		s.remove(string(key), e)
+		ExpiredKeys.Add(1)
+		return nil
+	}
+	e.Access = Clock.Load()
+	return e
+}
+
+// Peek is Lookup without updating the access time (OBJECT, TTL-style reads
+// that Redis does not count as access still delete an expired key).
+func (s *Shard) Peek(key []byte, now int64) *Entry {
+	e := s.m[string(key)]
+	if e == nil {
+		return nil
+	}
+	if e.Expire != 0 && e.Expire <= now {
+		s.remove(string(key), e)
+		ExpiredKeys.Add(1)
+		return nil
+	}
+	return e
+}
+
+// SetString stores a string value, reusing the existing entry's buffer when it
+// is a string with room, so overwriting a key allocates nothing. The expiry is
+// set to expire (0 clears it) unless keepTTL.
+func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
+	e := s.m[string(key)]
+	if e == nil {
+		if s.m == nil {
+			s.m = make(map[string]*Entry)
+		}
+		e = &Entry{Kind: KindString, Str: append(make([]byte, 0, len(val)), val...)}
+		k := string(key)
+		s.m[k] = e
+		if expire != 0 {
+			s.setExpire(k, e, expire)
+		}
+		e.Access = Clock.Load()
+		return e
+	}
+	if e.Kind == KindString && cap(e.Str) >= len(val) && cap(e.Str) <= 2*len(val)+16 {
+		e.Str = append(e.Str[:0], val...)
+	} else {
+		e.Str = append(make([]byte, 0, len(val)), val...)
+	}
+	e.Kind, e.Obj = KindString, nil
+	e.Access = Clock.Load()
+	if !keepTTL {
+		s.SetExpire(key, e, expire)
+	}
+	return e
+}
+
+// Put stores e under key, replacing any previous value (and its expiry
+// bookkeeping) with e's.
+func (s *Shard) Put(key []byte, e *Entry) {
+	if s.m == nil {
+		s.m = make(map[string]*Entry)
+	}
+	k := string(key)
+	if old := s.m[k]; old != nil && old.Expire != 0 {
+		delete(s.expires, k)
+	}
+	s.m[k] = e
+	e.Access = Clock.Load()
+	if e.Expire != 0 {
+		s.setExpire(k, e, e.Expire)
+	}
+}
+
+// SetExpire sets (at > 0) or clears (at == 0) e's expiry.
+func (s *Shard) SetExpire(key []byte, e *Entry, at int64) {
+	if at == 0 {
+		if e.Expire != 0 {
+			e.Expire = 0
+			delete(s.expires, string(key))
+		}
+		return
+	}
+	if e.Expire != 0 {
+		e.Expire = at
+		return
+	}
+	s.setExpire(string(key), e, at)
+}
+
+func (s *Shard) setExpire(k string, e *Entry, at int64) {
+	if s.expires == nil {
+		s.expires = make(map[string]*Entry)
+	}
+	e.Expire = at
+	s.expires[k] = e
+}
+
+// Delete removes key and reports whether it held a live value.
+func (s *Shard) Delete(key []byte, now int64) bool {
+	e := s.m[string(key)]
+	if e == nil {
+		return false
+	}
+	s.remove(string(key), e)
+	return e.Expire == 0 || e.Expire > now
+}
+
+func (s *Shard) remove(k string, e *Entry) {
+	delete(s.m, k)
+	if e.Expire != 0 {
+		delete(s.expires, k)
+	}
+	s.touch(k)
+}
+
+// Range calls fn for every live key until it returns false. The key string is
+// the map's own; fn must not modify the shard.
+func (s *Shard) Range(now int64, fn func(key string, e *Entry) bool) {
+	for k, e := range s.m {
+		if e.Expire != 0 && e.Expire <= now {
+			continue
+		}
+		if !fn(k, e) {
+			return
+		}
+	}
+}
+
+// Clear drops every key, touching watched ones.
+func (s *Shard) Clear() {
+	for k := range s.watchers {
+		if _, ok := s.m[k]; ok {
+			s.touch(k)
+		}
+	}
+	s.m, s.expires = nil, nil
+}
+
+// ExpireSample deletes expired keys among up to n volatile keys (Go's map
+// iteration starts at a random point, which makes this a sample). It returns
+// how many it looked at and how many it deleted.
+func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
+	for k, e := range s.expires {
+		if sampled == n {
+			break
+		}
+		sampled++
+		if e.Expire <= now {
+			delete(s.m, k)
+			delete(s.expires, k)
+			s.touch(k)
+			expired++
+			ExpiredKeys.Add(1)
+		}
+	}
+	return sampled, expired
+}
+
+// AddWatch registers w on key.
+func (s *Shard) AddWatch(key []byte, w *Watch) {
+	if s.watchers == nil {
+		s.watchers = make(map[string][]*Watch)
+	}
+	k := string(key)
+	s.watchers[k] = append(s.watchers[k], w)
+}
+
+// RemoveWatch unregisters w from key.
+func (s *Shard) RemoveWatch(key []byte, w *Watch) {
+	k := string(key)
+	ws := s.watchers[k]
+	for i, x := range ws {
+		if x == w {
+			ws[i] = ws[len(ws)-1]
+			ws = ws[:len(ws)-1]
+			break
+		}
+	}
+	if len(ws) == 0 {
+		delete(s.watchers, k)
+	} else {
+		s.watchers[k] = ws
+	}
+}
+
+// Touch marks clients watching key dirty: call it after modifying key.
+func (s *Shard) Touch(key []byte) {
+	if len(s.watchers) == 0 {
+		return
+	}
+	s.touch(string(key))
+}
+
+func (s *Shard) touch(k string) {
+	if len(s.watchers) == 0 {
+		return
+	}
+	for _, w := range s.watchers[k] {
+		w.MarkDirty()
+	}
+}
+
+// TouchAll marks every watcher of the shard dirty (FLUSHDB, SWAPDB).
+func (s *Shard) TouchAll() {
+	for _, ws := range s.watchers {
+		for _, w := range ws {
+			w.MarkDirty()
+		}
+	}
+}
+
+// DB is one numbered database.
+type DB struct {
+	shards [ShardCount]Shard
+}
+
+// ShardIndex is the shard that holds key.
+func ShardIndex(key []byte) int { return Slot(key) & (ShardCount - 1) }
+
+// Shard returns shard i.
+func (db *DB) Shard(i int) *Shard { return &db.shards[i] }
+
+// ShardFor returns the shard that holds key.
+func (db *DB) ShardFor(key []byte) *Shard { return &db.shards[ShardIndex(key)] }
+
+// LockAll takes every shard lock in index order.
+func (db *DB) LockAll() {
+	for i := range db.shards {
+		db.shards[i].mu.Lock()
+	}
+}
+
+// UnlockAll releases every shard lock.
+func (db *DB) UnlockAll() {
+	for i := range db.shards {
+		db.shards[i].mu.Unlock()
+	}
+}
+
+// Size counts keys (expired but unreclaimed ones included, as Redis's DBSIZE
+// does). Caller holds every shard lock.
+func (db *DB) Size() int {
+	n := 0
+	for i := range db.shards {
+		n += len(db.shards[i].m)
+	}
+	return n
+}
+
+// Stats counts keys and volatile keys, locking one shard at a time.
+func (db *DB) Stats() (keys, volatile int) {
+	for i := range db.shards {
+		s := &db.shards[i]
+		s.mu.Lock()
+		keys += len(s.m)
+		volatile += len(s.expires)
+		s.mu.Unlock()
+	}
+	return keys, volatile
+}
+
+// Flush empties the database. Caller holds every shard lock.
+func (db *DB) Flush() {
+	for i := range db.shards {
+		db.shards[i].Clear()
+	}
+}
+
+// Swap exchanges the contents of two databases, touching the watchers of both.
+// Caller holds every shard lock of both; watchers stay with their database.
+func Swap(a, b *DB) {
+	for i := range a.shards {
+		x, y := &a.shards[i], &b.shards[i]
+		x.TouchAll()
+		y.TouchAll()
+		x.m, y.m = y.m, x.m
+		x.expires, y.expires = y.expires, x.expires
+	}
+}
+
+// Keyspace is the set of numbered databases.
+type Keyspace struct {
+	DBs []*DB
+}
+
+// New makes a keyspace of n databases.
+func New(n int) *Keyspace {
+	ks := &Keyspace{DBs: make([]*DB, n)}
+	for i := range ks.DBs {
+		ks.DBs[i] = new(DB)
+	}
+	return ks
+}
+
+// LockAll takes every lock of every database, in database then shard order.
+func (ks *Keyspace) LockAll() {
+	for _, db := range ks.DBs {
+		db.LockAll()
+	}
+}
+
+// UnlockAll releases every lock.
+func (ks *Keyspace) UnlockAll() {
+	for _, db := range ks.DBs {
+		db.UnlockAll()
+	}
+}

@@ -1,0 +1,182 @@
+package resp
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Writer appends replies to a byte buffer in the connection's protocol
+// version. Shapes that RESP2 lacks (maps, sets, doubles, nulls, booleans, push)
+// are written in their RESP2 equivalents, as Redis does.
+type Writer struct {
+	B     []byte
+	Proto int // 2 or 3
+}
+
+// OK writes +OK.
+func (w *Writer) OK() { w.B = append(w.B, "+OK\r\n"...) }
+
+// Simple writes a status reply (+s).
+func (w *Writer) Simple(s string) {
+	w.B = append(w.B, '+')
+	w.B = append(w.B, s...)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// Error writes an error reply. msg must carry its code ("ERR ...",
+// "WRONGTYPE ..."); newlines are replaced so the reply stays one line.
+func (w *Writer) Error(msg string) {
+	w.B = append(w.B, '-')
+	if strings.ContainsAny(msg, "\r\n") {
+		msg = strings.NewReplacer("\r", " ", "\n", " ").Replace(msg)
+	}
+	w.B = append(w.B, msg...)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// Int writes :n.
+func (w *Writer) Int(n int64) {
+	w.B = append(w.B, ':')
+	w.B = strconv.AppendInt(w.B, n, 10)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// Bulk writes a bulk string.
+func (w *Writer) Bulk(b []byte) {
+	w.B = append(w.B, '$')
+	w.B = strconv.AppendInt(w.B, int64(len(b)), 10)
+	w.B = append(w.B, '\r', '\n')
+	w.B = append(w.B, b...)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// BulkString writes a bulk string from a string.
+func (w *Writer) BulkString(s string) {
+	w.B = append(w.B, '$')
+	w.B = strconv.AppendInt(w.B, int64(len(s)), 10)
+	w.B = append(w.B, '\r', '\n')
+	w.B = append(w.B, s...)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// BulkInt writes an integer as a bulk string.
+func (w *Writer) BulkInt(n int64) {
+	var tmp [20]byte
+	w.Bulk(strconv.AppendInt(tmp[:0], n, 10))
+}
+
+// Null writes the null bulk ($-1, or _ in RESP3).
+func (w *Writer) Null() {
+	if w.Proto == 3 {
+		w.B = append(w.B, "_\r\n"...)
+		return
+	}
+	w.B = append(w.B, "$-1\r\n"...)
+}
+
+// NullArray writes the null array (*-1, or _ in RESP3).
+func (w *Writer) NullArray() {
+	if w.Proto == 3 {
+		w.B = append(w.B, "_\r\n"...)
+		return
+	}
+	w.B = append(w.B, "*-1\r\n"...)
+}
+
+func (w *Writer) header(c byte, n int) {
+	w.B = append(w.B, c)
+	w.B = strconv.AppendInt(w.B, int64(n), 10)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// Array writes an array header for n elements.
+func (w *Writer) Array(n int) { w.header('*', n) }
+
+// Map writes a map header for n key/value pairs (a flat array of 2n in RESP2).
+func (w *Writer) Map(n int) {
+	if w.Proto == 3 {
+		w.header('%', n)
+		return
+	}
+	w.header('*', 2*n)
+}
+
+// Set writes a set header (an array in RESP2).
+func (w *Writer) Set(n int) {
+	if w.Proto == 3 {
+		w.header('~', n)
+		return
+	}
+	w.header('*', n)
+}
+
+// Push writes an out-of-band push header (an array in RESP2).
+func (w *Writer) Push(n int) {
+	if w.Proto == 3 {
+		w.header('>', n)
+		return
+	}
+	w.header('*', n)
+}
+
+// Double writes a floating point reply: a RESP3 double, or in RESP2 a bulk
+// string formatted as Redis does (%.17g; inf and -inf).
+func (w *Writer) Double(f float64) {
+	var tmp [32]byte
+	b := AppendFloat(tmp[:0], f)
+	if w.Proto == 3 {
+		w.B = append(w.B, ',')
+		w.B = append(w.B, b...)
+		w.B = append(w.B, '\r', '\n')
+		return
+	}
+	w.Bulk(b)
+}
+
+// Bool writes a RESP3 boolean, or 1/0 in RESP2.
+func (w *Writer) Bool(v bool) {
+	if w.Proto == 3 {
+		if v {
+			w.B = append(w.B, "#t\r\n"...)
+		} else {
+			w.B = append(w.B, "#f\r\n"...)
+		}
+		return
+	}
+	if v {
+		w.Int(1)
+	} else {
+		w.Int(0)
+	}
+}
+
+// Verbatim writes a RESP3 verbatim string of format "txt" (a bulk in RESP2).
+func (w *Writer) Verbatim(s string) {
+	if w.Proto != 3 {
+		w.BulkString(s)
+		return
+	}
+	w.B = append(w.B, '=')
+	w.B = strconv.AppendInt(w.B, int64(len(s)+4), 10)
+	w.B = append(w.B, "\r\ntxt:"...)
+	w.B = append(w.B, s...)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// AppendFloat formats f as Redis formats doubles in replies: "%.17g" with the
+// shortest representation that round-trips, "inf"/"-inf" for infinities.
+func AppendFloat(b []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(b, "inf"...)
+	case math.IsInf(f, -1):
+		return append(b, "-inf"...)
+	case math.IsNaN(f):
+		return append(b, "nan"...)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e17 {
+		return strconv.AppendInt(b, int64(f), 10)
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
+}

@@ -1,0 +1,166 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/config"
+	"github.com/hotkv/hotkv/internal/glob"
+)
+
+// Server commands: CONFIG, TIME, LASTSAVE, SHUTDOWN, DEBUG.
+
+func configGet(x *command.Ctx) {
+	cfg := cl(x).s.Config()
+	seen := map[string]bool{}
+	var pairs [][2]string
+	for _, pat := range x.Args[2:] {
+		for _, p := range config.Params {
+			if !seen[p.Name] && glob.Match(pat, []byte(p.Name), true) {
+				seen[p.Name] = true
+				pairs = append(pairs, [2]string{p.Name, p.Get(cfg)})
+			}
+		}
+	}
+	x.W.Map(len(pairs))
+	for _, kv := range pairs {
+		x.W.BulkString(kv[0])
+		x.W.BulkString(kv[1])
+	}
+}
+
+func configSet(x *command.Ctx) {
+	s := cl(x).s
+	args := x.Args[2:]
+	if len(args)%2 != 0 {
+		x.Error(command.WrongArgs("config|set"))
+		return
+	}
+	next := s.Config().Clone()
+	seen := map[string]bool{}
+	for i := 0; i < len(args); i += 2 {
+		name := strings.ToLower(string(args[i]))
+		p := config.Lookup(name)
+		if p == nil {
+			x.Error(fmt.Sprintf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", args[i]))
+			return
+		}
+		fail := func(why string) {
+			x.Error(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, why))
+		}
+		if seen[name] {
+			fail("duplicate parameter")
+			return
+		}
+		seen[name] = true
+		if p.Immutable {
+			fail("can't set immutable config")
+			return
+		}
+		vals := []string{string(args[i+1])}
+		if p.Multi {
+			vals = strings.Fields(vals[0])
+		}
+		if err := p.Set(next, vals); err != nil {
+			fail(err.Error())
+			return
+		}
+	}
+	s.cfg.Store(next)
+	if next.RequirePass != "" {
+		s.logf("verbose", "requirepass changed by CONFIG SET")
+	}
+	x.W.OK()
+}
+
+func shutdown(x *command.Ctx) {
+	c := cl(x)
+	for _, a := range x.Args[1:] {
+		switch {
+		case command.Is(a, "nosave"), command.Is(a, "save"), command.Is(a, "now"), command.Is(a, "force"):
+		case command.Is(a, "abort"):
+			x.Error("ERR No shutdown in progress.")
+			return
+		default:
+			x.Error(command.ErrSyntax)
+			return
+		}
+	}
+	c.closing = true
+	go c.s.Shutdown(context.Background())
+}
+
+func timeCmd(x *command.Ctx) {
+	now := time.Now()
+	x.W.Array(2)
+	x.W.BulkInt(now.Unix())
+	x.W.BulkInt(int64(now.Nanosecond() / 1000))
+}
+
+func debug(x *command.Ctx) {
+	c := cl(x)
+	switch {
+	case command.Is(x.Args[1], "sleep") && len(x.Args) == 3:
+		f, ok := command.ParseFloat(x.Args[2])
+		if !ok {
+			x.Error(command.ErrNotFloat)
+			return
+		}
+		time.Sleep(time.Duration(f * float64(time.Second)))
+		x.W.OK()
+	case command.Is(x.Args[1], "set-active-expire") && len(x.Args) == 3:
+		n, ok := command.ParseInt(x.Args[2])
+		if !ok {
+			x.Error(command.ErrNotInt)
+			return
+		}
+		c.s.activeExpire.Store(n != 0)
+		x.W.OK()
+	case command.Is(x.Args[1], "help"):
+		x.W.Array(4)
+		x.W.Simple("DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+		x.W.Simple("SLEEP <seconds>    Stop the server for <seconds>. Decimals allowed.")
+		x.W.Simple("SET-ACTIVE-EXPIRE <0|1>    Setting it to 0 disables expiring keys in background.")
+		x.W.Simple("HELP    Print this help.")
+	default:
+		x.Error(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try DEBUG HELP.", x.Args[1]))
+	}
+}
+
+func init() {
+	const g = "server"
+	adm := command.Admin | command.NoScript | command.Loading | command.Stale
+	command.Register(
+		&command.Cmd{Name: "config", Arity: -2, Group: g, Since: "2.0.0", Summary: "A container for server configuration commands.",
+			Subs: []*command.Cmd{
+				{Name: "config|get", Arity: -3, Flags: adm, Run: configGet, Group: g, Since: "2.0.0",
+					Summary: "Returns the effective values of configuration parameters.", Args: "parameter [parameter ...]"},
+				{Name: "config|set", Arity: -4, Flags: adm, Run: configSet, Group: g, Since: "2.0.0",
+					Summary: "Sets configuration parameters in-flight.", Args: "parameter value [parameter value ...]"},
+				{Name: "config|resetstat", Arity: 2, Flags: adm, Group: g, Since: "2.0.0",
+					Summary: "Resets the server's statistics.",
+					Run: func(x *command.Ctx) { cl(x).s.resetStats(); x.W.OK() }},
+				{Name: "config|rewrite", Arity: 2, Flags: adm, Group: g, Since: "2.8.0",
+					Summary: "Persists the effective configuration to file.",
+					Run: func(x *command.Ctx) { x.Error("ERR CONFIG REWRITE is not supported by HotKV yet") }},
+				helpCmd("config", []string{
+					"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
+					"SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+					"RESETSTAT", "    Reset statistics reported by the INFO command.",
+					"REWRITE", "    Rewrite the configuration file.",
+				}),
+			}},
+		&command.Cmd{Name: "time", Arity: 1, Flags: command.Loading | command.Stale | command.Fast, Run: timeCmd, Group: g, Since: "2.6.0",
+			Summary: "Returns the server time."},
+		&command.Cmd{Name: "lastsave", Arity: 1, Flags: command.Loading | command.Stale | command.Fast, Group: g, Since: "1.0.0",
+			Summary: "Returns the Unix timestamp of the last successful save to disk.",
+			Run: func(x *command.Ctx) { x.W.Int(cl(x).s.lastSave.Load()) }},
+		&command.Cmd{Name: "shutdown", Arity: -1, Flags: adm | command.AllowBusy | command.NoMulti, Run: shutdown, Group: g, Since: "1.0.0",
+			Summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.", Args: "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]"},
+		&command.Cmd{Name: "debug", Arity: -2, Flags: adm | command.Loading | command.Stale, Run: debug, Group: g, Since: "1.0.0",
+			Summary: "A container for debugging commands."},
+	)
+}

@@ -1,0 +1,265 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/glob"
+	"github.com/hotkv/hotkv/internal/resp"
+)
+
+// COMMAND and its subcommands, so that client libraries that introspect the
+// server (key positions, docs for redis-cli hints) work.
+
+func aclCategories(c *command.Cmd) []string {
+	var cats []string
+	f := c.Flags
+	if f&command.Write != 0 {
+		cats = append(cats, "@write")
+	}
+	if f&command.ReadOnly != 0 {
+		cats = append(cats, "@read")
+	}
+	switch c.Group {
+	case "string", "list", "set", "sorted-set", "hash", "pubsub", "connection", "transactions", "bitmap", "hyperloglog", "geo", "stream", "scripting":
+		cats = append(cats, "@"+c.Group)
+	case "generic":
+		cats = append(cats, "@keyspace")
+	}
+	if f&command.Admin != 0 {
+		cats = append(cats, "@admin", "@dangerous")
+	}
+	if f&command.Fast != 0 {
+		cats = append(cats, "@fast")
+	} else {
+		cats = append(cats, "@slow")
+	}
+	return append(cats, c.ACL...)
+}
+
+func writeCommandInfo(w *resp.Writer, c *command.Cmd) {
+	w.Array(10)
+	w.BulkString(c.Name)
+	w.Int(int64(c.Arity))
+	flags := c.Flags.Names()
+	w.Set(len(flags))
+	for _, f := range flags {
+		w.Simple(f)
+	}
+	w.Int(int64(c.First))
+	w.Int(int64(c.Last))
+	w.Int(int64(c.Step))
+	cats := aclCategories(c)
+	w.Set(len(cats))
+	for _, cat := range cats {
+		w.Simple(cat)
+	}
+	w.Set(0) // tips
+	if c.First > 0 {
+		w.Array(1)
+		w.Map(3)
+		w.BulkString("flags")
+		w.Set(0)
+		w.BulkString("begin_search")
+		w.Map(2)
+		w.BulkString("type")
+		w.BulkString("index")
+		w.BulkString("spec")
+		w.Map(1)
+		w.BulkString("index")
+		w.Int(int64(c.First))
+		w.BulkString("find_keys")
+		w.Map(2)
+		w.BulkString("type")
+		w.BulkString("range")
+		w.BulkString("spec")
+		w.Map(3)
+		w.BulkString("lastkey")
+		last := c.Last
+		if last > 0 {
+			last -= c.First
+		}
+		w.Int(int64(last))
+		w.BulkString("keystep")
+		w.Int(int64(max(c.Step, 1)))
+		w.BulkString("limit")
+		w.Int(0)
+	} else {
+		w.Array(0)
+	}
+	w.Array(len(c.Subs))
+	for _, s := range c.Subs {
+		writeCommandInfo(w, s)
+	}
+}
+
+func writeCommandDocs(w *resp.Writer, c *command.Cmd) {
+	n := 3
+	if len(c.Subs) > 0 {
+		n++
+	}
+	w.Map(n)
+	w.BulkString("summary")
+	w.BulkString(c.Summary)
+	w.BulkString("since")
+	w.BulkString(c.Since)
+	w.BulkString("group")
+	w.BulkString(c.Group)
+	if len(c.Subs) > 0 {
+		w.BulkString("subcommands")
+		w.Map(len(c.Subs))
+		for _, s := range c.Subs {
+			w.BulkString(s.Name)
+			writeCommandDocs(w, s)
+		}
+	}
+}
+
+func commandAll(x *command.Ctx) {
+	all := command.All()
+	x.W.Array(len(all))
+	for _, c := range all {
+		writeCommandInfo(x.W, c)
+	}
+}
+
+// resolve finds "config|get"-style or plain command names.
+func resolve(name []byte) *command.Cmd {
+	if i := strings.IndexByte(string(name), '|'); i > 0 {
+		if p := command.Lookup(name[:i]); p != nil {
+			return p.Sub(name[i+1:])
+		}
+		return nil
+	}
+	return command.Lookup(name)
+}
+
+func commandInfo(x *command.Ctx) {
+	if len(x.Args) == 2 {
+		commandAll(x)
+		return
+	}
+	x.W.Array(len(x.Args) - 2)
+	for _, n := range x.Args[2:] {
+		if c := resolve(n); c != nil {
+			writeCommandInfo(x.W, c)
+		} else {
+			x.W.NullArray()
+		}
+	}
+}
+
+func commandDocs(x *command.Ctx) {
+	var cmds []*command.Cmd
+	if len(x.Args) == 2 {
+		cmds = command.All()
+	} else {
+		for _, n := range x.Args[2:] {
+			if c := resolve(n); c != nil {
+				cmds = append(cmds, c)
+			}
+		}
+	}
+	x.W.Map(len(cmds))
+	for _, c := range cmds {
+		x.W.BulkString(c.Name)
+		writeCommandDocs(x.W, c)
+	}
+}
+
+func commandList(x *command.Ctx) {
+	var filter func(*command.Cmd) bool
+	args := x.Args[2:]
+	if len(args) > 0 {
+		if len(args) != 3 || !command.Is(args[0], "filterby") {
+			x.Error(command.ErrSyntax)
+			return
+		}
+		v := args[2]
+		switch {
+		case command.Is(args[1], "module"):
+			filter = func(*command.Cmd) bool { return false }
+		case command.Is(args[1], "aclcat"):
+			filter = func(c *command.Cmd) bool {
+				for _, cat := range aclCategories(c) {
+					if strings.EqualFold(cat[1:], string(v)) {
+						return true
+					}
+				}
+				return false
+			}
+		case command.Is(args[1], "pattern"):
+			filter = func(c *command.Cmd) bool { return glob.Match(v, []byte(c.Name), true) }
+		default:
+			x.Error(command.ErrSyntax)
+			return
+		}
+	}
+	var names []string
+	for _, c := range command.All() {
+		for _, cc := range append([]*command.Cmd{c}, c.Subs...) {
+			if filter == nil || filter(cc) {
+				names = append(names, cc.Name)
+			}
+		}
+	}
+	x.W.Array(len(names))
+	for _, n := range names {
+		x.W.BulkString(n)
+	}
+}
+
+func commandGetKeys(x *command.Ctx) {
+	args := x.Args[2:]
+	c := command.Lookup(args[0])
+	if c == nil {
+		x.Error("ERR Invalid command specified")
+		return
+	}
+	if c.Subs != nil && len(args) > 1 {
+		if sc := c.Sub(args[1]); sc != nil {
+			c = sc
+		}
+	}
+	if !c.CheckArity(len(args)) {
+		x.Error("ERR Invalid number of arguments specified for command")
+		return
+	}
+	pos := c.KeyPositions(args, nil)
+	if len(pos) == 0 {
+		x.Error("ERR The command has no key arguments")
+		return
+	}
+	x.W.Array(len(pos))
+	for _, i := range pos {
+		x.W.Bulk(args[i])
+	}
+}
+
+func init() {
+	const g = "server"
+	f := command.Loading | command.Stale
+	command.Register(&command.Cmd{Name: "command", Arity: -1, Flags: f, Group: g, Since: "2.8.13",
+		Summary: "Returns detailed information about all commands.",
+		Run:     commandAll,
+		Subs: []*command.Cmd{
+			{Name: "command|count", Arity: 2, Flags: f, Group: g, Since: "2.8.13", Summary: "Returns a count of commands.",
+				Run: func(x *command.Ctx) { x.W.Int(int64(len(command.All()))) }},
+			{Name: "command|info", Arity: -2, Flags: f, Group: g, Since: "2.8.13", Summary: "Returns information about one, multiple or all commands.",
+				Args: "[command-name [command-name ...]]", Run: commandInfo},
+			{Name: "command|docs", Arity: -2, Flags: f, Group: g, Since: "7.0.0", Summary: "Returns documentary information about one, multiple or all commands.",
+				Args: "[command-name [command-name ...]]", Run: commandDocs},
+			{Name: "command|list", Arity: -2, Flags: f, Group: g, Since: "7.0.0", Summary: "Returns a list of command names.",
+				Args: "[FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]", Run: commandList},
+			{Name: "command|getkeys", Arity: -3, Flags: f, Group: g, Since: "2.8.13", Summary: "Extracts the key names from an arbitrary command.",
+				Args: "command [arg [arg ...]]", Run: commandGetKeys},
+			helpCmd("command", []string{
+				"(no subcommand)", "    Return details about all Redis commands.",
+				"COUNT", "    Return the total number of commands in this Redis server.",
+				"LIST", "    Return a list of all commands in this Redis server.",
+				"INFO [<command-name> ...]", "    Return details about multiple Redis commands.",
+				"DOCS [<command-name> ...]", "    Return documentation details about multiple Redis commands.",
+				"GETKEYS <full-command>", "    Return the keys from a full Redis command.",
+			}),
+		}})
+}

@@ -1,0 +1,217 @@
+package server
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"strings"
+
+	"github.com/hotkv/hotkv/internal/command"
+)
+
+// Connection commands: PING, ECHO, QUIT, RESET, AUTH, HELLO, SELECT.
+
+func cl(x *command.Ctx) *client { return x.Conn.(*client) }
+
+func ping(x *command.Ctx) {
+	if len(x.Args) > 2 {
+		x.Error(command.WrongArgs("ping"))
+		return
+	}
+	c := cl(x)
+	if c.pubsub != nil && c.pubsub.count() > 0 && x.W.Proto == 2 {
+		x.W.Array(2)
+		x.W.BulkString("pong")
+		if len(x.Args) == 2 {
+			x.W.Bulk(x.Args[1])
+		} else {
+			x.W.BulkString("")
+		}
+		return
+	}
+	if len(x.Args) == 2 {
+		x.W.Bulk(x.Args[1])
+		return
+	}
+	x.W.Simple("PONG")
+}
+
+func quit(x *command.Ctx) {
+	x.W.OK()
+	cl(x).closing = true
+}
+
+func reset(x *command.Ctx) {
+	c := cl(x)
+	c.multi = nil
+	c.unwatchAll()
+	if c.pubsub != nil {
+		c.s.hub.unsubscribeAll(c)
+	}
+	c.selectDB(0)
+	c.setProto(2)
+	c.authed = c.s.Config().RequirePass == ""
+	c.infoMu.Lock()
+	c.name = ""
+	c.infoMu.Unlock()
+	x.W.Simple("RESET")
+}
+
+// checkAuth verifies credentials for the default user (the only user).
+func checkAuth(c *client, user, pass []byte) string {
+	want := c.s.Config().RequirePass
+	if user != nil && !strings.EqualFold(string(user), "default") {
+		return command.ErrWrongPass
+	}
+	if want == "" {
+		return "" // the default user has nopass: any password is accepted
+	}
+	if subtle.ConstantTimeCompare([]byte(want), pass) != 1 {
+		return command.ErrWrongPass
+	}
+	return ""
+}
+
+func auth(x *command.Ctx) {
+	c := cl(x)
+	var user, pass []byte
+	switch len(x.Args) {
+	case 2:
+		if c.s.Config().RequirePass == "" {
+			x.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
+			return
+		}
+		pass = x.Args[1]
+	case 3:
+		user, pass = x.Args[1], x.Args[2]
+	default:
+		x.Error(command.ErrSyntax)
+		return
+	}
+	if msg := checkAuth(c, user, pass); msg != "" {
+		c.s.logf("verbose", "AUTH failed for client id=%d", c.id)
+		x.Error(msg)
+		return
+	}
+	c.authed = true
+	x.W.OK()
+}
+
+func hello(x *command.Ctx) {
+	c := cl(x)
+	proto := c.out.Proto
+	args := x.Args[1:]
+	if len(args) > 0 {
+		v, ok := command.ParseInt(args[0])
+		if !ok {
+			x.Error("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if v != 2 && v != 3 {
+			x.Error("NOPROTO unsupported protocol version")
+			return
+		}
+		proto = int(v)
+		args = args[1:]
+	}
+	var name []byte
+	authed := c.authed
+	for i := 0; i < len(args); i++ {
+		switch {
+		case command.Is(args[i], "auth") && i+2 < len(args):
+			if msg := checkAuth(c, args[i+1], args[i+2]); msg != "" {
+				x.Error(msg)
+				return
+			}
+			authed = true
+			i += 2
+		case command.Is(args[i], "setname") && i+1 < len(args):
+			name = args[i+1]
+			if msg := validName(name); msg != "" {
+				x.Error(msg)
+				return
+			}
+			i++
+		default:
+			x.Error(fmt.Sprintf("ERR Syntax error in HELLO option '%s'", args[i]))
+			return
+		}
+	}
+	if !authed {
+		x.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	c.authed = true
+	if name != nil {
+		c.infoMu.Lock()
+		c.name = string(name)
+		c.infoMu.Unlock()
+	}
+	c.setProto(proto)
+	w := x.W
+	w.Map(7)
+	w.BulkString("server")
+	w.BulkString("redis")
+	w.BulkString("version")
+	w.BulkString(RedisVersion)
+	w.BulkString("proto")
+	w.Int(int64(proto))
+	w.BulkString("id")
+	w.Int(c.id)
+	w.BulkString("mode")
+	w.BulkString("standalone")
+	w.BulkString("role")
+	w.BulkString("master")
+	w.BulkString("modules")
+	w.Array(0)
+}
+
+func selectCmd(x *command.Ctx) {
+	n, ok := command.ParseInt(x.Args[1])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	if n < 0 || n >= int64(len(x.KS.DBs)) {
+		x.Error(command.ErrDBIndex)
+		return
+	}
+	cl(x).selectDB(int(n))
+	x.W.OK()
+}
+
+// helpCmd builds the HELP subcommand of a container command.
+func helpCmd(parent string, lines []string) *command.Cmd {
+	up := strings.ToUpper(parent)
+	return &command.Cmd{Name: parent + "|help", Arity: 2, Flags: command.Loading | command.Stale, Group: "server",
+		Summary: "Returns helpful text about the different subcommands.", Since: "5.0.0",
+		Run: func(x *command.Ctx) {
+			x.W.Array(len(lines) + 3)
+			x.W.Simple(up + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+			for _, l := range lines {
+				x.W.Simple(l)
+			}
+			x.W.Simple("HELP")
+			x.W.Simple("    Print this help.")
+		}}
+}
+
+func init() {
+	const g = "connection"
+	f := command.Fast | command.Loading | command.Stale
+	command.Register(
+		&command.Cmd{Name: "ping", Arity: -1, Flags: f, Run: ping, Group: g, Since: "1.0.0",
+			Summary: "Returns the server's liveliness response.", Args: "[message]"},
+		&command.Cmd{Name: "echo", Arity: 2, Flags: f, Run: func(x *command.Ctx) { x.W.Bulk(x.Args[1]) }, Group: g, Since: "1.0.0",
+			Summary: "Returns the given string.", Args: "message"},
+		&command.Cmd{Name: "quit", Arity: -1, Flags: f | command.NoAuth | command.NoScript | command.AllowBusy, Run: quit, Group: g, Since: "1.0.0",
+			Summary: "Closes the connection."},
+		&command.Cmd{Name: "reset", Arity: 1, Flags: f | command.NoAuth | command.NoScript | command.AllowBusy, Run: reset, Group: g, Since: "6.2.0",
+			Summary: "Resets the connection."},
+		&command.Cmd{Name: "auth", Arity: -2, Flags: f | command.NoAuth | command.NoScript | command.AllowBusy, Run: auth, Group: g, Since: "1.0.0",
+			Summary: "Authenticates the connection.", Args: "[username] password"},
+		&command.Cmd{Name: "hello", Arity: -1, Flags: f | command.NoAuth | command.NoScript | command.AllowBusy, Run: hello, Group: g, Since: "6.0.0",
+			Summary: "Handshakes with the Redis server.", Args: "[protover [AUTH username password] [SETNAME clientname]]"},
+		&command.Cmd{Name: "select", Arity: 2, Flags: f, Run: selectCmd, Group: g, Since: "1.0.0",
+			Summary: "Changes the selected database.", Args: "index"},
+	)
+}

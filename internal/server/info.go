@@ -1,0 +1,300 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+)
+
+// INFO, with Redis's section and field names.
+
+var defaultSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"}
+
+func info(x *command.Ctx) {
+	s := cl(x).s
+	want := map[string]bool{}
+	if len(x.Args) == 1 {
+		for _, n := range defaultSections {
+			want[n] = true
+		}
+	}
+	for _, a := range x.Args[1:] {
+		switch sec := strings.ToLower(string(a)); sec {
+		case "default":
+			for _, n := range defaultSections {
+				want[n] = true
+			}
+		case "all", "everything":
+			for _, n := range defaultSections {
+				want[n] = true
+			}
+			want["commandstats"] = true
+		default:
+			want[sec] = true
+		}
+	}
+	var b strings.Builder
+	for _, sec := range []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "commandstats", "errorstats", "cluster", "keyspace"} {
+		if !want[sec] {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\r\n")
+		}
+		b.WriteString("# " + strings.ToUpper(sec[:1]) + sec[1:] + "\r\n")
+		s.infoSection(&b, sec)
+	}
+	x.W.Verbatim(b.String())
+}
+
+func kv(b *strings.Builder, k string, v any) { fmt.Fprintf(b, "%s:%v\r\n", k, v) }
+
+func human(n uint64) string {
+	f := float64(n)
+	for _, u := range []string{"B", "K", "M", "G", "T"} {
+		if f < 1024 || u == "T" {
+			if u == "B" {
+				return fmt.Sprintf("%dB", n)
+			}
+			return fmt.Sprintf("%.2f%s", f, u)
+		}
+		f /= 1024
+	}
+	return ""
+}
+
+func (s *Server) infoSection(b *strings.Builder, sec string) {
+	cfg := s.Config()
+	now := time.Now()
+	switch sec {
+	case "server":
+		kv(b, "redis_version", RedisVersion)
+		kv(b, "hotkv_version", Version)
+		kv(b, "redis_git_sha1", "00000000")
+		kv(b, "redis_git_dirty", 0)
+		kv(b, "redis_build_id", "0")
+		kv(b, "redis_mode", "standalone")
+		kv(b, "os", runtime.GOOS+" "+runtime.GOARCH)
+		kv(b, "arch_bits", 64)
+		kv(b, "multiplexing_api", "epoll")
+		kv(b, "go_version", runtime.Version())
+		kv(b, "process_id", os.Getpid())
+		kv(b, "process_supervised", "no")
+		kv(b, "run_id", s.runID)
+		kv(b, "tcp_port", cfg.Port)
+		kv(b, "server_time_usec", now.UnixMicro())
+		up := int64(now.Sub(s.started).Seconds())
+		kv(b, "uptime_in_seconds", up)
+		kv(b, "uptime_in_days", up/86400)
+		kv(b, "hz", cfg.Hz)
+		kv(b, "configured_hz", cfg.Hz)
+		kv(b, "lru_clock", keyspace.Clock.Load())
+		exe, _ := os.Executable()
+		kv(b, "executable", exe)
+		kv(b, "config_file", "")
+		kv(b, "io_threads_active", 1)
+		kv(b, "threads", runtime.GOMAXPROCS(0))
+		for i, l := range s.listeners {
+			fmt.Fprintf(b, "listener%d:name=tcp,bind=%s,port=%d\r\n", i, l.Addr().(interface{ String() string }).String(), cfg.Port)
+		}
+	case "clients":
+		clients := s.clientList()
+		pub, watching, watched := 0, 0, 0
+		for _, c := range clients {
+			if c.pubsub != nil {
+				pub++
+			}
+			if n := c.watchCount.Load(); n > 0 {
+				watching++
+				watched += int(n)
+			}
+		}
+		kv(b, "connected_clients", len(clients))
+		kv(b, "cluster_connections", 0)
+		kv(b, "maxclients", cfg.MaxClients)
+		kv(b, "client_recent_max_input_buffer", 0)
+		kv(b, "client_recent_max_output_buffer", 0)
+		kv(b, "blocked_clients", 0)
+		kv(b, "tracking_clients", 0)
+		kv(b, "pubsub_clients", pub)
+		kv(b, "watching_clients", watching)
+		kv(b, "clients_in_timeout_table", 0)
+		kv(b, "total_watched_keys", watched)
+		kv(b, "total_blocking_keys", 0)
+		kv(b, "total_blocking_keys_on_nokey", 0)
+	case "memory":
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		rss := readRSS()
+		used := ms.HeapAlloc + ms.StackInuse
+		if used > s.peakMem.Load() {
+			s.peakMem.Store(used)
+		}
+		peak := s.peakMem.Load()
+		kv(b, "used_memory", used)
+		kv(b, "used_memory_human", human(used))
+		kv(b, "used_memory_rss", rss)
+		kv(b, "used_memory_rss_human", human(rss))
+		kv(b, "used_memory_peak", peak)
+		kv(b, "used_memory_peak_human", human(peak))
+		kv(b, "used_memory_peak_perc", fmt.Sprintf("%.2f%%", 100*float64(used)/float64(max(peak, 1))))
+		kv(b, "used_memory_startup", s.startMem)
+		kv(b, "used_memory_dataset", used-min(used, s.startMem))
+		kv(b, "total_system_memory", totalMemory())
+		kv(b, "total_system_memory_human", human(totalMemory()))
+		kv(b, "maxmemory", cfg.MaxMemory)
+		kv(b, "maxmemory_human", human(uint64(cfg.MaxMemory)))
+		kv(b, "maxmemory_policy", cfg.MaxMemoryPolicy)
+		kv(b, "mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
+		kv(b, "mem_allocator", "go")
+		kv(b, "heap_sys", ms.HeapSys)
+		kv(b, "heap_objects", ms.HeapObjects)
+		kv(b, "gc_cycles", ms.NumGC)
+		kv(b, "gc_cpu_fraction", fmt.Sprintf("%.6f", ms.GCCPUFraction))
+		kv(b, "gc_pause_total_ms", ms.PauseTotalNs/1e6)
+		kv(b, "gc_last_pause_us", ms.PauseNs[(ms.NumGC+255)%256]/1e3)
+	case "persistence":
+		kv(b, "loading", 0)
+		kv(b, "async_loading", 0)
+		kv(b, "rdb_changes_since_last_save", 0)
+		kv(b, "rdb_bgsave_in_progress", 0)
+		kv(b, "rdb_last_save_time", s.lastSave.Load())
+		kv(b, "rdb_last_bgsave_status", "ok")
+		kv(b, "rdb_last_bgsave_time_sec", -1)
+		kv(b, "rdb_current_bgsave_time_sec", -1)
+		kv(b, "rdb_saves", 0)
+		kv(b, "aof_enabled", 0)
+		kv(b, "aof_rewrite_in_progress", 0)
+		kv(b, "aof_rewrite_scheduled", 0)
+		kv(b, "aof_last_rewrite_time_sec", -1)
+		kv(b, "aof_current_rewrite_time_sec", -1)
+		kv(b, "aof_last_bgrewrite_status", "ok")
+		kv(b, "aof_rewrites", 0)
+		kv(b, "aof_last_write_status", "ok")
+	case "stats":
+		calls, _, hits, misses := s.commandTotals()
+		var total uint64
+		for _, n := range calls {
+			total += n
+		}
+		in, out := s.netTotals()
+		s.stats.mu.Lock()
+		var errs uint64
+		for _, n := range s.stats.errs {
+			errs += n
+		}
+		s.stats.mu.Unlock()
+		kv(b, "total_connections_received", s.stats.connections.Load())
+		kv(b, "total_commands_processed", total)
+		kv(b, "instantaneous_ops_per_sec", s.stats.opsPerSec.Load())
+		kv(b, "total_net_input_bytes", in)
+		kv(b, "total_net_output_bytes", out)
+		kv(b, "rejected_connections", s.stats.refused.Load())
+		kv(b, "expired_keys", keyspace.ExpiredKeys.Load())
+		kv(b, "evicted_keys", 0)
+		kv(b, "keyspace_hits", hits)
+		kv(b, "keyspace_misses", misses)
+		kv(b, "pubsub_channels", len(s.hub.channels(kindChannel, nil)))
+		kv(b, "pubsub_patterns", s.hub.numPat())
+		kv(b, "pubsubshard_channels", len(s.hub.channels(kindShard, nil)))
+		kv(b, "total_forks", 0)
+		kv(b, "total_error_replies", errs)
+		kv(b, "recovered_panics", s.stats.panics.Load())
+	case "replication":
+		kv(b, "role", "master")
+		kv(b, "connected_slaves", 0)
+		kv(b, "master_failover_state", "no-failover")
+		kv(b, "master_replid", s.runID)
+		kv(b, "master_replid2", strings.Repeat("0", 40))
+		kv(b, "master_repl_offset", 0)
+		kv(b, "second_repl_offset", -1)
+		kv(b, "repl_backlog_active", 0)
+		kv(b, "repl_backlog_size", 1048576)
+		kv(b, "repl_backlog_first_byte_offset", 0)
+		kv(b, "repl_backlog_histlen", 0)
+	case "cpu":
+		var ru syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+		kv(b, "used_cpu_sys", fmt.Sprintf("%.6f", tv(ru.Stime)))
+		kv(b, "used_cpu_user", fmt.Sprintf("%.6f", tv(ru.Utime)))
+		kv(b, "used_cpu_sys_children", "0.000000")
+		kv(b, "used_cpu_user_children", "0.000000")
+	case "commandstats":
+		calls, usec, _, _ := s.commandTotals()
+		s.stats.mu.Lock()
+		rej := append([]uint64(nil), s.stats.rejects...)
+		fail := append([]uint64(nil), s.stats.fails...)
+		s.stats.mu.Unlock()
+		type row struct {
+			name string
+			id   int
+		}
+		var rows []row
+		for id := range calls {
+			if calls[id] > 0 || rej[id] > 0 || fail[id] > 0 {
+				rows = append(rows, row{command.ByID(id).Name, id})
+			}
+		}
+		sort.Slice(rows, func(i, j int) bool { return rows[i].name < rows[j].name })
+		for _, r := range rows {
+			per := 0.0
+			if calls[r.id] > 0 {
+				per = float64(usec[r.id]) / float64(calls[r.id])
+			}
+			fmt.Fprintf(b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
+				r.name, calls[r.id], usec[r.id], per, rej[r.id], fail[r.id])
+		}
+	case "errorstats":
+		s.stats.mu.Lock()
+		codes := make([]string, 0, len(s.stats.errs))
+		for c := range s.stats.errs {
+			codes = append(codes, c)
+		}
+		sort.Strings(codes)
+		for _, c := range codes {
+			fmt.Fprintf(b, "errorstat_%s:count=%d\r\n", c, s.stats.errs[c])
+		}
+		s.stats.mu.Unlock()
+	case "cluster":
+		kv(b, "cluster_enabled", 0)
+	case "keyspace":
+		for i, db := range s.ks.DBs {
+			keys, vol := db.Stats()
+			if keys > 0 {
+				fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0,subexpiry=0\r\n", i, keys, vol)
+			}
+		}
+	}
+}
+
+func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+
+func readRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, rss uint64
+	fmt.Sscan(string(b), &size, &rss)
+	return rss * uint64(os.Getpagesize())
+}
+
+func totalMemory() uint64 {
+	var si syscall.Sysinfo_t
+	if syscall.Sysinfo(&si) != nil {
+		return 0
+	}
+	return si.Totalram * uint64(si.Unit)
+}
+
+func init() {
+	command.Register(&command.Cmd{Name: "info", Arity: -1, Flags: command.Loading | command.Stale, Run: info, Group: "server", Since: "1.0.0",
+		Summary: "Returns information and statistics about the server.", Args: "[section [section ...]]"})
+}

@@ -1,0 +1,192 @@
+package server
+
+import (
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+)
+
+// Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH. EXEC locks every shard
+// its queued commands touch (every shard of every database if one of them
+// needs that) for the whole block, so a transaction is atomic across shards.
+
+type multiState struct {
+	cmds    []queued
+	aborted bool // a command was refused while queueing: EXEC answers EXECABORT
+}
+
+type queued struct {
+	cmd  *command.Cmd
+	args [][]byte
+}
+
+// queue keeps a copy of args: the read buffer they point into is reused.
+func (m *multiState) queue(cmd *command.Cmd, args [][]byte) {
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	cp := make([][]byte, len(args))
+	for i, a := range args {
+		buf = append(buf, a...)
+		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+	}
+	m.cmds = append(m.cmds, queued{cmd, cp})
+}
+
+type watchedKey struct {
+	db     int
+	key    string
+	expire int64 // the key's expiry when watched: passing it counts as a change
+}
+
+func multi(x *command.Ctx) {
+	c := cl(x)
+	if c.multi != nil {
+		x.Error("ERR MULTI calls can not be nested")
+		return
+	}
+	c.multi = &multiState{}
+	x.W.OK()
+}
+
+func discard(x *command.Ctx) {
+	c := cl(x)
+	if c.multi == nil {
+		x.Error("ERR DISCARD without MULTI")
+		return
+	}
+	c.multi = nil
+	c.unwatchAll()
+	x.W.OK()
+}
+
+func exec(x *command.Ctx) {
+	c := cl(x)
+	m := c.multi
+	if m == nil {
+		x.Error("ERR EXEC without MULTI")
+		return
+	}
+	c.multi = nil
+	if m.aborted {
+		c.unwatchAll()
+		x.Error("EXECABORT Transaction discarded because of previous errors.")
+		return
+	}
+	all, whole := false, false
+	c.locks = c.locks[:0]
+	for _, q := range m.cmds {
+		switch {
+		case q.cmd.Flags&command.LockAll != 0 || q.cmd.Name == "select":
+			all = true
+		case q.cmd.Flags&command.LockDB != 0:
+			whole = true
+		default:
+			c.keys = q.cmd.KeyPositions(q.args, c.keys[:0])
+			for _, i := range c.keys {
+				c.locks = append(c.locks, keyspace.ShardIndex(q.args[i]))
+			}
+		}
+	}
+	db := c.ctx.DB
+	switch {
+	case all:
+		c.s.ks.LockAll()
+	case whole:
+		db.LockAll()
+	default:
+		c.lockShards()
+	}
+	if c.watchDirty() {
+		x.W.NullArray()
+	} else {
+		x.W.Array(len(m.cmds))
+		for _, q := range m.cmds {
+			c.runLocked(q.cmd, q.args)
+		}
+	}
+	switch {
+	case all:
+		c.s.ks.UnlockAll()
+	case whole:
+		db.UnlockAll()
+	default:
+		c.unlockShards(db)
+	}
+	c.locks = c.locks[:0] // call() must not unlock them again
+	c.unwatchAll()
+}
+
+// watchDirty reports whether a watched key changed or expired since WATCH.
+func (c *client) watchDirty() bool {
+	if c.watch.Dirty() {
+		return true
+	}
+	for _, w := range c.watched {
+		if w.expire != 0 && w.expire <= c.ctx.Now {
+			return true
+		}
+	}
+	return false
+}
+
+func watch(x *command.Ctx) {
+	c := cl(x)
+	if c.multi != nil {
+		x.Error("ERR WATCH inside MULTI is not allowed")
+		return
+	}
+	if len(c.watched) == 0 {
+		c.watch.Reset()
+	}
+outer:
+	for _, k := range x.Args[1:] {
+		for _, w := range c.watched {
+			if w.db == x.DBID && w.key == string(k) {
+				continue outer
+			}
+		}
+		sh := x.Shard(k)
+		var exp int64
+		if e := sh.Peek(k, x.Now); e != nil {
+			exp = e.Expire
+		}
+		sh.AddWatch(k, &c.watch)
+		c.watched = append(c.watched, watchedKey{db: x.DBID, key: string(k), expire: exp})
+	}
+	c.watchCount.Store(int32(len(c.watched)))
+	x.W.OK()
+}
+
+func unwatch(x *command.Ctx) {
+	cl(x).unwatchAll()
+	x.W.OK()
+}
+
+// unwatchAll drops every WATCH, locking each key's shard in turn.
+func (c *client) unwatchAll() {
+	for _, w := range c.watched {
+		sh := c.s.ks.DBs[w.db].ShardFor([]byte(w.key))
+		sh.Lock()
+		sh.RemoveWatch([]byte(w.key), &c.watch)
+		sh.Unlock()
+	}
+	c.watched = c.watched[:0]
+	c.watchCount.Store(0)
+}
+
+func init() {
+	const g = "transactions"
+	f := command.NoScript | command.Loading | command.Stale | command.Fast | command.AllowBusy
+	command.Register(
+		&command.Cmd{Name: "multi", Arity: 1, Flags: f, Run: multi, Group: g, Since: "1.2.0", Summary: "Starts a transaction."},
+		&command.Cmd{Name: "exec", Arity: 1, Flags: command.NoScript | command.Loading | command.Stale, Run: exec, Group: g, Since: "1.2.0",
+			Summary: "Executes all commands in a transaction."},
+		&command.Cmd{Name: "discard", Arity: 1, Flags: f, Run: discard, Group: g, Since: "2.0.0", Summary: "Discards a transaction."},
+		&command.Cmd{Name: "watch", Arity: -2, Flags: f, First: 1, Last: -1, Step: 1, Run: watch, Group: g, Since: "2.2.0",
+			Summary: "Monitors changes to keys to determine the execution of a transaction.", Args: "key [key ...]"},
+		&command.Cmd{Name: "unwatch", Arity: 1, Flags: f, Run: unwatch, Group: g, Since: "2.2.0",
+			Summary: "Forgets about watched keys of a transaction."},
+	)
+}

@@ -1,0 +1,440 @@
+package server
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/glob"
+	"github.com/hotkv/hotkv/internal/resp"
+)
+
+// Subscription kinds: channels, patterns and shard channels (SSUBSCRIBE), each
+// its own namespace as in Redis.
+const (
+	kindChannel = iota
+	kindPattern
+	kindShard
+)
+
+var subVerbs = [3][2]string{
+	{"subscribe", "unsubscribe"},
+	{"psubscribe", "punsubscribe"},
+	{"ssubscribe", "sunsubscribe"},
+}
+
+// hub maps channels and patterns to their subscribers. Lock order: hub.mu
+// before any subscriber's mu, so a confirmation is queued before any message
+// for the new subscription can be.
+type hub struct {
+	mu   sync.RWMutex
+	subs [3]map[string]map[*client]struct{}
+}
+
+func newHub() *hub {
+	h := &hub{}
+	for i := range h.subs {
+		h.subs[i] = map[string]map[*client]struct{}{}
+	}
+	return h
+}
+
+// subscriber is a client's pub/sub side: its subscriptions and the ordered
+// output queue a writer goroutine drains, so publishers never block on a slow
+// subscriber's socket.
+type subscriber struct {
+	c     *client
+	names [3]map[string]struct{}
+	n     [3]atomic.Int64 // sizes of names, for CLIENT LIST
+
+	mu    sync.Mutex
+	buf   []byte
+	dead  bool
+	limit int64
+	wake  chan struct{}
+	done  chan struct{}
+	exit  chan struct{}
+}
+
+func (c *client) subscriber() *subscriber {
+	if c.pubsub == nil {
+		// Hand pending replies to the queue first so order is kept.
+		p := &subscriber{c: c, wake: make(chan struct{}, 1), done: make(chan struct{}), exit: make(chan struct{}),
+			limit: c.s.Config().PubSubOutputLimit}
+		for i := range p.names {
+			p.names[i] = map[string]struct{}{}
+		}
+		p.buf = append(p.buf, c.out.B...)
+		c.out.B = c.out.B[:0]
+		c.pubsub = p
+		go p.writer()
+	}
+	return c.pubsub
+}
+
+func (p *subscriber) count() int {
+	return len(p.names[kindChannel]) + len(p.names[kindPattern]) + len(p.names[kindShard])
+}
+
+// enqueue appends bytes to the output queue; false once the client is dead.
+func (p *subscriber) enqueue(b []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.enqueueLocked(b)
+}
+
+func (p *subscriber) enqueueLocked(b []byte) bool {
+	if p.dead {
+		return false
+	}
+	p.buf = append(p.buf, b...)
+	if int64(len(p.buf)) > p.limit {
+		p.dead = true
+		p.c.s.logf("warning", "closing client id=%d: pub/sub output buffer over %d bytes", p.c.id, p.limit)
+		p.c.conn.Close()
+		return false
+	}
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+func (p *subscriber) writer() {
+	defer close(p.exit)
+	var spare []byte
+	for {
+		var stop bool
+		select {
+		case <-p.wake:
+		case <-p.done:
+			stop = true
+		}
+		p.mu.Lock()
+		out := p.buf
+		p.buf = spare[:0]
+		p.mu.Unlock()
+		if len(out) > 0 {
+			if _, err := p.c.conn.Write(out); err != nil {
+				p.mu.Lock()
+				p.dead = true
+				p.mu.Unlock()
+				p.c.conn.Close()
+				stop = true
+			}
+		}
+		spare = out
+		if stop {
+			return
+		}
+	}
+}
+
+// stop flushes what is queued and ends the writer.
+func (p *subscriber) stop() {
+	close(p.done)
+	<-p.exit
+}
+
+// subscribe adds names of one kind and queues a confirmation for each.
+func (h *hub) subscribe(c *client, kind int, names [][]byte) {
+	p := c.subscriber()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.enqueueLocked(c.out.B) // replies of earlier commands in this batch
+	c.out.B = c.out.B[:0]
+	w := resp.Writer{Proto: c.out.Proto}
+	for _, n := range names {
+		name := string(n)
+		if _, ok := p.names[kind][name]; !ok {
+			p.names[kind][name] = struct{}{}
+			p.n[kind].Add(1)
+			m := h.subs[kind][name]
+			if m == nil {
+				m = map[*client]struct{}{}
+				h.subs[kind][name] = m
+			}
+			m[c] = struct{}{}
+		}
+		w.Push(3)
+		w.BulkString(subVerbs[kind][0])
+		w.Bulk(n)
+		w.Int(int64(p.subCount(kind)))
+	}
+	p.enqueueLocked(w.B)
+}
+
+// subCount is what Redis reports after (un)subscribing: shard channels count
+// alone, channels and patterns together.
+func (p *subscriber) subCount(kind int) int {
+	if kind == kindShard {
+		return len(p.names[kindShard])
+	}
+	return len(p.names[kindChannel]) + len(p.names[kindPattern])
+}
+
+// unsubscribe removes names (all of the kind when names is empty), answering
+// one confirmation per name.
+func (h *hub) unsubscribe(c *client, kind int, names [][]byte) {
+	w := &c.out
+	p := c.pubsub
+	if p == nil {
+		if len(names) == 0 {
+			w.Push(3)
+			w.BulkString(subVerbs[kind][1])
+			w.Null()
+			w.Int(0)
+		}
+		for _, n := range names {
+			w.Push(3)
+			w.BulkString(subVerbs[kind][1])
+			w.Bulk(n)
+			w.Int(0)
+		}
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(names) == 0 {
+		all := make([]string, 0, len(p.names[kind]))
+		for n := range p.names[kind] {
+			all = append(all, n)
+		}
+		sort.Strings(all)
+		if len(all) == 0 {
+			w.Push(3)
+			w.BulkString(subVerbs[kind][1])
+			w.Null()
+			w.Int(int64(p.subCount(kind)))
+		}
+		for _, n := range all {
+			h.remove(p, kind, n)
+			w.Push(3)
+			w.BulkString(subVerbs[kind][1])
+			w.BulkString(n)
+			w.Int(int64(p.subCount(kind)))
+		}
+		return
+	}
+	for _, n := range names {
+		h.remove(p, kind, string(n))
+		w.Push(3)
+		w.BulkString(subVerbs[kind][1])
+		w.Bulk(n)
+		w.Int(int64(p.subCount(kind)))
+	}
+}
+
+func (h *hub) remove(p *subscriber, kind int, name string) {
+	if _, ok := p.names[kind][name]; !ok {
+		return
+	}
+	delete(p.names[kind], name)
+	p.n[kind].Add(-1)
+	if m := h.subs[kind][name]; m != nil {
+		delete(m, p.c)
+		if len(m) == 0 {
+			delete(h.subs[kind], name)
+		}
+	}
+}
+
+func (h *hub) unsubscribeAll(c *client) {
+	if c.pubsub == nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for kind := range c.pubsub.names {
+		for n := range c.pubsub.names[kind] {
+			h.remove(c.pubsub, kind, n)
+		}
+	}
+}
+
+// publish delivers msg to channel's subscribers (and, for ordinary channels,
+// to matching patterns) and returns how many received it.
+func (h *hub) publish(kind int, channel, msg []byte) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	var m [2]message // by protocol: built once, sent to many
+	n := 0
+	verb := "message"
+	if kind == kindShard {
+		verb = "smessage"
+	}
+	for c := range h.subs[kind][string(channel)] {
+		c.pubsub.enqueue(m[protoIdx(c)].build(c, verb, nil, channel, msg))
+		n++
+	}
+	if kind != kindChannel {
+		return n
+	}
+	var pm [2]map[string][]byte
+	for pat, subs := range h.subs[kindPattern] {
+		if !glob.Match([]byte(pat), channel, false) {
+			continue
+		}
+		for c := range subs {
+			i := protoIdx(c)
+			if pm[i] == nil {
+				pm[i] = map[string][]byte{}
+			}
+			b, ok := pm[i][pat]
+			if !ok {
+				var mm message
+				b = mm.build(c, "pmessage", []byte(pat), channel, msg)
+				pm[i][pat] = b
+			}
+			c.pubsub.enqueue(b)
+			n++
+		}
+	}
+	return n
+}
+
+func protoIdx(c *client) int {
+	if c.proto.Load() == 3 {
+		return 1
+	}
+	return 0
+}
+
+type message struct{ b []byte }
+
+func (m *message) build(c *client, verb string, pattern, channel, msg []byte) []byte {
+	if m.b != nil {
+		return m.b
+	}
+	w := resp.Writer{Proto: int(c.proto.Load())}
+	if pattern != nil {
+		w.Push(4)
+		w.BulkString(verb)
+		w.Bulk(pattern)
+	} else {
+		w.Push(3)
+		w.BulkString(verb)
+	}
+	w.Bulk(channel)
+	w.Bulk(msg)
+	m.b = w.B
+	return m.b
+}
+
+func (h *hub) channels(kind int, pattern []byte) []string {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	var out []string
+	for ch := range h.subs[kind] {
+		if pattern == nil || glob.Match(pattern, []byte(ch), false) {
+			out = append(out, ch)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (h *hub) numSub(kind int, ch []byte) int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.subs[kind][string(ch)])
+}
+
+func (h *hub) numPat() int {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.subs[kindPattern])
+}
+
+func subCmd(kind int) func(*command.Ctx) {
+	return func(x *command.Ctx) {
+		c := x.Conn.(*client)
+		c.s.hub.subscribe(c, kind, x.Args[1:])
+	}
+}
+
+func unsubCmd(kind int) func(*command.Ctx) {
+	return func(x *command.Ctx) {
+		c := x.Conn.(*client)
+		c.s.hub.unsubscribe(c, kind, x.Args[1:])
+	}
+}
+
+func publishCmd(kind int) func(*command.Ctx) {
+	return func(x *command.Ctx) {
+		c := x.Conn.(*client)
+		x.W.Int(int64(c.s.hub.publish(kind, x.Args[1], x.Args[2])))
+	}
+}
+
+func init() {
+	const g = "pubsub"
+	ps := command.PubSub | command.NoScript | command.Loading | command.Stale
+	command.Register(
+		&command.Cmd{Name: "subscribe", Arity: -2, Flags: ps | command.NoMulti, Run: subCmd(kindChannel), Group: g, Since: "2.0.0",
+			Summary: "Listens for messages published to channels.", Args: "channel [channel ...]"},
+		&command.Cmd{Name: "psubscribe", Arity: -2, Flags: ps | command.NoMulti, Run: subCmd(kindPattern), Group: g, Since: "2.0.0",
+			Summary: "Listens for messages published to channels that match one or more patterns.", Args: "pattern [pattern ...]"},
+		&command.Cmd{Name: "ssubscribe", Arity: -2, Flags: ps | command.NoMulti, Run: subCmd(kindShard), Group: g, Since: "7.0.0",
+			Summary: "Listens for messages published to shard channels.", Args: "shardchannel [shardchannel ...]", First: 1, Last: -1, Step: 1},
+		&command.Cmd{Name: "unsubscribe", Arity: -1, Flags: ps | command.NoMulti, Run: unsubCmd(kindChannel), Group: g, Since: "2.0.0",
+			Summary: "Stops listening to messages posted to channels.", Args: "[channel [channel ...]]"},
+		&command.Cmd{Name: "punsubscribe", Arity: -1, Flags: ps | command.NoMulti, Run: unsubCmd(kindPattern), Group: g, Since: "2.0.0",
+			Summary: "Stops listening to messages published to channels that match one or more patterns.", Args: "[pattern [pattern ...]]"},
+		&command.Cmd{Name: "sunsubscribe", Arity: -1, Flags: ps | command.NoMulti, Run: unsubCmd(kindShard), Group: g, Since: "7.0.0",
+			Summary: "Stops listening to messages posted to shard channels.", Args: "[shardchannel [shardchannel ...]]", First: 1, Last: -1, Step: 1},
+		&command.Cmd{Name: "publish", Arity: 3, Flags: ps | command.Fast, Run: publishCmd(kindChannel), Group: g, Since: "2.0.0",
+			Summary: "Posts a message to a channel.", Args: "channel message"},
+		&command.Cmd{Name: "spublish", Arity: 3, Flags: ps | command.Fast, Run: publishCmd(kindShard), Group: g, Since: "7.0.0",
+			Summary: "Post a message to a shard channel", Args: "shardchannel message", First: 1, Last: 1, Step: 1},
+		&command.Cmd{Name: "pubsub", Arity: -2, Group: g, Since: "2.8.0", Summary: "A container for Pub/Sub commands.",
+			Subs: []*command.Cmd{
+				{Name: "pubsub|channels", Arity: -2, Flags: ps, Group: g, Since: "2.8.0", Summary: "Returns the active channels.", Args: "[pattern]",
+					Run: func(x *command.Ctx) { pubsubChannels(x, kindChannel) }},
+				{Name: "pubsub|shardchannels", Arity: -2, Flags: ps, Group: g, Since: "7.0.0", Summary: "Returns the active shard channels.", Args: "[pattern]",
+					Run: func(x *command.Ctx) { pubsubChannels(x, kindShard) }},
+				{Name: "pubsub|numsub", Arity: -2, Flags: ps, Group: g, Since: "2.8.0", Summary: "Returns a count of subscribers to channels.", Args: "[channel [channel ...]]",
+					Run: func(x *command.Ctx) { pubsubNumSub(x, kindChannel) }},
+				{Name: "pubsub|shardnumsub", Arity: -2, Flags: ps, Group: g, Since: "7.0.0", Summary: "Returns the count of subscribers of shard channels.", Args: "[shardchannel [shardchannel ...]]",
+					Run: func(x *command.Ctx) { pubsubNumSub(x, kindShard) }},
+				{Name: "pubsub|numpat", Arity: 2, Flags: ps, Group: g, Since: "2.8.0", Summary: "Returns a count of unique pattern subscriptions.",
+					Run: func(x *command.Ctx) { x.W.Int(int64(x.Conn.(*client).s.hub.numPat())) }},
+				helpCmd("pubsub", []string{
+					"CHANNELS [<pattern>]", "    Return the currently active channels matching a <pattern> (default: '*').",
+					"NUMPAT", "    Return number of subscriptions to patterns.",
+					"NUMSUB [<channel> ...]", "    Return the number of subscribers for the specified channels, excluding", "    pattern subscriptions(default: no channels).",
+					"SHARDCHANNELS [<pattern>]", "    Return the currently active shard level channels matching a <pattern> (default: '*').",
+					"SHARDNUMSUB [<shardchannel> ...]", "    Return the number of subscribers for the specified shard level channel(s)",
+				}),
+			}},
+	)
+}
+
+func pubsubChannels(x *command.Ctx, kind int) {
+	if len(x.Args) > 3 {
+		x.Error(command.WrongArgs("pubsub|" + string(x.Args[1])))
+		return
+	}
+	var pat []byte
+	if len(x.Args) == 3 {
+		pat = x.Args[2]
+	}
+	chs := x.Conn.(*client).s.hub.channels(kind, pat)
+	x.W.Array(len(chs))
+	for _, ch := range chs {
+		x.W.BulkString(ch)
+	}
+}
+
+func pubsubNumSub(x *command.Ctx, kind int) {
+	h := x.Conn.(*client).s.hub
+	x.W.Map(len(x.Args) - 2)
+	for _, ch := range x.Args[2:] {
+		x.W.Bulk(ch)
+		x.W.Int(int64(h.numSub(kind, ch)))
+	}
+}

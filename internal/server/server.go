@@ -1,0 +1,243 @@
+// Package server accepts connections and runs commands: the connection loop,
+// pipelining, dispatch with shard locking, transactions, pub/sub and the
+// connection and server commands. Data commands live in internal/commands.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/config"
+	"github.com/hotkv/hotkv/internal/keyspace"
+
+	_ "github.com/hotkv/hotkv/internal/commands" // registers the data commands
+)
+
+// Version is HotKV's own version; RedisVersion is the Redis release whose
+// commands and replies HotKV follows, reported where clients look for it.
+const (
+	Version      = "0.1.0"
+	RedisVersion = "8.0.2"
+)
+
+// Server is one running HotKV instance.
+type Server struct {
+	cfg   atomic.Pointer[config.Config]
+	ks    *keyspace.Keyspace
+	hub   *hub
+	stats serverStats
+	log   *log.Logger
+
+	mu        sync.Mutex
+	clients   map[int64]*client
+	listeners []net.Listener
+	nextID    atomic.Int64
+	closed    chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+	started   time.Time
+	runID     string
+
+	activeExpire atomic.Bool  // DEBUG SET-ACTIVE-EXPIRE
+	lastSave     atomic.Int64 // unix seconds of the last save (start-up until persistence exists)
+	peakMem      atomic.Uint64
+	startMem     uint64
+}
+
+// New makes a server from cfg; Serve or ListenAndServe starts it.
+func New(cfg *config.Config) *Server {
+	s := &Server{
+		ks:      keyspace.New(cfg.Databases),
+		hub:     newHub(),
+		clients: make(map[int64]*client),
+		closed:  make(chan struct{}),
+		started: time.Now(),
+		runID:   randomHex(40),
+		log:     log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds),
+	}
+	if cfg.LogFile != "" {
+		if f, err := os.OpenFile(cfg.LogFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			s.log.SetOutput(f)
+		}
+	}
+	s.cfg.Store(cfg)
+	s.activeExpire.Store(true)
+	s.lastSave.Store(s.started.Unix())
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	s.startMem = ms.HeapAlloc + ms.StackInuse
+	return s
+}
+
+// Config returns the settings in force.
+func (s *Server) Config() *config.Config { return s.cfg.Load() }
+
+// Listen opens the configured addresses.
+func (s *Server) Listen() error {
+	cfg := s.Config()
+	for _, addr := range cfg.Bind {
+		if len(addr) > 0 && addr[0] == '-' { // "-::1": optional address in redis.conf
+			addr = addr[1:]
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(cfg.Port)))
+		if err != nil {
+			s.closeListeners()
+			return err
+		}
+		s.listeners = append(s.listeners, l)
+	}
+	return nil
+}
+
+// Addr is the first listening address (useful with port 0 in tests).
+func (s *Server) Addr() net.Addr { return s.listeners[0].Addr() }
+
+// Serve accepts connections until Shutdown; it returns nil after a clean stop.
+func (s *Server) Serve() error {
+	s.logf("notice", "HotKV %s (Redis %s compatible) ready to accept connections on %v", Version, RedisVersion, s.Addr())
+	s.wg.Add(1)
+	go s.cron()
+	errc := make(chan error, len(s.listeners))
+	for _, l := range s.listeners {
+		go func(l net.Listener) { errc <- s.accept(l) }(l)
+	}
+	var first error
+	for range s.listeners {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+		}
+	}
+	s.wg.Wait()
+	return first
+}
+
+func (s *Server) accept(l net.Listener) error {
+	for {
+		conn, err := l.Accept()
+		if err != nil {
+			select {
+			case <-s.closed:
+				return nil
+			default:
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			return err
+		}
+		s.stats.connections.Add(1)
+		if tc, ok := conn.(*net.TCPConn); ok {
+			tc.SetNoDelay(true)
+			if ka := s.Config().TCPKeepAlive; ka > 0 {
+				tc.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: time.Duration(ka) * time.Second})
+			}
+		}
+		s.mu.Lock()
+		if len(s.clients) >= s.Config().MaxClients {
+			s.mu.Unlock()
+			s.stats.refused.Add(1)
+			io.WriteString(conn, "-ERR max number of clients reached\r\n")
+			conn.Close()
+			continue
+		}
+		c := newClient(s, conn)
+		s.clients[c.id] = c
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go c.serve()
+	}
+}
+
+func (s *Server) removeClient(c *client) {
+	s.mu.Lock()
+	delete(s.clients, c.id)
+	s.mu.Unlock()
+	s.stats.addClosed(c)
+	s.wg.Done()
+}
+
+// Shutdown stops accepting, closes every client and waits for them.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closeOnce.Do(func() {
+		s.logf("notice", "User requested shutdown...")
+		close(s.closed)
+		s.closeListeners()
+		s.mu.Lock()
+		for _, c := range s.clients {
+			c.conn.Close()
+		}
+		s.mu.Unlock()
+	})
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		s.logf("notice", "HotKV is now ready to exit, bye bye...")
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Done is closed when a shutdown begins (SHUTDOWN command or Shutdown).
+func (s *Server) Done() <-chan struct{} { return s.closed }
+
+func (s *Server) closeListeners() {
+	for _, l := range s.listeners {
+		l.Close()
+	}
+}
+
+var logLevels = map[string]int{"debug": 0, "verbose": 1, "notice": 2, "warning": 3, "nothing": 4}
+
+func (s *Server) logf(level, format string, args ...any) {
+	if logLevels[level] < logLevels[s.Config().LogLevel] {
+		return
+	}
+	s.log.Output(2, fmt.Sprintf(format, args...))
+}
+
+// cron runs the periodic work: the LRU clock, active expiry, ops/sec sampling.
+func (s *Server) cron() {
+	defer s.wg.Done()
+	hz := s.Config().Hz
+	t := time.NewTicker(time.Second / time.Duration(hz))
+	defer t.Stop()
+	exp := keyspace.NewExpirer(s.ks)
+	for {
+		select {
+		case <-s.closed:
+			return
+		case now := <-t.C:
+			keyspace.Clock.Store(uint32(now.Unix()))
+			s.sample(now)
+			if s.activeExpire.Load() {
+				exp.Cycle(time.Second / time.Duration(hz) / 4)
+			}
+			if h := s.Config().Hz; h != hz {
+				hz = h
+				t.Reset(time.Second / time.Duration(hz))
+			}
+		}
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n/2)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

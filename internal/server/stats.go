@@ -1,0 +1,171 @@
+package server
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+)
+
+// serverStats are the counters INFO reports. Per-command call counts live in
+// each client (no shared cache line on the hot path) and are summed on demand;
+// closed clients' counts are folded in here.
+type serverStats struct {
+	connections atomic.Int64
+	refused     atomic.Int64 // connections refused at maxclients
+	panics      atomic.Int64
+	netIn       atomic.Int64
+	netOut      atomic.Int64
+
+	mu         sync.Mutex
+	calls      []uint64 // closed clients' calls per command ID
+	usec       []uint64
+	hits       int64
+	misses     int64
+	rejects    []uint64 // per command ID: refused before running
+	fails      []uint64 // per command ID: ran and answered an error
+	errs       map[string]uint64
+	lastSample time.Time
+	lastTotal  uint64
+	opsPerSec  atomic.Int64
+}
+
+func (st *serverStats) init() {
+	if st.calls == nil {
+		n := command.Count()
+		st.calls, st.usec = make([]uint64, n), make([]uint64, n)
+		st.rejects, st.fails = make([]uint64, n), make([]uint64, n)
+		st.errs = map[string]uint64{}
+	}
+}
+
+func (st *serverStats) countError(msg string) {
+	code := msg
+	if i := strings.IndexByte(code, ' '); i > 0 {
+		code = code[:i]
+	}
+	st.mu.Lock()
+	st.init()
+	st.errs[code]++
+	st.mu.Unlock()
+}
+
+func (st *serverStats) rejected(cmd *command.Cmd) {
+	st.mu.Lock()
+	st.init()
+	st.rejects[cmd.ID]++
+	st.mu.Unlock()
+}
+
+func (st *serverStats) failed(cmd *command.Cmd, reply []byte) {
+	end := 0
+	for end < len(reply) && reply[end] != ' ' && reply[end] != '\r' {
+		end++
+	}
+	st.mu.Lock()
+	st.init()
+	st.fails[cmd.ID]++
+	st.errs[string(reply[:end])]++
+	st.mu.Unlock()
+}
+
+func (st *serverStats) addClosed(c *client) {
+	st.mu.Lock()
+	st.init()
+	for i := range c.calls {
+		st.calls[i] += c.calls[i].Load()
+		st.usec[i] += c.usec[i].Load()
+	}
+	st.hits += c.hits.Load()
+	st.misses += c.misses.Load()
+	st.mu.Unlock()
+	st.netIn.Add(c.netIn.Load())
+	st.netOut.Add(c.netOut.Load())
+}
+
+// netTotals sums bytes read and written over closed and live clients.
+func (s *Server) netTotals() (in, out int64) {
+	in, out = s.stats.netIn.Load(), s.stats.netOut.Load()
+	s.mu.Lock()
+	for _, c := range s.clients {
+		in += c.netIn.Load()
+		out += c.netOut.Load()
+	}
+	s.mu.Unlock()
+	return in, out
+}
+
+// commandTotals sums calls and microseconds per command over closed and live
+// clients.
+func (s *Server) commandTotals() (calls, usec []uint64, hits, misses int64) {
+	s.stats.mu.Lock()
+	s.stats.init()
+	calls = append([]uint64(nil), s.stats.calls...)
+	usec = append([]uint64(nil), s.stats.usec...)
+	hits, misses = s.stats.hits, s.stats.misses
+	s.stats.mu.Unlock()
+	s.mu.Lock()
+	for _, c := range s.clients {
+		for i := range c.calls {
+			calls[i] += c.calls[i].Load()
+			usec[i] += c.usec[i].Load()
+		}
+		hits += c.hits.Load()
+		misses += c.misses.Load()
+	}
+	s.mu.Unlock()
+	return calls, usec, hits, misses
+}
+
+func (s *Server) totalCommands() uint64 {
+	calls, _, _, _ := s.commandTotals()
+	var n uint64
+	for _, x := range calls {
+		n += x
+	}
+	return n
+}
+
+// sample updates instantaneous_ops_per_sec about once a second (it sums
+// every client's counters, so it does not run on every cron tick).
+func (s *Server) sample(now time.Time) {
+	st := &s.stats
+	d := now.Sub(st.lastSample)
+	if d < time.Second {
+		return
+	}
+	total := s.totalCommands()
+	if !st.lastSample.IsZero() {
+		st.opsPerSec.Store(int64(float64(total-st.lastTotal) / d.Seconds()))
+	}
+	st.lastSample, st.lastTotal = now, total
+}
+
+// resetStats is CONFIG RESETSTAT.
+func (s *Server) resetStats() {
+	s.stats.mu.Lock()
+	s.stats.init()
+	clear(s.stats.calls)
+	clear(s.stats.usec)
+	clear(s.stats.rejects)
+	clear(s.stats.fails)
+	clear(s.stats.errs)
+	s.stats.hits, s.stats.misses = 0, 0
+	s.stats.mu.Unlock()
+	s.stats.connections.Store(0)
+	s.stats.refused.Store(0)
+	s.stats.netIn.Store(0)
+	s.stats.netOut.Store(0)
+	s.mu.Lock()
+	for _, c := range s.clients {
+		for i := range c.calls {
+			c.calls[i].Store(0)
+			c.usec[i].Store(0)
+		}
+		c.hits.Store(0)
+		c.misses.Store(0)
+	}
+	s.mu.Unlock()
+}
