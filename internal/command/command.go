@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
@@ -68,6 +69,19 @@ type Ctx struct {
 	Conn any   // the server's client, for connection-level commands
 
 	Hits, Misses *atomic.Int64 // keyspace_hits/misses of the connection
+
+	// Blocker parks the client for blocking commands (BLPOP...); nil where a
+	// command must not block (inside MULTI), which then answers as on timeout.
+	Blocker Blocker
+}
+
+// Blocker is the server side of blocking commands. A handler that finds
+// nothing to serve calls Block with the keys to wait on instead of replying;
+// the server re-runs the command when one of them is written, or answers the
+// null reply (a null array, or a null bulk when nullBulk) at the timeout
+// (0 = never).
+type Blocker interface {
+	Block(keys [][]byte, timeout time.Duration, nullBulk bool)
 }
 
 // Shard returns the (locked) shard holding key.

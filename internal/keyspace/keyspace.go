@@ -64,6 +64,7 @@ type Shard struct {
 	m        map[string]*Entry
 	expires  map[string]*Entry // the volatile subset of m, sampled by active expiry
 	watchers map[string][]*Watch
+	waiters  map[string][]*Waiter
 	_        [64]byte // keep neighbouring shards' locks off one cache line
 }
 
@@ -199,7 +200,9 @@ func (s *Shard) remove(k string, e *Entry) {
 	if e.Expire != 0 {
 		delete(s.expires, k)
 	}
-	s.touch(k)
+	for _, w := range s.watchers[k] {
+		w.MarkDirty()
+	}
 }
 
 // Range calls fn for every live key until it returns false. The key string is
@@ -215,11 +218,13 @@ func (s *Shard) Range(now int64, fn func(key string, e *Entry) bool) {
 	}
 }
 
-// Clear drops every key, touching watched ones.
+// Clear drops every key, marking watchers of existing keys dirty.
 func (s *Shard) Clear() {
-	for k := range s.watchers {
+	for k, ws := range s.watchers {
 		if _, ok := s.m[k]; ok {
-			s.touch(k)
+			for _, w := range ws {
+				w.MarkDirty()
+			}
 		}
 	}
 	s.m, s.expires = nil, nil
@@ -237,7 +242,9 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
 		if e.Expire <= now {
 			delete(s.m, k)
 			delete(s.expires, k)
-			s.touch(k)
+			for _, w := range s.watchers[k] {
+				w.MarkDirty()
+			}
 			expired++
 			ExpiredKeys.Add(1)
 		}
@@ -272,30 +279,33 @@ func (s *Shard) RemoveWatch(key []byte, w *Watch) {
 	}
 }
 
-// Touch marks clients watching key dirty: call it after modifying key.
+// Touch signals a modification of key: clients watching it are marked dirty
+// and the oldest client blocked on it is woken. Call it after modifying key.
 func (s *Shard) Touch(key []byte) {
-	if len(s.watchers) == 0 {
+	if len(s.watchers) == 0 && len(s.waiters) == 0 {
 		return
 	}
 	s.touch(string(key))
 }
 
 func (s *Shard) touch(k string) {
-	if len(s.watchers) == 0 {
-		return
-	}
 	for _, w := range s.watchers[k] {
 		w.MarkDirty()
 	}
+	if len(s.waiters) != 0 {
+		s.wake(k)
+	}
 }
 
-// TouchAll marks every watcher of the shard dirty (FLUSHDB, SWAPDB).
+// TouchAll marks every watcher of the shard dirty and wakes every blocked
+// client (FLUSHDB, SWAPDB).
 func (s *Shard) TouchAll() {
 	for _, ws := range s.watchers {
 		for _, w := range ws {
 			w.MarkDirty()
 		}
 	}
+	s.wakeAll()
 }
 
 // DB is one numbered database.

@@ -34,24 +34,27 @@ type client struct {
 	locks  []int // shard indexes locked for the running command
 	keys   []int // scratch for key positions
 
-	authed   bool
-	closing  bool // close after flushing replies (QUIT, protocol error)
-	multi    *multiState
-	watch    keyspace.Watch
-	watched  []watchedKey
+	authed     bool
+	closing    bool // close after flushing replies (QUIT, protocol error)
+	multi      *multiState
+	watch      keyspace.Watch
+	watched    []watchedKey
 	watchCount atomic.Int32
-	pubsub   *subscriber // non-nil once the client has subscribed
-	lastCmd  atomic.Pointer[command.Cmd]
-	dbNum    atomic.Int32
-	proto    atomic.Int32
-	created  time.Time
-	lastSeen atomic.Int64 // unix ms of the last command
-	calls    []atomic.Uint64
-	usec     []atomic.Uint64
-	hits     atomic.Int64
-	misses   atomic.Int64
-	netIn    atomic.Int64
-	netOut   atomic.Int64
+	pubsub     *subscriber // non-nil once the client has subscribed
+	running    *command.Cmd
+	blocked    *blocked // set while waiting in a blocking command
+	retrying   *blocked // the blocked command being re-run after a wake-up
+	lastCmd    atomic.Pointer[command.Cmd]
+	dbNum      atomic.Int32
+	proto      atomic.Int32
+	created    time.Time
+	lastSeen   atomic.Int64 // unix ms of the last command
+	calls      []atomic.Uint64
+	usec       []atomic.Uint64
+	hits       atomic.Int64
+	misses     atomic.Int64
+	netIn      atomic.Int64
+	netOut     atomic.Int64
 
 	infoMu  sync.Mutex
 	name    string
@@ -74,7 +77,7 @@ func newClient(s *Server, conn net.Conn) *client {
 	c.out.Proto = 2
 	c.proto.Store(2)
 	c.authed = s.Config().RequirePass == ""
-	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Hits: &c.hits, Misses: &c.misses}
+	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Hits: &c.hits, Misses: &c.misses, Blocker: c}
 	c.lastSeen.Store(time.Now().UnixMilli())
 	return c
 }
@@ -105,6 +108,15 @@ func (c *client) serve() {
 			if !c.flush() {
 				return
 			}
+			for c.blocked != nil && !c.closing {
+				if !c.waitBlocked() {
+					return
+				}
+				c.process() // commands pipelined behind the blocking one
+				if !c.flush() {
+					return
+				}
+			}
 		}
 		if err != nil {
 			return
@@ -115,7 +127,7 @@ func (c *client) serve() {
 // process runs every complete command in the input buffer.
 func (c *client) process() {
 	c.ctx.Now = time.Now().UnixMilli()
-	for !c.closing {
+	for !c.closing && c.blocked == nil {
 		args, end, err := c.parser.Next(c.in[:c.w], c.r)
 		if err == resp.ErrIncomplete {
 			break
@@ -131,7 +143,7 @@ func (c *client) process() {
 			c.execute(args)
 		}
 	}
-	if c.r == c.w {
+	if c.r == c.w && c.blocked == nil {
 		c.r, c.w = 0, 0
 		if len(c.in) > maxIdleReadBuf {
 			c.in = make([]byte, initialReadBuf)

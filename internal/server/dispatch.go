@@ -96,9 +96,10 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	mark := len(c.out.B)
 	db := c.ctx.DB
 	c.lastCmd.Store(cmd)
+	c.running = cmd
 	c.lock(cmd, args)
 	cmd.Run(&c.ctx)
-	if cmd.Flags&command.Write != 0 {
+	if cmd.Flags&command.Write != 0 && c.blocked == nil { // a command that blocked changed nothing
 		c.touchKeys(cmd, args)
 	}
 	c.unlock(cmd, db)

@@ -121,7 +121,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string) {
 		kv(b, "maxclients", cfg.MaxClients)
 		kv(b, "client_recent_max_input_buffer", 0)
 		kv(b, "client_recent_max_output_buffer", 0)
-		kv(b, "blocked_clients", 0)
+		kv(b, "blocked_clients", s.blockedClients.Load())
 		kv(b, "tracking_clients", 0)
 		kv(b, "pubsub_clients", pub)
 		kv(b, "watching_clients", watching)

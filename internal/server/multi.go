@@ -102,9 +102,11 @@ func exec(x *command.Ctx) {
 		x.W.NullArray()
 	} else {
 		x.W.Array(len(m.cmds))
+		c.ctx.Blocker = nil // blocking commands answer at once inside a transaction
 		for _, q := range m.cmds {
 			c.runLocked(q.cmd, q.args)
 		}
+		c.ctx.Blocker = c
 	}
 	switch {
 	case all:

@@ -50,10 +50,12 @@ type Server struct {
 	started   time.Time
 	runID     string
 
-	activeExpire atomic.Bool  // DEBUG SET-ACTIVE-EXPIRE
-	lastSave     atomic.Int64 // unix seconds of the last save (start-up until persistence exists)
-	peakMem      atomic.Uint64
-	startMem     uint64
+	activeExpire   atomic.Bool  // DEBUG SET-ACTIVE-EXPIRE
+	lastSave       atomic.Int64 // unix seconds of the last save (start-up until persistence exists)
+	peakMem        atomic.Uint64
+	blockSeq       atomic.Uint64 // arrival order of blocked clients
+	blockedClients atomic.Int64
+	startMem       uint64
 }
 
 // New makes a server from cfg; Serve or ListenAndServe starts it.
