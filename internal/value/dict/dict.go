@@ -1,0 +1,197 @@
+// Package dict is the hash table behind hashes, sets and sorted-set member
+// maps. Go's map cannot be scanned incrementally, so this table chains entries
+// into power-of-two buckets and scans with Redis's reverse-binary cursor: every
+// element present for a whole scan is returned at least once even when the
+// table grows or shrinks between calls. Entries live in one slice linked by
+// indexes (few pointers for the garbage collector), which also makes picking a
+// uniformly random element cheap.
+package dict
+
+import (
+	"hash/maphash"
+	"math/bits"
+	"math/rand/v2"
+)
+
+var seed = maphash.MakeSeed()
+
+type entry[V any] struct {
+	key  string
+	val  V
+	hash uint64
+	next int32 // index+1 of the next entry in the bucket (or the free list), 0 = end
+	live bool
+}
+
+// Dict maps string keys to values of type V. The zero value is not usable:
+// call New.
+type Dict[V any] struct {
+	buckets []int32 // index+1 of each chain's first entry
+	entries []entry[V]
+	free    int32 // index+1 of the first free entry
+	n       int
+}
+
+const minBuckets = 4
+
+// New returns an empty dict with room for about hint elements.
+func New[V any](hint int) *Dict[V] {
+	size := minBuckets
+	for size < hint {
+		size <<= 1
+	}
+	return &Dict[V]{buckets: make([]int32, size), entries: make([]entry[V], 0, hint)}
+}
+
+// Len is the number of elements.
+func (d *Dict[V]) Len() int { return d.n }
+
+func hashOf(key string) uint64 { return maphash.String(seed, key) }
+
+func (d *Dict[V]) find(key string, h uint64) int32 {
+	for i := d.buckets[h&uint64(len(d.buckets)-1)]; i != 0; {
+		e := &d.entries[i-1]
+		if e.hash == h && e.key == key {
+			return i
+		}
+		i = e.next
+	}
+	return 0
+}
+
+// Get returns the value for key.
+func (d *Dict[V]) Get(key string) (V, bool) {
+	if i := d.find(key, hashOf(key)); i != 0 {
+		return d.entries[i-1].val, true
+	}
+	var zero V
+	return zero, false
+}
+
+// Ref returns a pointer to key's value, valid until the next insertion or
+// deletion, or nil.
+func (d *Dict[V]) Ref(key string) *V {
+	if i := d.find(key, hashOf(key)); i != 0 {
+		return &d.entries[i-1].val
+	}
+	return nil
+}
+
+// Set stores val under key and reports whether key was new.
+func (d *Dict[V]) Set(key string, val V) bool {
+	h := hashOf(key)
+	if i := d.find(key, h); i != 0 {
+		d.entries[i-1].val = val
+		return false
+	}
+	if d.n >= len(d.buckets) {
+		d.resize(len(d.buckets) * 2)
+	}
+	var i int32
+	if d.free != 0 {
+		i = d.free
+		d.free = d.entries[i-1].next
+	} else {
+		d.entries = append(d.entries, entry[V]{})
+		i = int32(len(d.entries))
+	}
+	b := &d.buckets[h&uint64(len(d.buckets)-1)]
+	d.entries[i-1] = entry[V]{key: key, val: val, hash: h, next: *b, live: true}
+	*b = i
+	d.n++
+	return true
+}
+
+// Delete removes key and reports whether it was present.
+func (d *Dict[V]) Delete(key string) bool {
+	h := hashOf(key)
+	link := &d.buckets[h&uint64(len(d.buckets)-1)]
+	for *link != 0 {
+		i := *link
+		e := &d.entries[i-1]
+		if e.hash == h && e.key == key {
+			*link = e.next
+			*e = entry[V]{next: d.free}
+			d.free = i
+			d.n--
+			if len(d.buckets) > minBuckets && d.n < len(d.buckets)/8 {
+				d.resize(len(d.buckets) / 2)
+			}
+			return true
+		}
+		link = &e.next
+	}
+	return false
+}
+
+// resize rebuilds the table with size buckets, packing the entries densely so
+// that random picks stay cheap and freed slots return to the allocator.
+func (d *Dict[V]) resize(size int) {
+	for size > minBuckets && size/2 >= d.n*2 {
+		size /= 2
+	}
+	old := d.entries
+	d.entries = make([]entry[V], 0, max(d.n, size/2))
+	d.buckets = make([]int32, size)
+	d.free = 0
+	mask := uint64(size - 1)
+	for _, e := range old {
+		if !e.live {
+			continue
+		}
+		b := &d.buckets[e.hash&mask]
+		e.next = *b
+		d.entries = append(d.entries, e)
+		*b = int32(len(d.entries))
+	}
+}
+
+// Range calls fn for each element until it returns false. fn must not modify d.
+func (d *Dict[V]) Range(fn func(key string, val V) bool) {
+	for i := range d.entries {
+		if e := &d.entries[i]; e.live && !fn(e.key, e.val) {
+			return
+		}
+	}
+}
+
+// Random returns a uniformly random element; ok is false when d is empty.
+func (d *Dict[V]) Random(r *rand.Rand) (key string, val V, ok bool) {
+	if d.n == 0 {
+		return "", val, false
+	}
+	if d.free != 0 && d.n < len(d.entries)/2 {
+		d.resize(len(d.buckets)) // mostly holes: pack so picks succeed quickly
+	}
+	for {
+		e := &d.entries[r.IntN(len(d.entries))]
+		if e.live {
+			return e.key, e.val, true
+		}
+	}
+}
+
+// Scan visits the buckets at cursor (at least one, more while fewer than
+// count elements were found) and returns the next cursor, 0 when the scan is
+// complete. fn must not modify d.
+func (d *Dict[V]) Scan(cursor uint64, count int, fn func(key string, val V)) uint64 {
+	mask := uint64(len(d.buckets) - 1)
+	found := 0
+	for {
+		for i := d.buckets[cursor&mask]; i != 0; {
+			e := &d.entries[i-1]
+			fn(e.key, e.val)
+			found++
+			i = e.next
+		}
+		// Increment the cursor's reversed bits: high bits first, so buckets
+		// already visited stay visited when the table doubles or halves.
+		cursor |= ^mask
+		cursor = bits.Reverse64(cursor)
+		cursor++
+		cursor = bits.Reverse64(cursor)
+		if cursor == 0 || found >= count {
+			return cursor
+		}
+	}
+}

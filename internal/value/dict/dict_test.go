@@ -1,0 +1,155 @@
+package dict
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestAgainstMap runs random operations on a Dict and a Go map and compares.
+func TestAgainstMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	d := New[int](0)
+	m := map[string]int{}
+	for op := 0; op < 200000; op++ {
+		k := fmt.Sprint(r.IntN(3000))
+		switch r.IntN(3) {
+		case 0, 1:
+			_, had := m[k]
+			if isNew := d.Set(k, op); isNew == had {
+				t.Fatalf("op %d: Set(%q) new=%v, map had=%v", op, k, isNew, had)
+			}
+			m[k] = op
+		case 2:
+			_, had := m[k]
+			if d.Delete(k) != had {
+				t.Fatalf("op %d: Delete(%q) disagrees with map", op, k)
+			}
+			delete(m, k)
+		}
+		if d.Len() != len(m) {
+			t.Fatalf("op %d: Len %d, map %d", op, d.Len(), len(m))
+		}
+		if op%5000 == 0 { // shrink phases: delete most keys
+			for k := range m {
+				if r.IntN(10) > 0 {
+					d.Delete(k)
+					delete(m, k)
+				}
+			}
+		}
+	}
+	seen := 0
+	d.Range(func(k string, v int) bool {
+		if m[k] != v {
+			t.Fatalf("Range: %q=%d, map has %d", k, v, m[k])
+		}
+		seen++
+		return true
+	})
+	if seen != len(m) {
+		t.Fatalf("Range saw %d of %d", seen, len(m))
+	}
+	for k, v := range m {
+		if got, ok := d.Get(k); !ok || got != v {
+			t.Fatalf("Get(%q) = %d,%v want %d", k, got, ok, v)
+		}
+	}
+}
+
+// TestScanGuarantee checks SCAN's promise: elements present for the whole scan
+// are returned at least once while others come and go and the table resizes.
+func TestScanGuarantee(t *testing.T) {
+	for trial := 0; trial < 50; trial++ {
+		r := rand.New(rand.NewPCG(uint64(trial), 7))
+		d := New[struct{}](0)
+		stable := map[string]bool{}
+		for i := 0; i < 500; i++ {
+			k := fmt.Sprintf("stable-%d", i)
+			d.Set(k, struct{}{})
+			stable[k] = true
+		}
+		seen := map[string]bool{}
+		var cursor uint64
+		churn := 0
+		for {
+			cursor = d.Scan(cursor, 1+r.IntN(20), func(k string, _ struct{}) { seen[k] = true })
+			// Grow or shrink the table by churning other elements.
+			n := r.IntN(400)
+			if r.IntN(2) == 0 {
+				for i := 0; i < n; i++ {
+					d.Set(fmt.Sprintf("churn-%d", churn), struct{}{})
+					churn++
+				}
+			} else {
+				for i := 0; i < n && churn > 0; i++ {
+					d.Delete(fmt.Sprintf("churn-%d", r.IntN(churn)))
+				}
+			}
+			if cursor == 0 {
+				break
+			}
+		}
+		for k := range stable {
+			if !seen[k] {
+				t.Fatalf("trial %d: scan missed %q", trial, k)
+			}
+		}
+	}
+}
+
+func TestRandomCoversAll(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	d := New[int](0)
+	for i := 0; i < 1000; i++ {
+		d.Set(fmt.Sprint(i), i)
+	}
+	for i := 0; i < 900; i++ { // leave holes: Random must skip them
+		d.Delete(fmt.Sprint(i))
+	}
+	hits := map[string]int{}
+	for i := 0; i < 20000; i++ {
+		k, v, ok := d.Random(r)
+		if !ok || fmt.Sprint(v) != k {
+			t.Fatalf("Random = %q,%d,%v", k, v, ok)
+		}
+		hits[k]++
+	}
+	if len(hits) != 100 {
+		t.Fatalf("Random reached %d of 100 elements", len(hits))
+	}
+	for k, n := range hits { // expected 200 each; a fair pick stays well inside 100..300
+		if n < 100 || n > 300 {
+			t.Fatalf("element %s picked %d times of 20000: not uniform", k, n)
+		}
+	}
+	if _, _, ok := New[int](0).Random(r); ok {
+		t.Fatal("Random on empty dict returned ok")
+	}
+}
+
+func TestRef(t *testing.T) {
+	d := New[int](0)
+	d.Set("a", 1)
+	*d.Ref("a") += 41
+	if v, _ := d.Get("a"); v != 42 {
+		t.Fatalf("after Ref update a=%d", v)
+	}
+	if d.Ref("missing") != nil {
+		t.Fatal("Ref of a missing key is not nil")
+	}
+}
+
+func BenchmarkSetGet(b *testing.B) {
+	keys := make([]string, 1<<16)
+	for i := range keys {
+		keys[i] = fmt.Sprint("member:", i)
+	}
+	d := New[int](0)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		k := keys[i&(len(keys)-1)]
+		d.Set(k, i)
+		d.Get(k)
+	}
+}
