@@ -32,7 +32,7 @@ type testServer struct {
 // ("--requirepass", "x") and stops it when the test ends.
 func start(t testing.TB, args ...string) *testServer {
 	t.Helper()
-	cfg, err := config.FromArgs(append([]string{"--port", "0"}, args...))
+	cfg, err := config.FromArgs(append([]string{"--port", "0", "--loglevel", "warning"}, args...))
 	if err != nil {
 		t.Fatal(err)
 	}

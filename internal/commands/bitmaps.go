@@ -1,0 +1,565 @@
+package commands
+
+import (
+	"math/bits"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+)
+
+// Bitmap commands: bit-level operations on string values. Bit 0 is the most
+// significant bit of the first byte, as in Redis.
+
+const errBitOffset = "ERR bit offset is not an integer or out of range"
+
+// bitOffset parses a bit offset; bitfield offsets may be "#N" (N times the
+// field width). The byte it lands in must fit proto-max-bulk-len (512 MB).
+func bitOffset(arg []byte, width int64) (int64, bool) {
+	hash := len(arg) > 0 && arg[0] == '#'
+	if hash {
+		arg = arg[1:]
+	}
+	n, ok := command.ParseInt(arg)
+	if !ok || n < 0 {
+		return 0, false
+	}
+	if hash {
+		if n > (1<<62)/width {
+			return 0, false
+		}
+		n *= width
+	}
+	if n>>3 >= 512<<20 {
+		return 0, false
+	}
+	return n, true
+}
+
+// bitString returns key's string for writing, created or zero-padded to hold
+// byte index last; ok is false after a WRONGTYPE reply.
+func bitString(x *command.Ctx, key []byte, last int64) (*keyspace.Entry, bool) {
+	sh := x.Shard(key)
+	e := sh.Lookup(key, x.Now)
+	if e == nil {
+		e = sh.SetString(key, nil, 0, false)
+	} else if e.Kind != keyspace.KindString {
+		x.Error(command.ErrWrongType)
+		return nil, false
+	}
+	if int64(len(e.Str)) <= last {
+		e.Str = append(e.Str, make([]byte, last+1-int64(len(e.Str)))...)
+	}
+	return e, true
+}
+
+func getBit(b []byte, off int64) int {
+	if off>>3 >= int64(len(b)) {
+		return 0
+	}
+	return int(b[off>>3]>>(7-uint(off&7))) & 1
+}
+
+func setBit(b []byte, off int64, v int) {
+	mask := byte(1) << (7 - uint(off&7))
+	if v != 0 {
+		b[off>>3] |= mask
+	} else {
+		b[off>>3] &^= mask
+	}
+}
+
+func setbit(x *command.Ctx) {
+	off, ok := bitOffset(x.Args[2], 1)
+	if !ok {
+		x.Error(errBitOffset)
+		return
+	}
+	v := x.Args[3]
+	if len(v) != 1 || (v[0] != '0' && v[0] != '1') {
+		x.Error("ERR bit is not an integer or out of range")
+		return
+	}
+	e, ok := bitString(x, x.Args[1], off>>3)
+	if !ok {
+		return
+	}
+	old := getBit(e.Str, off)
+	setBit(e.Str, off, int(v[0]-'0'))
+	x.W.Int(int64(old))
+}
+
+func getbit(x *command.Ctx) {
+	off, ok := bitOffset(x.Args[2], 1)
+	if !ok {
+		x.Error(errBitOffset)
+		return
+	}
+	e, ok := stringValue(x, x.Args[1])
+	if !ok {
+		return
+	}
+	if e == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(getBit(e.Str, off)))
+}
+
+// bitRange is the optional [start end [BYTE|BIT]] of BITCOUNT and BITPOS.
+type bitRange struct {
+	start, end      int64
+	isBit, endGiven bool
+}
+
+// parseBitRange parses it; ok is false after an error reply. Redis checks the
+// arguments before the key, so callers parse first.
+func parseBitRange(x *command.Ctx, args [][]byte) (r bitRange, ok bool) {
+	r.end = -1
+	if len(args) >= 1 {
+		if r.start, ok = command.ParseInt(args[0]); !ok {
+			x.Error(command.ErrNotInt)
+			return r, false
+		}
+	}
+	if len(args) >= 2 {
+		if r.end, ok = command.ParseInt(args[1]); !ok {
+			x.Error(command.ErrNotInt)
+			return r, false
+		}
+		r.endGiven = true
+	}
+	if len(args) == 3 {
+		switch {
+		case command.Is(args[2], "bit"):
+			r.isBit = true
+		case command.Is(args[2], "byte"):
+		default:
+			x.Error(command.ErrSyntax)
+			return r, false
+		}
+	}
+	return r, true
+}
+
+// bits converts the range, as Redis does, into inclusive bit positions of a
+// string of n bytes; empty means it selects nothing.
+func (r bitRange) bits(n int64) (first, last int64, empty bool) {
+	start, end, total := r.start, r.end, n
+	if r.isBit {
+		total = n * 8
+	}
+	if r.endGiven && start < 0 && end < 0 && start > end {
+		return 0, 0, true
+	}
+	if start < 0 {
+		start += total
+	}
+	if end < 0 {
+		end += total
+	}
+	start, end = max(start, 0), max(end, 0)
+	if end >= total {
+		end = total - 1
+	}
+	if start > end {
+		return 0, 0, true
+	}
+	if r.isBit {
+		return start, end, false
+	}
+	return start * 8, end*8 + 7, false
+}
+
+func bitcount(x *command.Ctx) {
+	if len(x.Args) != 2 && len(x.Args) != 4 && len(x.Args) != 5 {
+		x.Error(command.ErrSyntax)
+		return
+	}
+	r, ok := parseBitRange(x, x.Args[2:])
+	if !ok {
+		return
+	}
+	e, ok := stringValue(x, x.Args[1])
+	if !ok {
+		return
+	}
+	if e == nil {
+		x.W.Int(0)
+		return
+	}
+	first, last, empty := r.bits(int64(len(e.Str)))
+	if empty {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(popcount(e.Str, first, last))
+}
+
+// popcount counts set bits in the inclusive bit range [first, last].
+func popcount(s []byte, first, last int64) int64 {
+	var n int64
+	for first <= last && first&7 != 0 {
+		n += int64(getBit(s, first))
+		first++
+	}
+	for first+7 <= last {
+		n += int64(bits.OnesCount8(s[first>>3]))
+		first += 8
+	}
+	for ; first <= last; first++ {
+		n += int64(getBit(s, first))
+	}
+	return n
+}
+
+func bitpos(x *command.Ctx) {
+	b, ok := command.ParseInt(x.Args[2])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	if b != 0 && b != 1 {
+		x.Error("ERR The bit argument must be 1 or 0.")
+		return
+	}
+	if len(x.Args) > 6 {
+		x.Error(command.ErrSyntax)
+		return
+	}
+	r, ok := parseBitRange(x, x.Args[3:])
+	if !ok {
+		return
+	}
+	e, ok := stringValue(x, x.Args[1])
+	if !ok {
+		return
+	}
+	if e == nil {
+		x.W.Int(-b) // a missing key is an endless run of zeros
+		return
+	}
+	first, last, empty := r.bits(int64(len(e.Str)))
+	if empty {
+		x.W.Int(-1)
+		return
+	}
+	pos := findBit(e.Str, first, last, int(b))
+	if pos < 0 && b == 0 && !r.endGiven {
+		pos = last + 1 // zeros continue past the string's end
+	}
+	x.W.Int(pos)
+}
+
+// findBit returns the first position in [first, last] holding bit, or -1.
+func findBit(s []byte, first, last int64, bit int) int64 {
+	skip := byte(0)
+	if bit == 0 {
+		skip = 0xff
+	}
+	for p := first; p <= last; {
+		if p&7 == 0 && p+7 <= last && s[p>>3] == skip {
+			p += 8
+			continue
+		}
+		if getBit(s, p) == bit {
+			return p
+		}
+		p++
+	}
+	return -1
+}
+
+func bitop(x *command.Ctx) {
+	op := x.Args[1]
+	srcs := x.Args[3:]
+	var kind byte
+	switch {
+	case command.Is(op, "and"):
+		kind = '&'
+	case command.Is(op, "or"):
+		kind = '|'
+	case command.Is(op, "xor"):
+		kind = '^'
+	case command.Is(op, "not"):
+		kind = '~'
+		if len(srcs) != 1 {
+			x.Error("ERR BITOP NOT must be called with a single source key.")
+			return
+		}
+	default:
+		x.Error(command.ErrSyntax)
+		return
+	}
+	vals := make([][]byte, len(srcs))
+	maxLen := 0
+	for i, k := range srcs {
+		e := x.Lookup(k)
+		if e == nil {
+			continue
+		}
+		if e.Kind != keyspace.KindString {
+			x.Error(command.ErrWrongType)
+			return
+		}
+		vals[i] = e.Str
+		maxLen = max(maxLen, len(e.Str))
+	}
+	res := make([]byte, maxLen)
+	for j := range res {
+		var acc byte
+		for i, v := range vals {
+			var c byte
+			if j < len(v) {
+				c = v[j]
+			}
+			switch {
+			case i == 0:
+				acc = c
+			case kind == '&':
+				acc &= c
+			case kind == '|':
+				acc |= c
+			case kind == '^':
+				acc ^= c
+			}
+		}
+		if kind == '~' {
+			acc = ^acc
+		}
+		res[j] = acc
+	}
+	dst := x.Args[2]
+	sh := x.Shard(dst)
+	if maxLen == 0 {
+		sh.Delete(dst, x.Now)
+	} else {
+		sh.Put(dst, &keyspace.Entry{Kind: keyspace.KindString, Str: res})
+	}
+	x.W.Int(int64(maxLen))
+}
+
+// BITFIELD
+
+type bitfieldOp struct {
+	op       byte // 'g'et, 's'et, 'i'ncrby
+	signed   bool
+	width    int64
+	offset   int64
+	value    int64
+	overflow byte // 'w'rap, 's'at, 'f'ail
+}
+
+func parseBitfieldType(b []byte) (signed bool, width int64, ok bool) {
+	if len(b) < 2 || (b[0] != 'i' && b[0] != 'u' && b[0] != 'I' && b[0] != 'U') {
+		return false, 0, false
+	}
+	signed = b[0] == 'i' || b[0] == 'I'
+	width, ok = command.ParseInt(b[1:])
+	if !ok || width < 1 || (signed && width > 64) || (!signed && width > 63) {
+		return false, 0, false
+	}
+	return signed, width, true
+}
+
+func parseBitfield(x *command.Ctx, readOnly bool) ([]bitfieldOp, bool) {
+	var ops []bitfieldOp
+	overflow := byte('w')
+	args := x.Args[2:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		var op byte
+		switch {
+		case command.Is(a, "get") && i+2 < len(args):
+			op = 'g'
+		case command.Is(a, "set") && i+3 < len(args):
+			op = 's'
+		case command.Is(a, "incrby") && i+3 < len(args):
+			op = 'i'
+		case command.Is(a, "overflow") && i+1 < len(args):
+			switch v := args[i+1]; {
+			case command.Is(v, "wrap"):
+				overflow = 'w'
+			case command.Is(v, "sat"):
+				overflow = 's'
+			case command.Is(v, "fail"):
+				overflow = 'f'
+			default:
+				x.Error("ERR Invalid OVERFLOW type specified")
+				return nil, false
+			}
+			i++
+			continue
+		default:
+			x.Error(command.ErrSyntax)
+			return nil, false
+		}
+		signed, width, ok := parseBitfieldType(args[i+1])
+		if !ok {
+			x.Error("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.")
+			return nil, false
+		}
+		off, ok := bitOffset(args[i+2], width)
+		if !ok {
+			x.Error(errBitOffset)
+			return nil, false
+		}
+		f := bitfieldOp{op: op, signed: signed, width: width, offset: off, overflow: overflow}
+		if op != 'g' {
+			if readOnly {
+				x.Error("ERR BITFIELD_RO only supports the GET subcommand")
+				return nil, false
+			}
+			if f.value, ok = command.ParseInt(args[i+3]); !ok {
+				x.Error(command.ErrNotInt)
+				return nil, false
+			}
+			i++
+		}
+		i += 2
+		ops = append(ops, f)
+	}
+	return ops, true
+}
+
+func readField(s []byte, off, width int64, signed bool) int64 {
+	var v uint64
+	for i := int64(0); i < width; i++ {
+		v = v<<1 | uint64(getBit(s, off+i))
+	}
+	if signed && width < 64 && v&(1<<(width-1)) != 0 {
+		v |= ^uint64(0) << width
+	}
+	return int64(v)
+}
+
+func writeField(s []byte, off, width int64, v int64) {
+	for i := width - 1; i >= 0; i-- {
+		setBit(s, off+i, int(v&1))
+		v >>= 1
+	}
+}
+
+// fieldOverflow applies Redis's overflow rules to value+incr in a field of
+// the given width; it returns the result and whether it overflowed.
+func fieldOverflow(f bitfieldOp, value, incr int64) (int64, bool) {
+	if f.signed {
+		maxv := int64(1<<63 - 1)
+		if f.width < 64 {
+			maxv = 1<<(f.width-1) - 1
+		}
+		minv := -maxv - 1
+		sum := value + incr // wraps in two's complement, as the C code does
+		over := (incr > 0 && value > maxv-incr) || value > maxv
+		under := (incr < 0 && value < minv-incr) || value < minv
+		if !over && !under {
+			return sum, false
+		}
+		switch f.overflow {
+		case 's':
+			if over {
+				return maxv, true
+			}
+			return minv, true
+		default: // wrap (fail ignores the value)
+			if f.width < 64 {
+				u := uint64(sum)
+				if u&(1<<(f.width-1)) != 0 {
+					u |= ^uint64(0) << f.width
+				} else {
+					u &^= ^uint64(0) << f.width
+				}
+				sum = int64(u)
+			}
+			return sum, true
+		}
+	}
+	maxv := uint64(1)<<f.width - 1
+	v := uint64(value)
+	over := v > maxv || (incr > 0 && uint64(incr) > maxv-v)
+	under := incr < 0 && uint64(-incr) > v
+	if !over && !under {
+		return int64(v + uint64(incr)), false
+	}
+	if f.overflow == 's' {
+		if over {
+			return int64(maxv), true
+		}
+		return 0, true
+	}
+	return int64((v + uint64(incr)) & maxv), true
+}
+
+func bitfieldRun(x *command.Ctx, readOnly bool) {
+	ops, ok := parseBitfield(x, readOnly)
+	if !ok {
+		return
+	}
+	var s []byte
+	lastByte := int64(-1)
+	for _, f := range ops {
+		if f.op != 'g' {
+			lastByte = max(lastByte, (f.offset+f.width-1)>>3)
+		}
+	}
+	if lastByte >= 0 {
+		e, ok := bitString(x, x.Args[1], lastByte)
+		if !ok {
+			return
+		}
+		s = e.Str
+	} else {
+		e, ok := stringValue(x, x.Args[1])
+		if !ok {
+			return
+		}
+		if e != nil {
+			s = e.Str
+		}
+	}
+	x.W.Array(len(ops))
+	for _, f := range ops {
+		old := readField(s, f.offset, f.width, f.signed)
+		switch f.op {
+		case 'g':
+			x.W.Int(old)
+		case 's':
+			v, over := fieldOverflow(f, f.value, 0)
+			if over && f.overflow == 'f' {
+				x.W.Null()
+				continue
+			}
+			writeField(s, f.offset, f.width, v)
+			x.W.Int(old)
+		case 'i':
+			v, over := fieldOverflow(f, old, f.value)
+			if over && f.overflow == 'f' {
+				x.W.Null()
+				continue
+			}
+			writeField(s, f.offset, f.width, v)
+			x.W.Int(v)
+		}
+	}
+}
+
+func init() {
+	const g = "bitmap"
+	key1 := func(c *command.Cmd) *command.Cmd { c.First, c.Last, c.Step, c.Group = 1, 1, 1, g; return c }
+	command.Register(
+		key1(&command.Cmd{Name: "setbit", Arity: 4, Flags: command.Write | command.DenyOOM, Run: setbit, Since: "2.2.0",
+			Summary: "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.", Args: "key offset value"}),
+		key1(&command.Cmd{Name: "getbit", Arity: 3, Flags: command.ReadOnly | command.Fast, Run: getbit, Since: "2.2.0",
+			Summary: "Returns a bit value by offset.", Args: "key offset"}),
+		key1(&command.Cmd{Name: "bitcount", Arity: -2, Flags: command.ReadOnly, Run: bitcount, Since: "2.6.0",
+			Summary: "Counts the number of set bits (population counting) in a string.", Args: "key [start end [BYTE | BIT]]"}),
+		key1(&command.Cmd{Name: "bitpos", Arity: -3, Flags: command.ReadOnly, Run: bitpos, Since: "2.8.7",
+			Summary: "Finds the first set (1) or clear (0) bit in a string.", Args: "key bit [start [end [BYTE | BIT]]]"}),
+		&command.Cmd{Name: "bitop", Arity: -4, Flags: command.Write | command.DenyOOM, First: 2, Last: -1, Step: 1, Run: bitop, Group: g, Since: "2.6.0",
+			Summary: "Performs bitwise operations on multiple strings, and stores the result.", Args: "<AND | OR | XOR | NOT> destkey key [key ...]"},
+		key1(&command.Cmd{Name: "bitfield", Arity: -2, Flags: command.Write | command.DenyOOM, Run: func(x *command.Ctx) { bitfieldRun(x, false) }, Since: "3.2.0",
+			Summary: "Performs arbitrary bitfield integer operations on strings.",
+			Args:    "key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]]"}),
+		key1(&command.Cmd{Name: "bitfield_ro", Arity: -2, Flags: command.ReadOnly | command.Fast, Run: func(x *command.Ctx) { bitfieldRun(x, true) }, Since: "6.0.0",
+			Summary: "Performs arbitrary read-only bitfield integer operations on strings.", Args: "key [GET encoding offset [GET encoding offset ...]]"}),
+	)
+}

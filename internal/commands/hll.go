@@ -1,0 +1,138 @@
+package commands
+
+import (
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/value/hll"
+)
+
+// HyperLogLog commands. An HLL is a string value in Redis's own format, so
+// GET/SET/DUMP of it interoperate with Redis.
+
+const errNotHLL = "WRONGTYPE Key is not a valid HyperLogLog string value."
+
+// hllValue returns key's entry if it is an HLL (nil if missing); ok is false
+// after an error reply.
+func hllValue(x *command.Ctx, key []byte) (*keyspace.Entry, bool) {
+	e := x.Lookup(key)
+	if e == nil {
+		return nil, true
+	}
+	if e.Kind != keyspace.KindString {
+		x.Error(command.ErrWrongType)
+		return nil, false
+	}
+	if !hll.Valid(e.Str) {
+		x.Error(errNotHLL)
+		return nil, false
+	}
+	return e, true
+}
+
+func pfadd(x *command.Ctx) {
+	key := x.Args[1]
+	e, ok := hllValue(x, key)
+	if !ok {
+		return
+	}
+	changed := false
+	if e == nil {
+		e = x.Shard(key).SetString(key, nil, 0, false)
+		e.Str = hll.New()
+		changed = true
+	}
+	for _, ele := range x.Args[2:] {
+		c, err := hll.Add(&e.Str, ele)
+		if err != nil {
+			x.Error(err.Error())
+			return
+		}
+		changed = changed || c
+	}
+	if changed {
+		e.Str[15] |= 1 << 7 // the cached cardinality is stale
+		x.W.Int(1)
+		return
+	}
+	x.W.Int(0)
+}
+
+func pfcount(x *command.Ctx) {
+	if len(x.Args) == 2 {
+		e, ok := hllValue(x, x.Args[1])
+		if !ok {
+			return
+		}
+		if e == nil {
+			x.W.Int(0)
+			return
+		}
+		n, refreshed, err := hll.Count(e.Str)
+		if err != nil {
+			x.Error(err.Error())
+			return
+		}
+		if refreshed { // the cache in the value changed, as Redis signals it
+			x.Shard(x.Args[1]).Touch(x.Args[1])
+		}
+		x.W.Int(int64(n))
+		return
+	}
+	var regs [hll.Registers]uint8
+	for _, k := range x.Args[1:] {
+		e, ok := hllValue(x, k)
+		if !ok {
+			return
+		}
+		if e == nil {
+			continue
+		}
+		if err := hll.MergeInto(&regs, e.Str); err != nil {
+			x.Error(err.Error())
+			return
+		}
+	}
+	x.W.Int(int64(hll.CountRegisters(&regs)))
+}
+
+func pfmerge(x *command.Ctx) {
+	var regs [hll.Registers]uint8
+	dense := false
+	for _, k := range x.Args[1:] {
+		e, ok := hllValue(x, k)
+		if !ok {
+			return
+		}
+		if e == nil {
+			continue
+		}
+		dense = dense || hll.IsDense(e.Str)
+		if err := hll.MergeInto(&regs, e.Str); err != nil {
+			x.Error(err.Error())
+			return
+		}
+	}
+	dst := x.Args[1]
+	e := x.Lookup(dst)
+	if e == nil {
+		e = x.Shard(dst).SetString(dst, nil, 0, false)
+		e.Str = hll.New()
+	}
+	if err := hll.SetRegisters(&e.Str, &regs, dense); err != nil {
+		x.Error(err.Error())
+		return
+	}
+	x.W.OK()
+}
+
+func init() {
+	const g = "hyperloglog"
+	command.Register(
+		&command.Cmd{Name: "pfadd", Arity: -2, Flags: command.Write | command.DenyOOM | command.Fast, First: 1, Last: 1, Step: 1, Run: pfadd, Group: g, Since: "2.8.9",
+			Summary: "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.", Args: "key [element [element ...]]"},
+		&command.Cmd{Name: "pfcount", Arity: -2, Flags: command.ReadOnly, First: 1, Last: -1, Step: 1, Run: pfcount, Group: g, Since: "2.8.9",
+			Summary: "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).", Args: "key [key ...]"},
+		&command.Cmd{Name: "pfmerge", Arity: -2, Flags: command.Write | command.DenyOOM, First: 1, Last: -1, Step: 1, Run: pfmerge, Group: g, Since: "2.8.9",
+			Summary: "Merges one or more HyperLogLog values into a single key.", Args: "destkey [sourcekey [sourcekey ...]]"},
+	)
+}

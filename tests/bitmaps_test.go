@@ -1,0 +1,62 @@
+package tests
+
+import (
+	"reflect"
+	"strconv"
+	"testing"
+)
+
+// Expected replies here are Redis 8.0.2's (the differential tests compare
+// many more cases against a live Redis when one is installed).
+func TestBitmapsAndHLL(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	for _, tc := range []struct {
+		args []string
+		want any
+	}{
+		{[]string{"SETBIT", "b", "7", "1"}, int64(0)},
+		{[]string{"SETBIT", "b", "7", "0"}, int64(1)},
+		{[]string{"SETBIT", "b", "15", "1"}, int64(0)},
+		{[]string{"GET", "b"}, "\x00\x01"},
+		{[]string{"GETBIT", "b", "15"}, int64(1)},
+		{[]string{"SETBIT", "b", "4294967296", "1"}, Err("ERR bit offset is not an integer or out of range")},
+		{[]string{"SET", "s", "foobar"}, Status("OK")},
+		{[]string{"BITCOUNT", "s"}, int64(26)},
+		{[]string{"BITCOUNT", "s", "1", "1"}, int64(6)},
+		{[]string{"BITCOUNT", "s", "5", "30", "BIT"}, int64(17)},
+		{[]string{"BITCOUNT", "s", "0"}, Err("ERR syntax error")},
+		{[]string{"SET", "p", "\xff\xf0\x00"}, Status("OK")},
+		{[]string{"BITPOS", "p", "0"}, int64(12)},
+		{[]string{"BITPOS", "p", "1", "2"}, int64(-1)},
+		{[]string{"SET", "ones", "\xff"}, Status("OK")},
+		{[]string{"BITPOS", "ones", "0"}, int64(8)},
+		{[]string{"BITPOS", "ones", "0", "0", "-1"}, int64(-1)},
+		{[]string{"BITOP", "NOT", "dst", "s", "p"}, Err("ERR BITOP NOT must be called with a single source key.")},
+		{[]string{"BITOP", "XOR", "dst", "s", "s"}, int64(6)},
+		{[]string{"GET", "dst"}, "\x00\x00\x00\x00\x00\x00"},
+		{[]string{"BITFIELD", "f", "SET", "u8", "0", "255", "INCRBY", "u8", "0", "10", "OVERFLOW", "SAT", "INCRBY", "u8", "0", "300",
+			"OVERFLOW", "FAIL", "INCRBY", "i8", "0", "200"}, []any{int64(0), int64(9), int64(255), nil}},
+		{[]string{"BITFIELD", "f", "GET", "u64", "0"}, Err("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.")},
+		{[]string{"BITFIELD_RO", "f", "INCRBY", "u8", "0", "1"}, Err("ERR BITFIELD_RO only supports the GET subcommand")},
+		{[]string{"PFADD", "h", "a", "b", "c"}, int64(1)},
+		{[]string{"PFADD", "h", "a"}, int64(0)},
+		{[]string{"PFCOUNT", "h"}, int64(3)},
+		{[]string{"PFADD", "s", "x"}, Err("WRONGTYPE Key is not a valid HyperLogLog string value.")},
+		{[]string{"PFMERGE", "h2", "h", "nokey"}, Status("OK")},
+		{[]string{"PFCOUNT", "h2", "h"}, int64(3)},
+	} {
+		if got := r.do(tc.args...); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: got %#v, want %#v", tc.args, got, tc.want)
+		}
+	}
+	args := []string{"PFADD", "many"}
+	for i := 0; i < 10000; i++ {
+		args = append(args, strconv.Itoa(i))
+	}
+	r.do(args...)
+	n := r.do("PFCOUNT", "many").(int64)
+	if n < 9700 || n > 10300 {
+		t.Fatalf("PFCOUNT of 10000 distinct = %d, outside 3%%", n)
+	}
+}

@@ -1,0 +1,140 @@
+package tests
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"testing"
+)
+
+// Differential tests send the same commands to HotKV and to a real Redis
+// 8.0.2 and require identical replies. Redis comes from
+// ../shared/peers/install.sh (HOTKV_PEERS_DIR, default ~/.hotkv-peers);
+// without it these tests skip.
+
+func redisServerPath() string {
+	dir := os.Getenv("HOTKV_PEERS_DIR")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".hotkv-peers")
+	}
+	p := filepath.Join(dir, "bin", "redis8-server")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// startRedis runs a throwaway Redis 8 on a free loopback port.
+func startRedis(t *testing.T) *testServer {
+	t.Helper()
+	bin := redisServerPath()
+	if bin == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	port := freePort(t)
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	waitPort(t, addr)
+	return &testServer{Addr: addr}
+}
+
+// differ runs script on both servers over RESP2 and then RESP3 and reports
+// the first reply that differs.
+func differ(t *testing.T, script [][]string) {
+	t.Helper()
+	redis := startRedis(t)
+	hot := start(t)
+	for _, proto := range []string{"2", "3"} {
+		a, b := hot.raw(t), redis.raw(t)
+		a.do("HELLO", proto)
+		b.do("HELLO", proto)
+		a.do("FLUSHALL")
+		b.do("FLUSHALL")
+		for _, cmd := range script {
+			got, want := a.do(cmd...), b.do(cmd...)
+			if os.Getenv("DIFF_TRACE") != "" {
+				t.Logf("%q: %#v | %#v", cmd, got, want)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("RESP%s %q:\nhotkv: %#v\nredis: %#v", proto, cmd, got, want)
+			}
+		}
+	}
+}
+
+func TestDifferentialBitmapsAndHLL(t *testing.T) {
+	script := [][]string{
+		{"SETBIT", "b", "7", "1"}, {"SETBIT", "b", "100", "1"}, {"SETBIT", "b", "100", "0"}, {"GET", "b"},
+		{"SETBIT", "b", "-1", "1"}, {"SETBIT", "b", "4294967296", "1"}, {"SETBIT", "b", "1", "2"},
+		{"GETBIT", "b", "7"}, {"GETBIT", "b", "99999"}, {"GETBIT", "nokey", "1"}, {"GETBIT", "b", "x"},
+		{"SET", "s", "foobar"}, {"BITCOUNT", "s"}, {"BITCOUNT", "s", "0", "0"}, {"BITCOUNT", "s", "1", "1"},
+		{"BITCOUNT", "s", "1", "1", "BYTE"}, {"BITCOUNT", "s", "5", "30", "BIT"}, {"BITCOUNT", "s", "-2", "-1"},
+		{"BITCOUNT", "s", "-1", "-2"}, {"BITCOUNT", "s", "0"}, {"BITCOUNT", "s", "0", "1", "FOO"}, {"BITCOUNT", "nokey"},
+		{"BITCOUNT", "s", "a", "1"}, {"BITCOUNT", "nokey", "0", "x"}, {"SET", "w", "x"}, {"BITPOS", "nokey", "1", "x"},
+		{"SET", "p", "\xff\xf0\x00"}, {"BITPOS", "p", "0"}, {"BITPOS", "p", "1"}, {"BITPOS", "p", "1", "2"},
+		{"BITPOS", "p", "0", "0", "0"}, {"BITPOS", "p", "0", "0", "-1"}, {"BITPOS", "p", "1", "7", "15", "BIT"},
+		{"BITPOS", "p", "0", "7", "15", "BIT"}, {"BITPOS", "p", "2"}, {"BITPOS", "nokey", "0"}, {"BITPOS", "nokey", "1"},
+		{"SET", "ones", "\xff\xff"}, {"BITPOS", "ones", "0"}, {"BITPOS", "ones", "0", "0", "-1"}, {"BITPOS", "ones", "0", "1"},
+		{"BITPOS", "p", "1", "2", "1"}, {"BITPOS", "p", "0", "1", "2", "BYTE", "x"},
+		{"SET", "k1", "foobar"}, {"SET", "k2", "abcdef"}, {"BITOP", "AND", "dest", "k1", "k2"}, {"GET", "dest"},
+		{"BITOP", "OR", "dest", "k1", "k2", "nokey"}, {"GET", "dest"}, {"BITOP", "XOR", "dest", "k1", "k2"}, {"GET", "dest"},
+		{"BITOP", "NOT", "dest", "k1"}, {"GET", "dest"}, {"BITOP", "NOT", "dest", "k1", "k2"}, {"BITOP", "NAND", "dest", "k1"},
+		{"BITOP", "AND", "dest", "nokey", "nokey2"}, {"EXISTS", "dest"},
+		{"BITFIELD", "bf", "SET", "i8", "0", "100", "GET", "i8", "0", "INCRBY", "i8", "0", "100", "GET", "u4", "#1"},
+		{"BITFIELD", "bf", "OVERFLOW", "SAT", "INCRBY", "i8", "0", "-1000", "INCRBY", "u8", "8", "1000"},
+		{"BITFIELD", "bf", "OVERFLOW", "FAIL", "INCRBY", "i8", "0", "-1000", "SET", "u2", "100", "7"},
+		{"BITFIELD", "bf", "OVERFLOW", "WRAP", "INCRBY", "u8", "8", "300", "SET", "i64", "64", "-1", "GET", "i64", "64"},
+		{"BITFIELD", "bf", "INCRBY", "i64", "64", "-9223372036854775807", "INCRBY", "i64", "64", "-1"},
+		{"BITFIELD", "bf", "SET", "u63", "0", "-5", "GET", "u63", "0", "SET", "i3", "#3", "9", "GET", "i3", "#3"},
+		{"BITFIELD", "bf", "GET", "u64", "0"}, {"BITFIELD", "bf", "GET", "i65", "0"}, {"BITFIELD", "bf", "GET", "i8", "-1"},
+		{"BITFIELD", "bf", "OVERFLOW", "X", "GET", "i8", "0"}, {"BITFIELD", "bf", "FOO"}, {"BITFIELD", "bf", "SET", "i8", "0", "x"},
+		{"BITFIELD", "nokey", "GET", "i8", "0"}, {"EXISTS", "nokey"}, {"BITFIELD", "bf"},
+		{"BITFIELD_RO", "bf", "GET", "u8", "0"}, {"BITFIELD_RO", "bf", "SET", "u8", "0", "1"},
+		{"PFADD", "h", "a", "b", "c"}, {"GET", "h"}, {"PFCOUNT", "h"}, {"GET", "h"}, {"PFADD", "h", "a"}, {"PFADD", "h"},
+		{"PFADD", "h2"}, {"GET", "h2"}, {"PFCOUNT", "h", "h2", "nokey"}, {"PFMERGE", "h3", "h", "h2"}, {"GET", "h3"},
+		{"PFADD", "s", "x"}, {"PFCOUNT", "s"}, {"PFMERGE", "s", "h"},
+	}
+	// A larger HLL crosses from sparse to dense along the way.
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := 0; i < 40; i++ {
+		cmd := []string{"PFADD", "big"}
+		for j := 0; j < 50; j++ {
+			cmd = append(cmd, strconv.Itoa(r.IntN(1000000)))
+		}
+		script = append(script, cmd, []string{"PFCOUNT", "big"})
+	}
+	script = append(script, []string{"GET", "big"}, []string{"PFMERGE", "m", "big", "h"}, []string{"GET", "m"}, []string{"PFCOUNT", "m", "h"})
+	differ(t, script)
+}
+
+// TestDifferentialBitfieldRandom compares random BITFIELD operations.
+func TestDifferentialBitfieldRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var script [][]string
+	over := []string{"WRAP", "SAT", "FAIL"}
+	for i := 0; i < 400; i++ {
+		typ := fmt.Sprintf("%c%d", "iu"[r.IntN(2)], 1+r.IntN(63))
+		off := strconv.Itoa(r.IntN(200))
+		v := strconv.FormatInt(r.Int64N(1<<62)-(1<<61)>>uint(r.IntN(62)), 10)
+		switch r.IntN(3) {
+		case 0:
+			script = append(script, []string{"BITFIELD", "f", "OVERFLOW", over[r.IntN(3)], "INCRBY", typ, off, v})
+		case 1:
+			script = append(script, []string{"BITFIELD", "f", "OVERFLOW", over[r.IntN(3)], "SET", typ, off, v})
+		default:
+			script = append(script, []string{"BITFIELD", "f", "GET", typ, off})
+		}
+	}
+	script = append(script, []string{"GET", "f"})
+	differ(t, script)
+}
