@@ -68,6 +68,12 @@ type Ctx struct {
 	Conn any   // the server's client, for connection-level commands
 
 	Hits, Misses *atomic.Int64 // keyspace_hits/misses of the connection
+
+	// Unchanged is set by a write command that modified nothing (SET NX on
+	// an existing key, an error...): the dispatcher then leaves WATCHers of
+	// its keys alone, since Redis signals only real modifications. The
+	// dispatcher clears it before each command.
+	Unchanged bool
 }
 
 // Shard returns the (locked) shard holding key.

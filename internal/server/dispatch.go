@@ -97,8 +97,9 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	db := c.ctx.DB
 	c.lastCmd.Store(cmd)
 	c.lock(cmd, args)
+	c.ctx.Unchanged = false
 	cmd.Run(&c.ctx)
-	if cmd.Flags&command.Write != 0 {
+	if cmd.Flags&command.Write != 0 && !c.ctx.Unchanged {
 		c.touchKeys(cmd, args)
 	}
 	c.unlock(cmd, db)
@@ -114,8 +115,9 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	c.ctx.Args = args
 	start := time.Now()
 	mark := len(c.out.B)
+	c.ctx.Unchanged = false
 	cmd.Run(&c.ctx)
-	if cmd.Flags&command.Write != 0 {
+	if cmd.Flags&command.Write != 0 && !c.ctx.Unchanged {
 		c.touchKeys(cmd, args)
 	}
 	c.calls[cmd.ID].Add(1)
