@@ -430,3 +430,44 @@ func TestStringsMSetIsAtomic(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Redis disturbs WATCH only when a write really modifies the key: a SET NX
+// that sets nothing or a failed INCR leaves the transaction free to run.
+func TestStringsWatchOnlySeesRealChanges(t *testing.T) {
+	s := start(t)
+	r, other := s.raw(t), s.raw(t)
+	for _, tc := range []struct {
+		write   []string
+		aborted bool
+	}{
+		{sargs("SET", "k", "x", "NX"), false},
+		{sargs("SET", "nokey", "x", "XX"), false},
+		{sargs("SETNX", "k", "x"), false},
+		{sargs("MSETNX", "nokey", "1", "k", "2"), false},
+		{sargs("GETEX", "k"), false},
+		{sargs("GETEX", "k", "PERSIST"), false}, // k has no TTL to remove
+		{sargs("GETDEL", "nokey"), false},
+		{sargs("INCR", "k"), false}, // not an integer
+		{sargs("SETRANGE", "k", "0", ""), false},
+		{sargs("SETEX", "k", "0", "v"), false},
+		{sargs("MSET", "k", "1", "nokey"), false}, // odd pair count
+		{sargs("SET", "k", "x", "XX"), true},
+		{sargs("APPEND", "k", ""), true}, // Redis signals even an empty APPEND
+		{sargs("SETRANGE", "k", "1", "x"), true},
+		{sargs("GETEX", "k", "EX", "100"), true},
+		{sargs("GETDEL", "k"), true},
+		{sargs("MSETNX", "nokey", "1"), true},
+		{sargs("INCRBYFLOAT", "nokey", "1"), true},
+	} {
+		r.do("FLUSHALL")
+		r.do("SET", "k", "abc")
+		r.do("WATCH", "k", "nokey")
+		other.do(tc.write...)
+		r.do("MULTI")
+		r.do("PING")
+		got := r.do("EXEC")
+		if aborted := got == nil; aborted != tc.aborted {
+			t.Errorf("WATCH then %q: EXEC = %#v, want aborted=%v", tc.write, got, tc.aborted)
+		}
+	}
+}
