@@ -18,9 +18,9 @@ const (
 	ldTinyExp = -16446
 	// ldMaxChars is Redis's MAX_LONG_DOUBLE_CHARS: longer input is refused.
 	ldMaxChars = 5 * 1024
-	// expClamp bounds parsed exponents: far beyond it every value has
+	// ldExpClamp bounds parsed exponents: far beyond it every value has
 	// overflowed or underflowed, and it keeps the exact arithmetic small.
-	expClamp = 100000
+	ldExpClamp = 100000
 )
 
 // zeroLD is the value of a missing key; big.Float arithmetic never modifies
@@ -42,7 +42,7 @@ func parseLongDouble(b []byte) (*big.Float, bool) {
 		s = s[1:]
 	}
 	z := new(big.Float).SetPrec(ldPrec)
-	if isInfWord(s) {
+	if ldIsInf(s) {
 		return z.SetInf(neg), true
 	}
 	var ok bool
@@ -60,17 +60,17 @@ func parseLongDouble(b []byte) (*big.Float, bool) {
 	return z, true
 }
 
-func isInfWord(s []byte) bool {
+func ldIsInf(s []byte) bool {
 	switch len(s) {
 	case 3:
-		return lowerEq(s, "inf")
+		return ldLowerEq(s, "inf")
 	case 8:
-		return lowerEq(s, "infinity")
+		return ldLowerEq(s, "infinity")
 	}
 	return false
 }
 
-func lowerEq(s []byte, w string) bool {
+func ldLowerEq(s []byte, w string) bool {
 	for i := range s {
 		if s[i]|0x20 != w[i] {
 			return false
@@ -79,10 +79,10 @@ func lowerEq(s []byte, w string) bool {
 	return true
 }
 
-// digitRun returns the mantissa digits of s (with the point removed), how
+// ldDigits returns the mantissa digits of s (with the point removed), how
 // many of them follow the point, and the rest of s. ok is false when there
 // is no digit at all.
-func digitRun(s []byte, isDigit func(byte) bool) (digits []byte, frac int, rest []byte, ok bool) {
+func ldDigits(s []byte, isDigit func(byte) bool) (digits []byte, frac int, rest []byte, ok bool) {
 	i := 0
 	for i < len(s) && isDigit(s[i]) {
 		i++
@@ -100,9 +100,9 @@ func digitRun(s []byte, isDigit func(byte) bool) (digits []byte, frac int, rest 
 	return digits, frac, s[i:], len(digits) > 0
 }
 
-// parseExp parses an exponent's [+-]digits, saturating at ±expClamp; all of
+// ldParseExp parses an exponent's [+-]digits, saturating at ±ldExpClamp; all of
 // s must be used.
-func parseExp(s []byte) (int, bool) {
+func ldParseExp(s []byte) (int, bool) {
 	neg := false
 	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
 		neg = s[0] == '-'
@@ -116,7 +116,7 @@ func parseExp(s []byte) (int, bool) {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		if n < expClamp {
+		if n < ldExpClamp {
 			n = n*10 + int(c-'0')
 		}
 	}
@@ -126,13 +126,13 @@ func parseExp(s []byte) (int, bool) {
 	return n, true
 }
 
-func isDec(c byte) bool { return c >= '0' && c <= '9' }
+func ldIsDec(c byte) bool { return c >= '0' && c <= '9' }
 
-func isHex(c byte) bool { return isDec(c) || (c|0x20 >= 'a' && c|0x20 <= 'f') }
+func ldIsHex(c byte) bool { return ldIsDec(c) || (c|0x20 >= 'a' && c|0x20 <= 'f') }
 
 // parseDecLD sets z to the decimal number s (unsigned), correctly rounded.
 func parseDecLD(z *big.Float, s []byte) bool {
-	digits, frac, rest, ok := digitRun(s, isDec)
+	digits, frac, rest, ok := ldDigits(s, ldIsDec)
 	if !ok {
 		return false
 	}
@@ -141,7 +141,7 @@ func parseDecLD(z *big.Float, s []byte) bool {
 		if rest[0] != 'e' && rest[0] != 'E' {
 			return false
 		}
-		if exp, ok = parseExp(rest[1:]); !ok {
+		if exp, ok = ldParseExp(rest[1:]); !ok {
 			return false
 		}
 	}
@@ -160,7 +160,7 @@ func parseDecLD(z *big.Float, s []byte) bool {
 		return false
 	}
 	mant, _ := new(big.Int).SetString(string(digits), 10)
-	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(e10))), nil)
+	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(e10, -e10))), nil)
 	if e10 >= 0 {
 		z.SetInt(mant.Mul(mant, pow))
 		return z.MantExp(nil) <= ldMaxExp
@@ -177,7 +177,7 @@ func parseDecLD(z *big.Float, s []byte) bool {
 // parseHexLD sets z to the hexadecimal number s (after "0x"), with an
 // optional binary exponent, as C99 strtold reads it.
 func parseHexLD(z *big.Float, s []byte) bool {
-	digits, frac, rest, ok := digitRun(s, isHex)
+	digits, frac, rest, ok := ldDigits(s, ldIsHex)
 	if !ok {
 		return false
 	}
@@ -186,7 +186,7 @@ func parseHexLD(z *big.Float, s []byte) bool {
 		if rest[0] != 'p' && rest[0] != 'P' {
 			return false
 		}
-		if exp, ok = parseExp(rest[1:]); !ok {
+		if exp, ok = ldParseExp(rest[1:]); !ok {
 			return false
 		}
 	}
@@ -202,13 +202,6 @@ func parseHexLD(z *big.Float, s []byte) bool {
 	z.SetInt(mant)
 	z.SetMantExp(z, e2)
 	return z.MantExp(nil) <= ldMaxExp
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }
 
 // addLongDouble returns a+b as long double arithmetic would, or ok false when

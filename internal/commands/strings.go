@@ -53,17 +53,17 @@ func get(x *command.Ctx) {
 
 // Options of SET and GETEX, named as Redis's OBJ_* flags.
 const (
-	optNX = 1 << iota
-	optXX
-	optGet
-	optKeepTTL
-	optPersist
-	optEX
-	optPX
-	optEXAT
-	optPXAT
+	setOptNX = 1 << iota
+	setOptXX
+	setOptGet
+	setOptKeepTTL
+	setOptPersist
+	setOptEX
+	setOptPX
+	setOptEXAT
+	setOptPXAT
 
-	optExpire = optEX | optPX | optEXAT | optPXAT
+	setOptExpire = setOptEX | setOptPX | setOptEXAT | setOptPXAT
 )
 
 // parseSetOpts reads SET's (or, for GETEX, GETEX's) options from args[from:]
@@ -76,19 +76,19 @@ func parseSetOpts(x *command.Ctx, from int, getex bool) (flags int, expire []byt
 		a := args[j]
 		var f int
 		switch {
-		case !getex && command.Is(a, "nx") && flags&optXX == 0:
-			f = optNX
-		case !getex && command.Is(a, "xx") && flags&optNX == 0:
-			f = optXX
+		case !getex && command.Is(a, "nx") && flags&setOptXX == 0:
+			f = setOptNX
+		case !getex && command.Is(a, "xx") && flags&setOptNX == 0:
+			f = setOptXX
 		case !getex && command.Is(a, "get"):
-			f = optGet
-		case !getex && command.Is(a, "keepttl") && flags&optExpire == 0:
-			f = optKeepTTL
-		case getex && command.Is(a, "persist") && flags&optExpire == 0:
-			f = optPersist
+			f = setOptGet
+		case !getex && command.Is(a, "keepttl") && flags&setOptExpire == 0:
+			f = setOptKeepTTL
+		case getex && command.Is(a, "persist") && flags&setOptExpire == 0:
+			f = setOptPersist
 		default:
-			f = expireOpt(a)
-			if f == 0 || j+1 == len(args) || flags&(optKeepTTL|optPersist|optExpire&^f) != 0 {
+			f = setExpireOpt(a)
+			if f == 0 || j+1 == len(args) || flags&(setOptKeepTTL|setOptPersist|setOptExpire&^f) != 0 {
 				x.Error(command.ErrSyntax)
 				return 0, nil, false
 			}
@@ -100,40 +100,40 @@ func parseSetOpts(x *command.Ctx, from int, getex bool) (flags int, expire []byt
 	return flags, expire, true
 }
 
-func expireOpt(a []byte) int {
+func setExpireOpt(a []byte) int {
 	switch {
 	case command.Is(a, "ex"):
-		return optEX
+		return setOptEX
 	case command.Is(a, "px"):
-		return optPX
+		return setOptPX
 	case command.Is(a, "exat"):
-		return optEXAT
+		return setOptEXAT
 	case command.Is(a, "pxat"):
-		return optPXAT
+		return setOptPXAT
 	}
 	return 0
 }
 
-// expireAt turns an EX/PX/EXAT/PXAT value into absolute unix milliseconds as
+// parseSetExpire turns an EX/PX/EXAT/PXAT value into absolute unix milliseconds as
 // Redis's getExpireMillisecondsOrReply does; cmd names the command in the
 // error.
-func expireAt(x *command.Ctx, flags int, val []byte, cmd string) (int64, bool) {
+func parseSetExpire(x *command.Ctx, flags int, val []byte, cmd string) (int64, bool) {
 	n, ok := command.ParseInt(val)
 	if !ok {
 		x.Error(command.ErrNotInt)
 		return 0, false
 	}
-	seconds := flags&(optEX|optEXAT) != 0
+	seconds := flags&(setOptEX|setOptEXAT) != 0
 	if n <= 0 || (seconds && n > math.MaxInt64/1000) {
-		x.Error(invalidExpire(cmd))
+		x.Error(invalidSetExpire(cmd))
 		return 0, false
 	}
 	if seconds {
 		n *= 1000
 	}
-	if flags&(optEX|optPX) != 0 {
+	if flags&(setOptEX|setOptPX) != 0 {
 		if n > math.MaxInt64-x.Now {
-			x.Error(invalidExpire(cmd))
+			x.Error(invalidSetExpire(cmd))
 			return 0, false
 		}
 		n += x.Now
@@ -141,7 +141,7 @@ func expireAt(x *command.Ctx, flags int, val []byte, cmd string) (int64, bool) {
 	return n, true
 }
 
-func invalidExpire(cmd string) string { return "ERR invalid expire time in '" + cmd + "' command" }
+func invalidSetExpire(cmd string) string { return "ERR invalid expire time in '" + cmd + "' command" }
 
 func set(x *command.Ctx) {
 	flags, expire, ok := parseSetOpts(x, 3, false)
@@ -158,13 +158,13 @@ func setGeneric(x *command.Ctx, flags int, key, val, expire []byte, cmd string, 
 	var at int64
 	if expire != nil {
 		var ok bool
-		if at, ok = expireAt(x, flags, expire, cmd); !ok {
+		if at, ok = parseSetExpire(x, flags, expire, cmd); !ok {
 			return
 		}
 	}
 	sh := x.Shard(key)
 	var old *keyspace.Entry
-	if flags&optGet != 0 {
+	if flags&setOptGet != 0 {
 		var ok bool
 		if old, ok = readString(x, key); !ok {
 			return
@@ -173,9 +173,9 @@ func setGeneric(x *command.Ctx, flags int, key, val, expire []byte, cmd string, 
 	} else {
 		old = sh.Lookup(key, x.Now)
 	}
-	if (flags&optNX != 0 && old != nil) || (flags&optXX != 0 && old == nil) {
+	if (flags&setOptNX != 0 && old != nil) || (flags&setOptXX != 0 && old == nil) {
 		switch {
-		case flags&optGet != 0:
+		case flags&setOptGet != 0:
 		case intReply:
 			x.W.Int(0)
 		default:
@@ -183,10 +183,10 @@ func setGeneric(x *command.Ctx, flags int, key, val, expire []byte, cmd string, 
 		}
 		return
 	}
-	sh.SetString(key, val, at, flags&optKeepTTL != 0)
+	sh.SetString(key, val, at, flags&setOptKeepTTL != 0)
 	x.Unchanged = false
 	switch {
-	case flags&optGet != 0:
+	case flags&setOptGet != 0:
 	case intReply:
 		x.W.Int(1)
 	default:
@@ -194,11 +194,13 @@ func setGeneric(x *command.Ctx, flags int, key, val, expire []byte, cmd string, 
 	}
 }
 
-func setnx(x *command.Ctx) { setGeneric(x, optNX, x.Args[1], x.Args[2], nil, "setnx", true) }
+func setnx(x *command.Ctx) { setGeneric(x, setOptNX, x.Args[1], x.Args[2], nil, "setnx", true) }
 
-func setex(x *command.Ctx) { setGeneric(x, optEX, x.Args[1], x.Args[3], x.Args[2], "setex", false) }
+func setex(x *command.Ctx) { setGeneric(x, setOptEX, x.Args[1], x.Args[3], x.Args[2], "setex", false) }
 
-func psetex(x *command.Ctx) { setGeneric(x, optPX, x.Args[1], x.Args[3], x.Args[2], "psetex", false) }
+func psetex(x *command.Ctx) {
+	setGeneric(x, setOptPX, x.Args[1], x.Args[3], x.Args[2], "psetex", false)
+}
 
 func getset(x *command.Ctx) {
 	key := x.Args[1]
@@ -242,18 +244,18 @@ func getex(x *command.Ctx) {
 	}
 	var at int64
 	if expire != nil {
-		if at, ok = expireAt(x, flags, expire, "getex"); !ok {
+		if at, ok = parseSetExpire(x, flags, expire, "getex"); !ok {
 			return
 		}
 	}
 	x.W.Bulk(e.Str)
 	sh := x.Shard(key)
 	switch {
-	case flags&(optEXAT|optPXAT) != 0 && at <= x.Now:
+	case flags&(setOptEXAT|setOptPXAT) != 0 && at <= x.Now:
 		sh.Delete(key, x.Now)
 	case expire != nil:
 		sh.SetExpire(key, e, at)
-	case flags&optPersist != 0 && e.Expire != 0:
+	case flags&setOptPersist != 0 && e.Expire != 0:
 		sh.SetExpire(key, e, 0)
 	default:
 		return
@@ -308,8 +310,8 @@ func msetPairs(x *command.Ctx) {
 	x.Unchanged = false
 }
 
-// checkLen refuses a string that would grow past proto-max-bulk-len.
-func checkLen(x *command.Ctx, size, add int64) bool {
+// checkStringLen refuses a string that would grow past proto-max-bulk-len.
+func checkStringLen(x *command.Ctx, size, add int64) bool {
 	if add > maxStringLen-size {
 		x.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
 		return false
@@ -331,7 +333,7 @@ func appendCmd(x *command.Ctx) {
 		x.W.Int(int64(len(val)))
 		return
 	}
-	if !checkLen(x, int64(len(e.Str)), int64(len(val))) {
+	if !checkStringLen(x, int64(len(e.Str)), int64(len(val))) {
 		return
 	}
 	e.Str = append(e.Str, val...)
@@ -409,7 +411,7 @@ func setrange(x *command.Ctx) {
 			x.W.Int(0)
 			return
 		}
-		if !checkLen(x, off, int64(len(val))) {
+		if !checkStringLen(x, off, int64(len(val))) {
 			return
 		}
 		b := make([]byte, int(off)+len(val))
@@ -423,7 +425,7 @@ func setrange(x *command.Ctx) {
 		x.W.Int(int64(len(e.Str)))
 		return
 	}
-	if !checkLen(x, off, int64(len(val))) {
+	if !checkStringLen(x, off, int64(len(val))) {
 		return
 	}
 	if need := int(off) + len(val); need > len(e.Str) {
@@ -663,9 +665,9 @@ func lcs(x *command.Ctx) {
 	x.W.Int(int64(total))
 }
 
-// write wraps a write handler: it counts as unchanged (sparing WATCHers)
+// strWrite wraps a write handler: it counts as unchanged (sparing WATCHers)
 // unless it says otherwise where it modifies a key.
-func write(run func(*command.Ctx)) func(*command.Ctx) {
+func strWrite(run func(*command.Ctx)) func(*command.Ctx) {
 	return func(x *command.Ctx) {
 		x.Unchanged = true
 		run(x)
@@ -691,31 +693,31 @@ func init() {
 	command.Register(
 		one(&command.Cmd{Name: "get", Arity: 2, Flags: ro | f, Run: get, Since: "1.0.0",
 			Summary: "Returns the string value of a key.", Args: "key"}),
-		one(&command.Cmd{Name: "set", Arity: -3, Flags: w | oom, Run: write(set), Since: "1.0.0",
+		one(&command.Cmd{Name: "set", Arity: -3, Flags: w | oom, Run: strWrite(set), Since: "1.0.0",
 			Summary: "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
 			Args:    "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]"}),
-		one(&command.Cmd{Name: "setnx", Arity: 3, Flags: w | oom | f, Run: write(setnx), Since: "1.0.0",
+		one(&command.Cmd{Name: "setnx", Arity: 3, Flags: w | oom | f, Run: strWrite(setnx), Since: "1.0.0",
 			Summary: "Set the string value of a key only when the key doesn't exist.", Args: "key value"}),
-		one(&command.Cmd{Name: "setex", Arity: 4, Flags: w | oom, Run: write(setex), Since: "2.0.0",
+		one(&command.Cmd{Name: "setex", Arity: 4, Flags: w | oom, Run: strWrite(setex), Since: "2.0.0",
 			Summary: "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", Args: "key seconds value"}),
-		one(&command.Cmd{Name: "psetex", Arity: 4, Flags: w | oom, Run: write(psetex), Since: "2.6.0",
+		one(&command.Cmd{Name: "psetex", Arity: 4, Flags: w | oom, Run: strWrite(psetex), Since: "2.6.0",
 			Summary: "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.",
 			Args:    "key milliseconds value"}),
 		&command.Cmd{Name: "mget", Arity: -2, Flags: ro | f, First: 1, Last: -1, Step: 1, Run: mget, Group: g, Since: "1.0.0",
 			Summary: "Atomically returns the string values of one or more keys.", Args: "key [key ...]"},
-		pairs(&command.Cmd{Name: "mset", Arity: -3, Flags: w | oom, Run: write(mset), Since: "1.0.1",
+		pairs(&command.Cmd{Name: "mset", Arity: -3, Flags: w | oom, Run: strWrite(mset), Since: "1.0.1",
 			Summary: "Atomically creates or modifies the string values of one or more keys.", Args: "key value [key value ...]"}),
-		pairs(&command.Cmd{Name: "msetnx", Arity: -3, Flags: w | oom, Run: write(msetnx), Since: "1.0.1",
+		pairs(&command.Cmd{Name: "msetnx", Arity: -3, Flags: w | oom, Run: strWrite(msetnx), Since: "1.0.1",
 			Summary: "Atomically modifies the string values of one or more keys only when all keys don't exist.",
 			Args:    "key value [key value ...]"}),
-		one(&command.Cmd{Name: "getset", Arity: 3, Flags: w | oom | f, Run: write(getset), Since: "1.0.0",
+		one(&command.Cmd{Name: "getset", Arity: 3, Flags: w | oom | f, Run: strWrite(getset), Since: "1.0.0",
 			Summary: "Returns the previous string value of a key after setting it to a new value.", Args: "key value"}),
-		one(&command.Cmd{Name: "getdel", Arity: 2, Flags: w | f, Run: write(getdel), Since: "6.2.0",
+		one(&command.Cmd{Name: "getdel", Arity: 2, Flags: w | f, Run: strWrite(getdel), Since: "6.2.0",
 			Summary: "Returns the string value of a key after deleting the key.", Args: "key"}),
-		one(&command.Cmd{Name: "getex", Arity: -2, Flags: w | f, Run: write(getex), Since: "6.2.0",
+		one(&command.Cmd{Name: "getex", Arity: -2, Flags: w | f, Run: strWrite(getex), Since: "6.2.0",
 			Summary: "Returns the string value of a key after setting its expiration time.",
 			Args:    "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]"}),
-		one(&command.Cmd{Name: "append", Arity: 3, Flags: w | oom | f, Run: write(appendCmd), Since: "2.0.0",
+		one(&command.Cmd{Name: "append", Arity: 3, Flags: w | oom | f, Run: strWrite(appendCmd), Since: "2.0.0",
 			Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist.", Args: "key value"}),
 		one(&command.Cmd{Name: "strlen", Arity: 2, Flags: ro | f, Run: strlen, Since: "2.2.0",
 			Summary: "Returns the length of a string value.", Args: "key"}),
@@ -723,20 +725,20 @@ func init() {
 			Summary: "Returns a substring of the string stored at a key.", Args: "key start end"}),
 		one(&command.Cmd{Name: "substr", Arity: 4, Flags: ro, Run: getrange, Since: "1.0.0",
 			Summary: "Returns a substring from a string value.", Args: "key start end"}),
-		one(&command.Cmd{Name: "setrange", Arity: 4, Flags: w | oom, Run: write(setrange), Since: "2.2.0",
+		one(&command.Cmd{Name: "setrange", Arity: 4, Flags: w | oom, Run: strWrite(setrange), Since: "2.2.0",
 			Summary: "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.",
 			Args:    "key offset value"}),
-		one(&command.Cmd{Name: "incr", Arity: 2, Flags: w | oom | f, Run: write(incr), Since: "1.0.0",
+		one(&command.Cmd{Name: "incr", Arity: 2, Flags: w | oom | f, Run: strWrite(incr), Since: "1.0.0",
 			Summary: "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Args: "key"}),
-		one(&command.Cmd{Name: "decr", Arity: 2, Flags: w | oom | f, Run: write(decr), Since: "1.0.0",
+		one(&command.Cmd{Name: "decr", Arity: 2, Flags: w | oom | f, Run: strWrite(decr), Since: "1.0.0",
 			Summary: "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Args: "key"}),
-		one(&command.Cmd{Name: "incrby", Arity: 3, Flags: w | oom | f, Run: write(incrby), Since: "1.0.0",
+		one(&command.Cmd{Name: "incrby", Arity: 3, Flags: w | oom | f, Run: strWrite(incrby), Since: "1.0.0",
 			Summary: "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key increment"}),
-		one(&command.Cmd{Name: "decrby", Arity: 3, Flags: w | oom | f, Run: write(decrby), Since: "1.0.0",
+		one(&command.Cmd{Name: "decrby", Arity: 3, Flags: w | oom | f, Run: strWrite(decrby), Since: "1.0.0",
 			Summary: "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key decrement"}),
-		one(&command.Cmd{Name: "incrbyfloat", Arity: 3, Flags: w | oom | f, Run: write(incrbyfloat), Since: "2.6.0",
+		one(&command.Cmd{Name: "incrbyfloat", Arity: 3, Flags: w | oom | f, Run: strWrite(incrbyfloat), Since: "2.6.0",
 			Summary: "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key increment"}),
 		&command.Cmd{Name: "lcs", Arity: -3, Flags: ro, First: 1, Last: 2, Step: 1, Run: lcs, Group: g, Since: "7.0.0",

@@ -6,10 +6,10 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 )
 
-// benchCmd runs one command b.N times on an existing key, locking its shard
+// benchStringCmd runs one command b.N times on an existing key, locking its shard
 // around each call as the dispatcher does.
-func benchCmd(b *testing.B, setup []string, args ...string) {
-	k := newKV(2)
+func benchStringCmd(b *testing.B, setup []string, args ...string) {
+	k := newStrKV(2)
 	k.do(b, setup...)
 	cmd := command.Lookup([]byte(args[0]))
 	k.x.Args = k.argv(args)
@@ -26,13 +26,13 @@ func benchCmd(b *testing.B, setup []string, args ...string) {
 }
 
 func BenchmarkGET(b *testing.B) {
-	benchCmd(b, []string{"set", "key:000001", "a value of some thirty bytes.."}, "get", "key:000001")
+	benchStringCmd(b, []string{"set", "key:000001", "a value of some thirty bytes.."}, "get", "key:000001")
 }
 
 func BenchmarkSET(b *testing.B) {
-	benchCmd(b, []string{"set", "key:000001", "a value of some thirty bytes.."}, "set", "key:000001", "another value of thirty bytes.")
+	benchStringCmd(b, []string{"set", "key:000001", "a value of some thirty bytes.."}, "set", "key:000001", "another value of thirty bytes.")
 }
 
 func BenchmarkINCR(b *testing.B) {
-	benchCmd(b, []string{"set", "counter", "1000000"}, "incr", "counter")
+	benchStringCmd(b, []string{"set", "counter", "1000000"}, "incr", "counter")
 }

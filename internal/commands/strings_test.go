@@ -13,21 +13,21 @@ import (
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
-// kv runs handlers directly on a keyspace, as the dispatcher would (without
+// strKV runs handlers directly on a keyspace, as the dispatcher would (without
 // locking: tests are single-goroutine).
-type kv struct {
+type strKV struct {
 	x            *command.Ctx
 	hits, misses atomic.Int64
 }
 
-func newKV(proto int) *kv {
+func newStrKV(proto int) *strKV {
 	ks := keyspace.New(1)
-	k := &kv{}
+	k := &strKV{}
 	k.x = &command.Ctx{W: &resp.Writer{Proto: proto}, KS: ks, DB: ks.DBs[0], Hits: &k.hits, Misses: &k.misses, Now: time.Now().UnixMilli()}
 	return k
 }
 
-func (k *kv) argv(args []string) [][]byte {
+func (k *strKV) argv(args []string) [][]byte {
 	out := make([][]byte, len(args))
 	for i, a := range args {
 		out[i] = []byte(a)
@@ -36,7 +36,7 @@ func (k *kv) argv(args []string) [][]byte {
 }
 
 // do runs one command and returns its raw reply.
-func (k *kv) do(t testing.TB, args ...string) string {
+func (k *strKV) do(t testing.TB, args ...string) string {
 	t.Helper()
 	cmd := command.Lookup([]byte(args[0]))
 	if cmd == nil || !cmd.CheckArity(len(args)) {
@@ -48,21 +48,21 @@ func (k *kv) do(t testing.TB, args ...string) string {
 	return string(k.x.W.B)
 }
 
-func (k *kv) entry(key string) *keyspace.Entry {
+func (k *strKV) entry(key string) *keyspace.Entry {
 	return k.x.DB.ShardFor([]byte(key)).Peek([]byte(key), k.x.Now)
 }
 
-func (k *kv) putList(key string) {
+func (k *strKV) putList(key string) {
 	k.x.DB.ShardFor([]byte(key)).Put([]byte(key), &keyspace.Entry{Kind: keyspace.KindList, Obj: "a list"})
 }
 
 const (
-	wrongType = "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
-	nilBulk   = "$-1\r\n"
-	okReply   = "+OK\r\n"
+	strWrongType = "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
+	strNil       = "$-1\r\n"
+	strOKReply   = "+OK\r\n"
 )
 
-func bulk(s string) string { return fmt.Sprintf("$%d\r\n%s\r\n", len(s), s) }
+func strBulk(s string) string { return fmt.Sprintf("$%d\r\n%s\r\n", len(s), s) }
 
 // Replies checked against redis-server 8.0.2 with a list at "l".
 func TestStringCommandsOnWrongType(t *testing.T) {
@@ -70,38 +70,38 @@ func TestStringCommandsOnWrongType(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"get", "l"}, wrongType},
-		{[]string{"set", "l", "v", "get"}, wrongType},
-		{[]string{"set", "l", "v", "nx", "get"}, wrongType},
-		{[]string{"set", "l", "v", "nx"}, nilBulk},
+		{[]string{"get", "l"}, strWrongType},
+		{[]string{"set", "l", "v", "get"}, strWrongType},
+		{[]string{"set", "l", "v", "nx", "get"}, strWrongType},
+		{[]string{"set", "l", "v", "nx"}, strNil},
 		{[]string{"setnx", "l", "v"}, ":0\r\n"},
-		{[]string{"getset", "l", "v"}, wrongType},
-		{[]string{"getdel", "l"}, wrongType},
-		{[]string{"getex", "l"}, wrongType},
-		{[]string{"getex", "l", "persist"}, wrongType},
-		{[]string{"getex", "l", "ex", "0"}, wrongType}, // type before expire value
+		{[]string{"getset", "l", "v"}, strWrongType},
+		{[]string{"getdel", "l"}, strWrongType},
+		{[]string{"getex", "l"}, strWrongType},
+		{[]string{"getex", "l", "persist"}, strWrongType},
+		{[]string{"getex", "l", "ex", "0"}, strWrongType}, // type before expire value
 		{[]string{"getex", "l", "bogus"}, "-ERR syntax error\r\n"},
 		{[]string{"mget", "l", "s"}, "*2\r\n$-1\r\n$1\r\nv\r\n"},
-		{[]string{"append", "l", "x"}, wrongType},
-		{[]string{"strlen", "l"}, wrongType},
-		{[]string{"getrange", "l", "0", "1"}, wrongType},
+		{[]string{"append", "l", "x"}, strWrongType},
+		{[]string{"strlen", "l"}, strWrongType},
+		{[]string{"getrange", "l", "0", "1"}, strWrongType},
 		{[]string{"getrange", "l", "a", "1"}, "-ERR value is not an integer or out of range\r\n"},
-		{[]string{"substr", "l", "0", "1"}, wrongType},
-		{[]string{"setrange", "l", "0", "x"}, wrongType},
-		{[]string{"setrange", "l", "0", ""}, wrongType},
+		{[]string{"substr", "l", "0", "1"}, strWrongType},
+		{[]string{"setrange", "l", "0", "x"}, strWrongType},
+		{[]string{"setrange", "l", "0", ""}, strWrongType},
 		{[]string{"setrange", "l", "-1", ""}, "-ERR offset is out of range\r\n"},
-		{[]string{"incr", "l"}, wrongType},
-		{[]string{"decr", "l"}, wrongType},
-		{[]string{"incrby", "l", "2"}, wrongType},
+		{[]string{"incr", "l"}, strWrongType},
+		{[]string{"decr", "l"}, strWrongType},
+		{[]string{"incrby", "l", "2"}, strWrongType},
 		{[]string{"incrby", "l", "x"}, "-ERR value is not an integer or out of range\r\n"},
-		{[]string{"decrby", "l", "2"}, wrongType},
-		{[]string{"incrbyfloat", "l", "1.5"}, wrongType},
-		{[]string{"incrbyfloat", "l", "x"}, wrongType},
+		{[]string{"decrby", "l", "2"}, strWrongType},
+		{[]string{"incrbyfloat", "l", "1.5"}, strWrongType},
+		{[]string{"incrbyfloat", "l", "x"}, strWrongType},
 		{[]string{"lcs", "l", "s"}, "-ERR The specified keys must contain string values\r\n"},
 		{[]string{"lcs", "s", "l", "bogus"}, "-ERR The specified keys must contain string values\r\n"},
 		{[]string{"msetnx", "l", "1", "n", "2"}, ":0\r\n"},
 	} {
-		k := newKV(2)
+		k := newStrKV(2)
 		k.putList("l")
 		k.do(t, "set", "s", "v")
 		if got := k.do(t, tc.args...); got != tc.want {
@@ -117,7 +117,7 @@ func TestWritesReplaceOtherTypes(t *testing.T) {
 	for _, args := range [][]string{
 		{"set", "l", "v"}, {"set", "l", "v", "xx"}, {"mset", "l", "v"}, {"setex", "l", "10", "v"}, {"psetex", "l", "10000", "v"},
 	} {
-		k := newKV(2)
+		k := newStrKV(2)
 		k.putList("l")
 		k.do(t, args...)
 		if e := k.entry("l"); e == nil || e.Kind != keyspace.KindString || string(e.Str) != "v" || e.Obj != nil {
@@ -128,7 +128,7 @@ func TestWritesReplaceOtherTypes(t *testing.T) {
 
 // TTL interplay, on the entry itself (TTL/PTTL belong to the keys family).
 func TestStringCommandsAndExpiry(t *testing.T) {
-	k := newKV(2)
+	k := newStrKV(2)
 	now := k.x.Now
 	future := fmt.Sprint(now + 100_000)
 	expire := func(key string) int64 {
@@ -192,14 +192,14 @@ func TestStringCommandsAndExpiry(t *testing.T) {
 	// An absolute time in the past: SET stores the key already expired (it
 	// vanishes on access, as in Redis), GETEX deletes it at once.
 	past := fmt.Sprint(now - 1)
-	if got := k.do(t, "set", "k", "v", "pxat", past); got != okReply {
+	if got := k.do(t, "set", "k", "v", "pxat", past); got != strOKReply {
 		t.Fatalf("set pxat past: %q", got)
 	}
-	if got := k.do(t, "get", "k"); got != nilBulk {
+	if got := k.do(t, "get", "k"); got != strNil {
 		t.Errorf("get after set pxat past: %q", got)
 	}
 	k.do(t, "set", "k", "v")
-	if got := k.do(t, "getex", "k", "exat", "1"); got != bulk("v") {
+	if got := k.do(t, "getex", "k", "exat", "1"); got != strBulk("v") {
 		t.Errorf("getex exat past: %q", got)
 	}
 	if k.x.DB.ShardFor([]byte("k")).Len() != 0 {
@@ -208,7 +208,7 @@ func TestStringCommandsAndExpiry(t *testing.T) {
 }
 
 func TestIncrRewritesInPlace(t *testing.T) {
-	k := newKV(2)
+	k := newStrKV(2)
 	k.do(t, "set", "n", "1000")
 	e := k.entry("n")
 	before := unsafe.SliceData(e.Str)
@@ -228,7 +228,7 @@ func TestIncrRewritesInPlace(t *testing.T) {
 // Allocation-free hot path for existing keys: the benchmarks show it, this
 // keeps it from regressing.
 func TestHotPathDoesNotAllocate(t *testing.T) {
-	k := newKV(2)
+	k := newStrKV(2)
 	k.do(t, "set", "key", "value-0123456789")
 	k.do(t, "set", "n", "1000000")
 	k.x.W.B = make([]byte, 0, 4096)
@@ -255,7 +255,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 }
 
 func TestSetrangeGrowsWithZeros(t *testing.T) {
-	k := newKV(2)
+	k := newStrKV(2)
 	if got := k.do(t, "setrange", "k", "3", "ab"); got != ":5\r\n" {
 		t.Fatalf("setrange new: %q", got)
 	}
@@ -272,7 +272,7 @@ func TestSetrangeGrowsWithZeros(t *testing.T) {
 
 func TestAppendAndSetrangeSizeLimit(t *testing.T) {
 	const tooBig = "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n"
-	k := newKV(2)
+	k := newStrKV(2)
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -281,7 +281,7 @@ func TestAppendAndSetrangeSizeLimit(t *testing.T) {
 		{[]string{"setrange", "k", "536870911", ""}, ":0\r\n"},
 		{[]string{"setrange", "k", "9223372036854775807", "x"}, tooBig},
 		{[]string{"setrange", "k", "-1", "x"}, "-ERR offset is out of range\r\n"},
-		{[]string{"set", "k", "abc"}, okReply},
+		{[]string{"set", "k", "abc"}, strOKReply},
 		{[]string{"setrange", "k", "536870910", "xyz"}, tooBig},
 		{[]string{"setrange", "k", "9223372036854775807", ""}, ":3\r\n"},
 	} {
@@ -290,7 +290,7 @@ func TestAppendAndSetrangeSizeLimit(t *testing.T) {
 		}
 	}
 	// APPEND's check, without building a 512MB value.
-	if !checkLen(k.x, maxStringLen-1, 1) || checkLen(k.x, maxStringLen-1, 2) || checkLen(k.x, maxStringLen, 1<<62) {
+	if !checkStringLen(k.x, maxStringLen-1, 1) || checkStringLen(k.x, maxStringLen-1, 2) || checkStringLen(k.x, maxStringLen, 1<<62) {
 		t.Error("checkLen limits")
 	}
 }
@@ -347,15 +347,15 @@ func TestLongDoubleParse(t *testing.T) {
 
 func TestIncrbyfloatArithmetic(t *testing.T) {
 	const nanInf = "-ERR increment would produce NaN or Infinity\r\n"
-	k := newKV(3)
+	k := newStrKV(3)
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"incrbyfloat", "f", "0.1"}, bulk("0.1")},
-		{[]string{"incrbyfloat", "f", "0.2"}, bulk("0.3")}, // long double, not double
-		{[]string{"incrbyfloat", "f", "-0.3"}, bulk("0")},
-		{[]string{"incrbyfloat", "f", "-0.000000000000000001"}, bulk("0")}, // "-0" printed as 0
+		{[]string{"incrbyfloat", "f", "0.1"}, strBulk("0.1")},
+		{[]string{"incrbyfloat", "f", "0.2"}, strBulk("0.3")}, // long double, not double
+		{[]string{"incrbyfloat", "f", "-0.3"}, strBulk("0")},
+		{[]string{"incrbyfloat", "f", "-0.000000000000000001"}, strBulk("0")}, // "-0" printed as 0
 		{[]string{"incrbyfloat", "f", "inf"}, nanInf},
 		{[]string{"incrbyfloat", "f", "x"}, "-ERR value is not a valid float\r\n"},
 	} {
