@@ -73,6 +73,12 @@ type Ctx struct {
 	// Blocker parks the client for blocking commands (BLPOP...); nil where a
 	// command must not block (inside MULTI), which then answers as on timeout.
 	Blocker Blocker
+
+	// Unchanged is set by a write command that modified nothing (SET NX on
+	// an existing key, an error...): the dispatcher then leaves WATCHers of
+	// its keys alone, since Redis signals only real modifications. The
+	// dispatcher clears it before each command.
+	Unchanged bool
 }
 
 // Blocker is the server side of blocking commands. A handler that finds

@@ -94,7 +94,7 @@ func getbit(x *command.Ctx) {
 		x.Error(errBitOffset)
 		return
 	}
-	e, ok := stringValue(x, x.Args[1])
+	e, ok := readString(x, x.Args[1])
 	if !ok {
 		return
 	}
@@ -179,7 +179,7 @@ func bitcount(x *command.Ctx) {
 	if !ok {
 		return
 	}
-	e, ok := stringValue(x, x.Args[1])
+	e, ok := readString(x, x.Args[1])
 	if !ok {
 		return
 	}
@@ -230,7 +230,7 @@ func bitpos(x *command.Ctx) {
 	if !ok {
 		return
 	}
-	e, ok := stringValue(x, x.Args[1])
+	e, ok := readString(x, x.Args[1])
 	if !ok {
 		return
 	}
@@ -508,7 +508,7 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 		}
 		s = e.Str
 	} else {
-		e, ok := stringValue(x, x.Args[1])
+		e, ok := readString(x, x.Args[1])
 		if !ok {
 			return
 		}

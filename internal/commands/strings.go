@@ -1,15 +1,23 @@
 package commands
 
 import (
+	"math"
+	"strconv"
+
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
-// String commands.
+// String commands. Values live in Entry.Str as plain bytes owned by the entry:
+// APPEND, SETRANGE and the INCR family modify them in place.
 
-// stringValue returns key's string entry; ok is false (and WRONGTYPE has been
-// answered) when the key holds another type.
-func stringValue(x *command.Ctx, key []byte) (e *keyspace.Entry, ok bool) {
+// maxStringLen is Redis's default proto-max-bulk-len, the largest string
+// APPEND and SETRANGE may build.
+const maxStringLen = 512 << 20
+
+// readString returns key's string entry for a read command (counting a hit or
+// miss); ok is false, with WRONGTYPE answered, when it holds another type.
+func readString(x *command.Ctx, key []byte) (e *keyspace.Entry, ok bool) {
 	e = x.LookupRead(key)
 	if e != nil && e.Kind != keyspace.KindString {
 		x.Error(command.ErrWrongType)
@@ -18,11 +26,18 @@ func stringValue(x *command.Ctx, key []byte) (e *keyspace.Entry, ok bool) {
 	return e, true
 }
 
-func get(x *command.Ctx) {
-	e, ok := stringValue(x, x.Args[1])
-	if !ok {
-		return
+// writeString is readString for a command that modifies the key: like Redis's
+// lookupKeyWrite it counts no hit or miss.
+func writeString(x *command.Ctx, sh *keyspace.Shard, key []byte) (e *keyspace.Entry, ok bool) {
+	e = sh.Lookup(key, x.Now)
+	if e != nil && e.Kind != keyspace.KindString {
+		x.Error(command.ErrWrongType)
+		return nil, false
 	}
+	return e, true
+}
+
+func replyString(x *command.Ctx, e *keyspace.Entry) {
 	if e == nil {
 		x.W.Null()
 		return
@@ -30,122 +45,703 @@ func get(x *command.Ctx) {
 	x.W.Bulk(e.Str)
 }
 
-// expireOpts parses EX/PX/EXAT/PXAT (and KEEPTTL where allowed) at args[i],
-// returning the absolute expiry in ms. cmd names the command for the error.
-func expireArg(x *command.Ctx, unit, val []byte, cmd string) (at int64, ok bool) {
+func get(x *command.Ctx) {
+	if e, ok := readString(x, x.Args[1]); ok {
+		replyString(x, e)
+	}
+}
+
+// Options of SET and GETEX, named as Redis's OBJ_* flags.
+const (
+	setOptNX = 1 << iota
+	setOptXX
+	setOptGet
+	setOptKeepTTL
+	setOptPersist
+	setOptEX
+	setOptPX
+	setOptEXAT
+	setOptPXAT
+
+	setOptExpire = setOptEX | setOptPX | setOptEXAT | setOptPXAT
+)
+
+// parseSetOpts reads SET's (or, for GETEX, GETEX's) options from args[from:]
+// with Redis's rules: conflicting options are a syntax error, repeating one
+// is not (the last expire value wins). The expire value is returned unparsed:
+// Redis reports syntax errors before a bad number.
+func parseSetOpts(x *command.Ctx, from int, getex bool) (flags int, expire []byte, ok bool) {
+	args := x.Args
+	for j := from; j < len(args); j++ {
+		a := args[j]
+		var f int
+		switch {
+		case !getex && command.Is(a, "nx") && flags&setOptXX == 0:
+			f = setOptNX
+		case !getex && command.Is(a, "xx") && flags&setOptNX == 0:
+			f = setOptXX
+		case !getex && command.Is(a, "get"):
+			f = setOptGet
+		case !getex && command.Is(a, "keepttl") && flags&setOptExpire == 0:
+			f = setOptKeepTTL
+		case getex && command.Is(a, "persist") && flags&setOptExpire == 0:
+			f = setOptPersist
+		default:
+			f = setExpireOpt(a)
+			if f == 0 || j+1 == len(args) || flags&(setOptKeepTTL|setOptPersist|setOptExpire&^f) != 0 {
+				x.Error(command.ErrSyntax)
+				return 0, nil, false
+			}
+			j++
+			expire = args[j]
+		}
+		flags |= f
+	}
+	return flags, expire, true
+}
+
+func setExpireOpt(a []byte) int {
+	switch {
+	case command.Is(a, "ex"):
+		return setOptEX
+	case command.Is(a, "px"):
+		return setOptPX
+	case command.Is(a, "exat"):
+		return setOptEXAT
+	case command.Is(a, "pxat"):
+		return setOptPXAT
+	}
+	return 0
+}
+
+// parseSetExpire turns an EX/PX/EXAT/PXAT value into absolute unix milliseconds as
+// Redis's getExpireMillisecondsOrReply does; cmd names the command in the
+// error.
+func parseSetExpire(x *command.Ctx, flags int, val []byte, cmd string) (int64, bool) {
 	n, ok := command.ParseInt(val)
 	if !ok {
 		x.Error(command.ErrNotInt)
 		return 0, false
 	}
-	invalid := "ERR invalid expire time in '" + cmd + "' command"
-	if n <= 0 {
-		x.Error(invalid)
+	seconds := flags&(setOptEX|setOptEXAT) != 0
+	if n <= 0 || (seconds && n > math.MaxInt64/1000) {
+		x.Error(invalidSetExpire(cmd))
 		return 0, false
 	}
-	const maxMs = 1<<63 - 1
-	switch {
-	case command.Is(unit, "ex"):
-		if n > maxMs/1000-x.Now/1000 {
-			x.Error(invalid)
+	if seconds {
+		n *= 1000
+	}
+	if flags&(setOptEX|setOptPX) != 0 {
+		if n > math.MaxInt64-x.Now {
+			x.Error(invalidSetExpire(cmd))
 			return 0, false
 		}
-		return x.Now + n*1000, true
-	case command.Is(unit, "px"):
-		if n > maxMs-x.Now {
-			x.Error(invalid)
-			return 0, false
-		}
-		return x.Now + n, true
-	case command.Is(unit, "exat"):
-		if n > maxMs/1000 {
-			x.Error(invalid)
-			return 0, false
-		}
-		return n * 1000, true
-	default: // pxat
-		return n, true
+		n += x.Now
+	}
+	return n, true
+}
+
+func invalidSetExpire(cmd string) string { return "ERR invalid expire time in '" + cmd + "' command" }
+
+func set(x *command.Ctx) {
+	flags, expire, ok := parseSetOpts(x, 3, false)
+	if ok {
+		setGeneric(x, flags, x.Args[1], x.Args[2], expire, "set", false)
 	}
 }
 
-func set(x *command.Ctx) {
-	const (
-		nx = 1 << iota
-		xx
-		withGet
-		keepTTL
-		expiry
-	)
-	var flags int
+// setGeneric is Redis's setGenericCommand: SET, SETNX, SETEX and PSETEX.
+// intReply answers :1/:0 (SETNX) instead of +OK/null. An absolute expiry in
+// the past is stored as is, so the key expires on its next access, as in
+// Redis.
+func setGeneric(x *command.Ctx, flags int, key, val, expire []byte, cmd string, intReply bool) {
 	var at int64
-	args := x.Args
-	for i := 3; i < len(args); i++ {
-		a := args[i]
+	if expire != nil {
+		var ok bool
+		if at, ok = parseSetExpire(x, flags, expire, cmd); !ok {
+			return
+		}
+	}
+	sh := x.Shard(key)
+	var old *keyspace.Entry
+	if flags&setOptGet != 0 {
+		var ok bool
+		if old, ok = readString(x, key); !ok {
+			return
+		}
+		replyString(x, old) // now, before the new value reuses the buffer
+	} else {
+		old = sh.Lookup(key, x.Now)
+	}
+	if (flags&setOptNX != 0 && old != nil) || (flags&setOptXX != 0 && old == nil) {
 		switch {
-		case command.Is(a, "nx") && flags&xx == 0:
-			flags |= nx
-		case command.Is(a, "xx") && flags&nx == 0:
-			flags |= xx
-		case command.Is(a, "get"):
-			flags |= withGet
-		case command.Is(a, "keepttl") && flags&expiry == 0:
-			flags |= keepTTL
-		case (command.Is(a, "ex") || command.Is(a, "px") || command.Is(a, "exat") || command.Is(a, "pxat")) &&
-			flags&(expiry|keepTTL) == 0 && i+1 < len(args):
-			flags |= expiry
-			var ok bool
-			if at, ok = expireArg(x, a, args[i+1], "set"); !ok {
+		case flags&setOptGet != 0:
+		case intReply:
+			x.W.Int(0)
+		default:
+			x.W.Null()
+		}
+		return
+	}
+	sh.SetString(key, val, at, flags&setOptKeepTTL != 0)
+	x.Unchanged = false
+	switch {
+	case flags&setOptGet != 0:
+	case intReply:
+		x.W.Int(1)
+	default:
+		x.W.OK()
+	}
+}
+
+func setnx(x *command.Ctx) { setGeneric(x, setOptNX, x.Args[1], x.Args[2], nil, "setnx", true) }
+
+func setex(x *command.Ctx) { setGeneric(x, setOptEX, x.Args[1], x.Args[3], x.Args[2], "setex", false) }
+
+func psetex(x *command.Ctx) {
+	setGeneric(x, setOptPX, x.Args[1], x.Args[3], x.Args[2], "psetex", false)
+}
+
+func getset(x *command.Ctx) {
+	key := x.Args[1]
+	e, ok := readString(x, key)
+	if !ok {
+		return
+	}
+	replyString(x, e)
+	x.Shard(key).SetString(key, x.Args[2], 0, false)
+	x.Unchanged = false
+}
+
+func getdel(x *command.Ctx) {
+	key := x.Args[1]
+	e, ok := readString(x, key)
+	if !ok {
+		return
+	}
+	replyString(x, e)
+	if e != nil {
+		x.Shard(key).Delete(key, x.Now)
+		x.Unchanged = false
+	}
+}
+
+// getex follows Redis's order: syntax, then a missing key (nil even with a
+// bad expire), then the type, then the expire value.
+func getex(x *command.Ctx) {
+	flags, expire, ok := parseSetOpts(x, 2, true)
+	if !ok {
+		return
+	}
+	key := x.Args[1]
+	e, ok := readString(x, key)
+	if !ok {
+		return
+	}
+	if e == nil {
+		x.W.Null()
+		return
+	}
+	var at int64
+	if expire != nil {
+		if at, ok = parseSetExpire(x, flags, expire, "getex"); !ok {
+			return
+		}
+	}
+	x.W.Bulk(e.Str)
+	sh := x.Shard(key)
+	switch {
+	case flags&(setOptEXAT|setOptPXAT) != 0 && at <= x.Now:
+		sh.Delete(key, x.Now)
+	case expire != nil:
+		sh.SetExpire(key, e, at)
+	case flags&setOptPersist != 0 && e.Expire != 0:
+		sh.SetExpire(key, e, 0)
+	default:
+		return
+	}
+	x.Unchanged = false
+}
+
+// mget answers nil for keys of other types, as Redis does.
+func mget(x *command.Ctx) {
+	keys := x.Args[1:]
+	x.W.Array(len(keys))
+	for _, k := range keys {
+		e := x.LookupRead(k)
+		if e == nil || e.Kind != keyspace.KindString {
+			x.W.Null()
+			continue
+		}
+		x.W.Bulk(e.Str)
+	}
+}
+
+func mset(x *command.Ctx) {
+	if len(x.Args)%2 == 0 {
+		x.Error(command.WrongArgs("mset"))
+		return
+	}
+	msetPairs(x)
+	x.W.OK()
+}
+
+// msetnx sets nothing if any key exists.
+func msetnx(x *command.Ctx) {
+	if len(x.Args)%2 == 0 {
+		x.Error(command.WrongArgs("msetnx"))
+		return
+	}
+	for i := 1; i < len(x.Args); i += 2 {
+		if x.Lookup(x.Args[i]) != nil {
+			x.W.Int(0)
+			return
+		}
+	}
+	msetPairs(x)
+	x.W.Int(1)
+}
+
+func msetPairs(x *command.Ctx) {
+	for i := 1; i < len(x.Args); i += 2 {
+		k := x.Args[i]
+		x.Shard(k).SetString(k, x.Args[i+1], 0, false)
+	}
+	x.Unchanged = false
+}
+
+// checkStringLen refuses a string that would grow past proto-max-bulk-len.
+func checkStringLen(x *command.Ctx, size, add int64) bool {
+	if add > maxStringLen-size {
+		x.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
+		return false
+	}
+	return true
+}
+
+// appendCmd keeps the key's TTL.
+func appendCmd(x *command.Ctx) {
+	key, val := x.Args[1], x.Args[2]
+	sh := x.Shard(key)
+	e, ok := writeString(x, sh, key)
+	if !ok {
+		return
+	}
+	if e == nil {
+		sh.SetString(key, val, 0, false)
+		x.Unchanged = false
+		x.W.Int(int64(len(val)))
+		return
+	}
+	if !checkStringLen(x, int64(len(e.Str)), int64(len(val))) {
+		return
+	}
+	e.Str = append(e.Str, val...)
+	x.Unchanged = false
+	x.W.Int(int64(len(e.Str)))
+}
+
+func strlen(x *command.Ctx) {
+	e, ok := readString(x, x.Args[1])
+	if !ok {
+		return
+	}
+	if e == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(len(e.Str)))
+}
+
+// getrange is Redis's getrangeCommand, index arithmetic included.
+func getrange(x *command.Ctx) {
+	start, ok1 := command.ParseInt(x.Args[2])
+	end, ok2 := command.ParseInt(x.Args[3])
+	if !ok1 || !ok2 {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	e, ok := readString(x, x.Args[1])
+	if !ok {
+		return
+	}
+	if e == nil {
+		x.W.Bulk(nil)
+		return
+	}
+	s := e.Str
+	n := int64(len(s))
+	if start < 0 && end < 0 && start > end {
+		x.W.Bulk(nil)
+		return
+	}
+	if start < 0 {
+		start = max(n+start, 0)
+	}
+	if end < 0 {
+		end = max(n+end, 0)
+	}
+	end = min(end, n-1)
+	if start > end || n == 0 {
+		x.W.Bulk(nil)
+		return
+	}
+	x.W.Bulk(s[start : end+1])
+}
+
+// setrange keeps the key's TTL; it creates the key only to write something.
+func setrange(x *command.Ctx) {
+	key, val := x.Args[1], x.Args[3]
+	off, ok := command.ParseInt(x.Args[2])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	if off < 0 {
+		x.Error("ERR offset is out of range")
+		return
+	}
+	sh := x.Shard(key)
+	e, ok := writeString(x, sh, key)
+	if !ok {
+		return
+	}
+	if e == nil {
+		if len(val) == 0 {
+			x.W.Int(0)
+			return
+		}
+		if !checkStringLen(x, off, int64(len(val))) {
+			return
+		}
+		b := make([]byte, int(off)+len(val))
+		copy(b[off:], val)
+		sh.Put(key, &keyspace.Entry{Kind: keyspace.KindString, Str: b})
+		x.Unchanged = false
+		x.W.Int(int64(len(b)))
+		return
+	}
+	if len(val) == 0 {
+		x.W.Int(int64(len(e.Str)))
+		return
+	}
+	if !checkStringLen(x, off, int64(len(val))) {
+		return
+	}
+	if need := int(off) + len(val); need > len(e.Str) {
+		e.Str = append(e.Str, make([]byte, need-len(e.Str))...)
+	}
+	copy(e.Str[off:], val)
+	x.Unchanged = false
+	x.W.Int(int64(len(e.Str)))
+}
+
+// incrBy adds by to key's integer value, keeping its TTL and rewriting the
+// digits in place so that an existing key allocates nothing.
+func incrBy(x *command.Ctx, by int64) {
+	key := x.Args[1]
+	sh := x.Shard(key)
+	e, ok := writeString(x, sh, key)
+	if !ok {
+		return
+	}
+	var v int64
+	if e != nil {
+		if v, ok = command.ParseInt(e.Str); !ok {
+			x.Error(command.ErrNotInt)
+			return
+		}
+	}
+	if (by < 0 && v < 0 && by < math.MinInt64-v) || (by > 0 && v > 0 && by > math.MaxInt64-v) {
+		x.Error(command.ErrOverflow)
+		return
+	}
+	v += by
+	var tmp [20]byte
+	digits := strconv.AppendInt(tmp[:0], v, 10)
+	if e == nil {
+		sh.SetString(key, digits, 0, false)
+	} else {
+		e.Str = append(e.Str[:0], digits...)
+	}
+	x.Unchanged = false
+	x.W.Int(v)
+}
+
+func incr(x *command.Ctx) { incrBy(x, 1) }
+
+func decr(x *command.Ctx) { incrBy(x, -1) }
+
+func incrby(x *command.Ctx) {
+	n, ok := command.ParseInt(x.Args[2])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	incrBy(x, n)
+}
+
+func decrby(x *command.Ctx) {
+	n, ok := command.ParseInt(x.Args[2])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	if n == math.MinInt64 {
+		x.Error("ERR decrement would overflow")
+		return
+	}
+	incrBy(x, -n)
+}
+
+// incrbyfloat keeps the key's TTL and stores the result as Redis prints it.
+func incrbyfloat(x *command.Ctx) {
+	key := x.Args[1]
+	sh := x.Shard(key)
+	e, ok := writeString(x, sh, key)
+	if !ok {
+		return
+	}
+	cur := zeroLD
+	if e != nil {
+		if cur, ok = parseLongDouble(e.Str); !ok {
+			x.Error(command.ErrNotFloat)
+			return
+		}
+	}
+	by, ok := parseLongDouble(x.Args[2])
+	if !ok {
+		x.Error(command.ErrNotFloat)
+		return
+	}
+	sum, ok := addLongDouble(cur, by)
+	if !ok {
+		x.Error("ERR increment would produce NaN or Infinity")
+		return
+	}
+	var tmp [64]byte
+	out := formatLongDouble(tmp[:0], sum)
+	if e == nil {
+		sh.SetString(key, out, 0, false)
+	} else {
+		e.Str = append(e.Str[:0], out...)
+	}
+	x.Unchanged = false
+	x.W.Bulk(out)
+}
+
+// lcs is Redis's lcsCommand: the dynamic programming table, then a walk back
+// from its end collecting the LCS and (for IDX) the matching ranges, last
+// first.
+func lcs(x *command.Ctx) {
+	ea, eb := x.LookupRead(x.Args[1]), x.LookupRead(x.Args[2])
+	if (ea != nil && ea.Kind != keyspace.KindString) || (eb != nil && eb.Kind != keyspace.KindString) {
+		x.Error("ERR The specified keys must contain string values")
+		return
+	}
+	var a, b []byte
+	if ea != nil {
+		a = ea.Str
+	}
+	if eb != nil {
+		b = eb.Str
+	}
+	var getLen, getIdx, withLen bool
+	var minLen int64
+	for j := 3; j < len(x.Args); j++ {
+		opt := x.Args[j]
+		switch {
+		case command.Is(opt, "idx"):
+			getIdx = true
+		case command.Is(opt, "len"):
+			getLen = true
+		case command.Is(opt, "withmatchlen"):
+			withLen = true
+		case command.Is(opt, "minmatchlen") && j+1 < len(x.Args):
+			n, ok := command.ParseInt(x.Args[j+1])
+			if !ok {
+				x.Error(command.ErrNotInt)
 				return
 			}
-			i++
+			minLen = max(n, 0)
+			j++
 		default:
 			x.Error(command.ErrSyntax)
 			return
 		}
 	}
-	key := args[1]
-	sh := x.Shard(key)
-	old := sh.Lookup(key, x.Now)
-	if flags&withGet != 0 && old != nil && old.Kind != keyspace.KindString {
-		x.Error(command.ErrWrongType)
+	if getIdx && getLen {
+		x.Error("ERR If you want both the length and indexes, please just use IDX.")
 		return
 	}
-	if (flags&nx != 0 && old != nil) || (flags&xx != 0 && old == nil) {
-		if flags&withGet != 0 {
-			replyOld(x, old)
-		} else {
-			x.W.Null()
+	alen, blen := len(a), len(b)
+	if int64(alen+1)*int64(blen+1)*4 > maxStringLen {
+		x.Error("ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len")
+		return
+	}
+	w := blen + 1
+	t := make([]uint32, (alen+1)*w) // t[i*w+j]: LCS length of a[:i] and b[:j]
+	for i := 1; i <= alen; i++ {
+		for j := 1; j <= blen; j++ {
+			if a[i-1] == b[j-1] {
+				t[i*w+j] = t[(i-1)*w+j-1] + 1
+			} else {
+				t[i*w+j] = max(t[(i-1)*w+j], t[i*w+j-1])
+			}
 		}
+	}
+	total := t[alen*w+blen]
+	if getLen {
+		x.W.Int(int64(total))
 		return
 	}
-	if flags&withGet != 0 {
-		replyOld(x, old) // before the buffer is reused by the new value
+	type match struct{ a0, a1, b0, b1 int }
+	var matches []match
+	result := make([]byte, total)
+	idx := total
+	// Ranges grow backwards from their first (rightmost) matched byte;
+	// aStart == alen means no range is open.
+	aStart, aEnd, bStart, bEnd := alen, 0, 0, 0
+	for i, j := alen, blen; i > 0 && j > 0; {
+		emit := false
+		if a[i-1] == b[j-1] {
+			result[idx-1] = a[i-1]
+			switch {
+			case aStart == alen:
+				aStart, aEnd, bStart, bEnd = i-1, i-1, j-1, j-1
+			case aStart == i && bStart == j:
+				aStart--
+				bStart--
+			default:
+				emit = true
+			}
+			if aStart == 0 || bStart == 0 {
+				emit = true
+			}
+			idx--
+			i--
+			j--
+		} else {
+			if t[(i-1)*w+j] > t[i*w+j-1] {
+				i--
+			} else {
+				j--
+			}
+			if aStart != alen {
+				emit = true
+			}
+		}
+		if emit {
+			if n := aEnd - aStart + 1; minLen == 0 || int64(n) >= minLen {
+				matches = append(matches, match{aStart, aEnd, bStart, bEnd})
+			}
+			aStart = alen
+		}
 	}
-	if flags&expiry != 0 && at <= x.Now {
-		sh.Delete(key, x.Now) // an absolute time in the past: the key is gone at once
-	} else {
-		sh.SetString(key, args[2], at, flags&keepTTL != 0)
+	if !getIdx {
+		x.W.Bulk(result)
+		return
 	}
-	if flags&withGet == 0 {
-		x.W.OK()
+	x.W.Map(2)
+	x.W.BulkString("matches")
+	x.W.Array(len(matches))
+	for _, m := range matches {
+		if withLen {
+			x.W.Array(3)
+		} else {
+			x.W.Array(2)
+		}
+		x.W.Array(2)
+		x.W.Int(int64(m.a0))
+		x.W.Int(int64(m.a1))
+		x.W.Array(2)
+		x.W.Int(int64(m.b0))
+		x.W.Int(int64(m.b1))
+		if withLen {
+			x.W.Int(int64(m.a1 - m.a0 + 1))
+		}
 	}
+	x.W.BulkString("len")
+	x.W.Int(int64(total))
 }
 
-func replyOld(x *command.Ctx, old *keyspace.Entry) {
-	if old == nil {
-		x.W.Null()
-		return
+// strWrite wraps a write handler: it counts as unchanged (sparing WATCHers)
+// unless it says otherwise where it modifies a key.
+func strWrite(run func(*command.Ctx)) func(*command.Ctx) {
+	return func(x *command.Ctx) {
+		x.Unchanged = true
+		run(x)
 	}
-	x.W.Bulk(old.Str)
 }
 
 func init() {
 	const g = "string"
+	var (
+		w   = command.Write
+		ro  = command.ReadOnly
+		oom = command.DenyOOM
+		f   = command.Fast
+	)
+	one := func(c *command.Cmd) *command.Cmd {
+		c.First, c.Last, c.Step, c.Group = 1, 1, 1, g
+		return c
+	}
+	pairs := func(c *command.Cmd) *command.Cmd {
+		c.First, c.Last, c.Step, c.Group = 1, -1, 2, g
+		return c
+	}
 	command.Register(
-		&command.Cmd{Name: "get", Arity: 2, Flags: command.ReadOnly | command.Fast, First: 1, Last: 1, Step: 1, Run: get, Group: g, Since: "1.0.0",
-			Summary: "Returns the string value of a key.", Args: "key"},
-		&command.Cmd{Name: "set", Arity: -3, Flags: command.Write | command.DenyOOM, First: 1, Last: 1, Step: 1, Run: set, Group: g, Since: "1.0.0",
+		one(&command.Cmd{Name: "get", Arity: 2, Flags: ro | f, Run: get, Since: "1.0.0",
+			Summary: "Returns the string value of a key.", Args: "key"}),
+		one(&command.Cmd{Name: "set", Arity: -3, Flags: w | oom, Run: strWrite(set), Since: "1.0.0",
 			Summary: "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
-			Args:    "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]"},
+			Args:    "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]"}),
+		one(&command.Cmd{Name: "setnx", Arity: 3, Flags: w | oom | f, Run: strWrite(setnx), Since: "1.0.0",
+			Summary: "Set the string value of a key only when the key doesn't exist.", Args: "key value"}),
+		one(&command.Cmd{Name: "setex", Arity: 4, Flags: w | oom, Run: strWrite(setex), Since: "2.0.0",
+			Summary: "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", Args: "key seconds value"}),
+		one(&command.Cmd{Name: "psetex", Arity: 4, Flags: w | oom, Run: strWrite(psetex), Since: "2.6.0",
+			Summary: "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.",
+			Args:    "key milliseconds value"}),
+		&command.Cmd{Name: "mget", Arity: -2, Flags: ro | f, First: 1, Last: -1, Step: 1, Run: mget, Group: g, Since: "1.0.0",
+			Summary: "Atomically returns the string values of one or more keys.", Args: "key [key ...]"},
+		pairs(&command.Cmd{Name: "mset", Arity: -3, Flags: w | oom, Run: strWrite(mset), Since: "1.0.1",
+			Summary: "Atomically creates or modifies the string values of one or more keys.", Args: "key value [key value ...]"}),
+		pairs(&command.Cmd{Name: "msetnx", Arity: -3, Flags: w | oom, Run: strWrite(msetnx), Since: "1.0.1",
+			Summary: "Atomically modifies the string values of one or more keys only when all keys don't exist.",
+			Args:    "key value [key value ...]"}),
+		one(&command.Cmd{Name: "getset", Arity: 3, Flags: w | oom | f, Run: strWrite(getset), Since: "1.0.0",
+			Summary: "Returns the previous string value of a key after setting it to a new value.", Args: "key value"}),
+		one(&command.Cmd{Name: "getdel", Arity: 2, Flags: w | f, Run: strWrite(getdel), Since: "6.2.0",
+			Summary: "Returns the string value of a key after deleting the key.", Args: "key"}),
+		one(&command.Cmd{Name: "getex", Arity: -2, Flags: w | f, Run: strWrite(getex), Since: "6.2.0",
+			Summary: "Returns the string value of a key after setting its expiration time.",
+			Args:    "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]"}),
+		one(&command.Cmd{Name: "append", Arity: 3, Flags: w | oom | f, Run: strWrite(appendCmd), Since: "2.0.0",
+			Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist.", Args: "key value"}),
+		one(&command.Cmd{Name: "strlen", Arity: 2, Flags: ro | f, Run: strlen, Since: "2.2.0",
+			Summary: "Returns the length of a string value.", Args: "key"}),
+		one(&command.Cmd{Name: "getrange", Arity: 4, Flags: ro, Run: getrange, Since: "2.4.0",
+			Summary: "Returns a substring of the string stored at a key.", Args: "key start end"}),
+		one(&command.Cmd{Name: "substr", Arity: 4, Flags: ro, Run: getrange, Since: "1.0.0",
+			Summary: "Returns a substring from a string value.", Args: "key start end"}),
+		one(&command.Cmd{Name: "setrange", Arity: 4, Flags: w | oom, Run: strWrite(setrange), Since: "2.2.0",
+			Summary: "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.",
+			Args:    "key offset value"}),
+		one(&command.Cmd{Name: "incr", Arity: 2, Flags: w | oom | f, Run: strWrite(incr), Since: "1.0.0",
+			Summary: "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Args: "key"}),
+		one(&command.Cmd{Name: "decr", Arity: 2, Flags: w | oom | f, Run: strWrite(decr), Since: "1.0.0",
+			Summary: "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Args: "key"}),
+		one(&command.Cmd{Name: "incrby", Arity: 3, Flags: w | oom | f, Run: strWrite(incrby), Since: "1.0.0",
+			Summary: "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+			Args:    "key increment"}),
+		one(&command.Cmd{Name: "decrby", Arity: 3, Flags: w | oom | f, Run: strWrite(decrby), Since: "1.0.0",
+			Summary: "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
+			Args:    "key decrement"}),
+		one(&command.Cmd{Name: "incrbyfloat", Arity: 3, Flags: w | oom | f, Run: strWrite(incrbyfloat), Since: "2.6.0",
+			Summary: "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+			Args:    "key increment"}),
+		&command.Cmd{Name: "lcs", Arity: -3, Flags: ro, First: 1, Last: 2, Step: 1, Run: lcs, Group: g, Since: "7.0.0",
+			Summary: "Finds the longest common substring.", Args: "key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]"},
 	)
 }

@@ -98,8 +98,10 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	c.lastCmd.Store(cmd)
 	c.running = cmd
 	c.lock(cmd, args)
+	c.ctx.Unchanged = false
 	cmd.Run(&c.ctx)
-	if cmd.Flags&command.Write != 0 && c.blocked == nil { // a command that blocked changed nothing
+	// A command that blocked, or says it changed nothing, touches nothing.
+	if cmd.Flags&command.Write != 0 && !c.ctx.Unchanged && c.blocked == nil {
 		c.touchKeys(cmd, args)
 	}
 	c.unlock(cmd, db)
@@ -115,8 +117,9 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	c.ctx.Args = args
 	start := time.Now()
 	mark := len(c.out.B)
+	c.ctx.Unchanged = false
 	cmd.Run(&c.ctx)
-	if cmd.Flags&command.Write != 0 {
+	if cmd.Flags&command.Write != 0 && !c.ctx.Unchanged {
 		c.touchKeys(cmd, args)
 	}
 	c.calls[cmd.ID].Add(1)

@@ -11,7 +11,7 @@ func TestAgainstMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	d := New[int](0)
 	m := map[string]int{}
-	for op := 0; op < 200000; op++ {
+	for op := 0; op < 60000; op++ {
 		k := fmt.Sprint(r.IntN(3000))
 		switch r.IntN(3) {
 		case 0, 1:
@@ -60,7 +60,7 @@ func TestAgainstMap(t *testing.T) {
 // TestScanGuarantee checks SCAN's promise: elements present for the whole scan
 // are returned at least once while others come and go and the table resizes.
 func TestScanGuarantee(t *testing.T) {
-	for trial := 0; trial < 50; trial++ {
+	for trial := 0; trial < 12; trial++ {
 		r := rand.New(rand.NewPCG(uint64(trial), 7))
 		d := New[struct{}](0)
 		stable := map[string]bool{}
