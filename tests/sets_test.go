@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -430,6 +431,20 @@ func TestSScanLargeSet(t *testing.T) {
 	if len(matched) != 111 {
 		t.Fatalf("MATCH m1* found %d members, want 111", len(matched))
 	}
+	// As in Redis, COUNT bounds the members visited and MATCH filters them
+	// afterwards: a pattern changes what a call returns, never the cursors.
+	plain, filtered := "0", "0"
+	for {
+		p := r.do("SSCAN", "big", plain, "COUNT", "10").([]any)
+		f := r.do("SSCAN", "big", filtered, "COUNT", "10", "MATCH", "nothing*").([]any)
+		plain, filtered = p[0].(string), f[0].(string)
+		if plain != filtered || len(f[1].([]any)) != 0 {
+			t.Fatalf("with MATCH the scan went to %q (%d members), without to %q", filtered, len(f[1].([]any)), plain)
+		}
+		if plain == "0" {
+			break
+		}
+	}
 }
 
 // TestSetWatch checks that set commands signal WATCH only when they change a
@@ -854,3 +869,40 @@ func boolToInt(b bool) int {
 func abs(n int) int { return max(n, -n) }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+
+// BenchmarkSetMemory1M loads a 1M-member set ("member:0".."member:999999",
+// or the integers 0..999999) into an in-process server and reports the heap
+// it holds per member after a GC (the bytes/member metric), for comparison
+// with used_memory deltas of Redis and Valkey (docs/bench/sets.md).
+func BenchmarkSetMemory1M(b *testing.B) {
+	for _, prefix := range []string{"member:", ""} {
+		name := "strings"
+		if prefix == "" {
+			name = "integers"
+		}
+		b.Run(name, func(b *testing.B) {
+			var per float64
+			for b.Loop() {
+				s := start(b)
+				r := s.raw(b)
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				for c := range 1000 {
+					args := []string{"SADD", "big"}
+					for i := c * 1000; i < (c+1)*1000; i++ {
+						args = append(args, prefix+strconv.Itoa(i))
+					}
+					r.do(args...)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				if n := r.do("SCARD", "big"); n != int64(1_000_000) {
+					b.Fatalf("SCARD %v", n)
+				}
+				per = float64(after.HeapAlloc-before.HeapAlloc) / 1e6
+			}
+			b.ReportMetric(per, "bytes/member")
+		})
+	}
+}

@@ -632,13 +632,11 @@ func sscan(x *command.Ctx) {
 	}
 	mark := len(x.W.B)
 	n := 0
-	next := s.Scan(cursor, int(min(count, math.MaxInt32)), func(m []byte) bool {
-		if pattern != nil && !glob.Match(pattern, m, false) {
-			return false
+	next := s.Scan(cursor, int(min(count, math.MaxInt32)), func(m []byte) {
+		if pattern == nil || glob.Match(pattern, m, false) {
+			x.W.Bulk(m)
+			n++
 		}
-		x.W.Bulk(m)
-		n++
-		return true
 	})
 	deferHeader(x, mark, func(w *resp.Writer) {
 		w.Array(2)

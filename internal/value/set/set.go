@@ -210,27 +210,17 @@ func (s *Set) Range(fn func(m []byte) bool) {
 	}
 }
 
-// Scan is one SSCAN step: small encodings return every member at once and
-// cursor 0, as Redis does; a hashtable visits buckets from cursor until fn
-// has returned true (accepted a member) count times or about 10*count
-// buckets have been visited, and returns the next cursor (0 at the end).
-func (s *Set) Scan(cursor uint64, count int, fn func(m []byte) bool) uint64 {
+// Scan is one SSCAN step: small encodings hand every member to fn at once
+// and return cursor 0, as Redis does; a hashtable visits buckets from cursor
+// until it has seen count members (MATCH filters afterwards, as in Redis, so
+// COUNT bounds the work, not the reply) and returns the next cursor, 0 at
+// the end.
+func (s *Set) Scan(cursor uint64, count int, fn func(m []byte)) uint64 {
 	if s.enc != hashtable {
 		s.Range(func(m []byte) bool { fn(m); return true })
 		return 0
 	}
-	accepted := 0
-	visit := func(k string, _ struct{}) {
-		if fn(bytesOf(k)) {
-			accepted++
-		}
-	}
-	for steps := count * 10; ; steps-- {
-		cursor = s.d.Scan(cursor, 1, visit)
-		if cursor == 0 || accepted >= count || steps <= 1 {
-			return cursor
-		}
-	}
+	return s.d.Scan(cursor, count, func(k string, _ struct{}) { fn(bytesOf(k)) })
 }
 
 // Random returns a uniformly random member of a non-empty set. An integer
