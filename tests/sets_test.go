@@ -177,6 +177,10 @@ var setCases = []setCase{
 	cs(strs("7", "8", "9"), "SMEMBERS", "h"),
 	c(int64(0), "SINTERSTORE", "h", "a", "nokey"),
 	c(int64(0), "EXISTS", "h"),
+	c(int64(600), append([]string{"SADD", "hash1"}, numbered("", 600)...)...), // 600 integers: a hashtable
+	c(int64(5), "SADD", "hash2", "x", "12", "10", "11", "9"),
+	c(int64(4), "SINTERSTORE", "h", "hash1", "hash2"),
+	cs(strs("9", "10", "11", "12"), "SMEMBERS", "h"), // an all-integer result is stored as an intset
 	c(Status("OK"), "SET", "sx", "v"),
 	c(int64(3), "SINTERSTORE", "sx", "i"), // overwrites any type
 	cs(strs("1", "2", "3"), "SMEMBERS", "sx"),
