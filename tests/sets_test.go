@@ -21,10 +21,10 @@ type setCase struct {
 	asSet bool
 }
 
-func c(want any, args ...string) setCase  { return setCase{args: args, want: want} }
-func cs(want any, args ...string) setCase { return setCase{args: args, want: want, asSet: true} }
+func sc(want any, args ...string) setCase  { return setCase{args: args, want: want} }
+func scs(want any, args ...string) setCase { return setCase{args: args, want: want, asSet: true} }
 
-func strs(ss ...string) []any {
+func sstrs(ss ...string) []any {
 	out := make([]any, len(ss))
 	for i, s := range ss {
 		out[i] = s
@@ -32,7 +32,7 @@ func strs(ss ...string) []any {
 	return out
 }
 
-func ints(ns ...int64) []any {
+func sints(ns ...int64) []any {
 	out := make([]any, len(ns))
 	for i, n := range ns {
 		out[i] = n
@@ -40,196 +40,196 @@ func ints(ns ...int64) []any {
 	return out
 }
 
-const wrongType = Err("WRONGTYPE Operation against a key holding the wrong kind of value")
+const setWrongType = Err("WRONGTYPE Operation against a key holding the wrong kind of value")
 
 // setCases run in order on an empty database; every reply was checked
 // against redis8-server. Small sets reply in a deterministic order (an intset
 // ascending, a listpack in insertion order), which the cases pin down.
 var setCases = []setCase{
 	// SADD / SREM / SCARD / SISMEMBER / SMISMEMBER / SMEMBERS
-	c(int64(3), "SADD", "s", "3", "1", "2"),
-	cs(strs("1", "2", "3"), "SMEMBERS", "s"), // intset: ascending
-	c(int64(1), "SADD", "s", "a", "1"),
-	cs(strs("1", "2", "3", "a"), "SMEMBERS", "s"), // now a listpack: the intset's order, then insertion order
-	c(int64(1), "SADD", "s", "3", "a", "b"),
-	c(int64(1), "SREM", "s", "1", "zz"),
-	cs(strs("2", "3", "a", "b"), "SMEMBERS", "s"),
-	c(int64(4), "SCARD", "s"),
-	c(int64(0), "SCARD", "nokey"),
-	c(int64(1), "SISMEMBER", "s", "a"),
-	c(int64(0), "SISMEMBER", "s", "zz"),
-	c(int64(0), "SISMEMBER", "nokey", "a"),
-	c(ints(1, 0, 1), "SMISMEMBER", "s", "a", "zz", "3"),
-	c(ints(0, 0), "SMISMEMBER", "nokey", "a", "b"),
-	cs([]any{}, "SMEMBERS", "nokey"),
-	c(int64(0), "SREM", "nokey", "a"),
-	c(int64(2), "SADD", "gone", "x", "y"),
-	c(int64(2), "SREM", "gone", "x", "y", "x"),
-	c(int64(0), "EXISTS", "gone"), // an emptied set is deleted
-	c(int64(2), "SADD", "ints", "007", "7"),
-	cs(strs("007", "7"), "SMEMBERS", "ints"), // "007" is not an integer: a listpack
-	c(int64(1), "SADD", "empty", ""),
-	c(int64(1), "SISMEMBER", "empty", ""),
-	c(Err("ERR wrong number of arguments for 'sadd' command"), "SADD", "s"),
-	c(Err("ERR wrong number of arguments for 'smismember' command"), "SMISMEMBER", "s"),
+	sc(int64(3), "SADD", "s", "3", "1", "2"),
+	scs(sstrs("1", "2", "3"), "SMEMBERS", "s"), // intset: ascending
+	sc(int64(1), "SADD", "s", "a", "1"),
+	scs(sstrs("1", "2", "3", "a"), "SMEMBERS", "s"), // now a listpack: the intset's order, then insertion order
+	sc(int64(1), "SADD", "s", "3", "a", "b"),
+	sc(int64(1), "SREM", "s", "1", "zz"),
+	scs(sstrs("2", "3", "a", "b"), "SMEMBERS", "s"),
+	sc(int64(4), "SCARD", "s"),
+	sc(int64(0), "SCARD", "nokey"),
+	sc(int64(1), "SISMEMBER", "s", "a"),
+	sc(int64(0), "SISMEMBER", "s", "zz"),
+	sc(int64(0), "SISMEMBER", "nokey", "a"),
+	sc(sints(1, 0, 1), "SMISMEMBER", "s", "a", "zz", "3"),
+	sc(sints(0, 0), "SMISMEMBER", "nokey", "a", "b"),
+	scs([]any{}, "SMEMBERS", "nokey"),
+	sc(int64(0), "SREM", "nokey", "a"),
+	sc(int64(2), "SADD", "gone", "x", "y"),
+	sc(int64(2), "SREM", "gone", "x", "y", "x"),
+	sc(int64(0), "EXISTS", "gone"), // an emptied set is deleted
+	sc(int64(2), "SADD", "ints", "007", "7"),
+	scs(sstrs("007", "7"), "SMEMBERS", "ints"), // "007" is not an integer: a listpack
+	sc(int64(1), "SADD", "empty", ""),
+	sc(int64(1), "SISMEMBER", "empty", ""),
+	sc(Err("ERR wrong number of arguments for 'sadd' command"), "SADD", "s"),
+	sc(Err("ERR wrong number of arguments for 'smismember' command"), "SMISMEMBER", "s"),
 
 	// wrong types
-	c(Status("OK"), "SET", "str", "x"),
-	c(wrongType, "SADD", "str", "a"),
-	c(wrongType, "SREM", "str", "a"),
-	c(wrongType, "SMEMBERS", "str"),
-	c(wrongType, "SCARD", "str"),
-	c(wrongType, "SISMEMBER", "str", "a"),
-	c(wrongType, "SMISMEMBER", "str", "a"),
-	c(wrongType, "SPOP", "str"),
-	c(wrongType, "SPOP", "str", "0"),
-	c(wrongType, "SRANDMEMBER", "str"),
-	c(wrongType, "SRANDMEMBER", "str", "2"),
-	c(wrongType, "SINTER", "str", "s"),
-	c(wrongType, "SINTER", "nokey", "str"), // every key is checked, even after a missing one
-	c(wrongType, "SINTERCARD", "1", "str"),
-	c(wrongType, "SINTERSTORE", "d", "nokey", "str"),
-	c(wrongType, "SUNION", "s", "str"),
-	c(wrongType, "SDIFF", "nokey", "str"),
-	c(wrongType, "SDIFF", "str", "nokey"),
-	c(wrongType, "SSCAN", "str", "0"),
-	c(wrongType, "SSCAN", "str", "0", "COUNT", "0"),
+	sc(Status("OK"), "SET", "str", "x"),
+	sc(setWrongType, "SADD", "str", "a"),
+	sc(setWrongType, "SREM", "str", "a"),
+	sc(setWrongType, "SMEMBERS", "str"),
+	sc(setWrongType, "SCARD", "str"),
+	sc(setWrongType, "SISMEMBER", "str", "a"),
+	sc(setWrongType, "SMISMEMBER", "str", "a"),
+	sc(setWrongType, "SPOP", "str"),
+	sc(setWrongType, "SPOP", "str", "0"),
+	sc(setWrongType, "SRANDMEMBER", "str"),
+	sc(setWrongType, "SRANDMEMBER", "str", "2"),
+	sc(setWrongType, "SINTER", "str", "s"),
+	sc(setWrongType, "SINTER", "nokey", "str"), // every key is checked, even after a missing one
+	sc(setWrongType, "SINTERCARD", "1", "str"),
+	sc(setWrongType, "SINTERSTORE", "d", "nokey", "str"),
+	sc(setWrongType, "SUNION", "s", "str"),
+	sc(setWrongType, "SDIFF", "nokey", "str"),
+	sc(setWrongType, "SDIFF", "str", "nokey"),
+	sc(setWrongType, "SSCAN", "str", "0"),
+	sc(setWrongType, "SSCAN", "str", "0", "COUNT", "0"),
 
 	// SMOVE
-	c(int64(0), "SMOVE", "nokey", "str", "a"), // a missing source wins over a wrong destination
-	c(wrongType, "SMOVE", "s", "str", "a"),
-	c(wrongType, "SMOVE", "str", "s", "a"),
-	c(int64(0), "SMOVE", "s", "s", "zz"),
-	c(int64(1), "SMOVE", "s", "s", "a"),
-	c(int64(1), "SMOVE", "s", "dst", "2"),
-	cs(strs("2"), "SMEMBERS", "dst"),
-	c(int64(0), "SMOVE", "s", "dst", "2"),
-	c(int64(1), "SADD", "s", "2"),
-	c(int64(1), "SMOVE", "s", "dst", "2"), // already in the destination: moved all the same
-	cs(strs("3", "a", "b"), "SMEMBERS", "s"),
-	c(int64(1), "SADD", "one", "x"),
-	c(int64(1), "SMOVE", "one", "dst", "x"),
-	c(int64(0), "EXISTS", "one"),
-	cs(strs("2", "x"), "SMEMBERS", "dst"),
+	sc(int64(0), "SMOVE", "nokey", "str", "a"), // a missing source wins over a wrong destination
+	sc(setWrongType, "SMOVE", "s", "str", "a"),
+	sc(setWrongType, "SMOVE", "str", "s", "a"),
+	sc(int64(0), "SMOVE", "s", "s", "zz"),
+	sc(int64(1), "SMOVE", "s", "s", "a"),
+	sc(int64(1), "SMOVE", "s", "dst", "2"),
+	scs(sstrs("2"), "SMEMBERS", "dst"),
+	sc(int64(0), "SMOVE", "s", "dst", "2"),
+	sc(int64(1), "SADD", "s", "2"),
+	sc(int64(1), "SMOVE", "s", "dst", "2"), // already in the destination: moved all the same
+	scs(sstrs("3", "a", "b"), "SMEMBERS", "s"),
+	sc(int64(1), "SADD", "one", "x"),
+	sc(int64(1), "SMOVE", "one", "dst", "x"),
+	sc(int64(0), "EXISTS", "one"),
+	scs(sstrs("2", "x"), "SMEMBERS", "dst"),
 
 	// SPOP / SRANDMEMBER arguments and empty replies
-	c(nil, "SPOP", "nokey"),
-	cs([]any{}, "SPOP", "nokey", "3"),
-	cs([]any{}, "SPOP", "s", "0"),
-	c(nil, "SRANDMEMBER", "nokey"),
-	c([]any{}, "SRANDMEMBER", "nokey", "5"),
-	c([]any{}, "SRANDMEMBER", "nokey", "-5"),
-	c([]any{}, "SRANDMEMBER", "s", "0"),
-	c(Err("ERR value is out of range, must be positive"), "SPOP", "s", "-1"),
-	c(Err("ERR value is out of range, must be positive"), "SPOP", "s", "x"),
-	c(Err("ERR value is out of range, must be positive"), "SPOP", "nokey", "-1"),
-	c(Err("ERR value is out of range, must be positive"), "SPOP", "s", "99999999999999999999"),
-	c(Err("ERR syntax error"), "SPOP", "s", "1", "2"),
-	c(Err("ERR value is not an integer or out of range"), "SRANDMEMBER", "s", "x"),
-	c(Err("ERR value is not an integer or out of range"), "SRANDMEMBER", "nokey", "x"),
-	c(Err("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"),
+	sc(nil, "SPOP", "nokey"),
+	scs([]any{}, "SPOP", "nokey", "3"),
+	scs([]any{}, "SPOP", "s", "0"),
+	sc(nil, "SRANDMEMBER", "nokey"),
+	sc([]any{}, "SRANDMEMBER", "nokey", "5"),
+	sc([]any{}, "SRANDMEMBER", "nokey", "-5"),
+	sc([]any{}, "SRANDMEMBER", "s", "0"),
+	sc(Err("ERR value is out of range, must be positive"), "SPOP", "s", "-1"),
+	sc(Err("ERR value is out of range, must be positive"), "SPOP", "s", "x"),
+	sc(Err("ERR value is out of range, must be positive"), "SPOP", "nokey", "-1"),
+	sc(Err("ERR value is out of range, must be positive"), "SPOP", "s", "99999999999999999999"),
+	sc(Err("ERR syntax error"), "SPOP", "s", "1", "2"),
+	sc(Err("ERR value is not an integer or out of range"), "SRANDMEMBER", "s", "x"),
+	sc(Err("ERR value is not an integer or out of range"), "SRANDMEMBER", "nokey", "x"),
+	sc(Err("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"),
 		"SRANDMEMBER", "s", "-9223372036854775808"),
-	c(Err("ERR syntax error"), "SRANDMEMBER", "s", "1", "2"),
-	c(int64(3), "SADD", "i", "5", "3", "1"),
-	c(strs("1", "3", "5"), "SRANDMEMBER", "i", "10"), // the whole set, in its order
-	c(strs("3", "a", "b"), "SRANDMEMBER", "s", "3"),
-	cs(strs("1", "3", "5"), "SPOP", "i", "3"), // the whole set, as SUNION of an intset
-	c(int64(0), "EXISTS", "i"),
+	sc(Err("ERR syntax error"), "SRANDMEMBER", "s", "1", "2"),
+	sc(int64(3), "SADD", "i", "5", "3", "1"),
+	sc(sstrs("1", "3", "5"), "SRANDMEMBER", "i", "10"), // the whole set, in its order
+	sc(sstrs("3", "a", "b"), "SRANDMEMBER", "s", "3"),
+	scs(sstrs("1", "3", "5"), "SPOP", "i", "3"), // the whole set, as SUNION of an intset
+	sc(int64(0), "EXISTS", "i"),
 
 	// SINTER / SINTERCARD / SINTERSTORE
-	c(int64(4), "SADD", "a", "x", "y", "z", "w"),
-	c(int64(4), "SADD", "b", "w", "z", "y", "x"),
-	c(int64(5), "SADD", "c", "w", "z", "y", "x", "q"),
-	cs(strs("x", "y", "z", "w"), "SINTER", "a", "b"), // the smallest set's order; ties keep key order
-	cs(strs("w", "z", "y", "x"), "SINTER", "b", "a"),
-	cs(strs("x", "y", "z", "w"), "SINTER", "c", "a"),
-	cs(strs("w", "z", "y", "x"), "SINTER", "c", "b", "a"),
-	cs(strs("x", "y", "z", "w"), "SINTER", "a", "a"),
-	cs([]any{}, "SINTER", "a", "nokey"),
-	cs(strs("w", "z", "y", "x", "q"), "SINTER", "c"),
-	c(int64(4), "SINTERCARD", "3", "a", "b", "c"),
-	c(int64(2), "SINTERCARD", "3", "a", "b", "c", "LIMIT", "2"),
-	c(int64(4), "SINTERCARD", "3", "a", "b", "c", "limit", "0"),
-	c(int64(1), "SINTERCARD", "1", "a", "LIMIT", "2", "LIMIT", "1"), // the last LIMIT wins
-	c(int64(0), "SINTERCARD", "2", "a", "nokey"),
-	c(Err("ERR numkeys should be greater than 0"), "SINTERCARD", "0", "a"),
-	c(Err("ERR numkeys should be greater than 0"), "SINTERCARD", "-1", "a"),
-	c(Err("ERR numkeys should be greater than 0"), "SINTERCARD", "x", "a"),
-	c(Err("ERR numkeys should be greater than 0"), "SINTERCARD", "99999999999999999999", "a"),
-	c(Err("ERR Number of keys can't be greater than number of args"), "SINTERCARD", "2", "a"),
-	c(Err("ERR LIMIT can't be negative"), "SINTERCARD", "1", "a", "LIMIT", "-1"),
-	c(Err("ERR LIMIT can't be negative"), "SINTERCARD", "1", "str", "LIMIT", "x"), // options before types
-	c(Err("ERR syntax error"), "SINTERCARD", "1", "a", "LIMIT"),
-	c(Err("ERR syntax error"), "SINTERCARD", "1", "a", "foo"),
-	c(Err("ERR wrong number of arguments for 'sintercard' command"), "SINTERCARD", "1"),
-	c(int64(4), "SINTERSTORE", "d", "c", "b", "a"),
-	cs(strs("w", "z", "y", "x"), "SMEMBERS", "d"),
-	c(int64(4), "SADD", "e", "3", "2", "1", "x"), // intset 1 2 3, then a listpack
-	c(int64(3), "SADD", "i", "3", "2", "1"),
-	c(int64(3), "SINTERSTORE", "f", "e", "i"),
-	cs(strs("1", "2", "3"), "SMEMBERS", "f"),
-	c(int64(4), "SINTERSTORE", "g", "e", "e"),
-	cs(strs("1", "2", "3", "x"), "SMEMBERS", "g"),
-	c(int64(3), "SREM", "g", "3", "2", "1"),
-	c(int64(3), "SADD", "g", "9", "8", "7"),
-	c(int64(1), "SREM", "g", "x"),
-	c(int64(3), "SINTERSTORE", "h", "g"), // a listpack of integers is stored as an intset
-	cs(strs("7", "8", "9"), "SMEMBERS", "h"),
-	c(int64(0), "SINTERSTORE", "h", "a", "nokey"),
-	c(int64(0), "EXISTS", "h"),
-	c(int64(600), append([]string{"SADD", "hash1"}, numbered("", 600)...)...), // 600 integers: a hashtable
-	c(int64(5), "SADD", "hash2", "x", "12", "10", "11", "9"),
-	c(int64(4), "SINTERSTORE", "h", "hash1", "hash2"),
-	cs(strs("9", "10", "11", "12"), "SMEMBERS", "h"), // an all-integer result is stored as an intset
-	c(Status("OK"), "SET", "sx", "v"),
-	c(int64(3), "SINTERSTORE", "sx", "i"), // overwrites any type
-	cs(strs("1", "2", "3"), "SMEMBERS", "sx"),
+	sc(int64(4), "SADD", "a", "x", "y", "z", "w"),
+	sc(int64(4), "SADD", "b", "w", "z", "y", "x"),
+	sc(int64(5), "SADD", "c", "w", "z", "y", "x", "q"),
+	scs(sstrs("x", "y", "z", "w"), "SINTER", "a", "b"), // the smallest set's order; ties keep key order
+	scs(sstrs("w", "z", "y", "x"), "SINTER", "b", "a"),
+	scs(sstrs("x", "y", "z", "w"), "SINTER", "c", "a"),
+	scs(sstrs("w", "z", "y", "x"), "SINTER", "c", "b", "a"),
+	scs(sstrs("x", "y", "z", "w"), "SINTER", "a", "a"),
+	scs([]any{}, "SINTER", "a", "nokey"),
+	scs(sstrs("w", "z", "y", "x", "q"), "SINTER", "c"),
+	sc(int64(4), "SINTERCARD", "3", "a", "b", "c"),
+	sc(int64(2), "SINTERCARD", "3", "a", "b", "c", "LIMIT", "2"),
+	sc(int64(4), "SINTERCARD", "3", "a", "b", "c", "limit", "0"),
+	sc(int64(1), "SINTERCARD", "1", "a", "LIMIT", "2", "LIMIT", "1"), // the last LIMIT wins
+	sc(int64(0), "SINTERCARD", "2", "a", "nokey"),
+	sc(Err("ERR numkeys should be greater than 0"), "SINTERCARD", "0", "a"),
+	sc(Err("ERR numkeys should be greater than 0"), "SINTERCARD", "-1", "a"),
+	sc(Err("ERR numkeys should be greater than 0"), "SINTERCARD", "x", "a"),
+	sc(Err("ERR numkeys should be greater than 0"), "SINTERCARD", "99999999999999999999", "a"),
+	sc(Err("ERR Number of keys can't be greater than number of args"), "SINTERCARD", "2", "a"),
+	sc(Err("ERR LIMIT can't be negative"), "SINTERCARD", "1", "a", "LIMIT", "-1"),
+	sc(Err("ERR LIMIT can't be negative"), "SINTERCARD", "1", "str", "LIMIT", "x"), // options before types
+	sc(Err("ERR syntax error"), "SINTERCARD", "1", "a", "LIMIT"),
+	sc(Err("ERR syntax error"), "SINTERCARD", "1", "a", "foo"),
+	sc(Err("ERR wrong number of arguments for 'sintercard' command"), "SINTERCARD", "1"),
+	sc(int64(4), "SINTERSTORE", "d", "c", "b", "a"),
+	scs(sstrs("w", "z", "y", "x"), "SMEMBERS", "d"),
+	sc(int64(4), "SADD", "e", "3", "2", "1", "x"), // intset 1 2 3, then a listpack
+	sc(int64(3), "SADD", "i", "3", "2", "1"),
+	sc(int64(3), "SINTERSTORE", "f", "e", "i"),
+	scs(sstrs("1", "2", "3"), "SMEMBERS", "f"),
+	sc(int64(4), "SINTERSTORE", "g", "e", "e"),
+	scs(sstrs("1", "2", "3", "x"), "SMEMBERS", "g"),
+	sc(int64(3), "SREM", "g", "3", "2", "1"),
+	sc(int64(3), "SADD", "g", "9", "8", "7"),
+	sc(int64(1), "SREM", "g", "x"),
+	sc(int64(3), "SINTERSTORE", "h", "g"), // a listpack of integers is stored as an intset
+	scs(sstrs("7", "8", "9"), "SMEMBERS", "h"),
+	sc(int64(0), "SINTERSTORE", "h", "a", "nokey"),
+	sc(int64(0), "EXISTS", "h"),
+	sc(int64(600), append([]string{"SADD", "hash1"}, setMembers("", 600)...)...), // 600 integers: a hashtable
+	sc(int64(5), "SADD", "hash2", "x", "12", "10", "11", "9"),
+	sc(int64(4), "SINTERSTORE", "h", "hash1", "hash2"),
+	scs(sstrs("9", "10", "11", "12"), "SMEMBERS", "h"), // an all-integer result is stored as an intset
+	sc(Status("OK"), "SET", "sx", "v"),
+	sc(int64(3), "SINTERSTORE", "sx", "i"), // overwrites any type
+	scs(sstrs("1", "2", "3"), "SMEMBERS", "sx"),
 
 	// SUNION / SDIFF and their STORE forms
-	cs(strs("1", "2", "3"), "SUNION", "i", "nokey"), // only intsets: an intset, ascending
-	cs(strs("1", "2", "3"), "SUNION", "i", "i"),
-	cs(strs("1", "2", "3"), "SDIFF", "f", "nokey"),
-	cs(strs("x"), "SDIFF", "e", "i", "nokey"),
-	cs([]any{}, "SDIFF", "i", "i"),
-	cs([]any{}, "SDIFF", "nokey", "i"),
-	cs([]any{}, "SUNION", "nokey"),
-	c(int64(1), "SDIFFSTORE", "dd", "e", "i"),
-	cs(strs("x"), "SMEMBERS", "dd"),
-	c(int64(4), "SUNIONSTORE", "u", "e", "i"),
-	cs(strs("1", "2", "3", "x"), "SMEMBERS", "u"), // stored through an intset, then a listpack
-	c(int64(8), "SUNIONSTORE", "u", "c", "i"),
-	cs(strs("w", "z", "y", "x", "q", "1", "2", "3"), "SMEMBERS", "u"),
-	c(int64(0), "SUNIONSTORE", "u", "nokey"),
-	c(int64(0), "EXISTS", "u"),
-	c(int64(0), "SDIFFSTORE", "u2", "i", "i"),
-	c(int64(1), "SDIFFSTORE", "sx", "c", "a", "nokey"),
-	cs(strs("q"), "SMEMBERS", "sx"),
+	scs(sstrs("1", "2", "3"), "SUNION", "i", "nokey"), // only intsets: an intset, ascending
+	scs(sstrs("1", "2", "3"), "SUNION", "i", "i"),
+	scs(sstrs("1", "2", "3"), "SDIFF", "f", "nokey"),
+	scs(sstrs("x"), "SDIFF", "e", "i", "nokey"),
+	scs([]any{}, "SDIFF", "i", "i"),
+	scs([]any{}, "SDIFF", "nokey", "i"),
+	scs([]any{}, "SUNION", "nokey"),
+	sc(int64(1), "SDIFFSTORE", "dd", "e", "i"),
+	scs(sstrs("x"), "SMEMBERS", "dd"),
+	sc(int64(4), "SUNIONSTORE", "u", "e", "i"),
+	scs(sstrs("1", "2", "3", "x"), "SMEMBERS", "u"), // stored through an intset, then a listpack
+	sc(int64(8), "SUNIONSTORE", "u", "c", "i"),
+	scs(sstrs("w", "z", "y", "x", "q", "1", "2", "3"), "SMEMBERS", "u"),
+	sc(int64(0), "SUNIONSTORE", "u", "nokey"),
+	sc(int64(0), "EXISTS", "u"),
+	sc(int64(0), "SDIFFSTORE", "u2", "i", "i"),
+	sc(int64(1), "SDIFFSTORE", "sx", "c", "a", "nokey"),
+	scs(sstrs("q"), "SMEMBERS", "sx"),
 
 	// SSCAN
-	c([]any{"0", strs("w", "z", "y", "x", "q")}, "SSCAN", "c", "0"),
-	c([]any{"0", strs("w", "z", "y", "x", "q")}, "SSCAN", "c", "99", "COUNT", "1"), // small sets: all at once
-	c([]any{"0", strs("w")}, "SSCAN", "c", "0", "MATCH", "w*"),
-	c([]any{"0", strs("z")}, "SSCAN", "c", "0", "match", "w*", "MATCH", "z"),
-	c([]any{"0", strs("1", "2", "3")}, "SSCAN", "f", "0", "MATCH", "*"),
-	c([]any{"0", []any{}}, "SSCAN", "nokey", "0"),
-	c([]any{"0", []any{}}, "SSCAN", "nokey", "0", "COUNT", "0"), // a missing key answers before options
-	c([]any{"0", strs("1", "2", "3")}, "SSCAN", "f", "+5"),
-	c([]any{"0", strs("1", "2", "3")}, "SSCAN", "f", "007"),
-	c([]any{"0", strs("1", "2", "3")}, "SSCAN", "f", "-0"),
-	c([]any{"0", strs("1", "2", "3")}, "SSCAN", "f", "18446744073709551615"),
-	c(Err("ERR invalid cursor"), "SSCAN", "f", "-1"),
-	c(Err("ERR invalid cursor"), "SSCAN", "f", "18446744073709551616"),
-	c(Err("ERR invalid cursor"), "SSCAN", "nokey", "x"),
-	c(Err("ERR invalid cursor"), "SSCAN", "str", "x"),
-	c(Err("ERR syntax error"), "SSCAN", "f", "0", "COUNT", "0"),
-	c(Err("ERR syntax error"), "SSCAN", "f", "0", "COUNT", "-1"),
-	c(Err("ERR value is not an integer or out of range"), "SSCAN", "f", "0", "COUNT", "x"),
-	c(Err("ERR syntax error"), "SSCAN", "f", "0", "MATCH"),
-	c(Err("ERR syntax error"), "SSCAN", "f", "0", "TYPE", "string"),
-	c(Err("ERR NOVALUES option can only be used in HSCAN"), "SSCAN", "f", "0", "NOVALUES"),
-	c(Err("ERR wrong number of arguments for 'sscan' command"), "SSCAN", "f"),
+	sc([]any{"0", sstrs("w", "z", "y", "x", "q")}, "SSCAN", "c", "0"),
+	sc([]any{"0", sstrs("w", "z", "y", "x", "q")}, "SSCAN", "c", "99", "COUNT", "1"), // small sets: all at once
+	sc([]any{"0", sstrs("w")}, "SSCAN", "c", "0", "MATCH", "w*"),
+	sc([]any{"0", sstrs("z")}, "SSCAN", "c", "0", "match", "w*", "MATCH", "z"),
+	sc([]any{"0", sstrs("1", "2", "3")}, "SSCAN", "f", "0", "MATCH", "*"),
+	sc([]any{"0", []any{}}, "SSCAN", "nokey", "0"),
+	sc([]any{"0", []any{}}, "SSCAN", "nokey", "0", "COUNT", "0"), // a missing key answers before options
+	sc([]any{"0", sstrs("1", "2", "3")}, "SSCAN", "f", "+5"),
+	sc([]any{"0", sstrs("1", "2", "3")}, "SSCAN", "f", "007"),
+	sc([]any{"0", sstrs("1", "2", "3")}, "SSCAN", "f", "-0"),
+	sc([]any{"0", sstrs("1", "2", "3")}, "SSCAN", "f", "18446744073709551615"),
+	sc(Err("ERR invalid cursor"), "SSCAN", "f", "-1"),
+	sc(Err("ERR invalid cursor"), "SSCAN", "f", "18446744073709551616"),
+	sc(Err("ERR invalid cursor"), "SSCAN", "nokey", "x"),
+	sc(Err("ERR invalid cursor"), "SSCAN", "str", "x"),
+	sc(Err("ERR syntax error"), "SSCAN", "f", "0", "COUNT", "0"),
+	sc(Err("ERR syntax error"), "SSCAN", "f", "0", "COUNT", "-1"),
+	sc(Err("ERR value is not an integer or out of range"), "SSCAN", "f", "0", "COUNT", "x"),
+	sc(Err("ERR syntax error"), "SSCAN", "f", "0", "MATCH"),
+	sc(Err("ERR syntax error"), "SSCAN", "f", "0", "TYPE", "string"),
+	sc(Err("ERR NOVALUES option can only be used in HSCAN"), "SSCAN", "f", "0", "NOVALUES"),
+	sc(Err("ERR wrong number of arguments for 'sscan' command"), "SSCAN", "f"),
 
-	c(strs("a", "b"), "COMMAND", "GETKEYS", "SINTERCARD", "2", "a", "b", "LIMIT", "1"),
+	sc(sstrs("a", "b"), "COMMAND", "GETKEYS", "SINTERCARD", "2", "a", "b", "LIMIT", "1"),
 }
 
 // resp3 converts a RESP2 expectation to RESP3: the reply itself becomes a set
@@ -264,7 +264,7 @@ func TestSetCommands(t *testing.T) {
 
 // sortedReply returns a reply's elements sorted (nil for a non-list), for
 // replies whose order Redis does not define.
-func sortedReply(v any) []string {
+func setSortedReply(v any) []string {
 	var elems []any
 	switch x := v.(type) {
 	case []any:
@@ -288,9 +288,9 @@ func TestSetRandomCommands(t *testing.T) {
 	r := s.raw(t)
 	r.do("HELLO", "3")
 	for name, members := range map[string][]string{
-		"intset":    numbered("", 20),
-		"listpack":  numbered("m", 20),
-		"hashtable": numbered("m", 300),
+		"intset":    setMembers("", 20),
+		"listpack":  setMembers("m", 20),
+		"hashtable": setMembers("m", 300),
 	} {
 		key := "r:" + name
 		r.do(append([]string{"SADD", key}, members...)...)
@@ -299,21 +299,21 @@ func TestSetRandomCommands(t *testing.T) {
 
 		got := r.do("SRANDMEMBER", key, "5")
 		arr, ok := got.([]any)
-		if !ok || len(arr) != 5 || len(sortedUnique(arr)) != 5 || !all(arr, isMember) {
+		if !ok || len(arr) != 5 || len(setSortedUnique(arr)) != 5 || !setAll(arr, isMember) {
 			t.Fatalf("%s SRANDMEMBER 5: %#v (want 5 distinct members in an array)", name, got)
 		}
 		got = r.do("SRANDMEMBER", key, strconv.Itoa(n-1))
-		if arr, ok = got.([]any); !ok || len(sortedUnique(arr)) != n-1 || !all(arr, isMember) {
+		if arr, ok = got.([]any); !ok || len(setSortedUnique(arr)) != n-1 || !setAll(arr, isMember) {
 			t.Fatalf("%s SRANDMEMBER n-1: %d elements", name, len(arr))
 		}
 		got = r.do("SRANDMEMBER", key, "-1000")
-		if arr, ok = got.([]any); !ok || len(arr) != 1000 || !all(arr, isMember) {
+		if arr, ok = got.([]any); !ok || len(arr) != 1000 || !setAll(arr, isMember) {
 			t.Fatalf("%s SRANDMEMBER -1000: %T of %d", name, got, len(arr))
 		}
-		if u := len(sortedUnique(arr)); u < n/2 {
+		if u := len(setSortedUnique(arr)); u < n/2 {
 			t.Fatalf("%s SRANDMEMBER -1000 of %d members gave only %d distinct", name, n, u)
 		}
-		if !slices.Equal(sortedReply(r.do("SRANDMEMBER", key, "100000")), sortedCopy(members)) {
+		if !slices.Equal(setSortedReply(r.do("SRANDMEMBER", key, "100000")), setSorted(members)) {
 			t.Fatalf("%s SRANDMEMBER beyond the size is not the whole set", name)
 		}
 		if m := r.do("SRANDMEMBER", key); !isMember(m) {
@@ -327,7 +327,7 @@ func TestSetRandomCommands(t *testing.T) {
 		}
 		pop := func(reply any) {
 			t.Helper()
-			for _, m := range sortedReply(reply) {
+			for _, m := range setSortedReply(reply) {
 				if !left[m] {
 					t.Fatalf("%s SPOP returned %q, not a member left", name, m)
 				}
@@ -364,7 +364,7 @@ func TestSetRandomCommands(t *testing.T) {
 	}
 }
 
-func numbered(prefix string, n int) []string {
+func setMembers(prefix string, n int) []string {
 	out := make([]string, n)
 	for i := range out {
 		out[i] = prefix + strconv.Itoa(i)
@@ -372,15 +372,15 @@ func numbered(prefix string, n int) []string {
 	return out
 }
 
-func sortedCopy(ss []string) []string {
+func setSorted(ss []string) []string {
 	out := slices.Clone(ss)
 	sort.Strings(out)
 	return out
 }
 
-func sortedUnique(arr []any) []string { return slices.Compact(sortedReply(arr)) }
+func setSortedUnique(arr []any) []string { return slices.Compact(setSortedReply(arr)) }
 
-func all(arr []any, f func(any) bool) bool {
+func setAll(arr []any, f func(any) bool) bool {
 	for _, e := range arr {
 		if !f(e) {
 			return false
@@ -392,7 +392,7 @@ func all(arr []any, f func(any) bool) bool {
 func TestSScanLargeSet(t *testing.T) {
 	s := start(t)
 	r := s.raw(t)
-	members := numbered("m", 1000)
+	members := setMembers("m", 1000)
 	r.do(append([]string{"SADD", "big"}, members...)...)
 	seen := map[string]bool{}
 	cursor, calls := "0", 0
@@ -499,7 +499,7 @@ func TestSetMultiKeyAtomic(t *testing.T) {
 	s := start(t)
 	setup := s.raw(t)
 	const n = 50
-	setup.do(append([]string{"SADD", "left"}, numbered("m", n)...)...)
+	setup.do(append([]string{"SADD", "left"}, setMembers("m", n)...)...)
 	var wg sync.WaitGroup
 	errs := make(chan string, 10)
 	wg.Add(1)
@@ -593,7 +593,7 @@ func runSetModel(t *testing.T, r *raw, rng *rand.Rand, ops int) {
 	model := setModel{}
 	// Pools around the encoding thresholds: few integers (intset), short
 	// strings (listpack), long strings and many members (hashtable).
-	pools := [][]string{numbered("", 40), numbered("s", 40), numbered(strings.Repeat("L", 70), 5), numbered("", 700)}
+	pools := [][]string{setMembers("", 40), setMembers("s", 40), setMembers(strings.Repeat("L", 70), 5), setMembers("", 700)}
 	member := func() string {
 		p := pools[rng.IntN(len(pools))]
 		return p[rng.IntN(len(p))]
@@ -635,7 +635,7 @@ func runSetModel(t *testing.T, r *raw, rng *rand.Rand, ops int) {
 			}
 			got := r.do(args...)
 			if isStr(k) {
-				check(args, got, wrongType)
+				check(args, got, setWrongType)
 				continue
 			}
 			if model[k] == nil {
@@ -654,7 +654,7 @@ func runSetModel(t *testing.T, r *raw, rng *rand.Rand, ops int) {
 			args := []string{"SREM", k, member(), member()}
 			got := r.do(args...)
 			if isStr(k) {
-				check(args, got, wrongType)
+				check(args, got, setWrongType)
 				continue
 			}
 			removed := 0
@@ -671,25 +671,25 @@ func runSetModel(t *testing.T, r *raw, rng *rand.Rand, ops int) {
 			if isStr(k) {
 				continue
 			}
-			check([]string{"SISMEMBER", k, m1}, r.do("SISMEMBER", k, m1), int64(boolToInt(model[k][m1])))
+			check([]string{"SISMEMBER", k, m1}, r.do("SISMEMBER", k, m1), int64(setBoolInt(model[k][m1])))
 			check([]string{"SMISMEMBER", k, m1, m2}, r.do("SMISMEMBER", k, m1, m2),
-				[]any{int64(boolToInt(model[k][m1])), int64(boolToInt(model[k][m2]))})
+				[]any{int64(setBoolInt(model[k][m1])), int64(setBoolInt(model[k][m2]))})
 			check([]string{"SCARD", k}, r.do("SCARD", k), int64(len(model[k])))
 		case 4: // SMEMBERS
 			k := key()
 			got := r.do("SMEMBERS", k)
 			if isStr(k) {
-				check([]string{"SMEMBERS", k}, got, wrongType)
+				check([]string{"SMEMBERS", k}, got, setWrongType)
 				continue
 			}
-			check([]string{"SMEMBERS", k}, sortedReply(got), model.members(k))
+			check([]string{"SMEMBERS", k}, setSortedReply(got), model.members(k))
 		case 5: // SMOVE
 			src, dst, m := key(), key(), member()
 			args := []string{"SMOVE", src, dst, m}
 			got := r.do(args...)
 			switch {
 			case isStr(src) || (model[src] != nil && isStr(dst)):
-				check(args, got, wrongType)
+				check(args, got, setWrongType)
 			case !model[src][m]:
 				check(args, got, int64(0))
 			default:
@@ -713,7 +713,7 @@ func runSetModel(t *testing.T, r *raw, rng *rand.Rand, ops int) {
 			}
 			got := r.do(args...)
 			if isStr(ks...) {
-				check(args, got, wrongType)
+				check(args, got, setWrongType)
 				continue
 			}
 			result := map[string]bool{}
@@ -748,7 +748,7 @@ func runSetModel(t *testing.T, r *raw, rng *rand.Rand, ops int) {
 				check(args, got, int64(len(result)))
 				model.put(dst, result)
 			} else {
-				check(args, sortedReply(got), sortedOf(result))
+				check(args, setSortedReply(got), sortedOf(result))
 			}
 		case 8: // SINTERCARD
 			ks := someKeys()
@@ -759,7 +759,7 @@ func runSetModel(t *testing.T, r *raw, rng *rand.Rand, ops int) {
 			}
 			got := r.do(args...)
 			if isStr(ks...) {
-				check(args, got, wrongType)
+				check(args, got, setWrongType)
 				continue
 			}
 			n := 0
@@ -786,14 +786,14 @@ func runSetModel(t *testing.T, r *raw, rng *rand.Rand, ops int) {
 				args = append(args, strconv.Itoa(rng.IntN(len(model[k])+3)))
 			}
 			got := r.do(args...)
-			popped := sortedReply(got)
+			popped := setSortedReply(got)
 			if len(args) == 2 {
 				if len(model[k]) == 0 {
 					check(args, got, nil)
 					continue
 				}
 				popped = []string{got.(string)}
-			} else if want := min(len(model[k]), atoi(args[2])); len(popped) != want {
+			} else if want := min(len(model[k]), setAtoi(args[2])); len(popped) != want {
 				t.Fatalf("%v: popped %d, want %d", args, len(popped), want)
 			}
 			for _, m := range popped {
@@ -810,8 +810,8 @@ func runSetModel(t *testing.T, r *raw, rng *rand.Rand, ops int) {
 			}
 			count := rng.IntN(30) - 10
 			args := []string{"SRANDMEMBER", k, strconv.Itoa(count)}
-			got := sortedReply(r.do(args...))
-			want := min(abs(count), len(model[k]))
+			got := setSortedReply(r.do(args...))
+			want := min(setAbs(count), len(model[k]))
 			if count < 0 && len(model[k]) > 0 {
 				want = -count
 			}
@@ -852,27 +852,27 @@ func runSetModel(t *testing.T, r *raw, rng *rand.Rand, ops int) {
 		case 13: // EXISTS agrees that emptied sets are gone
 			k := key()
 			if !isStr(k) {
-				check([]string{"EXISTS", k}, r.do("EXISTS", k), int64(boolToInt(model[k] != nil)))
+				check([]string{"EXISTS", k}, r.do("EXISTS", k), int64(setBoolInt(model[k] != nil)))
 			}
 		}
 	}
 	for _, k := range keys {
 		if !isStr(k) {
-			check([]string{"SMEMBERS", k}, sortedReply(r.do("SMEMBERS", k)), model.members(k))
+			check([]string{"SMEMBERS", k}, setSortedReply(r.do("SMEMBERS", k)), model.members(k))
 		}
 	}
 }
 
-func boolToInt(b bool) int {
+func setBoolInt(b bool) int {
 	if b {
 		return 1
 	}
 	return 0
 }
 
-func abs(n int) int { return max(n, -n) }
+func setAbs(n int) int { return max(n, -n) }
 
-func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
+func setAtoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 // BenchmarkSetMemory1M loads a 1M-member set ("member:0".."member:999999",
 // or the integers 0..999999) into an in-process server and reports the heap
@@ -892,9 +892,9 @@ func BenchmarkSetMemory1M(b *testing.B) {
 				runtime.GC()
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
-				for c := range 1000 {
+				for batch := range 1000 {
 					args := []string{"SADD", "big"}
-					for i := c * 1000; i < (c+1)*1000; i++ {
+					for i := batch * 1000; i < (batch+1)*1000; i++ {
 						args = append(args, prefix+strconv.Itoa(i))
 					}
 					r.do(args...)

@@ -42,11 +42,11 @@ func storeSet(x *command.Ctx, key []byte, s *setval.Set) {
 	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindSet, Obj: s})
 }
 
-func touch(x *command.Ctx, key []byte) { x.Shard(key).Touch(key) }
+func touchSet(x *command.Ctx, key []byte) { x.Shard(key).Touch(key) }
 
 // deleteEmpty removes key once its set has no members left (Redis never
 // keeps an empty collection).
-func deleteEmpty(x *command.Ctx, key []byte, s *setval.Set) {
+func dropEmptySet(x *command.Ctx, key []byte, s *setval.Set) {
 	if s.Len() == 0 {
 		x.Shard(key).Delete(key, x.Now)
 	}
@@ -55,7 +55,7 @@ func deleteEmpty(x *command.Ctx, key []byte, s *setval.Set) {
 // deferHeader inserts, at mark in the reply, the header that write produces:
 // for replies whose length is known only after their elements are written
 // (Redis's deferred lengths).
-func deferHeader(x *command.Ctx, mark int, write func(w *resp.Writer)) {
+func setReplyHeader(x *command.Ctx, mark int, write func(w *resp.Writer)) {
 	h := resp.Writer{Proto: x.W.Proto}
 	write(&h)
 	x.W.B = append(x.W.B, h.B...)
@@ -85,7 +85,7 @@ func sadd(x *command.Ctx) {
 		storeSet(x, key, s)
 	}
 	if added > 0 {
-		touch(x, key)
+		touchSet(x, key)
 	}
 	x.W.Int(int64(added))
 }
@@ -106,10 +106,10 @@ func srem(x *command.Ctx) {
 				}
 			}
 		}
-		deleteEmpty(x, key, s)
+		dropEmptySet(x, key, s)
 	}
 	if removed > 0 {
-		touch(x, key)
+		touchSet(x, key)
 	}
 	x.W.Int(int64(removed))
 }
@@ -129,26 +129,26 @@ func smove(x *command.Ctx) {
 		return
 	}
 	if src == dst {
-		x.W.Int(boolInt(src.Has(m)))
+		x.W.Int(memberInt(src.Has(m)))
 		return
 	}
 	if !src.Remove(m) {
 		x.W.Int(0)
 		return
 	}
-	deleteEmpty(x, srcKey, src)
-	touch(x, srcKey)
+	dropEmptySet(x, srcKey, src)
+	touchSet(x, srcKey)
 	if dst == nil {
 		dst = setval.New(m, 1)
 		storeSet(x, dstKey, dst)
 	}
 	if dst.Add(m) {
-		touch(x, dstKey)
+		touchSet(x, dstKey)
 	}
 	x.W.Int(1)
 }
 
-func boolInt(b bool) int64 {
+func memberInt(b bool) int64 {
 	if b {
 		return 1
 	}
@@ -160,7 +160,7 @@ func sismember(x *command.Ctx) {
 	if !ok {
 		return
 	}
-	x.W.Int(boolInt(s != nil && s.Has(x.Args[2])))
+	x.W.Int(memberInt(s != nil && s.Has(x.Args[2])))
 }
 
 func smismember(x *command.Ctx) {
@@ -170,7 +170,7 @@ func smismember(x *command.Ctx) {
 	}
 	x.W.Array(len(x.Args) - 2)
 	for _, m := range x.Args[2:] {
-		x.W.Int(boolInt(s != nil && s.Has(m)))
+		x.W.Int(memberInt(s != nil && s.Has(m)))
 	}
 }
 
@@ -187,7 +187,7 @@ func scard(x *command.Ctx) {
 }
 
 // replyMembers writes every member of s as a RESP3 set (an array in RESP2).
-func replyMembers(x *command.Ctx, s *setval.Set) {
+func replySetMembers(x *command.Ctx, s *setval.Set) {
 	x.W.Set(s.Len())
 	s.Range(func(m []byte) bool { x.W.Bulk(m); return true })
 }
@@ -201,7 +201,7 @@ func smembers(x *command.Ctx) {
 		x.W.Set(0)
 		return
 	}
-	replyMembers(x, s)
+	replySetMembers(x, s)
 }
 
 func spop(x *command.Ctx) {
@@ -223,14 +223,14 @@ func spop(x *command.Ctx) {
 		x.W.Null()
 		return
 	}
-	var buf [maxMemberBuf]byte
+	var buf [setMemberBuf]byte
 	x.W.Bulk(s.Pop(buf[:0]))
-	deleteEmpty(x, key, s)
-	touch(x, key)
+	dropEmptySet(x, key, s)
+	touchSet(x, key)
 }
 
 // maxMemberBuf holds any member a small encoding stores (64 bytes).
-const maxMemberBuf = 64
+const setMemberBuf = 64
 
 func spopCount(x *command.Ctx) {
 	n, ok := command.ParseInt(x.Args[2])
@@ -248,19 +248,19 @@ func spopCount(x *command.Ctx) {
 		return
 	}
 	if size := s.Len(); n >= int64(size) {
-		replyMembers(x, s)
+		replySetMembers(x, s)
 		x.Shard(key).Delete(key, x.Now)
 	} else {
 		x.W.Set(int(n))
 		s.PopN(int(n), func(m []byte) { x.W.Bulk(m) })
 	}
-	touch(x, key)
+	touchSet(x, key)
 }
 
 // maxSampleReply bounds the reply of SRANDMEMBER with a negative count.
 // Redis builds whatever was asked for (or dies trying); a reply this large
 // is refused instead, as out of range.
-const maxSampleReply = 1 << 30
+const setMaxSampleReply = 1 << 30
 
 func srandmember(x *command.Ctx) {
 	switch len(x.Args) {
@@ -307,7 +307,7 @@ func srandmemberCount(x *command.Ctx) {
 	switch {
 	case n < 0 || n == 1:
 		n = max(n, -n)
-		if n > 1<<20 && n > maxSampleReply/(avgLen(s)+8) {
+		if n > 1<<20 && n > setMaxSampleReply/(avgMemberLen(s)+8) {
 			x.Error("ERR value is out of range")
 			return
 		}
@@ -323,7 +323,7 @@ func srandmemberCount(x *command.Ctx) {
 }
 
 // avgLen is the mean member length, for sizing a reply.
-func avgLen(s *setval.Set) int64 {
+func avgMemberLen(s *setval.Set) int64 {
 	var total int64
 	s.Range(func(m []byte) bool { total += int64(len(m)); return true })
 	return total / int64(s.Len())
@@ -347,12 +347,12 @@ func lookupSets(x *command.Ctx, keys [][]byte) (sets []*setval.Set, missing, ok 
 
 // storeResult stores a STORE command's result in dst (replacing any value
 // and TTL), or deletes dst when the result is empty, and replies its size.
-func storeResult(x *command.Ctx, dst []byte, s *setval.Set) {
+func storeSetResult(x *command.Ctx, dst []byte, s *setval.Set) {
 	if s.Len() > 0 {
 		storeSet(x, dst, s)
-		touch(x, dst)
+		touchSet(x, dst)
 	} else if x.Shard(dst).Delete(dst, x.Now) {
-		touch(x, dst)
+		touchSet(x, dst)
 	}
 	x.W.Int(int64(s.Len()))
 }
@@ -368,7 +368,7 @@ func sinter(x *command.Ctx, keys [][]byte, dst []byte, card bool, limit int64) {
 	if missing { // the intersection with an empty set is empty
 		switch {
 		case dst != nil:
-			storeResult(x, dst, setval.NewIntset())
+			storeSetResult(x, dst, setval.NewIntset())
 		case card:
 			x.W.Int(0)
 		default:
@@ -410,9 +410,9 @@ func sinter(x *command.Ctx, keys [][]byte, dst []byte, card bool, limit int64) {
 		x.W.Int(n)
 	case dst != nil:
 		result.MakeIntset()
-		storeResult(x, dst, result)
+		storeSetResult(x, dst, result)
 	default:
-		deferHeader(x, mark, func(w *resp.Writer) { w.Set(int(n)) })
+		setReplyHeader(x, mark, func(w *resp.Writer) { w.Set(int(n)) })
 	}
 }
 
@@ -511,10 +511,10 @@ func sunionDiff(x *command.Ctx, keys [][]byte, dst []byte, diff bool) {
 		}
 	}
 	if dst != nil {
-		storeResult(x, dst, result)
+		storeSetResult(x, dst, result)
 		return
 	}
-	replyMembers(x, result)
+	replySetMembers(x, result)
 }
 
 // diffByProbing chooses Redis's SDIFF algorithm, since the choice shows in
@@ -552,7 +552,7 @@ func sdiffstoreCmd(x *command.Ctx)  { sunionDiff(x, x.Args[2:], x.Args[1], true)
 // through strtoull when it is not a canonical integer, so leading spaces,
 // '+', leading zeros and a wrapped "-0..." are accepted as Redis accepts
 // them; the argument ends at its first NUL, as a C string does.
-func parseCursor(b []byte) (uint64, bool) {
+func sscanCursor(b []byte) (uint64, bool) {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		b = b[:i]
 	}
@@ -586,7 +586,7 @@ func parseCursor(b []byte) (uint64, bool) {
 }
 
 func sscan(x *command.Ctx) {
-	cursor, ok := parseCursor(x.Args[2])
+	cursor, ok := sscanCursor(x.Args[2])
 	if !ok {
 		x.Error("ERR invalid cursor")
 		return
@@ -638,7 +638,7 @@ func sscan(x *command.Ctx) {
 			n++
 		}
 	})
-	deferHeader(x, mark, func(w *resp.Writer) {
+	setReplyHeader(x, mark, func(w *resp.Writer) {
 		w.Array(2)
 		w.BulkString(strconv.FormatUint(next, 10))
 		w.Array(n)
