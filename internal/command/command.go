@@ -34,6 +34,11 @@ const (
 
 	LockDB  // needs every shard of the selected database
 	LockAll // needs every shard of every database
+
+	// SelfTouch: the handler touches (Shard.Touch) only the keys it really
+	// modified, instead of the dispatcher touching every key argument of a
+	// Write command; Redis signals WATCH only on real changes.
+	SelfTouch
 )
 
 var flagNames = []struct {
@@ -73,12 +78,6 @@ type Ctx struct {
 	// Blocker parks the client for blocking commands (BLPOP...); nil where a
 	// command must not block (inside MULTI), which then answers as on timeout.
 	Blocker Blocker
-
-	// Unchanged is set by a write command that modified nothing (SET NX on
-	// an existing key, an error...): the dispatcher then leaves WATCHers of
-	// its keys alone, since Redis signals only real modifications. The
-	// dispatcher clears it before each command.
-	Unchanged bool
 }
 
 // Blocker is the server side of blocking commands. A handler that finds
@@ -106,6 +105,10 @@ func (c *Ctx) LookupRead(key []byte) *keyspace.Entry {
 	}
 	return e
 }
+
+// Touch signals that key was modified (WATCH, blocked clients): handlers of
+// SelfTouch commands call it for each key they really change.
+func (c *Ctx) Touch(key []byte) { c.DB.ShardFor(key).Touch(key) }
 
 // Error writes an error reply.
 func (c *Ctx) Error(msg string) { c.W.Error(msg) }

@@ -184,7 +184,7 @@ func setGeneric(x *command.Ctx, flags int, key, val, expire []byte, cmd string, 
 		return
 	}
 	sh.SetString(key, val, at, flags&setOptKeepTTL != 0)
-	x.Unchanged = false
+	x.Touch(key)
 	switch {
 	case flags&setOptGet != 0:
 	case intReply:
@@ -210,7 +210,7 @@ func getset(x *command.Ctx) {
 	}
 	replyString(x, e)
 	x.Shard(key).SetString(key, x.Args[2], 0, false)
-	x.Unchanged = false
+	x.Touch(key)
 }
 
 func getdel(x *command.Ctx) {
@@ -222,7 +222,7 @@ func getdel(x *command.Ctx) {
 	replyString(x, e)
 	if e != nil {
 		x.Shard(key).Delete(key, x.Now)
-		x.Unchanged = false
+		x.Touch(key)
 	}
 }
 
@@ -260,7 +260,7 @@ func getex(x *command.Ctx) {
 	default:
 		return
 	}
-	x.Unchanged = false
+	x.Touch(key)
 }
 
 // mget answers nil for keys of other types, as Redis does.
@@ -306,8 +306,8 @@ func msetPairs(x *command.Ctx) {
 	for i := 1; i < len(x.Args); i += 2 {
 		k := x.Args[i]
 		x.Shard(k).SetString(k, x.Args[i+1], 0, false)
+		x.Touch(k)
 	}
-	x.Unchanged = false
 }
 
 // checkStringLen refuses a string that would grow past proto-max-bulk-len.
@@ -329,7 +329,7 @@ func appendCmd(x *command.Ctx) {
 	}
 	if e == nil {
 		sh.SetString(key, val, 0, false)
-		x.Unchanged = false
+		x.Touch(key)
 		x.W.Int(int64(len(val)))
 		return
 	}
@@ -337,7 +337,7 @@ func appendCmd(x *command.Ctx) {
 		return
 	}
 	e.Str = append(e.Str, val...)
-	x.Unchanged = false
+	x.Touch(key)
 	x.W.Int(int64(len(e.Str)))
 }
 
@@ -417,7 +417,7 @@ func setrange(x *command.Ctx) {
 		b := make([]byte, int(off)+len(val))
 		copy(b[off:], val)
 		sh.Put(key, &keyspace.Entry{Kind: keyspace.KindString, Str: b})
-		x.Unchanged = false
+		x.Touch(key)
 		x.W.Int(int64(len(b)))
 		return
 	}
@@ -432,7 +432,7 @@ func setrange(x *command.Ctx) {
 		e.Str = append(e.Str, make([]byte, need-len(e.Str))...)
 	}
 	copy(e.Str[off:], val)
-	x.Unchanged = false
+	x.Touch(key)
 	x.W.Int(int64(len(e.Str)))
 }
 
@@ -464,7 +464,7 @@ func incrBy(x *command.Ctx, by int64) {
 	} else {
 		e.Str = append(e.Str[:0], digits...)
 	}
-	x.Unchanged = false
+	x.Touch(key)
 	x.W.Int(v)
 }
 
@@ -526,7 +526,7 @@ func incrbyfloat(x *command.Ctx) {
 	} else {
 		e.Str = append(e.Str[:0], out...)
 	}
-	x.Unchanged = false
+	x.Touch(key)
 	x.W.Bulk(out)
 }
 
@@ -665,19 +665,10 @@ func lcs(x *command.Ctx) {
 	x.W.Int(int64(total))
 }
 
-// strWrite wraps a write handler: it counts as unchanged (sparing WATCHers)
-// unless it says otherwise where it modifies a key.
-func strWrite(run func(*command.Ctx)) func(*command.Ctx) {
-	return func(x *command.Ctx) {
-		x.Unchanged = true
-		run(x)
-	}
-}
-
 func init() {
 	const g = "string"
 	var (
-		w   = command.Write
+		w   = command.Write | command.SelfTouch
 		ro  = command.ReadOnly
 		oom = command.DenyOOM
 		f   = command.Fast
@@ -693,31 +684,31 @@ func init() {
 	command.Register(
 		one(&command.Cmd{Name: "get", Arity: 2, Flags: ro | f, Run: get, Since: "1.0.0",
 			Summary: "Returns the string value of a key.", Args: "key"}),
-		one(&command.Cmd{Name: "set", Arity: -3, Flags: w | oom, Run: strWrite(set), Since: "1.0.0",
+		one(&command.Cmd{Name: "set", Arity: -3, Flags: w | oom, Run: set, Since: "1.0.0",
 			Summary: "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
 			Args:    "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]"}),
-		one(&command.Cmd{Name: "setnx", Arity: 3, Flags: w | oom | f, Run: strWrite(setnx), Since: "1.0.0",
+		one(&command.Cmd{Name: "setnx", Arity: 3, Flags: w | oom | f, Run: setnx, Since: "1.0.0",
 			Summary: "Set the string value of a key only when the key doesn't exist.", Args: "key value"}),
-		one(&command.Cmd{Name: "setex", Arity: 4, Flags: w | oom, Run: strWrite(setex), Since: "2.0.0",
+		one(&command.Cmd{Name: "setex", Arity: 4, Flags: w | oom, Run: setex, Since: "2.0.0",
 			Summary: "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", Args: "key seconds value"}),
-		one(&command.Cmd{Name: "psetex", Arity: 4, Flags: w | oom, Run: strWrite(psetex), Since: "2.6.0",
+		one(&command.Cmd{Name: "psetex", Arity: 4, Flags: w | oom, Run: psetex, Since: "2.6.0",
 			Summary: "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.",
 			Args:    "key milliseconds value"}),
 		&command.Cmd{Name: "mget", Arity: -2, Flags: ro | f, First: 1, Last: -1, Step: 1, Run: mget, Group: g, Since: "1.0.0",
 			Summary: "Atomically returns the string values of one or more keys.", Args: "key [key ...]"},
-		pairs(&command.Cmd{Name: "mset", Arity: -3, Flags: w | oom, Run: strWrite(mset), Since: "1.0.1",
+		pairs(&command.Cmd{Name: "mset", Arity: -3, Flags: w | oom, Run: mset, Since: "1.0.1",
 			Summary: "Atomically creates or modifies the string values of one or more keys.", Args: "key value [key value ...]"}),
-		pairs(&command.Cmd{Name: "msetnx", Arity: -3, Flags: w | oom, Run: strWrite(msetnx), Since: "1.0.1",
+		pairs(&command.Cmd{Name: "msetnx", Arity: -3, Flags: w | oom, Run: msetnx, Since: "1.0.1",
 			Summary: "Atomically modifies the string values of one or more keys only when all keys don't exist.",
 			Args:    "key value [key value ...]"}),
-		one(&command.Cmd{Name: "getset", Arity: 3, Flags: w | oom | f, Run: strWrite(getset), Since: "1.0.0",
+		one(&command.Cmd{Name: "getset", Arity: 3, Flags: w | oom | f, Run: getset, Since: "1.0.0",
 			Summary: "Returns the previous string value of a key after setting it to a new value.", Args: "key value"}),
-		one(&command.Cmd{Name: "getdel", Arity: 2, Flags: w | f, Run: strWrite(getdel), Since: "6.2.0",
+		one(&command.Cmd{Name: "getdel", Arity: 2, Flags: w | f, Run: getdel, Since: "6.2.0",
 			Summary: "Returns the string value of a key after deleting the key.", Args: "key"}),
-		one(&command.Cmd{Name: "getex", Arity: -2, Flags: w | f, Run: strWrite(getex), Since: "6.2.0",
+		one(&command.Cmd{Name: "getex", Arity: -2, Flags: w | f, Run: getex, Since: "6.2.0",
 			Summary: "Returns the string value of a key after setting its expiration time.",
 			Args:    "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]"}),
-		one(&command.Cmd{Name: "append", Arity: 3, Flags: w | oom | f, Run: strWrite(appendCmd), Since: "2.0.0",
+		one(&command.Cmd{Name: "append", Arity: 3, Flags: w | oom | f, Run: appendCmd, Since: "2.0.0",
 			Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist.", Args: "key value"}),
 		one(&command.Cmd{Name: "strlen", Arity: 2, Flags: ro | f, Run: strlen, Since: "2.2.0",
 			Summary: "Returns the length of a string value.", Args: "key"}),
@@ -725,20 +716,20 @@ func init() {
 			Summary: "Returns a substring of the string stored at a key.", Args: "key start end"}),
 		one(&command.Cmd{Name: "substr", Arity: 4, Flags: ro, Run: getrange, Since: "1.0.0",
 			Summary: "Returns a substring from a string value.", Args: "key start end"}),
-		one(&command.Cmd{Name: "setrange", Arity: 4, Flags: w | oom, Run: strWrite(setrange), Since: "2.2.0",
+		one(&command.Cmd{Name: "setrange", Arity: 4, Flags: w | oom, Run: setrange, Since: "2.2.0",
 			Summary: "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.",
 			Args:    "key offset value"}),
-		one(&command.Cmd{Name: "incr", Arity: 2, Flags: w | oom | f, Run: strWrite(incr), Since: "1.0.0",
+		one(&command.Cmd{Name: "incr", Arity: 2, Flags: w | oom | f, Run: incr, Since: "1.0.0",
 			Summary: "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Args: "key"}),
-		one(&command.Cmd{Name: "decr", Arity: 2, Flags: w | oom | f, Run: strWrite(decr), Since: "1.0.0",
+		one(&command.Cmd{Name: "decr", Arity: 2, Flags: w | oom | f, Run: decr, Since: "1.0.0",
 			Summary: "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Args: "key"}),
-		one(&command.Cmd{Name: "incrby", Arity: 3, Flags: w | oom | f, Run: strWrite(incrby), Since: "1.0.0",
+		one(&command.Cmd{Name: "incrby", Arity: 3, Flags: w | oom | f, Run: incrby, Since: "1.0.0",
 			Summary: "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key increment"}),
-		one(&command.Cmd{Name: "decrby", Arity: 3, Flags: w | oom | f, Run: strWrite(decrby), Since: "1.0.0",
+		one(&command.Cmd{Name: "decrby", Arity: 3, Flags: w | oom | f, Run: decrby, Since: "1.0.0",
 			Summary: "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key decrement"}),
-		one(&command.Cmd{Name: "incrbyfloat", Arity: 3, Flags: w | oom | f, Run: strWrite(incrbyfloat), Since: "2.6.0",
+		one(&command.Cmd{Name: "incrbyfloat", Arity: 3, Flags: w | oom | f, Run: incrbyfloat, Since: "2.6.0",
 			Summary: "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key increment"}),
 		&command.Cmd{Name: "lcs", Arity: -3, Flags: ro, First: 1, Last: 2, Step: 1, Run: lcs, Group: g, Since: "7.0.0",

@@ -98,10 +98,8 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	c.lastCmd.Store(cmd)
 	c.running = cmd
 	c.lock(cmd, args)
-	c.ctx.Unchanged = false
 	cmd.Run(&c.ctx)
-	// A command that blocked, or says it changed nothing, touches nothing.
-	if cmd.Flags&command.Write != 0 && !c.ctx.Unchanged && c.blocked == nil {
+	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write && c.blocked == nil { // a command that blocked changed nothing
 		c.touchKeys(cmd, args)
 	}
 	c.unlock(cmd, db)
@@ -117,9 +115,8 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	c.ctx.Args = args
 	start := time.Now()
 	mark := len(c.out.B)
-	c.ctx.Unchanged = false
 	cmd.Run(&c.ctx)
-	if cmd.Flags&command.Write != 0 && !c.ctx.Unchanged {
+	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write {
 		c.touchKeys(cmd, args)
 	}
 	c.calls[cmd.ID].Add(1)

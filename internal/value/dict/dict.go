@@ -15,13 +15,17 @@ import (
 
 var seed = maphash.MakeSeed()
 
+// entry is 24 bytes plus the value: the low 32 bits of the hash suffice to
+// pick a bucket and to skip most key comparisons, and the sign of next tells
+// free slots from live ones.
 type entry[V any] struct {
 	key  string
 	val  V
-	hash uint64
-	next int32 // index+1 of the next entry in the bucket (or the free list), 0 = end
-	live bool
+	hash uint32
+	next int32 // live: index+1 of the next entry in the bucket, 0 = end; free: -1-link to the next free slot
 }
+
+func (e *entry[V]) live() bool { return e.next >= 0 }
 
 // Dict maps string keys to values of type V. The zero value is not usable:
 // call New.
@@ -46,10 +50,10 @@ func New[V any](hint int) *Dict[V] {
 // Len is the number of elements.
 func (d *Dict[V]) Len() int { return d.n }
 
-func hashOf(key string) uint64 { return maphash.String(seed, key) }
+func hashOf(key string) uint32 { return uint32(maphash.String(seed, key)) }
 
-func (d *Dict[V]) find(key string, h uint64) int32 {
-	for i := d.buckets[h&uint64(len(d.buckets)-1)]; i != 0; {
+func (d *Dict[V]) find(key string, h uint32) int32 {
+	for i := d.buckets[h&uint32(len(d.buckets)-1)]; i != 0; {
 		e := &d.entries[i-1]
 		if e.hash == h && e.key == key {
 			return i
@@ -90,13 +94,13 @@ func (d *Dict[V]) Set(key string, val V) bool {
 	var i int32
 	if d.free != 0 {
 		i = d.free
-		d.free = d.entries[i-1].next
+		d.free = -1 - d.entries[i-1].next
 	} else {
 		d.entries = append(d.entries, entry[V]{})
 		i = int32(len(d.entries))
 	}
-	b := &d.buckets[h&uint64(len(d.buckets)-1)]
-	d.entries[i-1] = entry[V]{key: key, val: val, hash: h, next: *b, live: true}
+	b := &d.buckets[h&uint32(len(d.buckets)-1)]
+	d.entries[i-1] = entry[V]{key: key, val: val, hash: h, next: *b}
 	*b = i
 	d.n++
 	return true
@@ -105,13 +109,13 @@ func (d *Dict[V]) Set(key string, val V) bool {
 // Delete removes key and reports whether it was present.
 func (d *Dict[V]) Delete(key string) bool {
 	h := hashOf(key)
-	link := &d.buckets[h&uint64(len(d.buckets)-1)]
+	link := &d.buckets[h&uint32(len(d.buckets)-1)]
 	for *link != 0 {
 		i := *link
 		e := &d.entries[i-1]
 		if e.hash == h && e.key == key {
 			*link = e.next
-			*e = entry[V]{next: d.free}
+			*e = entry[V]{next: -1 - d.free}
 			d.free = i
 			d.n--
 			if len(d.buckets) > minBuckets && d.n < len(d.buckets)/8 {
@@ -134,9 +138,9 @@ func (d *Dict[V]) resize(size int) {
 	d.entries = make([]entry[V], 0, max(d.n, size/2))
 	d.buckets = make([]int32, size)
 	d.free = 0
-	mask := uint64(size - 1)
+	mask := uint32(size - 1)
 	for _, e := range old {
-		if !e.live {
+		if !e.live() {
 			continue
 		}
 		b := &d.buckets[e.hash&mask]
@@ -149,7 +153,7 @@ func (d *Dict[V]) resize(size int) {
 // Range calls fn for each element until it returns false. fn must not modify d.
 func (d *Dict[V]) Range(fn func(key string, val V) bool) {
 	for i := range d.entries {
-		if e := &d.entries[i]; e.live && !fn(e.key, e.val) {
+		if e := &d.entries[i]; e.live() && !fn(e.key, e.val) {
 			return
 		}
 	}
@@ -165,7 +169,7 @@ func (d *Dict[V]) Random(r *rand.Rand) (key string, val V, ok bool) {
 	}
 	for {
 		e := &d.entries[r.IntN(len(d.entries))]
-		if e.live {
+		if e.live() {
 			return e.key, e.val, true
 		}
 	}
