@@ -31,8 +31,9 @@ const (
 	AllowBusy                   // allowed while a script is busy
 	DenyOOM                     // refused when out of memory
 
-	LockDB  // needs every shard of the selected database
-	LockAll // needs every shard of every database
+	LockDB    // needs every shard of the selected database
+	LockAll   // needs every shard of every database
+	SelfTouch // marks WATCHed keys itself, only those it changes: the dispatcher does not
 )
 
 var flagNames = []struct {
@@ -99,6 +100,7 @@ type Cmd struct {
 	Last    int // last key argument, negative counts from the end
 	Step    int
 	Keys    func(args [][]byte, dst []int) []int // positions of keys, for numkeys-style commands
+	Lock    func(args [][]byte) Flags            // LockDB/LockAll needed with these arguments only (COPY ... DB n)
 	Run     func(*Ctx)
 	Group   string // documentation group: string, generic, connection, ...
 	Summary string
@@ -133,6 +135,15 @@ func (c *Cmd) KeyPositions(args [][]byte, dst []int) []int {
 		dst = append(dst, i)
 	}
 	return dst
+}
+
+// LockFlags is the lock scope (LockDB, LockAll or neither) cmd needs for args.
+func (c *Cmd) LockFlags(args [][]byte) Flags {
+	f := c.Flags & (LockDB | LockAll)
+	if c.Lock != nil {
+		f |= c.Lock(args)
+	}
+	return f
 }
 
 // CheckArity reports whether n arguments (name included) fit the arity.

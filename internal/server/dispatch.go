@@ -96,12 +96,13 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	mark := len(c.out.B)
 	db := c.ctx.DB
 	c.lastCmd.Store(cmd)
-	c.lock(cmd, args)
+	scope := cmd.LockFlags(args)
+	c.lock(scope, cmd, args)
 	cmd.Run(&c.ctx)
-	if cmd.Flags&command.Write != 0 {
+	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write {
 		c.touchKeys(cmd, args)
 	}
-	c.unlock(cmd, db)
+	c.unlock(scope, db)
 	c.calls[cmd.ID].Add(1)
 	c.usec[cmd.ID].Add(uint64(time.Since(start).Microseconds()))
 	if len(c.out.B) > mark && c.out.B[mark] == '-' {
@@ -115,7 +116,7 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	start := time.Now()
 	mark := len(c.out.B)
 	cmd.Run(&c.ctx)
-	if cmd.Flags&command.Write != 0 {
+	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write {
 		c.touchKeys(cmd, args)
 	}
 	c.calls[cmd.ID].Add(1)
@@ -134,12 +135,12 @@ func (c *client) touchKeys(cmd *command.Cmd, args [][]byte) {
 
 // lock takes the shard locks cmd needs: none, its keys' shards in ascending
 // order (so that two multi-key commands never deadlock), its database's, or
-// every database's.
-func (c *client) lock(cmd *command.Cmd, args [][]byte) {
+// every database's, as scope (cmd.LockFlags) says.
+func (c *client) lock(scope command.Flags, cmd *command.Cmd, args [][]byte) {
 	switch {
-	case cmd.Flags&command.LockAll != 0:
+	case scope&command.LockAll != 0:
 		c.s.ks.LockAll()
-	case cmd.Flags&command.LockDB != 0:
+	case scope&command.LockDB != 0:
 		c.ctx.DB.LockAll()
 	default:
 		c.keys = cmd.KeyPositions(args, c.keys[:0])
@@ -161,11 +162,11 @@ func (c *client) lockShards() {
 	}
 }
 
-func (c *client) unlock(cmd *command.Cmd, db *keyspace.DB) {
+func (c *client) unlock(scope command.Flags, db *keyspace.DB) {
 	switch {
-	case cmd.Flags&command.LockAll != 0:
+	case scope&command.LockAll != 0:
 		c.s.ks.UnlockAll()
-	case cmd.Flags&command.LockDB != 0:
+	case scope&command.LockDB != 0:
 		db.UnlockAll()
 	default:
 		c.unlockShards(db)

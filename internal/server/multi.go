@@ -77,10 +77,11 @@ func exec(x *command.Ctx) {
 	all, whole := false, false
 	c.locks = c.locks[:0]
 	for _, q := range m.cmds {
+		scope := q.cmd.LockFlags(q.args)
 		switch {
-		case q.cmd.Flags&command.LockAll != 0 || q.cmd.Name == "select":
+		case scope&command.LockAll != 0 || q.cmd.Name == "select":
 			all = true
-		case q.cmd.Flags&command.LockDB != 0:
+		case scope&command.LockDB != 0:
 			whole = true
 		default:
 			c.keys = q.cmd.KeyPositions(q.args, c.keys[:0])
