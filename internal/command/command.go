@@ -100,7 +100,7 @@ type Cmd struct {
 	Last    int // last key argument, negative counts from the end
 	Step    int
 	Keys    func(args [][]byte, dst []int) []int // positions of keys, for numkeys-style commands
-	Lock    func(args [][]byte) Flags            // LockDB/LockAll needed with these arguments only (COPY ... DB n)
+	Lock    func(args [][]byte, db int) Flags    // LockDB/LockAll needed only with these arguments, db selected (COPY ... DB n)
 	Run     func(*Ctx)
 	Group   string // documentation group: string, generic, connection, ...
 	Summary string
@@ -137,11 +137,12 @@ func (c *Cmd) KeyPositions(args [][]byte, dst []int) []int {
 	return dst
 }
 
-// LockFlags is the lock scope (LockDB, LockAll or neither) cmd needs for args.
-func (c *Cmd) LockFlags(args [][]byte) Flags {
+// LockFlags is the lock scope (LockDB, LockAll or neither) cmd needs for args
+// with database db selected.
+func (c *Cmd) LockFlags(args [][]byte, db int) Flags {
 	f := c.Flags & (LockDB | LockAll)
 	if c.Lock != nil {
-		f |= c.Lock(args)
+		f |= c.Lock(args, db)
 	}
 	return f
 }

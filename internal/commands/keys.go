@@ -180,12 +180,15 @@ func copyCmd(x *command.Ctx) {
 	x.W.Int(1)
 }
 
-// copyLock: COPY with DB may write another database, which the dispatcher
-// only locks with everything. Without DB it locks its two keys' shards.
-func copyLock(args [][]byte) command.Flags {
-	for _, a := range args[3:] {
-		if command.Is(a, "db") {
-			return command.LockAll
+// copyLock: COPY ... DB n with another database than the selected one writes
+// there, which the dispatcher only locks with everything. Otherwise (go-redis
+// always sends DB) it locks its two keys' shards.
+func copyLock(args [][]byte, db int) command.Flags {
+	for i := 3; i+1 < len(args); i++ {
+		if command.Is(args[i], "db") {
+			if n, ok := command.ParseInt(args[i+1]); !ok || n != int64(db) {
+				return command.LockAll
+			}
 		}
 	}
 	return 0

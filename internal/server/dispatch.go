@@ -96,7 +96,7 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	mark := len(c.out.B)
 	db := c.ctx.DB
 	c.lastCmd.Store(cmd)
-	scope := cmd.LockFlags(args)
+	scope := cmd.LockFlags(args, c.ctx.DBID)
 	c.lock(scope, cmd, args)
 	cmd.Run(&c.ctx)
 	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write {

@@ -77,7 +77,7 @@ func exec(x *command.Ctx) {
 	all, whole := false, false
 	c.locks = c.locks[:0]
 	for _, q := range m.cmds {
-		scope := q.cmd.LockFlags(q.args)
+		scope := q.cmd.LockFlags(q.args, c.ctx.DBID)
 		switch {
 		case scope&command.LockAll != 0 || q.cmd.Name == "select":
 			all = true
