@@ -886,3 +886,30 @@ func TestCrossDatabaseCommandsConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// BenchmarkScanPass: one full SCAN COUNT 10 pass over 200k keys; "calls"
+// shows how far above COUNT the per-shard minimum step puts replies.
+func BenchmarkScanPass(b *testing.B) {
+	s := start(b)
+	ctx := context.Background()
+	pipe := s.client(b).Pipeline()
+	for i := 0; i < 200000; i++ {
+		pipe.Set(ctx, fmt.Sprint("key:", i), "x", 0)
+		if i%10000 == 9999 {
+			if _, err := pipe.Exec(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	r := s.raw(b)
+	for b.Loop() {
+		calls := 0
+		for cursor := "0"; ; calls++ {
+			reply := r.do("SCAN", cursor, "COUNT", "10").([]any)
+			if cursor = reply[0].(string); cursor == "0" {
+				break
+			}
+		}
+		b.ReportMetric(float64(calls), "calls/op")
+	}
+}

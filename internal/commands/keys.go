@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/glob"
@@ -300,12 +301,16 @@ func randomkey(x *command.Ctx) {
 //
 // A step re-reads its whole shard, so to keep a full pass near linear a step
 // takes at least 1/maxShardSteps of its shard, even if COUNT asks for less:
-// COUNT stays exact up to about ShardCount*maxShardSteps*COUNT keys (650,000
+// COUNT stays exact up to about ShardCount*maxShardSteps*COUNT keys (160,000
 // at the default 10), and is a lower bound beyond.
 const (
 	shardBits     = 64 - scan.Bits
-	maxShardSteps = 64
+	maxShardSteps = 16
 )
+
+// scanBufs recycles SCAN's per-call buffer of a shard's candidates: allocating
+// it anew each call makes a scan of a big keyspace mostly garbage collection.
+var scanBufs = sync.Pool{New: func() any { return new([]scan.Item[*keyspace.Entry]) }}
 
 // The cursor layout needs exactly 1<<shardBits shards.
 var (
@@ -348,10 +353,11 @@ func scanCmd(x *command.Ctx) {
 		}
 	}
 	shard, pos := int(cursor&(1<<shardBits-1)), cursor>>shardBits
+	buf := scanBufs.Get().(*[]scan.Item[*keyspace.Entry])
+	items := (*buf)[:0]
 	var (
-		out   []string
-		items []scan.Item[*keyspace.Entry]
-		next  uint64
+		out  []string
+		next uint64
 	)
 	for examined := 0; ; {
 		s := x.DB.Shard(shard)
@@ -374,6 +380,9 @@ func scanCmd(x *command.Ctx) {
 			break
 		}
 	}
+	clear(items[:cap(items)]) // no pointers into the keyspace stay reachable from the pool
+	*buf = items[:0]
+	scanBufs.Put(buf)
 	x.W.Array(2)
 	x.W.BulkString(strconv.FormatUint(next, 10))
 	x.W.Array(len(out))
