@@ -850,41 +850,53 @@ func TestGoRedisKeyFlows(t *testing.T) {
 	}
 }
 
-// TestCrossDatabaseCommandsConcurrently: MOVE, COPY ... DB and SWAPDB lock
-// two databases while plain commands run in both; nothing deadlocks or races
-// (run with -race).
+// TestCrossDatabaseCommandsConcurrently: MOVE and COPY ... DB write a second
+// database while plain commands write it; run with -race, a missing lock on
+// the second database shows as a data race. SWAPDB joins at the end.
 func TestCrossDatabaseCommandsConcurrently(t *testing.T) {
 	s := start(t)
 	ctx := context.Background()
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c := s.client(t, func(o *redis.Options) { o.DB = w % 2 })
-			for i := 0; i < 300; i++ {
-				k := fmt.Sprint("k", i%10)
-				var err error
-				switch i % 5 {
-				case 0:
-					err = c.Set(ctx, k, "v", 0).Err()
-				case 1:
-					err = c.Move(ctx, k, 1-w%2).Err()
-				case 2:
-					err = c.Copy(ctx, k, k+"c", 1-w%2, true).Err()
-				case 3:
-					err = c.Copy(ctx, k, k+"c", w%2, true).Err()
-				case 4:
-					err = c.Do(ctx, "SWAPDB", 0, 1).Err()
+	run := func(workers, rounds int, op func(c *redis.Client, w, i int) error) {
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := s.client(t, func(o *redis.Options) { o.DB = w % 2 })
+				for i := 0; i < rounds; i++ {
+					if err := op(c, w, i); err != nil && err != redis.Nil {
+						t.Error(err)
+						return
+					}
 				}
-				if err != nil && err != redis.Nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
+	crossOrPlain := func(c *redis.Client, w, i int) error {
+		k := fmt.Sprint("k", i%4)
+		if w%2 == 1 { // db 1: plain writes of the keys the others move and copy in
+			if i%2 == 0 {
+				return c.Set(ctx, k, "v", 0).Err()
+			}
+			return c.Del(ctx, k, k+"c").Err()
+		}
+		switch i % 3 {
+		case 0:
+			return c.Set(ctx, k, "v", 0).Err()
+		case 1:
+			return c.Move(ctx, k, 1).Err()
+		default:
+			return c.Copy(ctx, k, k+"c", 1, true).Err()
+		}
+	}
+	run(4, 2000, crossOrPlain)
+	run(4, 300, func(c *redis.Client, w, i int) error {
+		if i%10 == 0 {
+			return c.Do(ctx, "SWAPDB", 0, 1).Err()
+		}
+		return crossOrPlain(c, w, i)
+	})
 }
 
 // BenchmarkScanPass: one full SCAN COUNT 10 pass over 200k keys; "calls"

@@ -100,7 +100,7 @@ type Cmd struct {
 	Last    int // last key argument, negative counts from the end
 	Step    int
 	Keys    func(args [][]byte, dst []int) []int // positions of keys, for numkeys-style commands
-	Lock    func(args [][]byte, db int) Flags    // LockDB/LockAll needed only with these arguments, db selected (COPY ... DB n)
+	OtherDB func(args [][]byte, db int) int      // another database whose shards of the keys the command needs, db selected (MOVE), or -1
 	Run     func(*Ctx)
 	Group   string // documentation group: string, generic, connection, ...
 	Summary string
@@ -135,16 +135,6 @@ func (c *Cmd) KeyPositions(args [][]byte, dst []int) []int {
 		dst = append(dst, i)
 	}
 	return dst
-}
-
-// LockFlags is the lock scope (LockDB, LockAll or neither) cmd needs for args
-// with database db selected.
-func (c *Cmd) LockFlags(args [][]byte, db int) Flags {
-	f := c.Flags & (LockDB | LockAll)
-	if c.Lock != nil {
-		f |= c.Lock(args, db)
-	}
-	return f
 }
 
 // CheckArity reports whether n arguments (name included) fit the arity.

@@ -181,18 +181,41 @@ func copyCmd(x *command.Ctx) {
 	x.W.Int(1)
 }
 
-// copyLock: COPY ... DB n with another database than the selected one writes
-// there, which the dispatcher only locks with everything. Otherwise (go-redis
-// always sends DB) it locks its two keys' shards.
-func copyLock(args [][]byte, db int) command.Flags {
-	for i := 3; i+1 < len(args); i++ {
-		if command.Is(args[i], "db") {
-			if n, ok := command.ParseInt(args[i+1]); !ok || n != int64(db) {
-				return command.LockAll
+// copyOtherDB is the database COPY writes besides the selected one: its last
+// DB option, when every option is valid (else COPY only answers an error).
+func copyOtherDB(args [][]byte, db int) int {
+	other := db
+	for i := 3; i < len(args); i++ {
+		switch {
+		case command.Is(args[i], "replace"):
+		case command.Is(args[i], "db") && i+1 < len(args):
+			n, ok := command.ParseInt(args[i+1])
+			if !ok || n < 0 || n > math.MaxInt32 {
+				return -1
 			}
+			other = int(n)
+			i++
+		default:
+			return -1
 		}
 	}
-	return 0
+	return otherDB(other, db)
+}
+
+// moveOtherDB is the database MOVE writes besides the selected one.
+func moveOtherDB(args [][]byte, db int) int {
+	n, ok := command.ParseInt(args[2])
+	if !ok || n < 0 || n > math.MaxInt32 {
+		return -1
+	}
+	return otherDB(int(n), db)
+}
+
+func otherDB(n, db int) int {
+	if n == db {
+		return -1
+	}
+	return n
 }
 
 func move(x *command.Ctx) {
@@ -624,10 +647,9 @@ func init() {
 			Summary: "Renames a key and overwrites the destination.", Args: "key newkey"}),
 		keys2(&command.Cmd{Name: "renamenx", Arity: 3, Flags: w | f, Run: func(x *command.Ctx) { rename(x, true) }, Group: g, Since: "1.0.0",
 			Summary: "Renames a key only when the target key name doesn't exist.", Args: "key newkey"}),
-		keys2(&command.Cmd{Name: "copy", Arity: -3, Flags: w | command.DenyOOM, Lock: copyLock, Run: copyCmd, Group: g, Since: "6.2.0",
+		keys2(&command.Cmd{Name: "copy", Arity: -3, Flags: w | command.DenyOOM, OtherDB: copyOtherDB, Run: copyCmd, Group: g, Since: "6.2.0",
 			Summary: "Copies the value of a key to a new key.", Args: "source destination [DB destination-db] [REPLACE]"}),
-		// MOVE writes another database, which only LockAll covers.
-		key(&command.Cmd{Name: "move", Arity: 3, Flags: w | f | command.LockAll, Run: move, Group: g, Since: "1.0.0",
+		key(&command.Cmd{Name: "move", Arity: 3, Flags: w | f, OtherDB: moveOtherDB, Run: move, Group: g, Since: "1.0.0",
 			Summary: "Moves a key to another database.", Args: "key db"}),
 		&command.Cmd{Name: "keys", Arity: 2, Flags: r | command.LockDB, Run: keys, Group: g, Since: "1.0.0",
 			Summary: "Returns all key names that match a pattern.", Args: "pattern", ACL: []string{"dangerous"}},

@@ -32,6 +32,8 @@ type client struct {
 	out    resp.Writer
 	ctx    command.Ctx
 	locks  []int // shard indexes locked for the running command
+	other  *keyspace.DB // a second database where those shards are locked too (MOVE), or nil
+	otherID int
 	keys   []int // scratch for key positions
 
 	authed   bool

@@ -96,13 +96,12 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	mark := len(c.out.B)
 	db := c.ctx.DB
 	c.lastCmd.Store(cmd)
-	scope := cmd.LockFlags(args, c.ctx.DBID)
-	c.lock(scope, cmd, args)
+	c.lock(cmd, args)
 	cmd.Run(&c.ctx)
 	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write {
 		c.touchKeys(cmd, args)
 	}
-	c.unlock(scope, db)
+	c.unlock(cmd, db)
 	c.calls[cmd.ID].Add(1)
 	c.usec[cmd.ID].Add(uint64(time.Since(start).Microseconds()))
 	if len(c.out.B) > mark && c.out.B[mark] == '-' {
@@ -135,18 +134,25 @@ func (c *client) touchKeys(cmd *command.Cmd, args [][]byte) {
 
 // lock takes the shard locks cmd needs: none, its keys' shards in ascending
 // order (so that two multi-key commands never deadlock), its database's, or
-// every database's, as scope (cmd.LockFlags) says.
-func (c *client) lock(scope command.Flags, cmd *command.Cmd, args [][]byte) {
+// every database's. A command that also writes its keys in another database
+// (OtherDB) gets the same shards there too; locks are always taken in
+// (database, shard) order, which LockAll follows as well.
+func (c *client) lock(cmd *command.Cmd, args [][]byte) {
 	switch {
-	case scope&command.LockAll != 0:
+	case cmd.Flags&command.LockAll != 0:
 		c.s.ks.LockAll()
-	case scope&command.LockDB != 0:
+	case cmd.Flags&command.LockDB != 0:
 		c.ctx.DB.LockAll()
 	default:
 		c.keys = cmd.KeyPositions(args, c.keys[:0])
 		c.locks = c.locks[:0]
 		for _, i := range c.keys {
 			c.locks = append(c.locks, keyspace.ShardIndex(args[i]))
+		}
+		if cmd.OtherDB != nil {
+			if n := cmd.OtherDB(args, c.ctx.DBID); n >= 0 && n < len(c.s.ks.DBs) { // else Run only answers an error
+				c.other, c.otherID = c.s.ks.DBs[n], n
+			}
 		}
 		c.lockShards()
 	}
@@ -157,16 +163,28 @@ func (c *client) lockShards() {
 		slices.Sort(c.locks)
 		c.locks = slices.Compact(c.locks)
 	}
-	for _, i := range c.locks {
-		c.ctx.DB.Shard(i).Lock()
+	if c.other != nil && c.otherID < c.ctx.DBID {
+		lockShards(c.other, c.locks)
+		lockShards(c.ctx.DB, c.locks)
+		return
+	}
+	lockShards(c.ctx.DB, c.locks)
+	if c.other != nil {
+		lockShards(c.other, c.locks)
 	}
 }
 
-func (c *client) unlock(scope command.Flags, db *keyspace.DB) {
+func lockShards(db *keyspace.DB, shards []int) {
+	for _, i := range shards {
+		db.Shard(i).Lock()
+	}
+}
+
+func (c *client) unlock(cmd *command.Cmd, db *keyspace.DB) {
 	switch {
-	case scope&command.LockAll != 0:
+	case cmd.Flags&command.LockAll != 0:
 		c.s.ks.UnlockAll()
-	case scope&command.LockDB != 0:
+	case cmd.Flags&command.LockDB != 0:
 		db.UnlockAll()
 	default:
 		c.unlockShards(db)
@@ -176,6 +194,9 @@ func (c *client) unlock(scope command.Flags, db *keyspace.DB) {
 func (c *client) unlockShards(db *keyspace.DB) {
 	for _, i := range c.locks {
 		db.Shard(i).Unlock()
+		if c.other != nil {
+			c.other.Shard(i).Unlock()
+		}
 	}
-	c.locks = c.locks[:0]
+	c.locks, c.other = c.locks[:0], nil
 }

@@ -77,11 +77,10 @@ func exec(x *command.Ctx) {
 	all, whole := false, false
 	c.locks = c.locks[:0]
 	for _, q := range m.cmds {
-		scope := q.cmd.LockFlags(q.args, c.ctx.DBID)
 		switch {
-		case scope&command.LockAll != 0 || q.cmd.Name == "select":
+		case q.cmd.Flags&command.LockAll != 0 || q.cmd.Name == "select" || q.cmd.OtherDB != nil && q.cmd.OtherDB(q.args, c.ctx.DBID) >= 0:
 			all = true
-		case scope&command.LockDB != 0:
+		case q.cmd.Flags&command.LockDB != 0:
 			whole = true
 		default:
 			c.keys = q.cmd.KeyPositions(q.args, c.keys[:0])
