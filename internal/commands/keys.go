@@ -381,13 +381,16 @@ func scanCmd(x *command.Ctx) {
 	var (
 		out  []string
 		next uint64
+		used int // high-water mark of items, cleared before the buffer goes back
 	)
+	n := int(min(count, math.MaxInt32))
 	for examined := 0; ; {
 		s := x.DB.Shard(shard)
-		want := max(int(min(count, math.MaxInt32))-examined, s.Len()/maxShardSteps)
+		want := max(n-examined, s.Len()/maxShardSteps)
 		var after uint64
 		var done bool
 		items, after, done = scan.Step(items[:0], pos, want, s.All())
+		used = max(used, len(items))
 		examined += len(items)
 		out = scanFilter(x, s, items, pat, typ, out)
 		if !done {
@@ -398,12 +401,12 @@ func scanCmd(x *command.Ctx) {
 			break // next = 0: the pass is complete
 		}
 		pos = 0
-		if examined >= int(min(count, math.MaxInt32)) {
+		if examined >= n {
 			next = uint64(shard)
 			break
 		}
 	}
-	clear(items[:cap(items)]) // no pointers into the keyspace stay reachable from the pool
+	clear(items[:used]) // no pointers into the keyspace stay reachable from the pool
 	*buf = items[:0]
 	scanBufs.Put(buf)
 	x.W.Array(2)

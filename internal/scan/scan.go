@@ -40,7 +40,8 @@ type Item[V any] struct {
 // Step appends to dst the items of seq whose position is at least from: those
 // with the n smallest positions, plus any sharing the largest of those. It
 // returns the position to resume from, or done when no item of seq lies
-// beyond the ones returned.
+// beyond the ones returned. Capacity of dst beyond what it returns is left
+// zeroed, so a recycled buffer holds no stale references.
 func Step[V any](dst []Item[V], from uint64, n int, seq iter.Seq2[string, V]) (out []Item[V], next uint64, done bool) {
 	return step(dst, from, n, seq, Pos)
 }
@@ -69,6 +70,7 @@ func step[V any](dst []Item[V], from uint64, n int, seq iter.Seq2[string, V], po
 	if kept == len(c) {
 		return dst, 0, true
 	}
+	clear(c[kept:]) // leave no references behind dst's length
 	return dst[:start+kept], last + 1, false
 }
 
