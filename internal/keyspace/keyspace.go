@@ -98,7 +98,7 @@ func (e *Entry) Encoding() string {
 }
 
 // SharedInt reports whether Redis would store e as one of its shared integer
-// objects (0 to 9999), which OBJECT REFCOUNT and IDLETIME reveal.
+// objects (0 to 9999), as OBJECT REFCOUNT reveals.
 func (e *Entry) SharedInt() bool {
 	if e.Kind != KindString || !isInt(e.Str) {
 		return false
