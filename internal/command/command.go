@@ -122,6 +122,7 @@ type Cmd struct {
 	Last    int // last key argument, negative counts from the end
 	Step    int
 	Keys    func(args [][]byte, dst []int) []int // positions of keys, for numkeys-style commands
+	OtherDB func(args [][]byte, db int) int      // another database whose shards of the keys the command needs, db selected (MOVE), or -1
 	Run     func(*Ctx)
 	Group   string // documentation group: string, generic, connection, ...
 	Summary string

@@ -5,8 +5,12 @@
 package keyspace
 
 import (
+	"iter"
+	"math/rand/v2"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ShardCount is the number of shards per database: a power of two well above
@@ -43,6 +47,86 @@ type Entry struct {
 	Expire int64  // absolute unix milliseconds, 0 when the key does not expire
 	Access uint32 // LRU clock (seconds) of the last access, for OBJECT IDLETIME
 	Kind   Kind
+}
+
+// Expired reports whether e's time has run out at now.
+func (e *Entry) Expired(now int64) bool { return e.Expire != 0 && e.Expire <= now }
+
+// Cloner is implemented by every collection type stored in Entry.Obj, so that
+// COPY can duplicate values: Clone returns a deep copy sharing no mutable
+// memory with the receiver.
+type Cloner interface{ Clone() any }
+
+// Clone returns a deep copy of e, expiry included; ok is false when e holds an
+// object that is not a Cloner.
+func (e *Entry) Clone() (c *Entry, ok bool) {
+	c = &Entry{Kind: e.Kind, Expire: e.Expire}
+	if e.Str != nil {
+		c.Str = append(make([]byte, 0, len(e.Str)), e.Str...)
+	}
+	if e.Obj != nil {
+		o, ok := e.Obj.(Cloner)
+		if !ok {
+			return nil, false
+		}
+		c.Obj = o.Clone()
+	}
+	return c, true
+}
+
+// Encoder is implemented by collection types to name their representation as
+// OBJECT ENCODING reports it ("listpack", "hashtable", ...).
+type Encoder interface{ Encoding() string }
+
+// Encoding is the name OBJECT ENCODING gives e's representation. Strings are
+// named from their bytes as Redis's SET would store them: "int" for a
+// canonical 64-bit integer, "embstr" up to 44 bytes, else "raw".
+func (e *Entry) Encoding() string {
+	if e.Kind == KindString {
+		switch {
+		case isInt(e.Str):
+			return "int"
+		case len(e.Str) <= 44:
+			return "embstr"
+		}
+		return "raw"
+	}
+	if o, ok := e.Obj.(Encoder); ok {
+		return o.Encoding()
+	}
+	return "unknown"
+}
+
+// SharedInt reports whether Redis would store e as one of its shared integer
+// objects (0 to 9999), as OBJECT REFCOUNT reveals.
+func (e *Entry) SharedInt() bool {
+	if e.Kind != KindString || !isInt(e.Str) {
+		return false
+	}
+	n, _ := strconv.ParseInt(string(e.Str), 10, 64)
+	return n >= 0 && n < 10000
+}
+
+// isInt reports whether b is an int64 in canonical form (no sign but '-', no
+// leading zero, no "-0"), as Redis's string2ll accepts.
+func isInt(b []byte) bool {
+	if len(b) == 0 || len(b) > 20 {
+		return false
+	}
+	d := b
+	if b[0] == '-' {
+		d = b[1:]
+	}
+	if len(d) == 0 || d[0] < '0' || d[0] > '9' || d[0] == '0' && len(b) > 1 {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	_, err := strconv.ParseInt(string(b), 10, 64)
+	return err == nil
 }
 
 // Watch is one client's WATCH state; a write to a watched key marks it dirty.
@@ -82,6 +166,8 @@ func (s *Shard) Volatile() int { return len(s.expires) }
 
 // Clock is the LRU clock in seconds, advanced by the server's cron.
 var Clock atomic.Uint32
+
+func init() { Clock.Store(uint32(time.Now().Unix())) } // keys made before the first tick are not ancient
 
 // Lookup returns the live entry for key, deleting it first if it has expired.
 func (s *Shard) Lookup(key []byte, now int64) *Entry {
@@ -192,7 +278,11 @@ func (s *Shard) Delete(key []byte, now int64) bool {
 		return false
 	}
 	s.remove(string(key), e)
-	return e.Expire == 0 || e.Expire > now
+	if e.Expired(now) {
+		ExpiredKeys.Add(1)
+		return false
+	}
+	return true
 }
 
 func (s *Shard) remove(k string, e *Entry) {
@@ -200,8 +290,17 @@ func (s *Shard) remove(k string, e *Entry) {
 	if e.Expire != 0 {
 		delete(s.expires, k)
 	}
-	for _, w := range s.watchers[k] {
+	for _, w := range s.watchers[k] { // a deletion wakes no blocked client: there is nothing to pop
 		w.MarkDirty()
+	}
+	s.release()
+}
+
+// release drops the tables of a shard that has emptied: Go maps never shrink,
+// and a burst of keys that all expire would otherwise keep its tables forever.
+func (s *Shard) release() {
+	if len(s.m) == 0 {
+		s.m, s.expires = nil, nil
 	}
 }
 
@@ -218,7 +317,19 @@ func (s *Shard) Range(now int64, fn func(key string, e *Entry) bool) {
 	}
 }
 
-// Clear drops every key, marking watchers of existing keys dirty.
+// All iterates over every key, expired ones included. The body must not
+// modify the shard.
+func (s *Shard) All() iter.Seq2[string, *Entry] {
+	return func(yield func(string, *Entry) bool) {
+		for k, e := range s.m {
+			if !yield(k, e) {
+				return
+			}
+		}
+	}
+}
+
+// Clear drops every key, touching watched ones.
 func (s *Shard) Clear() {
 	for k, ws := range s.watchers {
 		if _, ok := s.m[k]; ok {
@@ -249,6 +360,7 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
 			ExpiredKeys.Add(1)
 		}
 	}
+	s.release()
 	return sampled, expired
 }
 
@@ -297,15 +409,24 @@ func (s *Shard) touch(k string) {
 	}
 }
 
-// TouchAll marks every watcher of the shard dirty and wakes every blocked
-// client (FLUSHDB, SWAPDB).
-func (s *Shard) TouchAll() {
-	for _, ws := range s.watchers {
+// touchSwapped marks the watchers of keys that are live in s or in o: swapping
+// the two shards' contents changes those keys and no other (a key absent or
+// expired on both sides stays logically absent).
+func (s *Shard) touchSwapped(o *Shard, now int64) {
+	for k, ws := range s.watchers {
+		if !s.live(k, now) && !o.live(k, now) {
+			continue
+		}
 		for _, w := range ws {
 			w.MarkDirty()
 		}
 	}
 	s.wakeAll()
+}
+
+func (s *Shard) live(k string, now int64) bool {
+	e := s.m[k]
+	return e != nil && !e.Expired(now)
 }
 
 // DB is one numbered database.
@@ -365,16 +486,56 @@ func (db *DB) Flush() {
 	}
 }
 
-// Swap exchanges the contents of two databases, touching the watchers of both.
-// Caller holds every shard lock of both; watchers stay with their database.
-func Swap(a, b *DB) {
+// Swap exchanges the contents of two databases, touching the watched keys that
+// change. Caller holds every shard lock of both; watchers stay with their
+// database, as a client's selected database does.
+func Swap(a, b *DB, now int64) {
 	for i := range a.shards {
 		x, y := &a.shards[i], &b.shards[i]
-		x.TouchAll()
-		y.TouchAll()
+		x.touchSwapped(y, now)
+		y.touchSwapped(x, now)
 		x.m, y.m = y.m, x.m
 		x.expires, y.expires = y.expires, x.expires
 	}
+}
+
+// RandomKey returns a random live key, deleting the expired keys it draws, or
+// false when the database has none. Caller holds every shard lock.
+func (db *DB) RandomKey(now int64) (string, bool) {
+	for tries := 0; tries < 100; tries++ {
+		total := db.Size()
+		if total == 0 {
+			return "", false
+		}
+		// Draw a shard weighted by its size, then the first key of a range
+		// over it, which Go starts at a random place.
+		r := rand.IntN(total)
+		s := &db.shards[0]
+		for i := range db.shards {
+			if s = &db.shards[i]; r < len(s.m) {
+				break
+			}
+			r -= len(s.m)
+		}
+		for k, e := range s.m {
+			if !e.Expired(now) {
+				return k, true
+			}
+			s.remove(k, e)
+			ExpiredKeys.Add(1)
+			break
+		}
+	}
+	// Mostly expired keys nobody reclaimed (active expiry off): look for a
+	// live one in order rather than draw forever.
+	for i := range db.shards {
+		for k, e := range db.shards[i].m {
+			if !e.Expired(now) {
+				return k, true
+			}
+		}
+	}
+	return "", false
 }
 
 // Keyspace is the set of numbered databases.

@@ -23,16 +23,18 @@ const (
 // unexported fields without a lock; what other goroutines read (CLIENT LIST,
 // INFO) is atomic or under infoMu.
 type client struct {
-	s      *Server
-	conn   net.Conn
-	id     int64
-	parser *resp.Parser
-	in     []byte
-	r, w   int // unread input is in[r:w]
-	out    resp.Writer
-	ctx    command.Ctx
-	locks  []int // shard indexes locked for the running command
-	keys   []int // scratch for key positions
+	s       *Server
+	conn    net.Conn
+	id      int64
+	parser  *resp.Parser
+	in      []byte
+	r, w    int // unread input is in[r:w]
+	out     resp.Writer
+	ctx     command.Ctx
+	locks   []int        // shard indexes locked for the running command
+	other   *keyspace.DB // a second database where those shards are locked too (MOVE), or nil
+	otherID int
+	keys    []int // scratch for key positions
 
 	authed     bool
 	closing    bool // close after flushing replies (QUIT, protocol error)

@@ -135,7 +135,9 @@ func (c *client) touchKeys(cmd *command.Cmd, args [][]byte) {
 
 // lock takes the shard locks cmd needs: none, its keys' shards in ascending
 // order (so that two multi-key commands never deadlock), its database's, or
-// every database's.
+// every database's. A command that also writes its keys in another database
+// (OtherDB) gets the same shards there too; locks are always taken in
+// (database, shard) order, which LockAll follows as well.
 func (c *client) lock(cmd *command.Cmd, args [][]byte) {
 	switch {
 	case cmd.Flags&command.LockAll != 0:
@@ -148,6 +150,11 @@ func (c *client) lock(cmd *command.Cmd, args [][]byte) {
 		for _, i := range c.keys {
 			c.locks = append(c.locks, keyspace.ShardIndex(args[i]))
 		}
+		if cmd.OtherDB != nil {
+			if n := cmd.OtherDB(args, c.ctx.DBID); n >= 0 && n < len(c.s.ks.DBs) { // else Run only answers an error
+				c.other, c.otherID = c.s.ks.DBs[n], n
+			}
+		}
 		c.lockShards()
 	}
 }
@@ -157,8 +164,20 @@ func (c *client) lockShards() {
 		slices.Sort(c.locks)
 		c.locks = slices.Compact(c.locks)
 	}
-	for _, i := range c.locks {
-		c.ctx.DB.Shard(i).Lock()
+	if c.other != nil && c.otherID < c.ctx.DBID {
+		lockShards(c.other, c.locks)
+		lockShards(c.ctx.DB, c.locks)
+		return
+	}
+	lockShards(c.ctx.DB, c.locks)
+	if c.other != nil {
+		lockShards(c.other, c.locks)
+	}
+}
+
+func lockShards(db *keyspace.DB, shards []int) {
+	for _, i := range shards {
+		db.Shard(i).Lock()
 	}
 }
 
@@ -176,6 +195,9 @@ func (c *client) unlock(cmd *command.Cmd, db *keyspace.DB) {
 func (c *client) unlockShards(db *keyspace.DB) {
 	for _, i := range c.locks {
 		db.Shard(i).Unlock()
+		if c.other != nil {
+			c.other.Shard(i).Unlock()
+		}
 	}
-	c.locks = c.locks[:0]
+	c.locks, c.other = c.locks[:0], nil
 }

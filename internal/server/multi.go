@@ -78,7 +78,7 @@ func exec(x *command.Ctx) {
 	c.locks = c.locks[:0]
 	for _, q := range m.cmds {
 		switch {
-		case q.cmd.Flags&command.LockAll != 0 || q.cmd.Name == "select":
+		case q.cmd.Flags&command.LockAll != 0 || q.cmd.Name == "select" || q.cmd.OtherDB != nil && q.cmd.OtherDB(q.args, c.ctx.DBID) >= 0:
 			all = true
 		case q.cmd.Flags&command.LockDB != 0:
 			whole = true
