@@ -138,3 +138,33 @@ func TestDifferentialBitfieldRandom(t *testing.T) {
 	script = append(script, []string{"GET", "f"})
 	differ(t, script)
 }
+
+func TestDifferentialStringsAndKeys(t *testing.T) {
+	differ(t, [][]string{
+		{"SET", "a", "1"}, {"SET", "a", "2", "NX"}, {"SET", "a", "3", "XX", "GET"}, {"SET", "a", "4", "EX", "0"},
+		{"SET", "a", "4", "EX", "10", "PX", "5"}, {"SET", "a", "5", "KEEPTTL", "EX", "1"}, {"SET", "b", "x", "PXAT", "1"}, {"EXISTS", "b"},
+		{"SETNX", "a", "9"}, {"SETEX", "e", "-1", "v"}, {"PSETEX", "e", "100000", "v"}, {"TTL", "e"}, {"PERSIST", "e"}, {"TTL", "e"},
+		{"MSET", "k1", "v1", "k2"}, {"MSET", "k1", "v1", "k2", "v2"}, {"MGET", "k1", "k2", "nokey"}, {"MSETNX", "k1", "x", "k3", "y"},
+		{"GETSET", "k1", "n"}, {"GETDEL", "k1"}, {"GETDEL", "k1"}, {"GETEX", "k2", "PERSIST"}, {"GETEX", "k2", "EX", "-5"},
+		{"APPEND", "ap", "hello"}, {"APPEND", "ap", " world"}, {"STRLEN", "ap"}, {"GETRANGE", "ap", "-5", "-1"}, {"GETRANGE", "ap", "5", "1"},
+		{"SETRANGE", "ap", "6", "W"}, {"SETRANGE", "ap", "-1", "x"}, {"SETRANGE", "new", "3", "abc"}, {"GET", "new"}, {"SUBSTR", "ap", "0", "4"},
+		{"INCR", "n1"}, {"INCRBY", "n1", "41"}, {"DECR", "n1"}, {"DECRBY", "n1", "-10"}, {"INCR", "ap"}, {"SET", "big", "9223372036854775807"},
+		{"INCR", "big"}, {"INCRBY", "n1", "1.5"}, {"SET", "sp", " 1"}, {"INCR", "sp"}, {"SET", "lz", "01"}, {"INCR", "lz"},
+		{"INCRBYFLOAT", "f", "0.1"}, {"INCRBYFLOAT", "f", "0.2"}, {"INCRBYFLOAT", "f", "1e3"}, {"INCRBYFLOAT", "f", "abc"},
+		{"INCRBYFLOAT", "f", "5.0e3"}, {"INCRBYFLOAT", "f", "-5010.3"}, {"GET", "f"}, {"INCRBYFLOAT", "f", "inf"},
+		{"SET", "l1", "ohmytext"}, {"SET", "l2", "mynewtext"}, {"LCS", "l1", "l2"}, {"LCS", "l1", "l2", "LEN"},
+		{"LCS", "l1", "l2", "IDX", "MINMATCHLEN", "4", "WITHMATCHLEN"},
+		{"DEL", "a", "a", "nokey"}, {"UNLINK", "k2"}, {"EXISTS", "ap", "ap", "nokey"}, {"TYPE", "ap"}, {"TYPE", "nokey"},
+		{"RENAME", "nokey", "x"}, {"RENAME", "ap", "ap2"}, {"RENAMENX", "ap2", "new"}, {"RENAMENX", "ap2", "ap3"}, {"GET", "ap3"},
+		{"COPY", "ap3", "c1"}, {"COPY", "ap3", "c1"}, {"COPY", "ap3", "c1", "REPLACE"}, {"COPY", "ap3", "c9", "DB", "99"},
+		{"MOVE", "c1", "1"}, {"MOVE", "c1", "1"}, {"SELECT", "1"}, {"GET", "c1"}, {"SELECT", "0"}, {"MOVE", "c1", "0"},
+		{"SWAPDB", "0", "1"}, {"GET", "c1"}, {"SWAPDB", "0", "1"}, {"SWAPDB", "0", "99"},
+		{"EXPIRE", "ap3", "100"}, {"EXPIRE", "ap3", "50", "GT"}, {"EXPIRE", "ap3", "50", "LT"}, {"TTL", "ap3"}, {"EXPIRE", "ap3", "10", "NX"},
+		{"EXPIRE", "ap3", "10", "NX", "XX"}, {"EXPIRE", "ap3", "10", "GT", "LT"}, {"EXPIRE", "ap3", "10", "FOO"},
+		{"EXPIRE", "ap3", "9223372036854775807"}, {"PEXPIREAT", "ap3", "1"}, {"EXISTS", "ap3"}, {"TTL", "nokey"}, {"PTTL", "new"},
+		{"EXPIRETIME", "new"}, {"EXPIREAT", "new", "4102444800"}, {"EXPIRETIME", "new"}, {"PEXPIRETIME", "new"}, {"PERSIST", "new"},
+		{"SADD", "st", "1", "2"}, {"OBJECT", "ENCODING", "st"}, {"SET", "i", "12345"},
+		{"OBJECT", "ENCODING", "i"}, {"OBJECT", "ENCODING", "nokey"}, {"OBJECT", "FREQ", "i"}, {"OBJECT", "FOO", "i"},
+		{"KEYS", "n*"}, {"DBSIZE"}, {"SCAN", "x"}, {"FLUSHDB", "FOO"}, {"FLUSHDB"}, {"DBSIZE"}, {"RANDOMKEY"},
+	})
+}
