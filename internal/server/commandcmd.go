@@ -34,7 +34,10 @@ func aclCategories(c *command.Cmd) []string {
 	} else {
 		cats = append(cats, "@slow")
 	}
-	return append(cats, c.ACL...)
+	for _, a := range c.ACL {
+		cats = append(cats, "@"+a)
+	}
+	return cats
 }
 
 func writeCommandInfo(w *resp.Writer, c *command.Cmd) {
