@@ -12,6 +12,10 @@ import (
 // error a malformed call gets: LRANGE/LTRIM/LREM/LPOP parse their numbers
 // before looking at the key, LINDEX/LSET look at the key first.
 
+// errOutOfLongRange is Redis's error for LONG_MIN where it reads a count
+// in -LONG_MAX..LONG_MAX (LREM, LPOS RANK), so that it can be negated.
+const errOutOfLongRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+
 // listAt returns key's list, or nil if the key is missing; ok is false (and
 // WRONGTYPE has been answered) when the key holds another type. read counts
 // the lookup as a keyspace hit or miss, as Redis does for read commands.
@@ -314,6 +318,10 @@ func lrem(x *command.Ctx) {
 		x.Error(command.ErrNotInt)
 		return
 	}
+	if count == -1<<63 {
+		x.Error(errOutOfLongRange)
+		return
+	}
 	key := x.Args[1]
 	l, ok := listAt(x, key, false)
 	if !ok {
@@ -345,7 +353,7 @@ func lpos(x *command.Ctx) {
 				return
 			}
 			if n == -1<<63 {
-				x.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+				x.Error(errOutOfLongRange)
 				return
 			}
 			if n == 0 {
