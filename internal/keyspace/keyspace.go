@@ -65,7 +65,8 @@ type Shard struct {
 	expires  map[string]*Entry // the volatile subset of m, sampled by active expiry
 	watchers map[string][]*Watch
 	waiters  map[string][]*Waiter
-	_        [64]byte // keep neighbouring shards' locks off one cache line
+	ready    []*Waiter // waiters a write has readied; served before the lock is released
+	_        [64]byte  // keep neighbouring shards' locks off one cache line
 }
 
 // Lock takes the shard's lock.
@@ -280,7 +281,8 @@ func (s *Shard) RemoveWatch(key []byte, w *Watch) {
 }
 
 // Touch signals a modification of key: clients watching it are marked dirty
-// and the oldest client blocked on it is woken. Call it after modifying key.
+// and the oldest client blocked on it that its value can serve is readied.
+// Call it after modifying key.
 func (s *Shard) Touch(key []byte) {
 	if len(s.watchers) == 0 && len(s.waiters) == 0 {
 		return
@@ -297,8 +299,8 @@ func (s *Shard) touch(k string) {
 	}
 }
 
-// TouchAll marks every watcher of the shard dirty and wakes every blocked
-// client (FLUSHDB, SWAPDB).
+// TouchAll marks every watcher of the shard dirty and readies a blocked
+// client of every key (FLUSHDB, SWAPDB).
 func (s *Shard) TouchAll() {
 	for _, ws := range s.watchers {
 		for _, w := range ws {
@@ -370,10 +372,10 @@ func (db *DB) Flush() {
 func Swap(a, b *DB) {
 	for i := range a.shards {
 		x, y := &a.shards[i], &b.shards[i]
-		x.TouchAll()
-		y.TouchAll()
 		x.m, y.m = y.m, x.m
 		x.expires, y.expires = y.expires, x.expires
+		x.TouchAll() // after the swap: blocked clients are served by the new contents
+		y.TouchAll()
 	}
 }
 
