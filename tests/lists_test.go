@@ -113,7 +113,7 @@ func dialRaw(t testing.TB, addr string, proto int) *raw {
 // targets are the servers a table runs against: a fresh HotKV, plus the
 // Redis at $HOTKV_COMPARE_ADDR when set, which checks that the expectations
 // are Redis's own. The tests flush that server; start a scratch one, e.g.
-// redis8-server --port 23917 --save ” --enable-debug-command local.
+// redis8-server --port 23917 --save "" --enable-debug-command local.
 func targets(t *testing.T) map[string]string {
 	out := map[string]string{"hotkv": start(t).Addr}
 	if a := os.Getenv("HOTKV_COMPARE_ADDR"); a != "" {
