@@ -50,10 +50,12 @@ func (c *chunk) fits(v []byte) bool {
 
 // regrow copies c into fresh buffers with at least needBytes/needElems free
 // at the front (front) or back, doubling what it holds so pushes stay O(1)
-// amortized.
+// amortized, but not past the chunk limits, which a full chunk then fills
+// exactly.
 func (c *chunk) regrow(front bool, needBytes, needElems int) {
 	size, n := c.bytes(), c.n()
-	roomB, roomE := max(size, needBytes, 16), max(n, needElems, 4)
+	roomB := max(min(max(size, 16), maxChunkBytes-size), needBytes)
+	roomE := max(min(max(n, 4), maxChunkElems-n), needElems)
 	buf := make([]byte, size+roomB)
 	off := make([]uint32, n+roomE)
 	lo, a := 0, 0
@@ -97,15 +99,18 @@ func (c *chunk) pushFront(v []byte) int {
 }
 
 // nextTo makes an empty chunk to follow (or precede) the full chunk c, sized
-// like c so that a long list fills it without regrowing.
+// for as many elements of c's average size as a chunk takes, so that a long
+// list fills it without regrowing.
 func nextTo(c *chunk, front bool) *chunk {
-	if c == nil || c.n() < maxChunkElems/2 {
+	if c == nil || c.n() < 2 {
 		return &chunk{}
 	}
-	room := min(maxChunkBytes, c.bytes()/c.n()*maxChunkElems)
-	n := &chunk{buf: make([]byte, room), off: make([]uint32, maxChunkElems)}
+	avg := max(c.bytes()/c.n(), 1)
+	elems := min(maxChunkElems, maxChunkBytes/avg)
+	room := min(maxChunkBytes, avg*elems)
+	n := &chunk{buf: make([]byte, room), off: make([]uint32, elems)}
 	if front {
-		n.lo, n.hi, n.a, n.b = room, room, maxChunkElems, maxChunkElems
+		n.lo, n.hi, n.a, n.b = room, room, elems, elems
 	}
 	return n
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -439,4 +440,39 @@ func BenchmarkIndexNearEnd(b *testing.B) {
 	for b.Loop() {
 		l.Index(-10)
 	}
+}
+
+// BenchmarkMemoryPerElement reports heap bytes per element of a million-
+// element list (live heap after GC, before and after building it).
+func BenchmarkMemoryPerElement(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		elem func(i int) []byte
+	}{
+		{"int", func(i int) []byte { return []byte(strconv.Itoa(i)) }},
+		{"16B", func(i int) []byte { return []byte(fmt.Sprintf("element-%08d", i)) }},
+		{"100B", func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i%26)}, 100) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			const n = 1_000_000
+			var per float64
+			for b.Loop() {
+				before := heapInUse()
+				l := New()
+				for i := range n {
+					l.PushBack(tc.elem(i))
+				}
+				per = float64(heapInUse()-before) / n
+				runtime.KeepAlive(l)
+			}
+			b.ReportMetric(per, "bytes/elem")
+		})
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
