@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -475,4 +476,63 @@ func heapInUse() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// FuzzList reads operations from the input and checks the list against a
+// slice after each one.
+func FuzzList(f *testing.F) {
+	f.Add([]byte("\x00a\x01b\x02\x03\x04\x05"))
+	f.Add(bytes.Repeat([]byte("\x00\xff\x01\x10\x06\x02"), 50))
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		l := New()
+		var model []string
+		for i := 0; i+1 < len(ops); i += 2 {
+			op, arg := ops[i]%8, int(ops[i+1])
+			// Elements of varied size, some over a chunk, some integers.
+			v := strings.Repeat(string(rune('a'+arg%3)), arg%5+arg/200*9000)
+			if arg%7 == 0 {
+				v = strconv.Itoa(arg - 100)
+			}
+			switch op {
+			case 0:
+				l.PushBack([]byte(v), []byte(v+"!"))
+				model = append(model, v, v+"!")
+			case 1:
+				l.PushFront([]byte(v))
+				model = append([]string{v}, model...)
+			case 2:
+				if _, ok := l.PopFront(); ok {
+					model = model[1:]
+				}
+			case 3:
+				if _, ok := l.PopBack(); ok {
+					model = model[:len(model)-1]
+				}
+			case 4:
+				if len(model) > 0 {
+					j := arg % len(model)
+					l.Set(j, []byte(v))
+					model[j] = v
+				}
+			case 5:
+				j := arg % (len(model) + 1)
+				l.Insert(j, []byte(v))
+				model = slices.Insert(model, j, v)
+			case 6:
+				count := arg%5 - 2
+				want := modelRemove(&model, v, count)
+				if got := l.RemoveMatches([]byte(v), count); got != want {
+					t.Fatalf("RemoveMatches = %d, want %d", got, want)
+				}
+			case 7:
+				if len(model) > 0 {
+					start := arg % len(model)
+					stop := start + (arg/3)%(len(model)-start)
+					l.Trim(start, stop)
+					model = slices.Clone(model[start : stop+1])
+				}
+			}
+			check(t, fmt.Sprintf("op %d", i/2), l, model)
+		}
+	})
 }
