@@ -340,7 +340,27 @@ func TestBlockingDisconnect(t *testing.T) {
 		waitBlocked(e.t, e.ctl, 1)
 		e.ctl.exact("RPUSH", "list", "x")
 		e.want("second client", stays.next(), bulks("list", "x"))
+
+		killed := e.client()
+		id := strings.Trim(killed.exact("CLIENT", "ID"), ":\r\n")
+		killed.cmd("BLPOP list 0")
+		waitBlocked(e.t, e.ctl, 1)
+		stays.cmd("BLPOP list 0")
+		waitBlocked(e.t, e.ctl, 2)
+		e.want("CLIENT KILL", e.ctl.exact("CLIENT", "KILL", "ID", id), integer(1))
+		waitBlocked(e.t, e.ctl, 1)
+		e.ctl.exact("RPUSH", "list", "y")
+		e.want("after CLIENT KILL", stays.next(), bulks("list", "y"))
 	})
+}
+
+// A client blocked forever does not hold up the server's shutdown (the
+// harness fails the test if Shutdown times out).
+func TestBlockedClientDoesNotHoldShutdown(t *testing.T) {
+	s := start(t)
+	c := dialRaw(t, s.Addr, 2)
+	c.cmd("BLMOVE a b LEFT LEFT 0")
+	waitBlocked(t, dialRaw(t, s.Addr, 2), 1)
 }
 
 // Pipelined commands behind a blocking one run after it is served.
