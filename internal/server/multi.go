@@ -110,9 +110,9 @@ func exec(x *command.Ctx) {
 	}
 	// Clients blocked on keys the transaction wrote are served after all of
 	// it, before anything else can run.
-	h := &holding{all: all, db: db, whole: whole, locks: c.locks}
+	h := holding{all: all, db: db, whole: whole, locks: c.locks}
 	if keyspace.ReadyPending.Load() > 0 {
-		c.s.serveReady(h)
+		c.s.serveReady(&h)
 		h.releaseExtra()
 	}
 	switch {
@@ -124,7 +124,7 @@ func exec(x *command.Ctx) {
 		c.unlockShards(db)
 	}
 	c.locks = c.locks[:0] // call() must not unlock them again
-	c.s.serveLater(h)
+	c.s.serveLater(&h)
 	c.unwatchAll()
 }
 
