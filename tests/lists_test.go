@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Exact-reply helpers: list replies are compared byte for byte, because the
@@ -862,4 +865,48 @@ func (m *listModel) apply(args []string) string {
 		return bulk(v)
 	}
 	panic("model: unknown command " + cmd)
+}
+
+// TestListGoRedis drives the list commands through go-redis in both
+// protocols: a client library must parse every reply shape.
+func TestListGoRedis(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	for name, c := range map[string]*redis.Client{"resp3": s.client(t), "resp2": s.client(t, resp2)} {
+		key := "l-" + name
+		if n, err := c.RPush(ctx, key, "a", "b", "c", "a").Result(); err != nil || n != 4 {
+			t.Fatalf("%s RPUSH = %d, %v", name, n, err)
+		}
+		if v, err := c.LRange(ctx, key, 0, -1).Result(); err != nil || !slices.Equal(v, []string{"a", "b", "c", "a"}) {
+			t.Fatalf("%s LRANGE = %v, %v", name, v, err)
+		}
+		if v, err := c.LPosCount(ctx, key, "a", 0, redis.LPosArgs{Rank: -1}).Result(); err != nil || !slices.Equal(v, []int64{3, 0}) {
+			t.Fatalf("%s LPOS COUNT = %v, %v", name, v, err)
+		}
+		if _, err := c.LPos(ctx, key, "zz", redis.LPosArgs{}).Result(); err != redis.Nil {
+			t.Fatalf("%s LPOS missing = %v, want redis.Nil", name, err)
+		}
+		if v, err := c.LPopCount(ctx, key, 2).Result(); err != nil || !slices.Equal(v, []string{"a", "b"}) {
+			t.Fatalf("%s LPOP 2 = %v, %v", name, v, err)
+		}
+		if k, v, err := c.LMPop(ctx, "right", 5, "nokey", key).Result(); err != nil || k != key || !slices.Equal(v, []string{"a", "c"}) {
+			t.Fatalf("%s LMPOP = %q %v, %v", name, k, v, err)
+		}
+		// go-redis rounds typed timeouts up to a second; Do sends ours as is.
+		for _, cmd := range [][]any{{"BLPOP", key, "0.01"}, {"BLMOVE", key, "dst", "LEFT", "RIGHT", "0.01"}} {
+			if _, err := c.Do(ctx, cmd...).Result(); err != redis.Nil {
+				t.Fatalf("%s %v timeout = %v, want redis.Nil", name, cmd, err)
+			}
+		}
+		done := make(chan []string)
+		go func() {
+			v, _ := c.BRPop(ctx, 5*time.Second, "nokey", key).Result()
+			done <- v
+		}()
+		waitBlocked(t, s.raw(t), 1)
+		c.LPush(ctx, key, "x")
+		if v := <-done; !slices.Equal(v, []string{key, "x"}) {
+			t.Fatalf("%s BRPOP = %v", name, v)
+		}
+	}
 }
