@@ -3,7 +3,8 @@
 // and pops at either end are O(1) amortized (a chunk keeps free room on the side
 // it grows), index access walks chunks from the nearer end, and a list costs
 // the garbage collector two pointer-free buffers per chunk rather than one
-// pointer per element. A small list is a single, exactly sized chunk.
+// pointer per element. A small list is a single chunk, exactly sized when
+// created by one multi-element push.
 //
 // Slices returned by Index, Pop and the iterators alias the list's buffers:
 // they are valid until the list is next modified.
@@ -370,7 +371,7 @@ func (l *List) Set(i int, v []byte) {
 		c.lp += entrySize(v) - entrySize(old)
 		copy(old, v)
 	} else {
-		vals := l.elems(c)
+		vals := c.all()
 		vals[j] = v
 		l.replaceChunk(ci, vals)
 	}
@@ -389,15 +390,15 @@ func (l *List) Insert(i int, v []byte) {
 	}
 	l.growing([][]byte{v})
 	ci, j := l.locate(i)
-	vals := l.elems(l.chunks[ci])
+	vals := l.chunks[ci].all()
 	vals = append(vals[:j], append([][]byte{v}, vals[j:]...)...)
 	l.replaceChunk(ci, vals)
 	l.n++
 	l.lp += entrySize(v)
 }
 
-// elems lists c's elements (aliasing c's buffer).
-func (l *List) elems(c *chunk) [][]byte {
+// all lists c's elements (aliasing c's buffer).
+func (c *chunk) all() [][]byte {
 	vals := make([][]byte, c.n())
 	for k := range vals {
 		vals[k] = c.get(k)
@@ -405,9 +406,8 @@ func (l *List) elems(c *chunk) [][]byte {
 	return vals
 }
 
-// replaceChunk swaps chunk ci for freshly packed chunks of vals (none if vals
-// is empty). It copies vals before the old chunk is dropped, so vals may
-// alias it.
+// replaceChunk swaps chunk ci for freshly packed chunks of vals (Set and
+// Insert's rebuilt elements, which may alias the old chunk: pack copies).
 func (l *List) replaceChunk(ci int, vals [][]byte) {
 	repl := pack(vals)
 	if len(repl) == 1 {
@@ -494,14 +494,10 @@ func appendMerged(out []*chunk, vals [][]byte, rev bool) []*chunk {
 			size += len(v)
 		}
 		if prev.n()+len(vals) <= maxChunkElems && prev.bytes()+size <= maxChunkBytes {
-			all := make([][]byte, 0, prev.n()+len(vals))
+			all := prev.all()
 			if rev {
-				all = append(all, vals...)
-			}
-			for j := 0; j < prev.n(); j++ {
-				all = append(all, prev.get(j))
-			}
-			if !rev {
+				all = append(vals, all...)
+			} else {
 				all = append(all, vals...)
 			}
 			out[len(out)-1] = newChunk(all)
