@@ -149,7 +149,8 @@ type Shard struct {
 	expires  map[string]*Entry // the volatile subset of m, sampled by active expiry
 	watchers map[string][]*Watch
 	waiters  map[string][]*Waiter
-	_        [64]byte // keep neighbouring shards' locks off one cache line
+	ready    []*Waiter // waiters a write has readied; served before the lock is released
+	_        [64]byte  // keep neighbouring shards' locks off one cache line
 }
 
 // Lock takes the shard's lock.
@@ -392,7 +393,8 @@ func (s *Shard) RemoveWatch(key []byte, w *Watch) {
 }
 
 // Touch signals a modification of key: clients watching it are marked dirty
-// and the oldest client blocked on it is woken. Call it after modifying key.
+// and the oldest client blocked on it that its value can serve is readied.
+// Call it after modifying key.
 func (s *Shard) Touch(key []byte) {
 	if len(s.watchers) == 0 && len(s.waiters) == 0 {
 		return
@@ -421,7 +423,6 @@ func (s *Shard) touchSwapped(o *Shard, now int64) {
 			w.MarkDirty()
 		}
 	}
-	s.wakeAll()
 }
 
 func (s *Shard) live(k string, now int64) bool {
@@ -496,6 +497,8 @@ func Swap(a, b *DB, now int64) {
 		y.touchSwapped(x, now)
 		x.m, y.m = y.m, x.m
 		x.expires, y.expires = y.expires, x.expires
+		x.wakeAll() // after the swap: blocked clients are served by the new contents
+		y.wakeAll()
 	}
 }
 

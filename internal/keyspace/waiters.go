@@ -2,21 +2,28 @@ package keyspace
 
 import "sync/atomic"
 
-// Waiter is a client blocked on keys (BLPOP and friends). Writes to a key wake
-// its waiters one at a time in arrival order: the woken client re-runs its
-// command, and if that consumes data it is a write too and wakes the next
-// one, so one push of n elements serves up to n clients, oldest first.
+// Waiter is a client blocked on keys (BLPOP and friends). A write to one of
+// its keys that leaves a value of the kind it waits for moves it, oldest
+// first, to its shard's ready list; the client holding the shard's lock then
+// serves it before unlocking (see the server's blocking.go). A served waiter's
+// command is a write too and readies the next waiter, so one push of n
+// elements serves up to n clients in arrival order.
 type Waiter struct {
-	Seq   uint64 // arrival order; kept across retries so a client keeps its place
-	Wake  func() // called with the shard locked; must not block
+	Seq   uint64 // arrival order
+	Kind  Kind   // the kind of value that can serve it; 0 = any write readies it
+	Owner any    // the server's state for the blocked client
 	woken atomic.Bool
 }
 
-// Woken reports whether the waiter was woken since it last blocked.
+// Woken reports whether the waiter was readied since it last blocked.
 func (w *Waiter) Woken() bool { return w.woken.Load() }
 
-// Rearm clears the woken flag before the waiter blocks again.
+// Rearm clears the woken flag when a readied waiter found nothing and waits on.
 func (w *Waiter) Rearm() { w.woken.Store(false) }
+
+// ReadyPending counts waiters sitting on ready lists, so the dispatcher can
+// skip looking for them in the common case of none.
+var ReadyPending atomic.Int64
 
 // AddWaiter registers w on key, keeping the list in arrival order.
 func (s *Shard) AddWaiter(key []byte, w *Waiter) {
@@ -57,29 +64,57 @@ func (s *Shard) RemoveWaiter(key []byte, w *Waiter) {
 	}
 }
 
-// WakeWaiters wakes the oldest waiter on key not already woken.
+// WakeWaiters readies the oldest waiter on key that key's value can serve.
 func (s *Shard) WakeWaiters(key []byte) {
 	if len(s.waiters) != 0 {
 		s.wake(string(key))
 	}
 }
 
+// wake readies the oldest waiter on k that is not already ready and waits
+// for the kind of value k now holds, as Redis only serves a client blocked
+// for a list when the key holds a list.
 func (s *Shard) wake(k string) {
-	for _, w := range s.waiters[k] {
+	ws := s.waiters[k]
+	if len(ws) == 0 {
+		return
+	}
+	var kind Kind
+	if e := s.m[k]; e != nil {
+		kind = e.Kind
+	}
+	for _, w := range ws {
+		if w.Kind != 0 && w.Kind != kind {
+			continue
+		}
 		if !w.woken.Swap(true) {
-			w.Wake()
+			s.ready = append(s.ready, w)
+			ReadyPending.Add(1)
 			return
 		}
 	}
 }
 
-// wakeAll wakes every waiter of the shard (FLUSHDB, SWAPDB): each re-checks.
+// wakeAll readies a waiter of every key of the shard (FLUSHDB, SWAPDB).
 func (s *Shard) wakeAll() {
-	for _, ws := range s.waiters {
-		for _, w := range ws {
-			if !w.woken.Swap(true) {
-				w.Wake()
-			}
-		}
+	for k := range s.waiters {
+		s.wake(k)
 	}
 }
+
+// TakeReady returns and clears the shard's ready waiters, in the order they
+// were readied.
+func (s *Shard) TakeReady() []*Waiter {
+	r := s.ready
+	if len(r) == 0 {
+		return nil
+	}
+	s.ready = nil
+	ReadyPending.Add(-int64(len(r)))
+	return r
+}
+
+// TryLock takes the shard's lock if it is free. Serving a waiter may need
+// shards beyond those the writer locked; trying (never waiting) keeps the
+// ascending lock order that prevents deadlocks.
+func (s *Shard) TryLock() bool { return s.mu.TryLock() }

@@ -1,47 +1,80 @@
 package server
 
 import (
-	"net"
+	"runtime"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/resp"
 )
 
-// Blocking commands. A handler that finds no data calls Block (with its keys'
+// Blocking commands. A handler that finds no data calls Block with its keys'
 // shards still locked, so no write can slip in between the check and the
-// registration). The client then stops processing its input and waits by
-// reading the socket: a wake-up sets a read deadline in the past, which both
-// interrupts the read and keeps noticing a client that disconnects. Woken, it
-// re-runs the command; a waiter keeps its arrival number across retries, so
-// clients are served in the order they blocked.
+// registration.
+//
+// As in Redis, the write that gives a blocked client something to take also
+// serves it before anything else runs: the write readies the oldest waiter
+// for each key it touches (keyspace.Waiter), and the writing client, still
+// holding its locks, runs the waiter's command on the waiter's behalf
+// (serveReady). No other client can observe the data in between or take it
+// first, a chain (BLMOVE into a key another client waits on) completes within
+// the first write, and MULTI/EXEC serves waiters only after the whole
+// transaction. Shards the waiter needs beyond the writer's are taken with
+// TryLock; if one is busy, that waiter is served right after the writer
+// unlocks (the only case where another command may run in between).
+//
+// The blocked client's goroutine waits by reading its socket, which also
+// notices a disconnect; it handles its own timeout, and picks up the reply a
+// writer left for it when a past read deadline wakes it.
+
+// States of a blocked command; changes are under blocked.mu.
+const (
+	waiting = iota
+	serving // a writer is running the command for the client
+	served  // the reply is in out
+	leaving // timed out or disconnected
+)
 
 type blocked struct {
+	c        *client
 	cmd      *command.Cmd
 	args     [][]byte
 	keys     [][]byte
+	shards   []int // shard indexes of the command's keys in db, ascending
 	db       *keyspace.DB
+	dbID     int
 	deadline time.Time // zero: wait forever
 	nullBulk bool
 	waiter   keyspace.Waiter
+	out      resp.Writer // the reply, written by whoever serves the command
+
+	mu    sync.Mutex
+	state int
 }
+
+// awaited is the kind of value a blocking command of each group waits for:
+// writes that leave another kind do not wake it, as in Redis.
+var awaited = map[string]keyspace.Kind{"list": keyspace.KindList, "sorted-set": keyspace.KindZSet}
 
 // Block implements command.Blocker.
 func (c *client) Block(keys [][]byte, timeout time.Duration, nullBulk bool) {
-	b := c.retrying
-	if b == nil {
-		b = &blocked{db: c.ctx.DB, nullBulk: nullBulk}
-		b.cmd = c.running
-		b.args = copyArgs(c.ctx.Args)
-		b.waiter.Seq = c.s.blockSeq.Add(1)
-		conn := c.conn
-		b.waiter.Wake = func() { conn.SetReadDeadline(time.Unix(1, 0)) }
-		if timeout > 0 {
-			b.deadline = time.Now().Add(timeout)
-		}
+	b := &blocked{c: c, cmd: c.running, args: copyArgs(c.ctx.Args), keys: copyArgs(keys),
+		db: c.ctx.DB, dbID: c.ctx.DBID, nullBulk: nullBulk}
+	b.out.Proto = c.out.Proto
+	b.waiter.Seq = c.s.blockSeq.Add(1)
+	b.waiter.Kind = awaited[b.cmd.Group]
+	b.waiter.Owner = b
+	if timeout > 0 {
+		b.deadline = time.Now().Add(timeout)
 	}
-	b.keys = copyArgs(keys)
-	b.waiter.Rearm()
+	for _, i := range b.cmd.KeyPositions(b.args, nil) {
+		b.shards = append(b.shards, keyspace.ShardIndex(b.args[i]))
+	}
+	slices.Sort(b.shards)
+	b.shards = slices.Compact(b.shards)
 	for _, k := range b.keys {
 		b.db.ShardFor(k).AddWaiter(k, &b.waiter)
 	}
@@ -57,62 +90,267 @@ func copyArgs(args [][]byte) [][]byte {
 	return out
 }
 
-// unregister removes the waiter from its keys. A waiter that leaves for good
-// (timeout, disconnect) after being woken passes the wake-up on to the next in
-// line (pass); one that is about to retry does not: if its retry consumes, that
-// write wakes the next, and if it finds nothing there is nothing to pass on.
-func (c *client) unregister(b *blocked, pass bool) {
+// holding is the set of shard locks a client holds while it serves waiters.
+type holding struct {
+	all   bool         // every shard of every database (LockAll)
+	db    *keyspace.DB // the database of locks and whole
+	whole bool         // every shard of db (LockDB)
+	locks []int        // otherwise these shards of db
+	extra []shardRef   // taken with TryLock for waiters' other keys
+	later []*blocked   // waiters whose shards were busy: served after unlocking
+}
+
+type shardRef struct {
+	db *keyspace.DB
+	i  int
+}
+
+func (h *holding) has(db *keyspace.DB, i int) bool {
+	if h.all || (db == h.db && (h.whole || slices.Contains(h.locks, i))) {
+		return true
+	}
+	return slices.Contains(h.extra, shardRef{db, i})
+}
+
+// acquire makes sure every shard b needs is held, without ever waiting.
+func (h *holding) acquire(b *blocked) bool {
+	for _, i := range b.shards {
+		if h.has(b.db, i) {
+			continue
+		}
+		if !b.db.Shard(i).TryLock() {
+			return false
+		}
+		h.extra = append(h.extra, shardRef{b.db, i})
+	}
+	return true
+}
+
+// each calls fn for every held shard, including ones added meanwhile.
+func (h *holding) each(ks *keyspace.Keyspace, fn func(*keyspace.Shard)) {
+	switch {
+	case h.all:
+		for _, db := range ks.DBs {
+			for i := range keyspace.ShardCount {
+				fn(db.Shard(i))
+			}
+		}
+	case h.whole:
+		for i := range keyspace.ShardCount {
+			fn(h.db.Shard(i))
+		}
+	default:
+		for _, i := range h.locks {
+			fn(h.db.Shard(i))
+		}
+	}
+	for j := 0; j < len(h.extra); j++ {
+		fn(h.extra[j].db.Shard(h.extra[j].i))
+	}
+}
+
+func (h *holding) releaseExtra() {
+	for _, r := range h.extra {
+		r.db.Shard(r.i).Unlock()
+	}
+	h.extra = h.extra[:0]
+}
+
+// serveReady serves the waiters readied in the shards h holds, and those
+// their own commands ready, until none is left. Waiters whose other shards
+// are busy go to h.later.
+func (s *Server) serveReady(h *holding) {
+	for more := true; more; {
+		more = false
+		h.each(s.ks, func(sh *keyspace.Shard) {
+			for _, w := range sh.TakeReady() {
+				more = true
+				b := w.Owner.(*blocked)
+				if h.acquire(b) {
+					s.runWaiter(b)
+				} else {
+					h.later = append(h.later, b)
+				}
+			}
+		})
+	}
+}
+
+// serveLater serves, after the writer unlocked, the waiters it could not lock
+// for: now it can wait for their shards like any command.
+func (s *Server) serveLater(h *holding) {
+	for len(h.later) > 0 {
+		b := h.later[0]
+		h.later = h.later[1:]
+		for _, i := range b.shards {
+			b.db.Shard(i).Lock()
+		}
+		hb := holding{db: b.db, locks: b.shards}
+		s.runWaiter(b)
+		s.serveReady(&hb)
+		hb.releaseExtra()
+		for _, i := range b.shards {
+			b.db.Shard(i).Unlock()
+		}
+		h.later = append(h.later, hb.later...)
+	}
+}
+
+// runWaiter runs b's command for its client; every shard b needs is held. If
+// it still finds nothing, b goes on waiting; otherwise the reply is handed to
+// b's goroutine.
+func (s *Server) runWaiter(b *blocked) {
+	b.mu.Lock()
+	if b.state != waiting { // it left meanwhile, and passed its wake-up on
+		b.mu.Unlock()
+		return
+	}
+	b.state = serving
+	b.mu.Unlock()
+
+	now := time.Now().UnixMilli()
+	var again reblock
+	if b.hasData(now) {
+		x := command.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
+			Conn: b.c, Hits: &b.c.hits, Misses: &b.c.misses, Blocker: &again}
+		b.cmd.Run(&x)
+	} else {
+		again = true
+	}
+	if again {
+		b.waiter.Rearm()
+		b.mu.Lock()
+		b.state = waiting
+		b.mu.Unlock()
+		return
+	}
 	for _, k := range b.keys {
-		sh := b.db.ShardFor(k)
+		b.db.ShardFor(k).RemoveWaiter(k, &b.waiter)
+	}
+	for _, i := range b.cmd.KeyPositions(b.args, nil) { // it wrote: WATCH and the next waiters
+		b.db.ShardFor(b.args[i]).Touch(b.args[i])
+	}
+	s.blockedClients.Add(-1)
+	b.mu.Lock()
+	b.state = served
+	b.c.conn.SetReadDeadline(time.Unix(1, 0)) // under mu: see waitBlocked
+	b.mu.Unlock()
+}
+
+// hasData reports whether one of b's keys holds the kind of value it waits
+// for. A transaction can ready a waiter and then delete the key or give it
+// another type; Redis then leaves the client blocked rather than re-running
+// its command into a WRONGTYPE error.
+func (b *blocked) hasData(now int64) bool {
+	if b.waiter.Kind == 0 {
+		return true
+	}
+	for _, k := range b.keys {
+		if e := b.db.ShardFor(k).Peek(k, now); e != nil && e.Kind == b.waiter.Kind {
+			return true
+		}
+	}
+	return false
+}
+
+// reblock is the Blocker of a command run for a waiting client: a command
+// that still finds nothing calls it and the client keeps waiting on the same
+// keys.
+type reblock bool
+
+func (r *reblock) Block([][]byte, time.Duration, bool) { *r = true }
+
+// leave unregisters a client that stops waiting (timeout, disconnect). If a
+// write had readied it, the wake-up passes to the next waiter of its keys,
+// who is served here.
+func (c *client) leave(b *blocked) {
+	for _, k := range b.keys {
+		i := keyspace.ShardIndex(k)
+		sh := b.db.Shard(i)
 		sh.Lock()
 		sh.RemoveWaiter(k, &b.waiter)
-		if pass && b.waiter.Woken() {
+		if b.waiter.Woken() {
 			sh.WakeWaiters(k)
 		}
+		h := holding{db: b.db, locks: []int{i}}
+		c.s.serveReady(&h)
+		h.releaseExtra()
 		sh.Unlock()
+		c.s.serveLater(&h)
 	}
 	c.s.blockedClients.Add(-1)
 }
 
-// waitBlocked parks the client until its command is served, times out or the
-// connection closes; it reports false when the client is gone.
+// waitBlocked parks the client until its command is served or times out, or
+// the connection closes; it reports false when the client is gone.
 func (c *client) waitBlocked() bool {
-	for c.blocked != nil {
-		b := c.blocked
-		c.conn.SetReadDeadline(b.deadline)
-		if !b.waiter.Woken() {
-			if c.w == len(c.in) && !c.grow() {
-				c.unregister(b, true)
-				return false
-			}
-			n, err := c.conn.Read(c.in[c.w:])
-			c.w += n
-			c.netIn.Add(int64(n))
-			if err != nil {
-				if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
-					c.unregister(b, true)
-					c.blocked = nil
-					return false
-				}
-			}
-		}
-		switch {
-		case b.waiter.Woken():
-			c.unregister(b, false)
-			c.blocked, c.retrying = nil, b
-			c.ctx.Now = time.Now().UnixMilli()
-			c.call(b.cmd, b.args)
-			c.retrying = nil
-		case !b.deadline.IsZero() && !time.Now().Before(b.deadline):
-			c.unregister(b, true)
-			c.blocked = nil
+	b := c.blocked
+	for {
+		b.mu.Lock()
+		state := b.state
+		if state == waiting && !b.deadline.IsZero() && !time.Now().Before(b.deadline) {
+			b.state = leaving
+			b.mu.Unlock()
+			c.leave(b)
 			if b.nullBulk {
 				c.out.Null()
 			} else {
 				c.out.NullArray()
 			}
+			break
+		}
+		if state == served {
+			b.mu.Unlock()
+			c.out.B = append(c.out.B, b.out.B...)
+			break
+		}
+		// Set under mu, so a writer serving b either already stored served
+		// (seen above) or sets its past deadline after this one.
+		c.conn.SetReadDeadline(b.deadline)
+		b.mu.Unlock()
+		if state == serving {
+			runtime.Gosched() // a writer is running the command: its outcome comes soon
+			continue
+		}
+		if c.w == len(c.in) && !c.grow() {
+			c.abandon(b)
+			return false
+		}
+		n, err := c.conn.Read(c.in[c.w:])
+		c.w += n
+		c.netIn.Add(int64(n))
+		if err != nil && !isTimeout(err) {
+			c.abandon(b)
+			return false
 		}
 	}
+	c.blocked = nil
 	c.conn.SetReadDeadline(time.Time{})
 	return true
+}
+
+// abandon stops waiting for a client that disconnected. If a writer is
+// serving it right now, the outcome is awaited: served, the element goes
+// with the client, as in Redis; otherwise the client leaves.
+func (c *client) abandon(b *blocked) {
+	for {
+		b.mu.Lock()
+		switch b.state {
+		case waiting:
+			b.state = leaving
+			b.mu.Unlock()
+			c.leave(b)
+			return
+		case served:
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		runtime.Gosched()
+	}
+}
+
+func isTimeout(err error) bool {
+	ne, ok := err.(interface{ Timeout() bool })
+	return ok && ne.Timeout()
 }

@@ -45,7 +45,6 @@ type client struct {
 	pubsub     *subscriber // non-nil once the client has subscribed
 	running    *command.Cmd
 	blocked    *blocked // set while waiting in a blocking command
-	retrying   *blocked // the blocked command being re-run after a wake-up
 	lastCmd    atomic.Pointer[command.Cmd]
 	dbNum      atomic.Int32
 	proto      atomic.Int32

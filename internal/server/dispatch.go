@@ -99,10 +99,21 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	c.running = cmd
 	c.lock(cmd, args)
 	cmd.Run(&c.ctx)
-	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write && c.blocked == nil { // a command that blocked changed nothing
-		c.touchKeys(cmd, args)
+	var h *holding
+	if cmd.Flags&command.Write != 0 && c.blocked == nil { // a command that blocked changed nothing
+		if cmd.Flags&command.SelfTouch == 0 {
+			c.touchKeys(cmd, args)
+		}
+		if keyspace.ReadyPending.Load() > 0 { // it may have readied blocked clients: serve them now
+			h = &holding{all: cmd.Flags&command.LockAll != 0, db: db, whole: cmd.Flags&command.LockDB != 0, locks: c.locks}
+			c.s.serveReady(h)
+			h.releaseExtra()
+		}
 	}
 	c.unlock(cmd, db)
+	if h != nil {
+		c.s.serveLater(h)
+	}
 	c.calls[cmd.ID].Add(1)
 	c.usec[cmd.ID].Add(uint64(time.Since(start).Microseconds()))
 	if len(c.out.B) > mark && c.out.B[mark] == '-' {

@@ -108,6 +108,13 @@ func exec(x *command.Ctx) {
 		}
 		c.ctx.Blocker = c
 	}
+	// Clients blocked on keys the transaction wrote are served after all of
+	// it, before anything else can run.
+	h := holding{all: all, db: db, whole: whole, locks: c.locks}
+	if keyspace.ReadyPending.Load() > 0 {
+		c.s.serveReady(&h)
+		h.releaseExtra()
+	}
 	switch {
 	case all:
 		c.s.ks.UnlockAll()
@@ -117,6 +124,7 @@ func exec(x *command.Ctx) {
 		c.unlockShards(db)
 	}
 	c.locks = c.locks[:0] // call() must not unlock them again
+	c.s.serveLater(&h)
 	c.unwatchAll()
 }
 

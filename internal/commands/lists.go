@@ -1,0 +1,741 @@
+package commands
+
+import (
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/value/list"
+)
+
+// List commands. Argument checks run in Redis's order, which decides which
+// error a malformed call gets: LRANGE/LTRIM/LREM/LPOP parse their numbers
+// before looking at the key, LINDEX/LSET look at the key first.
+
+// errOutOfLongRange is Redis's error for LONG_MIN where it reads a count
+// in -LONG_MAX..LONG_MAX (LREM, LPOS RANK), so that it can be negated.
+const errOutOfLongRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+
+// listAt returns key's list, or nil if the key is missing; ok is false (and
+// WRONGTYPE has been answered) when the key holds another type. read counts
+// the lookup as a keyspace hit or miss, as Redis does for read commands.
+func listAt(x *command.Ctx, key []byte, read bool) (l *list.List, ok bool) {
+	var e *keyspace.Entry
+	if read {
+		e = x.LookupRead(key)
+	} else {
+		e = x.Lookup(key)
+	}
+	if e == nil {
+		return nil, true
+	}
+	if e.Kind != keyspace.KindList {
+		x.Error(command.ErrWrongType)
+		return nil, false
+	}
+	return e.Obj.(*list.List), true
+}
+
+func createList(x *command.Ctx, key []byte) *list.List {
+	l := list.New()
+	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindList, Obj: l})
+	return l
+}
+
+// dropIfEmpty deletes key once its list is empty: Redis keeps no empty lists.
+func dropIfEmpty(x *command.Ctx, key []byte, l *list.List) {
+	if l.Len() == 0 {
+		x.Shard(key).Delete(key, x.Now)
+	}
+}
+
+func push(x *command.Ctx, front, onlyExisting bool) {
+	key := x.Args[1]
+	l, ok := listAt(x, key, false)
+	if !ok {
+		return
+	}
+	if l == nil {
+		if onlyExisting {
+			x.W.Int(0)
+			return
+		}
+		l = createList(x, key)
+	}
+	if front {
+		l.PushFront(x.Args[2:]...)
+	} else {
+		l.PushBack(x.Args[2:]...)
+	}
+	x.W.Int(int64(l.Len()))
+}
+
+func lpush(x *command.Ctx)  { push(x, true, false) }
+func rpush(x *command.Ctx)  { push(x, false, false) }
+func lpushx(x *command.Ctx) { push(x, true, true) }
+func rpushx(x *command.Ctx) { push(x, false, true) }
+
+// popOne takes one element from the chosen end. The slice is valid until the
+// list changes again.
+func popOne(l *list.List, front bool) []byte {
+	if front {
+		v, _ := l.PopFront()
+		return v
+	}
+	v, _ := l.PopBack()
+	return v
+}
+
+// popReply pops up to count elements and answers them as an array.
+func popReply(x *command.Ctx, l *list.List, front bool, count int64) {
+	n := min(int64(l.Len()), count)
+	x.W.Array(int(n))
+	for range n {
+		x.W.Bulk(popOne(l, front))
+	}
+}
+
+func pop(x *command.Ctx, front bool) {
+	if len(x.Args) > 3 {
+		x.Error(command.WrongArgs(string(x.Args[0])))
+		return
+	}
+	count := int64(-1)
+	if len(x.Args) == 3 {
+		n, ok := command.ParseInt(x.Args[2])
+		if !ok || n < 0 {
+			x.Error(command.ErrNotPositive)
+			return
+		}
+		count = n
+	}
+	key := x.Args[1]
+	l, ok := listAt(x, key, false)
+	if !ok {
+		return
+	}
+	switch {
+	case l == nil && count >= 0:
+		x.W.NullArray()
+	case l == nil:
+		x.W.Null()
+	case count == 0:
+		x.W.Array(0)
+	case count < 0:
+		x.W.Bulk(popOne(l, front))
+	default:
+		popReply(x, l, front, count)
+	}
+	if l != nil {
+		dropIfEmpty(x, key, l)
+	}
+}
+
+func lpop(x *command.Ctx) { pop(x, true) }
+func rpop(x *command.Ctx) { pop(x, false) }
+
+func llen(x *command.Ctx) {
+	l, ok := listAt(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if l == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(l.Len()))
+}
+
+// parseRange reads LRANGE/LTRIM's start and stop.
+func parseRange(x *command.Ctx) (start, stop int64, ok bool) {
+	start, ok1 := command.ParseInt(x.Args[2])
+	stop, ok2 := command.ParseInt(x.Args[3])
+	if !ok1 || !ok2 {
+		x.Error(command.ErrNotInt)
+		return 0, 0, false
+	}
+	return start, stop, true
+}
+
+// clampRange turns Redis start/stop indexes into an inclusive range of a list
+// of n elements; empty is true when nothing is in range.
+func clampRange(start, stop int64, n int) (int, int, bool) {
+	ln := int64(n)
+	if start < 0 {
+		start += ln
+	}
+	if stop < 0 {
+		stop += ln
+	}
+	if start < 0 {
+		start = 0
+	}
+	if start > stop || start >= ln {
+		return 0, 0, true
+	}
+	if stop >= ln {
+		stop = ln - 1
+	}
+	return int(start), int(stop), false
+}
+
+func lrange(x *command.Ctx) {
+	start, stop, ok := parseRange(x)
+	if !ok {
+		return
+	}
+	l, ok := listAt(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if l == nil {
+		x.W.Array(0)
+		return
+	}
+	from, to, empty := clampRange(start, stop, l.Len())
+	if empty {
+		x.W.Array(0)
+		return
+	}
+	x.W.Array(to - from + 1)
+	l.Range(from, to, func(v []byte) bool {
+		x.W.Bulk(v)
+		return true
+	})
+}
+
+func ltrim(x *command.Ctx) {
+	start, stop, ok := parseRange(x)
+	if !ok {
+		return
+	}
+	key := x.Args[1]
+	l, ok := listAt(x, key, false)
+	if !ok {
+		return
+	}
+	if l != nil {
+		if from, to, empty := clampRange(start, stop, l.Len()); empty {
+			l.Clear()
+		} else {
+			l.Trim(from, to)
+		}
+		dropIfEmpty(x, key, l)
+	}
+	x.W.OK()
+}
+
+func lindex(x *command.Ctx) {
+	l, ok := listAt(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if l == nil {
+		x.W.Null()
+		return
+	}
+	i, ok := command.ParseInt(x.Args[2])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	if i < -int64(l.Len()) || i >= int64(l.Len()) {
+		x.W.Null()
+		return
+	}
+	v, _ := l.Index(int(i))
+	x.W.Bulk(v)
+}
+
+func lset(x *command.Ctx) {
+	l, ok := listAt(x, x.Args[1], false)
+	if !ok {
+		return
+	}
+	if l == nil {
+		x.Error(command.ErrNoSuchKey)
+		return
+	}
+	i, ok := command.ParseInt(x.Args[2])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	n := int64(l.Len())
+	if i < 0 {
+		i += n
+	}
+	if i < 0 || i >= n {
+		x.Error("ERR index out of range")
+		return
+	}
+	l.Set(int(i), x.Args[3])
+	x.W.OK()
+}
+
+func linsert(x *command.Ctx) {
+	var after bool
+	switch {
+	case command.Is(x.Args[2], "after"):
+		after = true
+	case command.Is(x.Args[2], "before"):
+	default:
+		x.Error(command.ErrSyntax)
+		return
+	}
+	l, ok := listAt(x, x.Args[1], false)
+	if !ok {
+		return
+	}
+	if l == nil {
+		x.W.Int(0)
+		return
+	}
+	pivot, at := x.Args[3], -1
+	i := 0
+	l.Range(0, l.Len()-1, func(v []byte) bool {
+		if string(v) == string(pivot) {
+			at = i
+			return false
+		}
+		i++
+		return true
+	})
+	if at < 0 {
+		x.W.Int(-1)
+		return
+	}
+	if after {
+		at++
+	}
+	l.Insert(at, x.Args[4])
+	x.W.Int(int64(l.Len()))
+}
+
+func lrem(x *command.Ctx) {
+	count, ok := command.ParseInt(x.Args[2])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	if count == -1<<63 {
+		x.Error(errOutOfLongRange)
+		return
+	}
+	key := x.Args[1]
+	l, ok := listAt(x, key, false)
+	if !ok {
+		return
+	}
+	if l == nil {
+		x.W.Int(0)
+		return
+	}
+	if count < -int64(l.Len()) || count > int64(l.Len()) {
+		count = 0 // asking for more than the list holds is asking for all
+	}
+	n := l.RemoveMatches(x.Args[3], int(count))
+	dropIfEmpty(x, key, l)
+	x.W.Int(int64(n))
+}
+
+func lpos(x *command.Ctx) {
+	rank, count, maxlen := int64(1), int64(-1), int64(0) // count -1: no COUNT given
+	args := x.Args
+	for j := 3; j < len(args); j++ {
+		more := j+1 < len(args)
+		switch {
+		case command.Is(args[j], "rank") && more:
+			j++
+			n, ok := command.ParseInt(args[j])
+			if !ok {
+				x.Error(command.ErrNotInt)
+				return
+			}
+			if n == -1<<63 {
+				x.Error(errOutOfLongRange)
+				return
+			}
+			if n == 0 {
+				x.Error("ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
+				return
+			}
+			rank = n
+		case command.Is(args[j], "count") && more:
+			j++
+			n, ok := command.ParseInt(args[j])
+			if !ok || n < 0 {
+				x.Error("ERR COUNT can't be negative")
+				return
+			}
+			count = n
+		case command.Is(args[j], "maxlen") && more:
+			j++
+			n, ok := command.ParseInt(args[j])
+			if !ok || n < 0 {
+				x.Error("ERR MAXLEN can't be negative")
+				return
+			}
+			maxlen = n
+		default:
+			x.Error(command.ErrSyntax)
+			return
+		}
+	}
+	l, ok := listAt(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if l == nil {
+		if count >= 0 {
+			x.W.Array(0)
+		} else {
+			x.W.Null()
+		}
+		return
+	}
+	elem := x.Args[2]
+	n := l.Len()
+	rev := rank < 0
+	if rev {
+		rank = -rank
+	}
+	var found []int64
+	matches, seen := int64(0), int64(0)
+	visit := func(v []byte, idx int) bool {
+		if maxlen != 0 && seen >= maxlen {
+			return false
+		}
+		seen++
+		if string(v) != string(elem) {
+			return true
+		}
+		matches++
+		if matches < rank {
+			return true
+		}
+		found = append(found, int64(idx))
+		// Without COUNT the first match at the rank is the answer; COUNT 0
+		// means every match.
+		return count == 0 || (count > 0 && int64(len(found)) < count)
+	}
+	if rev {
+		idx := n - 1
+		l.RangeRev(0, n-1, func(v []byte) bool { r := visit(v, idx); idx--; return r })
+	} else {
+		idx := 0
+		l.Range(0, n-1, func(v []byte) bool { r := visit(v, idx); idx++; return r })
+	}
+	if count < 0 {
+		if len(found) == 0 {
+			x.W.Null()
+		} else {
+			x.W.Int(found[0])
+		}
+		return
+	}
+	x.W.Array(len(found))
+	for _, i := range found {
+		x.W.Int(i)
+	}
+}
+
+// parseEnd reads LEFT or RIGHT; it reports whether the end is the head.
+func parseEnd(x *command.Ctx, arg []byte) (front, ok bool) {
+	switch {
+	case command.Is(arg, "left"):
+		return true, true
+	case command.Is(arg, "right"):
+		return false, true
+	}
+	x.Error(command.ErrSyntax)
+	return false, false
+}
+
+// listMove pops from src's end and pushes onto dst's end (LMOVE and friends).
+// It answers the element, or reports false without answering when src is
+// empty (the caller decides between a null reply and blocking).
+func listMove(x *command.Ctx, src, dst []byte, fromFront, toFront bool) (done bool) {
+	sl, ok := listAt(x, src, false)
+	if !ok {
+		return true
+	}
+	if sl == nil {
+		return false
+	}
+	dl, ok := listAt(x, dst, false)
+	if !ok {
+		return true
+	}
+	if dl == nil {
+		dl = createList(x, dst)
+	}
+	v := popOne(sl, fromFront)
+	// Push first: with src == dst the list must not be deleted in between,
+	// and v, which aliases sl's buffer, is still intact.
+	if toFront {
+		dl.PushFront(v)
+	} else {
+		dl.PushBack(v)
+	}
+	x.W.Bulk(v)
+	dropIfEmpty(x, src, sl)
+	return true
+}
+
+func lmove(x *command.Ctx) {
+	from, ok := parseEnd(x, x.Args[3])
+	if !ok {
+		return
+	}
+	to, ok := parseEnd(x, x.Args[4])
+	if !ok {
+		return
+	}
+	if !listMove(x, x.Args[1], x.Args[2], from, to) {
+		x.W.Null()
+	}
+}
+
+func rpoplpush(x *command.Ctx) {
+	if !listMove(x, x.Args[1], x.Args[2], false, true) {
+		x.W.Null()
+	}
+}
+
+// mpopArgs parses LMPOP/BLMPOP's "numkeys key [key ...] LEFT|RIGHT [COUNT
+// count]" starting at args[at].
+func mpopArgs(x *command.Ctx, at int) (keys [][]byte, front bool, count int64, ok bool) {
+	args := x.Args
+	n, ok := command.ParseInt(args[at])
+	if !ok || n <= 0 {
+		x.Error("ERR numkeys should be greater than 0")
+		return nil, false, 0, false
+	}
+	where := at + 1 + int(min(n, int64(len(args))))
+	if where >= len(args) {
+		x.Error(command.ErrSyntax)
+		return nil, false, 0, false
+	}
+	if front, ok = parseEnd(x, args[where]); !ok {
+		return nil, false, 0, false
+	}
+	count = -1
+	for j := where + 1; j < len(args); j++ {
+		if count == -1 && command.Is(args[j], "count") && j+1 < len(args) {
+			j++
+			if count, ok = command.ParseInt(args[j]); !ok || count <= 0 {
+				x.Error("ERR count should be greater than 0")
+				return nil, false, 0, false
+			}
+			continue
+		}
+		x.Error(command.ErrSyntax)
+		return nil, false, 0, false
+	}
+	if count == -1 {
+		count = 1
+	}
+	return args[at+1 : where], front, count, true
+}
+
+// mpopKeys finds LMPOP/BLMPOP's keys for the dispatcher: numkeys at args[at].
+// A malformed numkeys yields no keys; the handler then answers the error
+// without touching the keyspace.
+func mpopKeys(at int) func(args [][]byte, dst []int) []int {
+	return func(args [][]byte, dst []int) []int {
+		if len(args) <= at {
+			return dst
+		}
+		n, ok := command.ParseInt(args[at])
+		if !ok || n <= 0 || n >= int64(len(args)-at) {
+			return dst
+		}
+		for i := range int(n) {
+			dst = append(dst, at+1+i)
+		}
+		return dst
+	}
+}
+
+// mpop serves the first non-empty list among keys as [key, [elements]];
+// it reports false without answering when all are empty.
+func mpop(x *command.Ctx, keys [][]byte, front bool, count int64) (done bool) {
+	for _, k := range keys {
+		l, ok := listAt(x, k, false)
+		if !ok {
+			return true
+		}
+		if l == nil {
+			continue
+		}
+		x.W.Array(2)
+		x.W.Bulk(k)
+		popReply(x, l, front, count)
+		dropIfEmpty(x, k, l)
+		return true
+	}
+	return false
+}
+
+func lmpop(x *command.Ctx) {
+	keys, front, count, ok := mpopArgs(x, 1)
+	if ok && !mpop(x, keys, front, count) {
+		x.W.NullArray()
+	}
+}
+
+// Blocking variants: served at once when they can be; otherwise the client
+// waits on the keys (Blocker.Block), or inside MULTI, where nothing may
+// block, answers what a timeout would.
+
+func timeoutArg(x *command.Ctx, arg []byte) (time.Duration, bool) {
+	d, msg := command.BlockTimeout(arg, x.Now)
+	if msg != "" {
+		x.Error(msg)
+		return 0, false
+	}
+	return d, true
+}
+
+func bpop(x *command.Ctx, front bool) {
+	keys := x.Args[1 : len(x.Args)-1]
+	timeout, ok := timeoutArg(x, x.Args[len(x.Args)-1])
+	if !ok {
+		return
+	}
+	for _, k := range keys {
+		l, ok := listAt(x, k, false)
+		if !ok {
+			return
+		}
+		if l == nil {
+			continue
+		}
+		x.W.Array(2)
+		x.W.Bulk(k)
+		x.W.Bulk(popOne(l, front))
+		dropIfEmpty(x, k, l)
+		return
+	}
+	if x.Blocker == nil {
+		x.W.NullArray()
+		return
+	}
+	x.Blocker.Block(keys, timeout, false)
+}
+
+func blpop(x *command.Ctx) { bpop(x, true) }
+func brpop(x *command.Ctx) { bpop(x, false) }
+
+func bmove(x *command.Ctx, src, dst []byte, from, to bool, timeoutArgv []byte) {
+	timeout, ok := timeoutArg(x, timeoutArgv)
+	if !ok || listMove(x, src, dst, from, to) {
+		return
+	}
+	if x.Blocker == nil {
+		x.W.Null() // Redis answers a null bulk here, but a null array on timeout
+		return
+	}
+	x.Blocker.Block([][]byte{src}, timeout, false)
+}
+
+func blmove(x *command.Ctx) {
+	from, ok := parseEnd(x, x.Args[3])
+	if !ok {
+		return
+	}
+	to, ok := parseEnd(x, x.Args[4])
+	if !ok {
+		return
+	}
+	bmove(x, x.Args[1], x.Args[2], from, to, x.Args[5])
+}
+
+func brpoplpush(x *command.Ctx) {
+	bmove(x, x.Args[1], x.Args[2], false, true, x.Args[3])
+}
+
+func blmpop(x *command.Ctx) {
+	keys, front, count, ok := mpopArgs(x, 2)
+	if !ok {
+		return
+	}
+	timeout, ok := timeoutArg(x, x.Args[1])
+	if !ok || mpop(x, keys, front, count) {
+		return
+	}
+	if x.Blocker == nil {
+		x.W.NullArray()
+		return
+	}
+	x.Blocker.Block(keys, timeout, false)
+}
+
+func init() {
+	const g = "list"
+	w, r := command.Write, command.ReadOnly
+	wd, f := command.Write|command.DenyOOM, command.Fast
+	blk := []string{"blocking"}
+	key := func(c *command.Cmd) *command.Cmd {
+		if c.First == 0 && c.Keys == nil {
+			c.First, c.Last, c.Step = 1, 1, 1
+		}
+		c.Group = g
+		return c
+	}
+	command.Register(
+		key(&command.Cmd{Name: "lpush", Arity: -3, Flags: wd | f, Run: lpush, Since: "1.0.0",
+			Summary: "Prepends one or more elements to a list. Creates the key if it doesn't exist.", Args: "key element [element ...]"}),
+		key(&command.Cmd{Name: "rpush", Arity: -3, Flags: wd | f, Run: rpush, Since: "1.0.0",
+			Summary: "Appends one or more elements to a list. Creates the key if it doesn't exist.", Args: "key element [element ...]"}),
+		key(&command.Cmd{Name: "lpushx", Arity: -3, Flags: wd | f, Run: lpushx, Since: "2.2.0",
+			Summary: "Prepends one or more elements to a list only when the list exists.", Args: "key element [element ...]"}),
+		key(&command.Cmd{Name: "rpushx", Arity: -3, Flags: wd | f, Run: rpushx, Since: "2.2.0",
+			Summary: "Appends an element to a list only when the list exists.", Args: "key element [element ...]"}),
+		key(&command.Cmd{Name: "linsert", Arity: 5, Flags: wd, Run: linsert, Since: "2.2.0",
+			Summary: "Inserts an element before or after another element in a list.", Args: "key <BEFORE | AFTER> pivot element"}),
+		key(&command.Cmd{Name: "lpop", Arity: -2, Flags: w | f, Run: lpop, Since: "1.0.0",
+			Summary: "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.", Args: "key [count]"}),
+		key(&command.Cmd{Name: "rpop", Arity: -2, Flags: w | f, Run: rpop, Since: "1.0.0",
+			Summary: "Returns and removes the last elements of a list. Deletes the list if the last element was popped.", Args: "key [count]"}),
+		key(&command.Cmd{Name: "llen", Arity: 2, Flags: r | f, Run: llen, Since: "1.0.0",
+			Summary: "Returns the length of a list.", Args: "key"}),
+		key(&command.Cmd{Name: "lrange", Arity: 4, Flags: r, Run: lrange, Since: "1.0.0",
+			Summary: "Returns a range of elements from a list.", Args: "key start stop"}),
+		key(&command.Cmd{Name: "lindex", Arity: 3, Flags: r, Run: lindex, Since: "1.0.0",
+			Summary: "Returns an element from a list by its index.", Args: "key index"}),
+		key(&command.Cmd{Name: "lset", Arity: 4, Flags: wd, Run: lset, Since: "1.0.0",
+			Summary: "Sets the value of an element in a list by its index.", Args: "key index element"}),
+		key(&command.Cmd{Name: "lrem", Arity: 4, Flags: w, Run: lrem, Since: "1.0.0",
+			Summary: "Removes elements from a list. Deletes the list if the last element was removed.", Args: "key count element"}),
+		key(&command.Cmd{Name: "ltrim", Arity: 4, Flags: w, Run: ltrim, Since: "1.0.0",
+			Summary: "Removes elements from both ends a list. Deletes the list if all elements were trimmed.", Args: "key start stop"}),
+		key(&command.Cmd{Name: "lpos", Arity: -3, Flags: r, Run: lpos, Since: "6.0.6",
+			Summary: "Returns the index of matching elements in a list.", Args: "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"}),
+		key(&command.Cmd{Name: "lmove", Arity: 5, Flags: wd, First: 1, Last: 2, Step: 1, Run: lmove, Since: "6.2.0",
+			Summary: "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.",
+			Args:    "source destination <LEFT | RIGHT> <LEFT | RIGHT>"}),
+		key(&command.Cmd{Name: "rpoplpush", Arity: 3, Flags: wd, First: 1, Last: 2, Step: 1, Run: rpoplpush, Since: "1.2.0",
+			Summary: "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.",
+			Args:    "source destination"}),
+		key(&command.Cmd{Name: "lmpop", Arity: -4, Flags: w, Keys: mpopKeys(1), Run: lmpop, Since: "7.0.0",
+			Summary: "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.",
+			Args:    "numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}),
+		key(&command.Cmd{Name: "blpop", Arity: -3, Flags: w, First: 1, Last: -2, Step: 1, Run: blpop, Since: "2.0.0", ACL: blk,
+			Summary: "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
+			Args:    "key [key ...] timeout"}),
+		key(&command.Cmd{Name: "brpop", Arity: -3, Flags: w, First: 1, Last: -2, Step: 1, Run: brpop, Since: "2.0.0", ACL: blk,
+			Summary: "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
+			Args:    "key [key ...] timeout"}),
+		key(&command.Cmd{Name: "blmove", Arity: 6, Flags: wd, First: 1, Last: 2, Step: 1, Run: blmove, Since: "6.2.0", ACL: blk,
+			Summary: "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.",
+			Args:    "source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout"}),
+		key(&command.Cmd{Name: "brpoplpush", Arity: 4, Flags: wd, First: 1, Last: 2, Step: 1, Run: brpoplpush, Since: "2.2.0", ACL: blk,
+			Summary: "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.",
+			Args:    "source destination timeout"}),
+		key(&command.Cmd{Name: "blmpop", Arity: -5, Flags: w, Keys: mpopKeys(2), Run: blmpop, Since: "7.0.0", ACL: blk,
+			Summary: "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
+			Args:    "timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}),
+	)
+}
