@@ -17,10 +17,15 @@ type Expirer struct {
 	sampleSize int
 }
 
+// subQuota bounds the expired hash fields deleted per shard visit, so the
+// shard lock is held for a short while (about a millisecond at most).
+const subQuota = 1000
+
 // NewExpirer makes an expirer over ks.
 func NewExpirer(ks *Keyspace) *Expirer { return &Expirer{ks: ks, sampleSize: 20} }
 
-// Cycle works for at most budget and returns how many keys it deleted.
+// Cycle works for at most budget and returns how many keys and hash fields
+// it deleted.
 func (x *Expirer) Cycle(budget time.Duration) int {
 	start := time.Now()
 	deadline := start.Add(budget)
@@ -38,6 +43,15 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 			sampled, expired := s.ExpireSample(x.sampleSize, time.Now().UnixMilli())
 			total += expired
 			if expired*10 <= sampled {
+				break
+			}
+		}
+		// Hash fields: keep going on a shard while its quota was used up,
+		// so a large hash whose fields all ran out is reclaimed in chunks.
+		for len(s.subexp) > 0 {
+			expired := s.ExpireSubSample(x.sampleSize, subQuota, time.Now().UnixMilli())
+			total += expired
+			if expired < subQuota || time.Now().After(deadline) {
 				break
 			}
 		}

@@ -63,6 +63,7 @@ type Shard struct {
 	mu       sync.Mutex
 	m        map[string]*Entry
 	expires  map[string]*Entry // the volatile subset of m, sampled by active expiry
+	subexp   map[string]*Entry // keys whose values have expiring parts (hash field TTLs)
 	watchers map[string][]*Watch
 	waiters  map[string][]*Waiter
 	_        [64]byte // keep neighbouring shards' locks off one cache line
@@ -159,6 +160,9 @@ func (s *Shard) Put(key []byte, e *Entry) {
 	if e.Expire != 0 {
 		s.setExpire(k, e, e.Expire)
 	}
+	if se, ok := e.Obj.(SubExpirer); ok && se.SubVolatile() {
+		s.TrackSubExpire(key, e)
+	}
 }
 
 // SetExpire sets (at > 0) or clears (at == 0) e's expiry.
@@ -200,6 +204,9 @@ func (s *Shard) remove(k string, e *Entry) {
 	if e.Expire != 0 {
 		delete(s.expires, k)
 	}
+	if s.subexp != nil {
+		delete(s.subexp, k)
+	}
 	for _, w := range s.watchers[k] {
 		w.MarkDirty()
 	}
@@ -227,7 +234,7 @@ func (s *Shard) Clear() {
 			}
 		}
 	}
-	s.m, s.expires = nil, nil
+	s.m, s.expires, s.subexp = nil, nil, nil
 }
 
 // ExpireSample deletes expired keys among up to n volatile keys (Go's map
@@ -374,6 +381,7 @@ func Swap(a, b *DB) {
 		y.TouchAll()
 		x.m, y.m = y.m, x.m
 		x.expires, y.expires = y.expires, x.expires
+		x.subexp, y.subexp = y.subexp, x.subexp
 	}
 }
 

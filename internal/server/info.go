@@ -197,6 +197,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string) {
 		kv(b, "total_net_input_bytes", in)
 		kv(b, "total_net_output_bytes", out)
 		kv(b, "rejected_connections", s.stats.refused.Load())
+		kv(b, "expired_subkeys", keyspace.ExpiredSubkeys.Load())
 		kv(b, "expired_keys", keyspace.ExpiredKeys.Load())
 		kv(b, "evicted_keys", 0)
 		kv(b, "keyspace_hits", hits)

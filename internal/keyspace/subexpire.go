@@ -1,0 +1,72 @@
+package keyspace
+
+import "sync/atomic"
+
+// ExpiredSubkeys counts parts of values (hash fields) deleted because their
+// own time ran out (INFO expired_subkeys).
+var ExpiredSubkeys atomic.Int64
+
+// SubExpirer is a value whose parts expire on their own: a hash with field
+// TTLs. Keys holding one are tracked per shard so that the active expiry
+// cycle reclaims expired parts nobody reads.
+type SubExpirer interface {
+	// ExpireSub deletes up to max parts whose time ran out before now and
+	// reports how many it deleted, how many parts are left and whether any
+	// part still has an expiry.
+	ExpireSub(now int64, max int) (deleted, left int, volatile bool)
+	// SubVolatile reports whether any part has an expiry.
+	SubVolatile() bool
+}
+
+// TrackSubExpire registers key, holding e, for active expiry of its parts.
+// Call it after giving a part of e's value an expiry; it is cheap when the
+// key is already tracked.
+func (s *Shard) TrackSubExpire(key []byte, e *Entry) {
+	if s.subexp[string(key)] == e {
+		return
+	}
+	if s.subexp == nil {
+		s.subexp = make(map[string]*Entry)
+	}
+	s.subexp[string(key)] = e
+}
+
+// SubVolatile is the number of keys tracked for part expiry.
+func (s *Shard) SubVolatile() int { return len(s.subexp) }
+
+// ExpireSubSample visits up to n tracked keys and deletes up to quota of
+// their expired parts in all, deleting a key whose last part expired. Keys
+// that were replaced, deleted or no longer have expiring parts stop being
+// tracked. It returns how many parts it deleted.
+func (s *Shard) ExpireSubSample(n, quota int, now int64) (expired int) {
+	for k, e := range s.subexp {
+		if n == 0 || quota <= 0 {
+			break
+		}
+		n--
+		se, ok := e.Obj.(SubExpirer)
+		if !ok || s.m[k] != e || !se.SubVolatile() {
+			delete(s.subexp, k)
+			continue
+		}
+		if e.Expire != 0 && e.Expire <= now {
+			continue // the whole key goes with the key expiry
+		}
+		deleted, left, volatile := se.ExpireSub(now, quota)
+		if deleted == 0 {
+			continue
+		}
+		expired += deleted
+		quota -= deleted
+		ExpiredSubkeys.Add(int64(deleted))
+		if left == 0 {
+			s.remove(k, e)
+			continue
+		}
+		if !volatile {
+			delete(s.subexp, k)
+		}
+		s.touch(k)
+	}
+	return expired
+}
