@@ -410,7 +410,10 @@ func hrandfield(x *command.Ctx) {
 // '+', leading zeros, even a wrapped-around '-') is accepted.
 func parseCursor(b []byte) (uint64, bool) {
 	if n, ok := command.ParseInt(b); ok {
-		return uint64(n), n >= 0
+		if n < 0 {
+			return 0, false
+		}
+		return uint64(n), true
 	}
 	s := b
 	for len(s) > 0 && isSpace(s[0]) {
