@@ -851,7 +851,7 @@ func hsetex(x *command.Ctx) {
 			return
 		}
 	}
-	if first == 0 { // Redis 8.0.2 aborts on a missing FIELDS; answer an error instead
+	if first == 0 { // unreachable at arity 6: three option words at most parse cleanly
 		x.Error(errFieldsMissing)
 		return
 	}
