@@ -227,12 +227,12 @@ func TestHashFieldExpiryCommands(t *testing.T) {
 		same([]any{int64(1)}, "HEXPIRE", "e", "100", "FIELDS", "1", "c"),
 		same([]any{int64(100), int64(-1), int64(-2)}, "HTTL", "e", "FIELDS", "3", "c", "a", "zz"),
 		// HSET drops a field's expiry; HINCRBY keeps it.
-		same([]any{int64(1), int64(1)}, "HEXPIRE", "e", "100", "FIELDS", "2", "a", "b"),
+		same([]any{int64(1), int64(1)}, "HPEXPIREAT", "e", "4102444800000", "FIELDS", "2", "a", "b"),
 		same(int64(0), "HSET", "e", "a", "5"),
 		same(int64(3), "HINCRBY", "e", "b", "1"),
-		same([]any{int64(-1), int64(100)}, "HTTL", "e", "FIELDS", "2", "a", "b"),
+		same([]any{int64(-1), int64(4102444800000)}, "HPEXPIRETIME", "e", "FIELDS", "2", "a", "b"),
 		// Fields ordered by expiry, as in Redis's listpackex.
-		same([]any{"b", "c", "a"}, "HKEYS", "e"),
+		same([]any{"c", "b", "a"}, "HKEYS", "e"),
 		// A time in the past deletes (2); a repeated field is then gone (-2).
 		same([]any{int64(2), int64(-2)}, "HPEXPIREAT", "e", "1", "FIELDS", "2", "a", "a"),
 		same([]any{int64(2), int64(2)}, "HEXPIRE", "e", "0", "FIELDS", "2", "b", "c"),
