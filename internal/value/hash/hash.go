@@ -151,10 +151,14 @@ func (h *Hash) set(f, v []byte) bool {
 	}
 	if h.d != nil {
 		if ref := h.d.Ref(transient(f)); ref != nil {
-			*ref = string(v) // the stored field string is kept
+			// The stored field string is kept; if it still shares its
+			// allocation with the first value, those bytes stay until
+			// the field goes: bounded, and cheaper than re-inserting.
+			*ref = string(v)
 			return false
 		}
-		h.d.Set(string(f), string(v))
+		k, val := pairStrings(f, v)
+		h.d.Set(k, val)
 		if h.d.Len() > ListpackEntries {
 			h.wide = true
 		}
@@ -184,12 +188,25 @@ func (h *Hash) set(f, v []byte) bool {
 	return true
 }
 
+// pairStrings copies field and value into one allocation and returns them
+// as two strings over it: one object instead of two per field.
+func pairStrings(f, v []byte) (string, string) {
+	if len(f)+len(v) == 0 {
+		return "", ""
+	}
+	b := make([]byte, len(f)+len(v))
+	copy(b, f)
+	copy(b[len(f):], v)
+	s := unsafe.String(&b[0], len(b))
+	return s[:len(f)], s[len(f):]
+}
+
 // toDict moves the compact pairs into a dict.
 func (h *Hash) toDict() {
 	d := dict.New[string](h.n + 1)
 	for i := 0; i < len(h.blob); {
 		f, v, next := h.pair(i)
-		d.Set(string(f), string(v))
+		d.Set(pairStrings(f, v))
 		i = next
 	}
 	h.d, h.blob, h.n = d, nil, 0

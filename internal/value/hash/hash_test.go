@@ -3,6 +3,8 @@ package hash
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -363,4 +365,43 @@ func BenchmarkSet(b *testing.B) {
 			})
 		}
 	}
+}
+
+// heapAfterGC is the live heap after a full collection.
+func heapAfterGC() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// TestMemoryPerField reports the bytes per field of a 1M-field hash and of
+// many 10-field hashes (the figures in docs/bench/hashes.md). It only runs
+// with HOTKV_MEMORY=1: it takes a few seconds and asserts nothing.
+func TestMemoryPerField(t *testing.T) {
+	if os.Getenv("HOTKV_MEMORY") == "" {
+		t.Skip("set HOTKV_MEMORY=1 to measure")
+	}
+	const n = 1000000
+	before := heapAfterGC()
+	h := New()
+	for i := 0; i < n; i++ {
+		h.Set(fmt.Appendf(nil, "field:%d", i), fmt.Appendf(nil, "value:%d", i))
+	}
+	after := heapAfterGC()
+	t.Logf("1M-field hash: %.1f bytes/field", float64(after-before)/n)
+	runtime.KeepAlive(h)
+
+	before = heapAfterGC()
+	small := make([]*Hash, n/10)
+	for k := range small {
+		small[k] = New()
+		for j := 0; j < 10; j++ {
+			small[k].Set(fmt.Appendf(nil, "field:%d", j), fmt.Appendf(nil, "value:%d", k*10+j))
+		}
+	}
+	after = heapAfterGC()
+	t.Logf("100k 10-field hashes: %.1f bytes/field (values only, no keys)", float64(after-before)/n)
+	runtime.KeepAlive(small)
 }
