@@ -275,11 +275,11 @@ func (h *Hash) Range(fn func(f, v []byte) bool) {
 }
 
 // Scan visits fields from cursor and returns the next cursor, 0 at the end.
-// A compact hash is returned whole in one call, as Redis does for a
-// listpack; a table hash follows the dict's cursor, visiting about count
+// A hash Redis would keep as a listpack is returned whole in one call, as
+// Redis does; a larger one follows the dict's cursor, visiting about count
 // fields.
 func (h *Hash) Scan(cursor uint64, count int, fn func(f, v []byte)) uint64 {
-	if h.d != nil {
+	if h.wide {
 		return h.d.Scan(cursor, count, func(k, v string) { fn(view(k), view(v)) })
 	}
 	h.Range(func(f, v []byte) bool { fn(f, v); return true })

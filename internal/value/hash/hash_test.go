@@ -295,24 +295,30 @@ func TestRandom(t *testing.T) {
 	}
 }
 
-// TestScanCompleteness: a full scan returns every field exactly once for a
-// stable hash of either form.
+// TestScanCompleteness: a full scan returns every field of a stable hash,
+// in one call while Redis would hold it as a listpack.
 func TestScanCompleteness(t *testing.T) {
-	for _, n := range []int{10, 5000} {
+	for _, n := range []int{10, 100, 5000} {
 		h := New()
 		for i := 0; i < n; i++ {
 			h.Set([]byte(fmt.Sprint(i)), nil)
 		}
 		seen := map[string]int{}
 		var cur uint64
+		calls := 0
 		for {
 			cur = h.Scan(cur, 7, func(f, _ []byte) { seen[string(f)]++ })
+			calls++
 			if cur == 0 {
 				break
 			}
 		}
 		if len(seen) != n {
 			t.Fatalf("n=%d: scan saw %d fields", n, len(seen))
+		}
+		// Up to Redis's listpack size a hash comes whole, as from Redis.
+		if whole := n <= ListpackEntries; whole != (calls == 1) {
+			t.Fatalf("n=%d: scan took %d calls", n, calls)
 		}
 	}
 }
