@@ -514,3 +514,56 @@ func TestHashFieldActiveExpiry(t *testing.T) {
 		t.Fatalf("EXEC after the watched hash lost fields = %#v, want nil", got)
 	}
 }
+
+// TestHashConcurrentExpiry: clients write, read and expire fields of shared
+// hashes while the active cycle reclaims them (run with -race); afterwards
+// only fields without expiry are left.
+func TestHashConcurrentExpiry(t *testing.T) {
+	s := start(t, "--hz", "100")
+	const clients, ops = 4, 400
+	done := make(chan error, clients)
+	for c := 0; c < clients; c++ {
+		go func(c int) {
+			r := s.raw(t)
+			for i := 0; i < ops; i++ {
+				key := fmt.Sprint("ch", i%3)
+				f := fmt.Sprint("f", (i*7+c)%20)
+				var rep any
+				switch i % 5 {
+				case 0, 1:
+					rep = r.do("HSET", key, f, "v")
+				case 2:
+					rep = r.do("HPEXPIRE", key, fmt.Sprint(1+i%4), "FIELDS", "2", f, "f0")
+				case 3:
+					rep = r.do("HGETALL", key)
+				case 4:
+					rep = r.do("HSCAN", key, "0", "COUNT", "5")
+				}
+				if e, isErr := rep.(Err); isErr {
+					done <- fmt.Errorf("client %d op %d: %s", c, i, e)
+					return
+				}
+			}
+			done <- nil
+		}(c)
+	}
+	for c := 0; c < clients; c++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := s.raw(t)
+	time.Sleep(20 * time.Millisecond) // past every field's time
+	for i := 0; i < 3; i++ {
+		key := fmt.Sprint("ch", i)
+		all := pairsOf(r.do("HGETALL", key))
+		if n := r.do("HLEN", key); n != int64(len(all)) {
+			t.Fatalf("%s: HLEN %v, HGETALL %d fields", key, n, len(all))
+		}
+		for f, v := range all {
+			if ttl := r.do("HPTTL", key, "FIELDS", "1", f).([]any)[0]; v != "v" || ttl != int64(-1) {
+				t.Fatalf("%s: field %q=%q with TTL %v outlived its time", key, f, v, ttl)
+			}
+		}
+	}
+}
