@@ -462,6 +462,9 @@ func TestHashFieldLazyExpiry(t *testing.T) {
 			t.Fatalf("%q after expiry: got %#v, want %#v", c.args, got, c.want)
 		}
 	}
+	if got := r.do("INFO", "keyspace").(string); !strings.Contains(got, "db0:keys=1,expires=0,avg_ttl=0,subexpiry=1") {
+		t.Fatalf("INFO keyspace: %q", got)
+	}
 	if n := infoInt(t, r, "stats", "expired_subkeys") - before; n != 2 {
 		t.Fatalf("expired_subkeys grew by %d, want 2", n)
 	}

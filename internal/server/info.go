@@ -269,7 +269,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string) {
 		for i, db := range s.ks.DBs {
 			keys, vol := db.Stats()
 			if keys > 0 {
-				fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0,subexpiry=0\r\n", i, keys, vol)
+				fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0,subexpiry=%d\r\n", i, keys, vol, db.SubVolatile())
 			}
 		}
 	}
