@@ -46,12 +46,13 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 				break
 			}
 		}
-		// Hash fields: keep going on a shard while its quota was used up,
-		// so a large hash whose fields all ran out is reclaimed in chunks.
+		// Hash fields: keep going on a shard while its quota was used up (a
+		// large hash whose fields ran out is reclaimed in chunks) or more
+		// than a tenth of the sampled hashes had expired fields.
 		for len(s.subexp) > 0 {
-			expired := s.ExpireSubSample(x.sampleSize, subQuota, time.Now().UnixMilli())
+			sampled, hit, expired := s.ExpireSubSample(x.sampleSize, subQuota, time.Now().UnixMilli())
 			total += expired
-			if expired < subQuota || time.Now().After(deadline) {
+			if expired < subQuota && hit*10 <= sampled || time.Now().After(deadline) {
 				break
 			}
 		}

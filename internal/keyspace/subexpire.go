@@ -37,13 +37,14 @@ func (s *Shard) SubVolatile() int { return len(s.subexp) }
 // ExpireSubSample visits up to n tracked keys and deletes up to quota of
 // their expired parts in all, deleting a key whose last part expired. Keys
 // that were replaced, deleted or no longer have expiring parts stop being
-// tracked. It returns how many parts it deleted.
-func (s *Shard) ExpireSubSample(n, quota int, now int64) (expired int) {
+// tracked. It returns how many keys it looked at, in how many it found
+// expired parts, and how many parts it deleted.
+func (s *Shard) ExpireSubSample(n, quota int, now int64) (sampled, hit, expired int) {
 	for k, e := range s.subexp {
-		if n == 0 || quota <= 0 {
+		if sampled == n || expired >= quota {
 			break
 		}
-		n--
+		sampled++
 		se, ok := e.Obj.(SubExpirer)
 		if !ok || s.m[k] != e || !se.SubVolatile() {
 			delete(s.subexp, k)
@@ -52,12 +53,12 @@ func (s *Shard) ExpireSubSample(n, quota int, now int64) (expired int) {
 		if e.Expire != 0 && e.Expire <= now {
 			continue // the whole key goes with the key expiry
 		}
-		deleted, left, volatile := se.ExpireSub(now, quota)
+		deleted, left, volatile := se.ExpireSub(now, quota-expired)
 		if deleted == 0 {
 			continue
 		}
+		hit++
 		expired += deleted
-		quota -= deleted
 		ExpiredSubkeys.Add(int64(deleted))
 		if left == 0 {
 			s.remove(k, e)
@@ -68,7 +69,7 @@ func (s *Shard) ExpireSubSample(n, quota int, now int64) (expired int) {
 		}
 		s.touch(k)
 	}
-	return expired
+	return sampled, hit, expired
 }
 
 // SubVolatile counts the keys tracked for part expiry (INFO keyspace
