@@ -190,7 +190,8 @@ func parseHexLD(z *big.Float, s []byte) bool {
 	if mag := int64(m.BitLen()) + e2; mag > ldMaxExp+1 || mag < ldTinyExp-1 {
 		return false
 	}
-	z.SetMantExp(new(big.Float).SetInt(m), int(e2))
+	exact := new(big.Float).SetInt(m)
+	z.Set(exact.SetMantExp(exact, int(e2))) // SetMantExp keeps the operand's precision: round here
 	return inRangeLD(z)
 }
 

@@ -48,6 +48,7 @@ func TestLongDoubleAgainstRedis(t *testing.T) {
 		{"", "0x1p-3", "0.125"},
 		{"", "0X1P+3", "8"},
 		{"", "0x10", "16"},
+		{"", "0X10000000000000001", "18446744073709551616"}, // 65 bits: rounded
 		{"", "0x1.8", "1.5"},
 		{"", "0x", "ERR value is not a valid float"},
 		{"", "0b1", "ERR value is not a valid float"},
@@ -193,4 +194,26 @@ func TestParseCursor(t *testing.T) {
 			t.Errorf("parseCursor(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
 	}
+}
+
+// FuzzLongDouble: parsing never panics, and a formatted result parses back
+// to a value that formats the same (what HINCRBYFLOAT stores is readable).
+func FuzzLongDouble(f *testing.F) {
+	for _, s := range []string{"0.1", "-1e308", "0x1p-3", "1e4932", "1e-4950", "inf", "5.", ".5e1", "1_0", " 1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := parseLongDouble([]byte(s))
+		if !ok || v.IsInf() {
+			return
+		}
+		out := appendLongDouble(nil, v)
+		back, ok := parseLongDouble(out)
+		if !ok {
+			t.Fatalf("%q formats as %q, which does not parse", s, out)
+		}
+		if again := appendLongDouble(nil, back); string(again) != string(out) {
+			t.Fatalf("%q: %q reformats as %q", s, out, again)
+		}
+	})
 }

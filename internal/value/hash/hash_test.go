@@ -1,6 +1,7 @@
 package hash
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -410,4 +411,64 @@ func TestMemoryPerField(t *testing.T) {
 	after = heapAfterGC()
 	t.Logf("100k 10-field hashes: %.1f bytes/field (values only, no keys)", float64(after-before)/n)
 	runtime.KeepAlive(small)
+}
+
+// FuzzOps interprets the input as operations (op byte, field length and
+// bytes, value length and bytes) and checks the hash against the model after
+// each: binary fields, empty ones, the 64-byte boundary and the crossing to
+// the table all come up.
+func FuzzOps(f *testing.F) {
+	f.Add([]byte{0, 1, 'a', 1, 'b', 4, 1, 'a', 0, 3, 1, 'a', 0})
+	f.Add(bytes.Repeat([]byte{0, 2, 'x', 'y', 64}, 3))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		h := New()
+		m := &model{vals: map[string]string{}, ttl: map[string]int64{}}
+		take := func() []byte {
+			if len(in) == 0 {
+				return nil
+			}
+			n := int(in[0]) % 80
+			in = in[1:]
+			if n > len(in) {
+				n = len(in)
+			}
+			b := in[:n]
+			in = in[n:]
+			return b
+		}
+		now := int64(100)
+		for op := 0; len(in) > 0; op++ {
+			code := in[0]
+			in = in[1:]
+			fb, vb := take(), take()
+			fs := string(fb)
+			switch code % 6 {
+			case 0:
+				h.Set(fb, vb)
+				m.vals[fs] = string(vb)
+				delete(m.ttl, fs)
+			case 1:
+				h.SetKeepTTL(fb, vb)
+				m.vals[fs] = string(vb)
+			case 2:
+				h.Delete(fb)
+				delete(m.vals, fs)
+				delete(m.ttl, fs)
+			case 3:
+				if _, ok := m.vals[fs]; ok {
+					at := now + int64(len(vb))
+					h.SetExpiry(fb, at)
+					m.ttl[fs] = at
+				}
+			case 4:
+				h.Persist(fb)
+				delete(m.ttl, fs)
+			case 5:
+				now += int64(code / 6)
+				h.Reclaim(now, -1)
+				m.reclaim(now)
+			}
+			check(t, op, h, m)
+		}
+	})
 }
