@@ -136,15 +136,6 @@ func (h *Hash) dropExpiry(f []byte) {
 // Volatile reports whether any field has an expiry time.
 func (h *Hash) Volatile() bool { return h.ttl != nil }
 
-// NextExpiry is the earliest field expiry time, 0 when no field has one.
-func (h *Hash) NextExpiry() int64 {
-	if h.ttl == nil {
-		return 0
-	}
-	e, _ := h.ttl.top()
-	return e.at
-}
-
 // Expired reports whether a field expiring at at (0: never) is gone at now.
 // As in Redis, a field is still there during the millisecond it expires at.
 func Expired(at, now int64) bool { return at != 0 && at < now }
