@@ -58,11 +58,37 @@ func runSteps(t *testing.T, steps []hstep) {
 			if proto == 3 {
 				want = st.r3
 			}
-			if got := r.do(st.args...); !reflect.DeepEqual(got, want) {
+			if got := r.do(st.args...); !matches(got, want) {
 				t.Fatalf("RESP%d step %d %q: got %#v, want %#v", proto, i, st.args, got, want)
 			}
 		}
 	}
+}
+
+// about is an integer reply of a remaining time in seconds: n, or a little
+// less on a slow machine.
+type about int64
+
+// matches is reflect.DeepEqual, except that an about matches the integers
+// from n-2 to n.
+func matches(got, want any) bool {
+	switch w := want.(type) {
+	case about:
+		g, ok := got.(int64)
+		return ok && g <= int64(w) && g >= int64(w)-2
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !matches(g[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(got, want)
 }
 
 const (
@@ -225,7 +251,7 @@ func TestHashFieldExpiryCommands(t *testing.T) {
 		same(wrongType, "HTTL", "s", "FIELDS", "1", "a"),
 		same([]any{int64(-2), int64(-2)}, "HTTL", "nokey", "FIELDS", "2", "a", "b"),
 		same([]any{int64(1)}, "HEXPIRE", "e", "100", "FIELDS", "1", "c"),
-		same([]any{int64(100), int64(-1), int64(-2)}, "HTTL", "e", "FIELDS", "3", "c", "a", "zz"),
+		same([]any{about(100), int64(-1), int64(-2)}, "HTTL", "e", "FIELDS", "3", "c", "a", "zz"),
 		// HSET drops a field's expiry; HINCRBY keeps it.
 		same([]any{int64(1), int64(1)}, "HPEXPIREAT", "e", "4102444800000", "FIELDS", "2", "a", "b"),
 		same(int64(0), "HSET", "e", "a", "5"),
@@ -264,7 +290,7 @@ func TestHashGetDelGetExSetEx(t *testing.T) {
 		same(int64(3), "HSET", "h", "a", "1", "b", "2", "c", "3"),
 		same([]any{"1", nil}, "HGETEX", "h", "FIELDS", "2", "a", "zz"),
 		same([]any{"1", nil}, "HGETEX", "h", "EX", "100", "FIELDS", "2", "a", "zz"),
-		same([]any{int64(100)}, "HTTL", "h", "FIELDS", "1", "a"),
+		same([]any{about(100)}, "HTTL", "h", "FIELDS", "1", "a"),
 		same([]any{"1"}, "HGETEX", "h", "persist", "FIELDS", "1", "a"),
 		same([]any{int64(-1)}, "HTTL", "h", "FIELDS", "1", "a"),
 		same(Err("ERR invalid expire time, must be >= 0"), "HGETEX", "h", "EX", "-1", "FIELDS", "1", "a"),
@@ -293,9 +319,9 @@ func TestHashGetDelGetExSetEx(t *testing.T) {
 		same(Err("ERR invalid number of fields"), "HSETEX", "h", "FIELDS", "0", "a", "1"),
 		same(Err("ERR invalid number of fields"), "HSETEX", "h", "FIELDS", "2147483648", "a", "1"),
 		same(int64(1), "HSETEX", "h", "EX", "100", "FIELDS", "1", "a", "11"),
-		same([]any{int64(100)}, "HTTL", "h", "FIELDS", "1", "a"),
+		same([]any{about(100)}, "HTTL", "h", "FIELDS", "1", "a"),
 		same(int64(1), "HSETEX", "h", "KEEPTTL", "FIELDS", "1", "a", "12"),
-		same([]any{int64(100)}, "HTTL", "h", "FIELDS", "1", "a"),
+		same([]any{about(100)}, "HTTL", "h", "FIELDS", "1", "a"),
 		same(int64(1), "HSETEX", "h", "FIELDS", "1", "a", "13"),
 		same([]any{int64(-1)}, "HTTL", "h", "FIELDS", "1", "a"),
 		same(int64(0), "HSETEX", "h", "FNX", "FIELDS", "2", "new", "1", "a", "1"),
@@ -336,7 +362,7 @@ func TestHashGoRedis(t *testing.T) {
 			t.Fatalf("%s: HEXPIRE = %v, %v", name, res, err)
 		}
 		ttl, err := c.HTTL(ctx, key, "a", "b").Result()
-		if err != nil || len(ttl) != 2 || ttl[0] != 60 || ttl[1] != -1 {
+		if err != nil || len(ttl) != 2 || ttl[0] < 58 || ttl[0] > 60 || ttl[1] != -1 {
 			t.Fatalf("%s: HTTL = %v, %v", name, ttl, err)
 		}
 		f, err := c.HIncrByFloat(ctx, key, "b", 0.5).Result()
