@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/hotkv/hotkv/internal/command"
@@ -502,7 +503,7 @@ func incrbyfloat(x *command.Ctx) {
 	if !ok {
 		return
 	}
-	cur := zeroLD
+	cur := new(big.Float).SetPrec(ldPrec)
 	if e != nil {
 		if cur, ok = parseLongDouble(e.Str); !ok {
 			x.Error(command.ErrNotFloat)
@@ -520,7 +521,7 @@ func incrbyfloat(x *command.Ctx) {
 		return
 	}
 	var tmp [64]byte
-	out := formatLongDouble(tmp[:0], sum)
+	out := appendLongDouble(tmp[:0], sum)
 	if e == nil {
 		sh.SetString(key, out, 0, false)
 	} else {

@@ -333,7 +333,7 @@ func TestLongDoubleParse(t *testing.T) {
 			t.Errorf("parse %q: refused", tc.in)
 			continue
 		}
-		if got := string(formatLongDouble(nil, f)); got != tc.out {
+		if got := string(appendLongDouble(nil, f)); got != tc.out {
 			t.Errorf("parse %q: %s, want %s", tc.in, got, tc.out)
 		}
 	}

@@ -17,10 +17,15 @@ type Expirer struct {
 	sampleSize int
 }
 
+// subQuota bounds the expired hash fields deleted per shard visit, so the
+// shard lock is held for a short while (about a millisecond at most).
+const subQuota = 1000
+
 // NewExpirer makes an expirer over ks.
 func NewExpirer(ks *Keyspace) *Expirer { return &Expirer{ks: ks, sampleSize: 20} }
 
-// Cycle works for at most budget and returns how many keys it deleted.
+// Cycle works for at most budget and returns how many keys and hash fields
+// it deleted.
 func (x *Expirer) Cycle(budget time.Duration) int {
 	start := time.Now()
 	deadline := start.Add(budget)
@@ -41,6 +46,16 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 			// A shard full of expired keys (hash tags put many in one)
 			// must not hold its lock past the budget.
 			if expired*10 <= sampled || now.After(deadline) {
+				break
+			}
+		}
+		// Hash fields: keep going on a shard while its quota was used up (a
+		// large hash whose fields ran out is reclaimed in chunks) or more
+		// than a tenth of the sampled hashes had expired fields.
+		for len(s.subexp) > 0 {
+			sampled, hit, expired := s.ExpireSubSample(x.sampleSize, subQuota, time.Now().UnixMilli())
+			total += expired
+			if expired < subQuota && hit*10 <= sampled || time.Now().After(deadline) {
 				break
 			}
 		}

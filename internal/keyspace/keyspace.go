@@ -147,6 +147,7 @@ type Shard struct {
 	mu       sync.Mutex
 	m        map[string]*Entry
 	expires  map[string]*Entry // the volatile subset of m, sampled by active expiry
+	subexp   map[string]*Entry // keys whose values have expiring parts (hash field TTLs)
 	watchers map[string][]*Watch
 	waiters  map[string][]*Waiter
 	ready    []*Waiter // waiters a write has readied; served before the lock is released
@@ -246,6 +247,9 @@ func (s *Shard) Put(key []byte, e *Entry) {
 	if e.Expire != 0 {
 		s.setExpire(k, e, e.Expire)
 	}
+	if se, ok := e.Obj.(SubExpirer); ok && se.SubVolatile() {
+		s.TrackSubExpire(key, e)
+	}
 }
 
 // SetExpire sets (at > 0) or clears (at == 0) e's expiry.
@@ -290,6 +294,9 @@ func (s *Shard) remove(k string, e *Entry) {
 	delete(s.m, k)
 	if e.Expire != 0 {
 		delete(s.expires, k)
+	}
+	if s.subexp != nil {
+		delete(s.subexp, k)
 	}
 	for _, w := range s.watchers[k] { // a deletion wakes no blocked client: there is nothing to pop
 		w.MarkDirty()
@@ -339,7 +346,7 @@ func (s *Shard) Clear() {
 			}
 		}
 	}
-	s.m, s.expires = nil, nil
+	s.m, s.expires, s.subexp = nil, nil, nil
 }
 
 // ExpireSample deletes expired keys among up to n volatile keys (Go's map
@@ -497,6 +504,7 @@ func Swap(a, b *DB, now int64) {
 		y.touchSwapped(x, now)
 		x.m, y.m = y.m, x.m
 		x.expires, y.expires = y.expires, x.expires
+		x.subexp, y.subexp = y.subexp, x.subexp
 		x.wakeAll() // after the swap: blocked clients are served by the new contents
 		y.wakeAll()
 	}

@@ -197,6 +197,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string) {
 		kv(b, "total_net_input_bytes", in)
 		kv(b, "total_net_output_bytes", out)
 		kv(b, "rejected_connections", s.stats.refused.Load())
+		kv(b, "expired_subkeys", keyspace.ExpiredSubkeys.Load())
 		kv(b, "expired_keys", keyspace.ExpiredKeys.Load())
 		kv(b, "evicted_keys", 0)
 		kv(b, "keyspace_hits", hits)
@@ -268,7 +269,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string) {
 		for i, db := range s.ks.DBs {
 			keys, vol := db.Stats()
 			if keys > 0 {
-				fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0,subexpiry=0\r\n", i, keys, vol)
+				fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0,subexpiry=%d\r\n", i, keys, vol, db.SubVolatile())
 			}
 		}
 	}

@@ -1,0 +1,935 @@
+package commands
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/glob"
+	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/value/hash"
+)
+
+// Hash commands, field expiry (Redis 7.4) and HGETDEL/HGETEX/HSETEX (8.0).
+//
+// Every command first reclaims the hash's fields whose time ran out (and the
+// key with them if none is left), so the rest of a handler only ever sees
+// live fields.
+
+const (
+	errHashNotInt    = "ERR hash value is not an integer"
+	errHashNotFloat  = "ERR hash value is not a float"
+	errNaNOrInf      = "ERR value is NaN or Infinity"
+	errIncrNaNOrInf  = "ERR increment would produce NaN or Infinity"
+	errOutOfRange    = "ERR value is out of range"
+	errFieldsMissing = "ERR Mandatory argument FIELDS is missing or not at the right position"
+	errFieldsCount   = "ERR The `numfields` parameter must match the number of arguments"
+	errNumFields     = "ERR Number of fields must be a positive integer"
+	errNumFieldsExp  = "ERR Parameter `numFields` should be greater than 0"
+	errExpireNeg     = "ERR invalid expire time, must be >= 0"
+	errInvalidCursor = "ERR invalid cursor"
+)
+
+// maxFieldTime is the latest field expiry Redis accepts (HFE_MAX_ABS_TIME_MSEC,
+// 2^46-1 ms, in the year 4199).
+const maxFieldTime = 1<<46 - 1
+
+// maxRandomReply bounds HRANDFIELD's negative count: Redis streams such a
+// reply, HotKV builds it in memory, so an absurd count is refused instead of
+// exhausting memory.
+const maxRandomReply = 1 << 24
+
+// rnd draws from the runtime's per-thread generator, so concurrent commands
+// share it without a lock.
+var rnd = rand.New(runtimeSource{})
+
+type runtimeSource struct{}
+
+func (runtimeSource) Uint64() uint64 { return rand.Uint64() }
+
+// hashOf returns key's hash with its expired fields reclaimed; h is nil when
+// the key does not exist (or just lost its last field). ok is false when the
+// key holds another type: WRONGTYPE has been answered.
+func hashOf(x *command.Ctx, key []byte, read bool) (h *hash.Hash, e *keyspace.Entry, ok bool) {
+	if read {
+		e = x.LookupRead(key)
+	} else {
+		e = x.Lookup(key)
+	}
+	if e == nil {
+		return nil, nil, true
+	}
+	if e.Kind != keyspace.KindHash {
+		x.Error(command.ErrWrongType)
+		return nil, nil, false
+	}
+	h = e.Obj.(*hash.Hash)
+	if h.Volatile() {
+		if n := h.Reclaim(x.Now, -1); n > 0 {
+			keyspace.ExpiredSubkeys.Add(int64(n))
+			if h.Len() == 0 {
+				x.Shard(key).Delete(key, x.Now)
+				return nil, nil, true
+			}
+			x.Shard(key).Touch(key)
+		}
+	}
+	return h, e, true
+}
+
+// createHash stores a new empty hash under key. The caller adds at least one
+// field (or deletes the key again): Redis never keeps an empty hash.
+func createHash(x *command.Ctx, key []byte) (*hash.Hash, *keyspace.Entry) {
+	h := hash.New()
+	e := &keyspace.Entry{Kind: keyspace.KindHash, Obj: h}
+	x.Shard(key).Put(key, e)
+	return h, e
+}
+
+// settle deletes key when its hash lost every field, or registers it for
+// active field expiry when a field just got an expiry time.
+func settle(x *command.Ctx, key []byte, h *hash.Hash, e *keyspace.Entry, gotExpiry bool) {
+	switch {
+	case h.Len() == 0:
+		x.Shard(key).Delete(key, x.Now)
+	case gotExpiry:
+		x.Shard(key).TrackSubExpire(key, e)
+	}
+}
+
+func hsetGeneric(x *command.Ctx, name string) {
+	if len(x.Args)%2 == 1 {
+		x.Error(command.WrongArgs(name))
+		return
+	}
+	key := x.Args[1]
+	h, _, ok := hashOf(x, key, false)
+	if !ok {
+		return
+	}
+	if h == nil {
+		h, _ = createHash(x, key)
+	}
+	created := 0
+	for i := 2; i < len(x.Args); i += 2 {
+		if h.Set(x.Args[i], x.Args[i+1]) {
+			created++
+		}
+	}
+	if name == "hmset" {
+		x.W.OK()
+	} else {
+		x.W.Int(int64(created))
+	}
+}
+
+func hset(x *command.Ctx)  { hsetGeneric(x, "hset") }
+func hmset(x *command.Ctx) { hsetGeneric(x, "hmset") }
+
+func hsetnx(x *command.Ctx) {
+	key, f := x.Args[1], x.Args[2]
+	h, _, ok := hashOf(x, key, false)
+	if !ok {
+		return
+	}
+	if h != nil && h.Exists(f) {
+		x.W.Int(0)
+		return
+	}
+	if h == nil {
+		h, _ = createHash(x, key)
+	}
+	h.Set(f, x.Args[3])
+	x.W.Int(1)
+}
+
+func hget(x *command.Ctx) {
+	h, _, ok := hashOf(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if h == nil {
+		x.W.Null()
+		return
+	}
+	if v, found := h.Get(x.Args[2]); found {
+		x.W.Bulk(v)
+	} else {
+		x.W.Null()
+	}
+}
+
+func hmget(x *command.Ctx) {
+	h, _, ok := hashOf(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	x.W.Array(len(x.Args) - 2)
+	for _, f := range x.Args[2:] {
+		if h == nil {
+			x.W.Null()
+		} else if v, found := h.Get(f); found {
+			x.W.Bulk(v)
+		} else {
+			x.W.Null()
+		}
+	}
+}
+
+func hdel(x *command.Ctx) {
+	key := x.Args[1]
+	h, e, ok := hashOf(x, key, false)
+	if !ok {
+		return
+	}
+	if h == nil {
+		x.W.Int(0)
+		return
+	}
+	n := 0
+	for _, f := range x.Args[2:] {
+		if h.Delete(f) {
+			n++
+		}
+	}
+	settle(x, key, h, e, false)
+	x.W.Int(int64(n))
+}
+
+func hlen(x *command.Ctx) {
+	h, _, ok := hashOf(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if h == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(h.Len()))
+}
+
+func hstrlen(x *command.Ctx) {
+	h, _, ok := hashOf(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	var v []byte
+	if h != nil {
+		v, _ = h.Get(x.Args[2])
+	}
+	x.W.Int(int64(len(v)))
+}
+
+func hexists(x *command.Ctx) {
+	h, _, ok := hashOf(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if h != nil && h.Exists(x.Args[2]) {
+		x.W.Int(1)
+	} else {
+		x.W.Int(0)
+	}
+}
+
+func hincrby(x *command.Ctx) {
+	incr, ok := command.ParseInt(x.Args[3])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	key, f := x.Args[1], x.Args[2]
+	h, _, ok := hashOf(x, key, false)
+	if !ok {
+		return
+	}
+	var old int64
+	if h != nil {
+		if v, found := h.Get(f); found {
+			if old, ok = command.ParseInt(v); !ok {
+				x.Error(errHashNotInt)
+				return
+			}
+		}
+	}
+	if incr < 0 && old < 0 && incr < math.MinInt64-old || incr > 0 && old > 0 && incr > math.MaxInt64-old {
+		x.Error(command.ErrOverflow)
+		return
+	}
+	if h == nil {
+		h, _ = createHash(x, key)
+	}
+	var buf [20]byte
+	h.SetKeepTTL(f, strconv.AppendInt(buf[:0], old+incr, 10))
+	x.W.Int(old + incr)
+}
+
+func hincrbyfloat(x *command.Ctx) {
+	incr, ok := parseLongDouble(x.Args[3])
+	if !ok {
+		x.Error(command.ErrNotFloat)
+		return
+	}
+	if incr.IsInf() {
+		x.Error(errNaNOrInf)
+		return
+	}
+	key, f := x.Args[1], x.Args[2]
+	h, _, ok := hashOf(x, key, false)
+	if !ok {
+		return
+	}
+	sum := incr // 0 + incr when the field is missing
+	if h != nil {
+		if v, found := h.Get(f); found {
+			cur, ok := parseLongDouble(v)
+			if !ok {
+				x.Error(errHashNotFloat)
+				return
+			}
+			if sum, ok = addLongDouble(cur, incr); !ok {
+				x.Error(errIncrNaNOrInf)
+				return
+			}
+		}
+	}
+	out := appendLongDouble(nil, sum)
+	if h == nil {
+		h, _ = createHash(x, key)
+	}
+	h.SetKeepTTL(f, out)
+	x.W.Bulk(out)
+}
+
+// hgetallGeneric answers HGETALL (a map), HKEYS and HVALS (arrays).
+func hgetallGeneric(x *command.Ctx, keys, vals bool) {
+	h, _, ok := hashOf(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	n := 0
+	if h != nil {
+		n = h.Len()
+	}
+	if keys && vals {
+		x.W.Map(n)
+	} else {
+		x.W.Array(n)
+	}
+	if h == nil {
+		return
+	}
+	h.Range(func(f, v []byte) bool {
+		if keys {
+			x.W.Bulk(f)
+		}
+		if vals {
+			x.W.Bulk(v)
+		}
+		return true
+	})
+}
+
+func hgetall(x *command.Ctx) { hgetallGeneric(x, true, true) }
+func hkeys(x *command.Ctx)   { hgetallGeneric(x, true, false) }
+func hvals(x *command.Ctx)   { hgetallGeneric(x, false, true) }
+
+func hrandfield(x *command.Ctx) {
+	args := x.Args
+	if len(args) == 2 {
+		h, _, ok := hashOf(x, args[1], true)
+		if !ok {
+			return
+		}
+		if h == nil {
+			x.W.Null()
+			return
+		}
+		h.Random(rnd, 1, true, func(f, _ []byte) { x.W.Bulk(f) })
+		return
+	}
+	l, ok := command.ParseInt(args[2])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	if l == math.MinInt64 {
+		x.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+		return
+	}
+	withValues := len(args) == 4
+	if len(args) > 4 || withValues && !command.Is(args[3], "withvalues") {
+		x.Error(command.ErrSyntax)
+		return
+	}
+	if withValues && (l < -math.MaxInt64/2 || l > math.MaxInt64/2) {
+		x.Error(errOutOfRange)
+		return
+	}
+	h, _, ok := hashOf(x, args[1], true)
+	if !ok {
+		return
+	}
+	count, repeat := int(l), false
+	if l < 0 {
+		count, repeat = int(-l), true
+	}
+	if h == nil || count == 0 {
+		x.W.Array(0)
+		return
+	}
+	if repeat && count > maxRandomReply {
+		x.Error(errOutOfRange)
+		return
+	}
+	n := count
+	if !repeat {
+		n = min(n, h.Len())
+	}
+	pairs := withValues && x.W.Proto == 3 // RESP3 nests [field, value]
+	if withValues && !pairs {
+		x.W.Array(2 * n)
+	} else {
+		x.W.Array(n)
+	}
+	h.Random(rnd, count, repeat, func(f, v []byte) {
+		if pairs {
+			x.W.Array(2)
+		}
+		x.W.Bulk(f)
+		if withValues {
+			x.W.Bulk(v)
+		}
+	})
+}
+
+// parseCursor reads a SCAN cursor as Redis's string2ull does: a canonical
+// negative integer is refused, anything else strtoull takes (leading space,
+// '+', leading zeros, even a wrapped-around '-') is accepted.
+func parseCursor(b []byte) (uint64, bool) {
+	if n, ok := command.ParseInt(b); ok {
+		if n < 0 {
+			return 0, false
+		}
+		return uint64(n), true
+	}
+	s := b
+	for len(s) > 0 && isSpace(s[0]) {
+		s = s[1:]
+	}
+	neg := false
+	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if len(s) == 0 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range s {
+		if c < '0' || c > '9' || n > (math.MaxUint64-uint64(c-'0'))/10 {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+func hscan(x *command.Ctx) {
+	args := x.Args
+	cursor, ok := parseCursor(args[2])
+	if !ok {
+		x.Error(errInvalidCursor)
+		return
+	}
+	h, _, ok := hashOf(x, args[1], true)
+	if !ok {
+		return
+	}
+	if h == nil {
+		x.W.Array(2)
+		x.W.BulkString("0")
+		x.W.Array(0)
+		return
+	}
+	count := 10
+	var pattern []byte
+	noValues := false
+	for i := 3; i < len(args); {
+		more := len(args) - i
+		switch {
+		case command.Is(args[i], "count") && more >= 2:
+			n, ok := command.ParseInt(args[i+1])
+			if !ok {
+				x.Error(command.ErrNotInt)
+				return
+			}
+			if n < 1 {
+				x.Error(command.ErrSyntax)
+				return
+			}
+			count = int(min(n, math.MaxInt32))
+			i += 2
+		case command.Is(args[i], "match") && more >= 2:
+			pattern = args[i+1]
+			if len(pattern) == 1 && pattern[0] == '*' {
+				pattern = nil
+			}
+			i += 2
+		case command.Is(args[i], "novalues"):
+			noValues = true
+			i++
+		default:
+			x.Error(command.ErrSyntax)
+			return
+		}
+	}
+	// The views stay valid: nothing modifies the hash before the reply.
+	var items [][]byte
+	next := h.Scan(cursor, count, func(f, v []byte) {
+		if pattern != nil && !glob.Match(pattern, f, false) {
+			return
+		}
+		items = append(items, f)
+		if !noValues {
+			items = append(items, v)
+		}
+	})
+	x.W.Array(2)
+	var buf [20]byte
+	x.W.Bulk(strconv.AppendUint(buf[:0], next, 10))
+	x.W.Array(len(items))
+	for _, it := range items {
+		x.W.Bulk(it)
+	}
+}
+
+// fieldsArg parses "FIELDS numfields field..." at args[pos], which must run
+// to the end of the arguments; countErr is the command's message for a bad
+// count.
+func fieldsArg(x *command.Ctx, pos int, countErr string) ([][]byte, bool) {
+	args := x.Args
+	if !command.Is(args[pos], "fields") {
+		x.Error(errFieldsMissing)
+		return nil, false
+	}
+	n, ok := command.ParseInt(args[pos+1])
+	if !ok || n < 1 {
+		x.Error(countErr)
+		return nil, false
+	}
+	if n != int64(len(args)-pos-2) {
+		x.Error(errFieldsCount)
+		return nil, false
+	}
+	return args[pos+2:], true
+}
+
+// fieldExpireArg parses a field expiry argument: seconds or milliseconds,
+// relative to base (now) or absolute (base 0). It returns unix ms.
+func fieldExpireArg(x *command.Ctx, arg []byte, seconds bool, base int64) (int64, bool) {
+	v, ok := command.ParseInt(arg)
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return 0, false
+	}
+	if v < 0 {
+		x.Error(errExpireNeg)
+		return 0, false
+	}
+	invalid := "ERR invalid expire time in '" + strings.ToLower(string(x.Args[0])) + "' command"
+	if seconds {
+		if v > maxFieldTime/1000 {
+			x.Error(invalid)
+			return 0, false
+		}
+		v *= 1000
+	}
+	if v > maxFieldTime-base {
+		x.Error(invalid)
+		return 0, false
+	}
+	return v + base, true
+}
+
+// Per-field replies of the field expiry commands.
+const (
+	fieldMissing = -2
+	fieldNoTTL   = -1 // HTTL family and HPERSIST
+	condNotMet   = 0  // HEXPIRE family
+	expirySet    = 1
+	fieldDeleted = 2 // HEXPIRE with a time already past
+)
+
+// expireField gives field the expiry at (unix ms), or deletes it when at is
+// not in the future, and returns HEXPIRE's reply code; cond is "", "nx",
+// "xx", "gt" or "lt".
+func expireField(x *command.Ctx, h *hash.Hash, f []byte, at int64, cond string) int64 {
+	if !h.Exists(f) {
+		return fieldMissing
+	}
+	prev := h.Expiry(f)
+	if prev == 0 {
+		if cond == "xx" || cond == "gt" { // no expiry counts as infinite
+			return condNotMet
+		}
+	} else if cond == "nx" || cond == "gt" && prev >= at || cond == "lt" && prev <= at {
+		return condNotMet
+	}
+	if at <= x.Now {
+		h.Delete(f)
+		keyspace.ExpiredSubkeys.Add(1)
+		return fieldDeleted
+	}
+	h.SetExpiry(f, at)
+	return expirySet
+}
+
+// hexpireGeneric is HEXPIRE, HPEXPIRE, HEXPIREAT and HPEXPIREAT.
+func hexpireGeneric(x *command.Ctx, seconds, relative bool) {
+	key := x.Args[1]
+	h, e, ok := hashOf(x, key, false)
+	if !ok {
+		return
+	}
+	var base int64
+	if relative {
+		base = x.Now
+	}
+	at, ok := fieldExpireArg(x, x.Args[2], seconds, base)
+	if !ok {
+		return
+	}
+	pos, cond := 3, ""
+	for _, c := range []string{"nx", "xx", "gt", "lt"} {
+		if command.Is(x.Args[3], c) {
+			pos, cond = 4, c
+			break
+		}
+	}
+	fields, ok := fieldsArg(x, pos, errNumFieldsExp)
+	if !ok {
+		return
+	}
+	x.W.Array(len(fields))
+	if h == nil {
+		for range fields {
+			x.W.Int(fieldMissing)
+		}
+		return
+	}
+	h.MarkExpiry()
+	set := false
+	for _, f := range fields {
+		r := expireField(x, h, f, at, cond)
+		set = set || r == expirySet
+		x.W.Int(r)
+	}
+	settle(x, key, h, e, set)
+}
+
+func hexpire(x *command.Ctx)    { hexpireGeneric(x, true, true) }
+func hpexpire(x *command.Ctx)   { hexpireGeneric(x, false, true) }
+func hexpireat(x *command.Ctx)  { hexpireGeneric(x, true, false) }
+func hpexpireat(x *command.Ctx) { hexpireGeneric(x, false, false) }
+
+// httlGeneric is HTTL, HPTTL, HEXPIRETIME and HPEXPIRETIME: the remaining
+// time (relative) or the expiry time, in seconds (rounded up) or ms.
+func httlGeneric(x *command.Ctx, seconds, relative bool) {
+	h, _, ok := hashOf(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	fields, ok := fieldsArg(x, 2, errNumFields)
+	if !ok {
+		return
+	}
+	var base int64
+	if relative {
+		base = x.Now
+	}
+	x.W.Array(len(fields))
+	for _, f := range fields {
+		switch {
+		case h == nil || !h.Exists(f):
+			x.W.Int(fieldMissing)
+		case h.Expiry(f) == 0:
+			x.W.Int(fieldNoTTL)
+		case seconds:
+			x.W.Int((h.Expiry(f) + 999 - base) / 1000)
+		default:
+			x.W.Int(h.Expiry(f) - base)
+		}
+	}
+}
+
+func httl(x *command.Ctx)         { httlGeneric(x, true, true) }
+func hpttl(x *command.Ctx)        { httlGeneric(x, false, true) }
+func hexpiretime(x *command.Ctx)  { httlGeneric(x, true, false) }
+func hpexpiretime(x *command.Ctx) { httlGeneric(x, false, false) }
+
+func hpersist(x *command.Ctx) {
+	h, _, ok := hashOf(x, x.Args[1], false)
+	if !ok {
+		return
+	}
+	fields, ok := fieldsArg(x, 2, errNumFields)
+	if !ok {
+		return
+	}
+	x.W.Array(len(fields))
+	for _, f := range fields {
+		switch {
+		case h == nil || !h.Exists(f):
+			x.W.Int(fieldMissing)
+		case h.Persist(f):
+			x.W.Int(expirySet)
+		default:
+			x.W.Int(fieldNoTTL)
+		}
+	}
+}
+
+func hgetdel(x *command.Ctx) {
+	key := x.Args[1]
+	h, e, ok := hashOf(x, key, false)
+	if !ok {
+		return
+	}
+	fields, ok := fieldsArg(x, 2, errNumFields)
+	if !ok {
+		return
+	}
+	x.W.Array(len(fields))
+	for _, f := range fields {
+		v, found := []byte(nil), false
+		if h != nil {
+			v, found = h.Get(f)
+		}
+		if !found {
+			x.W.Null()
+			continue
+		}
+		x.W.Bulk(v) // before the delete invalidates the view
+		h.Delete(f)
+	}
+	if h != nil {
+		settle(x, key, h, e, false)
+	}
+}
+
+// hgetex is HGETEX key [EX s | PX ms | EXAT ts | PXAT ms-ts | PERSIST] FIELDS n field...
+func hgetex(x *command.Ctx) {
+	args := x.Args
+	key := args[1]
+	h, e, ok := hashOf(x, key, false)
+	if !ok {
+		return
+	}
+	var at int64
+	opt, pos := "", 2 // pos: where FIELDS must be
+	for _, o := range []string{"ex", "px", "exat", "pxat", "persist"} {
+		if command.Is(args[2], o) {
+			opt = o
+			break
+		}
+	}
+	switch opt {
+	case "persist":
+		pos = 3
+	case "":
+	default:
+		base := int64(0)
+		if opt == "ex" || opt == "px" {
+			base = x.Now
+		}
+		if at, ok = fieldExpireArg(x, args[3], opt == "ex" || opt == "exat", base); !ok {
+			return
+		}
+		pos = 4
+	}
+	if pos+1 >= len(args) {
+		x.Error(command.WrongArgs("hgetex"))
+		return
+	}
+	fields, ok := fieldsArg(x, pos, errNumFields)
+	if !ok {
+		return
+	}
+	x.W.Array(len(fields))
+	if h == nil {
+		for range fields {
+			x.W.Null()
+		}
+		return
+	}
+	if opt != "" {
+		h.MarkExpiry()
+	}
+	set := false
+	for _, f := range fields {
+		v, found := h.Get(f)
+		if !found {
+			x.W.Null()
+			continue
+		}
+		x.W.Bulk(v) // before an expiry in the past deletes the field
+		switch opt {
+		case "":
+		case "persist":
+			h.Persist(f)
+		default:
+			set = expireField(x, h, f, at, "") == expirySet || set
+		}
+	}
+	settle(x, key, h, e, set)
+}
+
+// hsetex is HSETEX key [FNX | FXX] [EX s | PX ms | EXAT ts | PXAT ms-ts | KEEPTTL] FIELDS n field value...
+func hsetex(x *command.Ctx) {
+	args := x.Args
+	const errOneExpiry = "ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified"
+	var at int64
+	cond, expiry := "", "" // fnx/fxx; ex/px/exat/pxat/keepttl
+	first := 0             // index of the first field
+	for i := 2; i < len(args) && first == 0; i++ {
+		a := args[i]
+		switch {
+		case command.Is(a, "fields"):
+			if i >= len(args)-3 {
+				x.Error(command.WrongArgs("hsetex"))
+				return
+			}
+			n, ok := command.ParseInt(args[i+1])
+			if !ok || n < 1 || n > math.MaxInt32 {
+				x.Error("ERR invalid number of fields")
+				return
+			}
+			if rest := len(args) - i - 2; rest%2 != 0 || n != int64(rest/2) {
+				x.Error(command.WrongArgs("hsetex"))
+				return
+			}
+			first = i + 2
+		case command.Is(a, "fnx") || command.Is(a, "fxx"):
+			if cond != "" {
+				x.Error("ERR Only one of FXX or FNX arguments can be specified")
+				return
+			}
+			cond = strings.ToLower(string(a))
+		case command.Is(a, "keepttl"):
+			if expiry != "" {
+				x.Error(errOneExpiry)
+				return
+			}
+			expiry = "keepttl"
+		case command.Is(a, "ex") || command.Is(a, "px") || command.Is(a, "exat") || command.Is(a, "pxat"):
+			if expiry != "" {
+				x.Error(errOneExpiry)
+				return
+			}
+			if i >= len(args)-1 {
+				x.Error("ERR missing expire time")
+				return
+			}
+			expiry = strings.ToLower(string(a))
+			base := int64(0)
+			if expiry == "ex" || expiry == "px" {
+				base = x.Now
+			}
+			var ok bool
+			if at, ok = fieldExpireArg(x, args[i+1], expiry == "ex" || expiry == "exat", base); !ok {
+				return
+			}
+			i++
+		default:
+			x.Error("ERR unknown argument: " + string(a))
+			return
+		}
+	}
+	if first == 0 { // unreachable at arity 6: three option words at most parse cleanly
+		x.Error(errFieldsMissing)
+		return
+	}
+	key := args[1]
+	h, e, ok := hashOf(x, key, false)
+	if !ok {
+		return
+	}
+	if cond != "" {
+		for i := first; i < len(args); i += 2 {
+			exists := h != nil && h.Exists(args[i])
+			if exists == (cond == "fnx") {
+				x.W.Int(0)
+				return
+			}
+		}
+	}
+	if h == nil {
+		h, e = createHash(x, key)
+	}
+	setExpiry := expiry != "" && expiry != "keepttl"
+	if setExpiry {
+		h.MarkExpiry()
+	}
+	set := false
+	for i := first; i < len(args); i += 2 {
+		f, v := args[i], args[i+1]
+		if expiry == "" {
+			h.Set(f, v)
+		} else {
+			h.SetKeepTTL(f, v)
+		}
+		if setExpiry {
+			set = expireField(x, h, f, at, "") == expirySet || set
+		}
+	}
+	settle(x, key, h, e, set)
+	x.W.Int(1)
+}
+
+func init() {
+	const g = "hash"
+	w, r, f, d := command.Write, command.ReadOnly, command.Fast, command.DenyOOM
+	cmd := func(name string, arity int, flags command.Flags, run func(*command.Ctx), since, summary, args string) *command.Cmd {
+		return &command.Cmd{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1, Run: run,
+			Group: g, Since: since, Summary: summary, Args: args}
+	}
+	const fields = "FIELDS numfields field [field ...]"
+	command.Register(
+		cmd("hset", -4, w|d|f, hset, "2.0.0", "Creates or modifies the value of a field in a hash.", "key field value [field value ...]"),
+		cmd("hmset", -4, w|d|f, hmset, "2.0.0", "Sets the values of multiple fields.", "key field value [field value ...]"),
+		cmd("hsetnx", 4, w|d|f, hsetnx, "2.0.0", "Sets the value of a field in a hash only when the field doesn't exist.", "key field value"),
+		cmd("hget", 3, r|f, hget, "2.0.0", "Returns the value of a field in a hash.", "key field"),
+		cmd("hmget", -3, r|f, hmget, "2.0.0", "Returns the values of all fields in a hash.", "key field [field ...]"),
+		cmd("hdel", -3, w|f, hdel, "2.0.0", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", "key field [field ...]"),
+		cmd("hlen", 2, r|f, hlen, "2.0.0", "Returns the number of fields in a hash.", "key"),
+		cmd("hstrlen", 3, r|f, hstrlen, "3.2.0", "Returns the length of the value of a field.", "key field"),
+		cmd("hexists", 3, r|f, hexists, "2.0.0", "Determines whether a field exists in a hash.", "key field"),
+		cmd("hincrby", 4, w|d|f, hincrby, "2.0.0", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", "key field increment"),
+		cmd("hincrbyfloat", 4, w|d|f, hincrbyfloat, "2.6.0", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", "key field increment"),
+		cmd("hgetall", 2, r, hgetall, "2.0.0", "Returns all fields and values in a hash.", "key"),
+		cmd("hkeys", 2, r, hkeys, "2.0.0", "Returns all fields in a hash.", "key"),
+		cmd("hvals", 2, r, hvals, "2.0.0", "Returns all values in a hash.", "key"),
+		cmd("hrandfield", -2, r, hrandfield, "6.2.0", "Returns one or more random fields from a hash.", "key [count [WITHVALUES]]"),
+		cmd("hscan", -3, r, hscan, "2.8.0", "Iterates over fields and values of a hash.", "key cursor [MATCH pattern] [COUNT count] [NOVALUES]"),
+		cmd("hexpire", -6, w|f, hexpire, "7.4.0", "Set expiry for hash field using relative time to expire (seconds)", "key seconds [NX | XX | GT | LT] "+fields),
+		cmd("hpexpire", -6, w|f, hpexpire, "7.4.0", "Set expiry for hash field using relative time to expire (milliseconds)", "key milliseconds [NX | XX | GT | LT] "+fields),
+		cmd("hexpireat", -6, w|f, hexpireat, "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (seconds)", "key unix-time-seconds [NX | XX | GT | LT] "+fields),
+		cmd("hpexpireat", -6, w|f, hpexpireat, "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (milliseconds)", "key unix-time-milliseconds [NX | XX | GT | LT] "+fields),
+		cmd("httl", -5, r|f, httl, "7.4.0", "Returns the TTL in seconds of a hash field.", "key "+fields),
+		cmd("hpttl", -5, r|f, hpttl, "7.4.0", "Returns the TTL in milliseconds of a hash field.", "key "+fields),
+		cmd("hexpiretime", -5, r|f, hexpiretime, "7.4.0", "Returns the expiration time of a hash field as a Unix timestamp, in seconds.", "key "+fields),
+		cmd("hpexpiretime", -5, r|f, hpexpiretime, "7.4.0", "Returns the expiration time of a hash field as a Unix timestamp, in msec.", "key "+fields),
+		cmd("hpersist", -5, w|f, hpersist, "7.4.0", "Removes the expiration time for each specified field", "key "+fields),
+		cmd("hgetdel", -5, w|f, hgetdel, "8.0.0", "Returns the value of a field and deletes it from the hash.", "key "+fields),
+		cmd("hgetex", -5, w|f, hgetex, "8.0.0", "Get the value of one or more fields of a given hash key, and optionally set their expiration.",
+			"key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST] "+fields),
+		cmd("hsetex", -6, w|d|f, hsetex, "8.0.0", "Set the value of one or more fields of a given hash key, and optionally set their expiration.",
+			"key [FNX | FXX] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL] FIELDS numfields field value [field value ...]"),
+	)
+}

@@ -1,0 +1,381 @@
+// Package hash is the hash value type: fields mapped to values, each field
+// optionally with its own expiry time.
+//
+// A small hash lives in one byte slice of length-prefixed field/value pairs,
+// as Redis keeps small hashes in a listpack: a handful of fields then costs a
+// few dozen bytes instead of a table plus two string allocations per field.
+// A hash that outgrows it moves to a dict.Dict, whose reverse-binary cursor
+// gives HSCAN its guarantee and whose dense entries give HRANDFIELD uniform
+// picks. Field deadlines are kept apart (see deadlines) so that hashes
+// without them pay nothing.
+//
+// Byte slices returned by a Hash are views into its storage: valid until the
+// next modification, and never to be written to.
+package hash
+
+import (
+	"math/rand/v2"
+	"slices"
+	"unsafe"
+
+	"github.com/hotkv/hotkv/internal/value/dict"
+)
+
+// Redis's defaults for hash-max-listpack-entries and hash-max-listpack-value:
+// past either, Redis converts a hash to a hashtable for good, and OBJECT
+// ENCODING reports what Redis would.
+const (
+	ListpackEntries = 512
+	ListpackValue   = 64
+)
+
+// compactEntries is where the compact form gives way to the dict. Compact
+// lookups are linear scans (a one-byte tag per field skips most
+// comparisons): at 32 fields HGET's lookup costs about 70ns against the
+// dict's 20ns, and the gap grows linearly past that (BenchmarkGet), while
+// the compact form takes about a quarter of the table's memory. Redis scans
+// its listpacks up to 512 entries; HotKV stops earlier and only reports the
+// encoding Redis would.
+const compactEntries = 32
+
+// Hash is a hash value. The zero value is an empty hash.
+type Hash struct {
+	// Compact form: pairs of [len][tag][field][len][value], field and value
+	// at most ListpackValue bytes so that a length fits in one byte; tag is
+	// a one-byte hash of the field that lets lookups skip most pairs
+	// without comparing them.
+	blob []byte
+	n    int
+	d    *dict.Dict[string] // table form; blob is nil once d is set
+	ttl  *deadlines         // field expiry times; nil while no field has one
+	wide bool               // Redis would hold it as a hashtable
+	ex   bool               // an expiry command saw it while it was a listpack
+}
+
+// New returns an empty hash.
+func New() *Hash { return &Hash{} }
+
+// view returns s's bytes without copying; callers must not write to them.
+func view(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// transient returns b as a string without copying, for lookups only: the
+// result must not be kept.
+func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// Len is the number of fields, expired ones not yet reclaimed included.
+func (h *Hash) Len() int {
+	if h.d != nil {
+		return h.d.Len()
+	}
+	return h.n
+}
+
+// pair decodes the compact pair at offset i.
+func (h *Hash) pair(i int) (f, v []byte, next int) {
+	b := h.blob
+	fl := int(b[i])
+	f = b[i+2 : i+2+fl]
+	vl := int(b[i+2+fl])
+	v = b[i+3+fl : i+3+fl+vl]
+	return f, v, i + 3 + fl + vl
+}
+
+// tag is a one-byte FNV-1a hash of a field.
+func tag(f []byte) byte {
+	x := uint32(2166136261)
+	for _, c := range f {
+		x = (x ^ uint32(c)) * 16777619
+	}
+	return byte(x ^ x>>8 ^ x>>16 ^ x>>24)
+}
+
+// find returns the offset of field's compact pair, or -1.
+func (h *Hash) find(f []byte) int {
+	b := h.blob
+	t := tag(f)
+	for i := 0; i < len(b); {
+		fl := int(b[i])
+		if fl == len(f) && b[i+1] == t && string(b[i+2:i+2+fl]) == string(f) {
+			return i
+		}
+		i += 3 + fl + int(b[i+2+fl])
+	}
+	return -1
+}
+
+// Get returns field's value.
+func (h *Hash) Get(f []byte) ([]byte, bool) {
+	if h.d != nil {
+		v, ok := h.d.Get(transient(f))
+		return view(v), ok
+	}
+	i := h.find(f)
+	if i < 0 {
+		return nil, false
+	}
+	_, v, _ := h.pair(i)
+	return v, true
+}
+
+// Exists reports whether field is present.
+func (h *Hash) Exists(f []byte) bool {
+	if h.d != nil {
+		_, ok := h.d.Get(transient(f))
+		return ok
+	}
+	return h.find(f) >= 0
+}
+
+// Set stores value under field, dropping any expiry the field had (as HSET
+// does), and reports whether the field is new.
+func (h *Hash) Set(f, v []byte) bool {
+	had := h.Expiry(f) != 0
+	h.dropExpiry(f)
+	isNew := h.set(f, v)
+	if had && h.d == nil {
+		h.reorder(f, 0)
+	}
+	return isNew
+}
+
+// SetKeepTTL stores value under field keeping the field's expiry (HINCRBY,
+// HSETEX KEEPTTL), and reports whether the field is new.
+func (h *Hash) SetKeepTTL(f, v []byte) bool { return h.set(f, v) }
+
+func (h *Hash) set(f, v []byte) bool {
+	if len(f) > ListpackValue || len(v) > ListpackValue {
+		h.wide = true
+		if h.d == nil {
+			h.toDict()
+		}
+	}
+	if h.d != nil {
+		if ref := h.d.Ref(transient(f)); ref != nil {
+			// The stored field string is kept; if it still shares its
+			// allocation with the first value, those bytes stay until
+			// the field goes: bounded, and cheaper than re-inserting.
+			*ref = string(v)
+			return false
+		}
+		k, val := pairStrings(f, v)
+		h.d.Set(k, val)
+		if h.d.Len() > ListpackEntries {
+			h.wide = true
+		}
+		return true
+	}
+	if i := h.find(f); i >= 0 {
+		start := i + 3 + len(f)
+		old := int(h.blob[start-1])
+		if old == len(v) {
+			copy(h.blob[start:], v)
+		} else {
+			h.blob[start-1] = byte(len(v))
+			h.blob = slices.Replace(h.blob, start, start+old, v...)
+		}
+		return false
+	}
+	if h.n == compactEntries {
+		h.toDict()
+		h.d.Set(string(f), string(v))
+		return true
+	}
+	h.blob = append(h.blob, byte(len(f)), tag(f))
+	h.blob = append(h.blob, f...)
+	h.blob = append(h.blob, byte(len(v)))
+	h.blob = append(h.blob, v...)
+	h.n++
+	return true
+}
+
+// pairStrings copies field and value into one allocation and returns them
+// as two strings over it: one object instead of two per field.
+func pairStrings(f, v []byte) (string, string) {
+	if len(f)+len(v) == 0 {
+		return "", ""
+	}
+	b := make([]byte, len(f)+len(v))
+	copy(b, f)
+	copy(b[len(f):], v)
+	s := unsafe.String(&b[0], len(b))
+	return s[:len(f)], s[len(f):]
+}
+
+// toDict moves the compact pairs into a dict.
+func (h *Hash) toDict() {
+	d := dict.New[string](h.n + 1)
+	for i := 0; i < len(h.blob); {
+		f, v, next := h.pair(i)
+		d.Set(pairStrings(f, v))
+		i = next
+	}
+	h.d, h.blob, h.n = d, nil, 0
+}
+
+// reorder moves field's compact pair to where Redis's listpackex keeps it,
+// so that small hashes iterate in Redis's order: fields by expiry time (at),
+// a new time going before equal ones, then the fields without one.
+func (h *Hash) reorder(f []byte, at int64) {
+	i := h.find(f)
+	if i < 0 {
+		return
+	}
+	_, _, next := h.pair(i)
+	var buf [3 + 2*ListpackValue]byte
+	p := append(buf[:0], h.blob[i:next]...)
+	h.blob = slices.Delete(h.blob, i, next)
+	pos := len(h.blob)
+	for j := 0; at != 0 && j < len(h.blob); {
+		g, _, nj := h.pair(j)
+		if t := h.Expiry(g); t == 0 || t >= at {
+			pos = j
+			break
+		}
+		j = nj
+	}
+	h.blob = slices.Insert(h.blob, pos, p...)
+}
+
+// Delete removes field and reports whether it was present.
+func (h *Hash) Delete(f []byte) bool {
+	h.dropExpiry(f)
+	return h.del(f)
+}
+
+func (h *Hash) del(f []byte) bool {
+	if h.d != nil {
+		return h.d.Delete(transient(f))
+	}
+	i := h.find(f)
+	if i < 0 {
+		return false
+	}
+	_, _, next := h.pair(i)
+	h.blob = slices.Delete(h.blob, i, next)
+	h.n--
+	if h.n == 0 {
+		h.blob = nil
+	}
+	return true
+}
+
+// Range calls fn for each field until it returns false. fn must not modify h.
+func (h *Hash) Range(fn func(f, v []byte) bool) {
+	if h.d != nil {
+		h.d.Range(func(k, v string) bool { return fn(view(k), view(v)) })
+		return
+	}
+	for i := 0; i < len(h.blob); {
+		f, v, next := h.pair(i)
+		if !fn(f, v) {
+			return
+		}
+		i = next
+	}
+}
+
+// Scan visits fields from cursor and returns the next cursor, 0 at the end.
+// A hash Redis would keep as a listpack is returned whole in one call, as
+// Redis does; a larger one follows the dict's cursor, visiting about count
+// fields.
+func (h *Hash) Scan(cursor uint64, count int, fn func(f, v []byte)) uint64 {
+	if h.wide {
+		return h.d.Scan(cursor, count, func(k, v string) { fn(view(k), view(v)) })
+	}
+	h.Range(func(f, v []byte) bool { fn(f, v); return true })
+	return 0
+}
+
+// Random calls fn for count random fields: independent picks when repeat
+// is set, else count distinct fields (fewer when the hash is smaller).
+func (h *Hash) Random(r *rand.Rand, count int, repeat bool, fn func(f, v []byte)) {
+	n := h.Len()
+	if n == 0 || count <= 0 {
+		return
+	}
+	if !repeat && count >= n {
+		h.Range(func(f, v []byte) bool { fn(f, v); return true })
+		return
+	}
+	if h.d == nil {
+		offs := make([]int, 0, h.n)
+		for i := 0; i < len(h.blob); {
+			offs = append(offs, i)
+			_, _, i = h.pair(i)
+		}
+		pick := func(i int) { f, v, _ := h.pair(offs[i]); fn(f, v) }
+		if repeat {
+			for ; count > 0; count-- {
+				pick(r.IntN(n))
+			}
+			return
+		}
+		for i := 0; i < count; i++ { // partial Fisher-Yates
+			j := i + r.IntN(n-i)
+			offs[i], offs[j] = offs[j], offs[i]
+			pick(i)
+		}
+		return
+	}
+	if repeat {
+		for ; count > 0; count-- {
+			k, v, _ := h.d.Random(r)
+			fn(view(k), view(v))
+		}
+		return
+	}
+	if count*3 > n {
+		// Most of the hash is wanted: shuffle a copy rather than retry
+		// random picks that hit fields already taken.
+		type kv struct{ k, v string }
+		all := make([]kv, 0, n)
+		h.d.Range(func(k, v string) bool { all = append(all, kv{k, v}); return true })
+		for i := 0; i < count; i++ {
+			j := i + r.IntN(n-i)
+			all[i], all[j] = all[j], all[i]
+			fn(view(all[i].k), view(all[i].v))
+		}
+		return
+	}
+	seen := make(map[string]struct{}, count)
+	for len(seen) < count {
+		k, v, _ := h.d.Random(r)
+		if _, dup := seen[k]; dup {
+			continue
+		}
+		seen[k] = struct{}{}
+		fn(view(k), view(v))
+	}
+}
+
+// Encoding is what OBJECT ENCODING reports: what Redis would use for the
+// same history of writes with its default limits.
+func (h *Hash) Encoding() string {
+	switch {
+	case h.wide:
+		return "hashtable"
+	case h.ex:
+		return "listpackex"
+	}
+	return "listpack"
+}
+
+// MarkExpiry records that a field-expiry command ran on the hash, which
+// makes Redis switch a listpack to listpackex.
+func (h *Hash) MarkExpiry() { h.ex = true }
+
+// Clone returns a deep copy (for COPY).
+func (h *Hash) Clone() any {
+	c := &Hash{n: h.n, wide: h.wide, ex: h.ex}
+	if h.blob != nil {
+		c.blob = slices.Clone(h.blob)
+	}
+	if h.d != nil {
+		c.d = dict.New[string](h.d.Len())
+		h.d.Range(func(k, v string) bool { c.d.Set(k, v); return true })
+	}
+	if h.ttl != nil {
+		c.ttl = h.ttl.clone()
+	}
+	return c
+}
