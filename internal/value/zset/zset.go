@@ -1,0 +1,217 @@
+// Package zset is the sorted set value: an order-statistics B+tree of
+// (score, member) items for ranks and ranges in O(log n), beside a dict from
+// member to score for O(1) lookups, ZSCAN's cursor and random picks. Members
+// are stored once: the tree's items and the dict's keys share the bytes.
+package zset
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/hotkv/hotkv/internal/value/dict"
+)
+
+// Redis's default zset-max-listpack-entries and zset-max-listpack-value: a
+// set within both is reported as "listpack", otherwise "skiplist".
+const (
+	ListpackEntries = 128
+	ListpackValue   = 64
+)
+
+// ZSet is a sorted set. The zero value is not usable: call New.
+type ZSet struct {
+	dict *dict.Dict[float64]
+	tree tree
+	// big is Redis's encoding switch: once a set has outgrown the listpack
+	// limits it stays a skiplist (Redis converts back only when a command
+	// builds a new set, see Fit).
+	big bool
+}
+
+// New returns an empty set; hint (elements expected) and maxLen (longest
+// member expected) pick the initial encoding as Redis's zsetTypeCreate does.
+func New(hint, maxLen int) *ZSet {
+	return &ZSet{dict: dict.New[float64](min(hint, 1024)), big: hint > ListpackEntries || maxLen > ListpackValue}
+}
+
+// Len is the number of members.
+func (z *ZSet) Len() int { return z.dict.Len() }
+
+// Score returns member's score.
+func (z *ZSet) Score(member string) (float64, bool) { return z.dict.Get(member) }
+
+// Set adds member with score or moves it to score, and reports whether it
+// was new. member is copied.
+func (z *ZSet) Set(member string, score float64) bool {
+	if score == 0 && !z.big {
+		score = 0 // a listpack stores -0 as the integer 0, so Redis answers 0
+	}
+	if ref := z.dict.Ref(member); ref != nil {
+		old := *ref
+		if old == score { // as Redis: -0 does not replace 0
+			return false
+		}
+		*ref = score
+		key := z.treeKey(member, old)
+		z.tree.remove(item{old, key})
+		z.tree.insert(item{score, key})
+		return false
+	}
+	m := string([]byte(member)) // own copy: callers pass views of request buffers
+	z.dict.Set(m, score)
+	z.tree.insert(item{score, m})
+	if !z.big && (z.dict.Len() > ListpackEntries || len(m) > ListpackValue) {
+		z.big = true
+	}
+	return true
+}
+
+// treeKey returns the member string the tree holds (shared with the dict),
+// so a re-insert does not keep a caller's transient string.
+func (z *ZSet) treeKey(member string, score float64) string {
+	_, p := z.tree.seek(func(it item) bool { return !less(it, item{score, member}) })
+	return p.item().member
+}
+
+// Remove deletes member and reports whether it was present.
+func (z *ZSet) Remove(member string) bool {
+	score, ok := z.dict.Get(member)
+	if !ok {
+		return false
+	}
+	z.tree.remove(item{score, member})
+	z.dict.Delete(member)
+	return true
+}
+
+// Rank returns member's 0-based rank in ascending order and its score.
+func (z *ZSet) Rank(member string) (int, float64, bool) {
+	score, ok := z.dict.Get(member)
+	if !ok {
+		return 0, 0, false
+	}
+	r, _ := z.tree.seek(func(it item) bool { return !less(it, item{score, member}) })
+	return r, score, true
+}
+
+// Iter walks the set in order from a position.
+type Iter struct{ p pos }
+
+// Valid reports whether the iterator is on an element.
+func (it *Iter) Valid() bool { return it.p.valid() }
+
+// Member and Score read the current element. The member string is the
+// set's own: valid until the set is modified.
+func (it *Iter) Member() string { return it.p.item().member }
+
+// Score is the current element's score.
+func (it *Iter) Score() float64 { return it.p.item().score }
+
+// Next moves to the next element in ascending order.
+func (it *Iter) Next() { it.p = it.p.next() }
+
+// Prev moves to the previous element.
+func (it *Iter) Prev() { it.p = it.p.prev() }
+
+// At returns an iterator on the element of rank r (0 <= r < Len).
+func (z *ZSet) At(r int) Iter { return Iter{z.tree.at(r)} }
+
+// Bounds returns the rank range [first, last] of the elements within r;
+// first > last when none is.
+func (z *ZSet) Bounds(r Range) (first, last int) {
+	first, _ = z.tree.seek(r.aboveMin)
+	end, _ := z.tree.seek(r.aboveMax)
+	return first, end - 1
+}
+
+// Count is the number of elements within r.
+func (z *ZSet) Count(r Range) int {
+	f, l := z.Bounds(r)
+	return max(0, l-f+1)
+}
+
+// Random returns a uniformly random member and its score.
+func (z *ZSet) Random(r *rand.Rand) (string, float64) {
+	m, s, _ := z.dict.Random(r)
+	return m, s
+}
+
+// Scan continues a ZSCAN at cursor (see dict.Scan).
+func (z *ZSet) Scan(cursor uint64, count int, fn func(member string, score float64)) uint64 {
+	return z.dict.Scan(cursor, count, fn)
+}
+
+// Listpack reports whether Redis would hold this set as a listpack (its
+// SCAN then returns everything at once, in order).
+func (z *ZSet) Listpack() bool { return !z.big }
+
+// Encoding is what OBJECT ENCODING reports.
+func (z *ZSet) Encoding() string {
+	if z.big {
+		return "skiplist"
+	}
+	return "listpack"
+}
+
+// Fit picks the encoding a newly built set gets in Redis (ZUNIONSTORE,
+// ZRANGESTORE...): listpack if it is within the limits.
+func (z *ZSet) Fit() {
+	if z.Len() > ListpackEntries {
+		z.big = true
+		return
+	}
+	z.big = false
+	for p := z.first(); p.valid(); p = p.next() {
+		if len(p.item().member) > ListpackValue {
+			z.big = true
+			return
+		}
+	}
+	z.normalizeZeros()
+}
+
+func (z *ZSet) normalizeZeros() {
+	for p := z.first(); p.valid(); p = p.next() {
+		if it := &p.n.items[p.i]; it.score == 0 && math.Signbit(it.score) {
+			it.score = 0
+			z.dict.Set(it.member, 0)
+		}
+	}
+	// Inner nodes may still hold -0 as a child's maximum; -0 == 0 compares
+	// equal, so the order is unaffected.
+}
+
+func (z *ZSet) first() pos {
+	if z.tree.root == nil {
+		return pos{}
+	}
+	return z.tree.at(0)
+}
+
+// Clone is a deep copy (COPY).
+func (z *ZSet) Clone() any {
+	items := make([]item, 0, z.Len())
+	for p := z.first(); p.valid(); p = p.next() {
+		items = append(items, p.item())
+	}
+	c := &ZSet{dict: dict.New[float64](len(items)), big: z.big}
+	for _, it := range items {
+		c.dict.Set(it.member, it.score) // strings are immutable: sharing bytes is safe
+	}
+	c.tree = build(items)
+	return c
+}
+
+// FromSorted builds a set from members and scores already in (score,
+// member) order without duplicates, with the encoding Fit would pick.
+func FromSorted(members []string, scores []float64) *ZSet {
+	items := make([]item, len(members))
+	z := &ZSet{dict: dict.New[float64](len(members))}
+	for i, m := range members {
+		items[i] = item{scores[i], m}
+		z.dict.Set(m, scores[i])
+	}
+	z.tree = build(items)
+	z.Fit()
+	return z
+}
