@@ -36,7 +36,7 @@ type node struct {
 }
 
 func (n *node) leaf() bool { return n.kids == nil }
-func (n *node) last() item  { return n.items[len(n.items)-1] }
+func (n *node) last() item { return n.items[len(n.items)-1] }
 
 type tree struct {
 	root *node
