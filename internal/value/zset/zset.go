@@ -1,12 +1,12 @@
 // Package zset is the sorted set value: an order-statistics B+tree of
-// (score, member) items for ranks and ranges in O(log n), beside a dict from
-// member to score for O(1) lookups, ZSCAN's cursor and random picks. Members
-// are stored once: the tree's items and the dict's keys share the bytes.
+// (score, member) items for ranks, ranges and random picks in O(log n),
+// beside a dict from member to score for O(1) lookups and ZSCAN's cursor.
+// Members are stored once: the tree's items and the dict's keys share the
+// bytes.
 package zset
 
 import (
 	"math"
-	"math/rand/v2"
 
 	"github.com/hotkv/hotkv/internal/value/dict"
 )
@@ -41,7 +41,8 @@ func (z *ZSet) Len() int { return z.dict.Len() }
 func (z *ZSet) Score(member string) (float64, bool) { return z.dict.Get(member) }
 
 // Set adds member with score or moves it to score, and reports whether it
-// was new. member is copied.
+// was new. The set keeps member: it must not alias a request buffer (a
+// string(bytes) conversion is a copy).
 func (z *ZSet) Set(member string, score float64) bool {
 	if score == 0 && !z.big {
 		score = 0 // a listpack stores -0 as the integer 0, so Redis answers 0
@@ -57,10 +58,9 @@ func (z *ZSet) Set(member string, score float64) bool {
 		z.tree.insert(item{score, key})
 		return false
 	}
-	m := string([]byte(member)) // own copy: callers pass views of request buffers
-	z.dict.Set(m, score)
-	z.tree.insert(item{score, m})
-	if !z.big && (z.dict.Len() > ListpackEntries || len(m) > ListpackValue) {
+	z.dict.Set(member, score)
+	z.tree.insert(item{score, member})
+	if !z.big && (z.dict.Len() > ListpackEntries || len(member) > ListpackValue) {
 		z.big = true
 	}
 	return true
@@ -128,12 +128,6 @@ func (z *ZSet) Bounds(r Range) (first, last int) {
 func (z *ZSet) Count(r Range) int {
 	f, l := z.Bounds(r)
 	return max(0, l-f+1)
-}
-
-// Random returns a uniformly random member and its score.
-func (z *ZSet) Random(r *rand.Rand) (string, float64) {
-	m, s, _ := z.dict.Random(r)
-	return m, s
 }
 
 // Scan continues a ZSCAN at cursor (see dict.Scan).
