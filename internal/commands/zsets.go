@@ -390,20 +390,7 @@ func (s *zrangeSpec) interval(z *zset.ZSet) (lo, hi int) {
 		}
 		return int(start), int(end)
 	}
-	lo, hi = z.Bounds(s.r)
-	if lo > hi || s.offset < 0 || s.offset >= int64(hi-lo+1) {
-		return 0, -1
-	}
-	count := int64(hi-lo+1) - s.offset
-	if s.limit >= 0 && s.limit < count {
-		count = s.limit
-	}
-	if s.rev {
-		hi -= int(s.offset)
-		return hi - int(count) + 1, hi
-	}
-	lo += int(s.offset)
-	return lo, lo + int(count) - 1
+	return z.Slice(s.r, s.rev, s.offset, s.limit)
 }
 
 // each calls fn for the elements of [lo, hi] in the spec's direction.
@@ -857,12 +844,20 @@ const (
 	aggMax
 )
 
+// apply folds v into acc as Redis's zunionInterAggregate: a NaN v (inf*0
+// from a later ZINTER source) loses every MIN/MAX comparison.
 func (a aggregate) apply(acc, v float64) float64 {
 	switch a {
 	case aggMin:
-		return min(acc, v)
+		if v < acc {
+			return v
+		}
+		return acc
 	case aggMax:
-		return max(acc, v)
+		if v > acc {
+			return v
+		}
+		return acc
 	}
 	if r := acc + v; !math.IsNaN(r) {
 		return r
@@ -1007,6 +1002,7 @@ func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 	var res zresult
 	switch op {
 	case opUnion:
+		sortByLen(srcs) // the order of the sums matters with infinities
 		acc := map[string]float64{}
 		for i := range srcs {
 			w := srcs[i].weight
@@ -1035,7 +1031,7 @@ func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 					if !found {
 						return
 					}
-					v = agg.apply(v, weighted(o, srcs[i].weight))
+					v = agg.apply(v, o*srcs[i].weight) // unlike the first, not NaN-corrected: as Redis
 				}
 				res.members = append(res.members, m)
 				res.scores = append(res.scores, v)
@@ -1052,8 +1048,8 @@ func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 			res.scores = append(res.scores, sc)
 		})
 	}
-	if op == opUnion || srcs[0].s != nil {
-		sort.Sort(&res) // a sorted set source already yields them in order
+	if op != opDiff || srcs[0].s != nil {
+		sort.Sort(&res) // a difference keeps its sorted source's order and scores
 	}
 	if dst != nil {
 		if res.Len() == 0 {
@@ -1070,8 +1066,8 @@ func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 	}
 }
 
-// sortByLen orders sources smallest first, as Redis does for ZINTER: the
-// smallest drives the scan.
+// sortByLen orders sources smallest first, stably, as Redis does before a
+// union or an intersection.
 func sortByLen(srcs []zsrc) {
 	sort.SliceStable(srcs, func(i, j int) bool { return srcs[i].len() < srcs[j].len() })
 }

@@ -165,8 +165,8 @@ func (w *Writer) Verbatim(s string) {
 }
 
 // AppendFloat formats f as Redis formats doubles in replies (d2string):
-// integers within +-2^62 as integers, other values with the shortest digits
-// that round-trip, laid out as Redis's fpconv_dtoa does (plain up to
+// integers within +-2^62 as integers, other values with Grisu2's digits
+// (the shortest that round-trip, nearly always), laid out as fpconv_dtoa does (plain up to
 // 1e-7 < |f| < 1e(digits+7), scientific with a bare exponent beyond: "1e+21",
 // "1.5e-7"); "inf", "-inf", "-0".
 func AppendFloat(b []byte, f float64) []byte {
@@ -191,21 +191,10 @@ func AppendFloat(b []byte, f float64) []byte {
 		b = append(b, '-')
 		f = -f
 	}
-	var tmp [32]byte
-	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64) // d[.ddd]e±XX
-	i := 1
-	for i < len(e) && e[i] != 'e' {
-		i++
-	}
-	mant, x := e[:i], e[i+1:]
-	exp, _ := strconv.Atoi(string(x))
-	var digits [24]byte
-	nd := copy(digits[:], mant[:1])
-	if len(mant) > 2 {
-		nd += copy(digits[1:], mant[2:])
-	}
+	var digits [18]byte
+	nd, k := grisu2(f, &digits) // f = digits * 10^k
 	d := digits[:nd]
-	k := exp - (nd - 1) // f = digits * 10^k
+	exp := k + nd - 1 // of the first digit
 	abs := exp
 	if abs < 0 {
 		abs = -abs

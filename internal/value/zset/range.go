@@ -63,6 +63,24 @@ func (r *Range) aboveMax(it item) bool {
 	}
 }
 
+// lexEmpty reports a lex range that is empty whatever the set holds: min
+// above max, or equal with an exclusive end.
+func (r *Range) lexEmpty() bool {
+	a, b := r.lmin, r.lmax
+	var cmp int
+	switch {
+	case a.inf == b.inf && a.inf != 0:
+		cmp = 0
+	case a.inf < 0 || b.inf > 0:
+		cmp = -1
+	case a.inf > 0 || b.inf < 0:
+		cmp = 1
+	default:
+		cmp = strings.Compare(a.s, b.s)
+	}
+	return cmp > 0 || (cmp == 0 && (a.ex || b.ex))
+}
+
 // Contains reports whether an element is within the range.
 func (r *Range) Contains(score float64, member string) bool {
 	it := item{score, member}
