@@ -34,6 +34,11 @@ const (
 
 	LockDB  // needs every shard of the selected database
 	LockAll // needs every shard of every database
+
+	// SelfTouch: the handler touches (Shard.Touch) only the keys it really
+	// modified, instead of the dispatcher touching every key argument of a
+	// Write command; Redis signals WATCH only on real changes.
+	SelfTouch
 )
 
 var flagNames = []struct {

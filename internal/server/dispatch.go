@@ -99,7 +99,7 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	c.running = cmd
 	c.lock(cmd, args)
 	cmd.Run(&c.ctx)
-	if cmd.Flags&command.Write != 0 && c.blocked == nil { // a command that blocked changed nothing
+	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write && c.blocked == nil { // a command that blocked changed nothing
 		c.touchKeys(cmd, args)
 	}
 	c.unlock(cmd, db)
@@ -116,7 +116,7 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	start := time.Now()
 	mark := len(c.out.B)
 	cmd.Run(&c.ctx)
-	if cmd.Flags&command.Write != 0 {
+	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write {
 		c.touchKeys(cmd, args)
 	}
 	c.calls[cmd.ID].Add(1)
