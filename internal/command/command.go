@@ -78,6 +78,10 @@ type Ctx struct {
 	// Blocker parks the client for blocking commands (BLPOP...); nil where a
 	// command must not block (inside MULTI), which then answers as on timeout.
 	Blocker Blocker
+	// Retry is set when a blocked command re-runs after a write to one of its
+	// keys: Redis wakes a blocked client only for a key of the type it waits
+	// for, so a key that meanwhile holds another type keeps it waiting.
+	Retry bool
 }
 
 // Blocker is the server side of blocking commands. A handler that finds

@@ -48,6 +48,25 @@ func storeZSet(x *command.Ctx, key []byte, z *zset.ZSet) {
 	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindZSet, Obj: z})
 }
 
+// ztouch signals a real change of key to WATCH and blocked clients. The
+// writing commands here are SelfTouch: Redis signals only actual changes
+// (ZADD of an unchanged score leaves watchers alone), and a pop touching
+// every key it waited on would wake later blocked clients out of turn.
+func ztouch(x *command.Ctx, key []byte) { x.Shard(key).Touch(key) }
+
+// storeResult replaces dst with z, or deletes dst when z is empty, and
+// signals it if anything changed.
+func storeResult(x *command.Ctx, dst []byte, z *zset.ZSet) {
+	if z == nil {
+		if x.Shard(dst).Delete(dst, x.Now) {
+			ztouch(x, dst)
+		}
+		return
+	}
+	storeZSet(x, dst, z)
+	ztouch(x, dst)
+}
+
 // dropIfEmpty deletes key once its set is empty: Redis keeps no empty sets.
 func dropIfEmpty(x *command.Ctx, key []byte, z *zset.ZSet) {
 	if z.Len() == 0 {
@@ -193,6 +212,9 @@ pairs:
 		}
 	}
 	dropIfEmpty(x, key, z) // ZADD XX/NX on a key it just created may have added nothing
+	if added+updated > 0 {
+		ztouch(x, key)
+	}
 	switch {
 	case incr && done:
 		score(x.W, result)
@@ -297,6 +319,9 @@ func zrem(x *command.Ctx) {
 			}
 		}
 		dropIfEmpty(x, key, z)
+	}
+	if n > 0 {
+		ztouch(x, key)
 	}
 	x.W.Int(int64(n))
 }
@@ -508,11 +533,11 @@ func zrangeGeneric(x *command.Ctx, src int, store bool, kind rangeKind, dir dire
 				}
 			}
 		}
-		if len(members) == 0 {
-			x.Shard(dst).Delete(dst, x.Now)
-		} else {
-			storeZSet(x, dst, zset.FromSorted(members, scores))
+		var out *zset.ZSet
+		if len(members) > 0 {
+			out = zset.FromSorted(members, scores)
 		}
+		storeResult(x, dst, out)
 		x.W.Int(int64(len(members)))
 		return
 	}
@@ -574,6 +599,9 @@ func zremrange(x *command.Ctx, kind rangeKind) {
 		for _, m := range members {
 			z.Remove(m)
 		}
+	}
+	if n > 0 {
+		ztouch(x, key)
 	}
 	x.W.Int(int64(n))
 }
@@ -643,6 +671,7 @@ func zpop(x *command.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nest
 		z.Remove(m)
 	}
 	dropIfEmpty(x, key, z)
+	ztouch(x, key)
 }
 
 func zpopmin(x *command.Ctx) { zpopCmd(x, false) }
@@ -744,6 +773,10 @@ func bzpopGeneric(x *command.Ctx, keys [][]byte, timeoutArg []byte, popMax bool,
 	if !ok {
 		return
 	}
+	if x.Retry && !anyZSet(x, keys) {
+		x.Blocker.Block(keys, timeout, false) // woken by a key of another type: keep waiting
+		return
+	}
 	for _, k := range keys {
 		z, ok := zsetAt(x, k, false)
 		if !ok {
@@ -759,6 +792,15 @@ func bzpopGeneric(x *command.Ctx, keys [][]byte, timeoutArg []byte, popMax bool,
 		return
 	}
 	x.Blocker.Block(keys, timeout, false)
+}
+
+func anyZSet(x *command.Ctx, keys [][]byte) bool {
+	for _, k := range keys {
+		if e := x.Lookup(k); e != nil && e.Kind == keyspace.KindZSet {
+			return true
+		}
+	}
+	return false
 }
 
 func bzpopmin(x *command.Ctx) { bzpopCmd(x, false) }
@@ -780,12 +822,13 @@ func bzmpop(x *command.Ctx) {
 
 // ZUNION, ZINTER, ZDIFF and their STORE forms, and ZINTERCARD.
 
-// plainSet is what these commands need of a set value (KindSet): Redis reads
-// plain sets as sorted sets whose scores are all 1.
+// plainSet is what these commands need of a set value (KindSet, whose
+// package belongs to the sets family): Redis reads plain sets as sorted sets
+// whose scores are all 1. Range may pass views of the set's own buffer.
 type plainSet interface {
 	Len() int
-	Contains(member string) bool
-	Range(fn func(member string) bool)
+	Has(member []byte) bool
+	Range(fn func(member []byte) bool)
 }
 
 type zsrc struct {
@@ -808,7 +851,7 @@ func (s *zsrc) score(m string) (float64, bool) {
 	switch {
 	case s.z != nil:
 		return s.z.Score(m)
-	case s.s != nil && s.s.Contains(m):
+	case s.s != nil && s.s.Has([]byte(m)):
 		return 1, true
 	}
 	return 0, false
@@ -823,7 +866,7 @@ func (s *zsrc) each(fn func(m string, sc float64)) {
 			}
 		}
 	case s.s != nil:
-		s.s.Range(func(m string) bool { fn(m, 1); return true })
+		s.s.Range(func(m []byte) bool { fn(string(m), 1); return true })
 	}
 }
 
@@ -1052,11 +1095,11 @@ func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 		sort.Sort(&res) // a difference keeps its sorted source's order and scores
 	}
 	if dst != nil {
-		if res.Len() == 0 {
-			x.Shard(dst).Delete(dst, x.Now)
-		} else {
-			storeZSet(x, dst, zset.FromSorted(res.members, res.scores))
+		var out *zset.ZSet
+		if res.Len() > 0 {
+			out = zset.FromSorted(res.members, res.scores)
 		}
+		storeResult(x, dst, out)
 		x.W.Int(int64(res.Len()))
 		return
 	}
@@ -1173,9 +1216,9 @@ func zrandmember(x *command.Ctx) {
 		}
 		return
 	}
-	if l >= int64(size) { // the whole set, in order
+	if l >= int64(size) { // the whole set, highest first as Redis answers it
 		pairsHeader(w, size, withScores)
-		for it := z.At(0); it.Valid(); it.Next() {
+		for it := z.At(size - 1); it.Valid(); it.Prev() {
 			pair(w, it.Member(), it.Score(), withScores)
 		}
 		return
@@ -1299,7 +1342,8 @@ func init() {
 	const g = "sorted-set"
 	blocking := []string{"@blocking"}
 	key1 := func(c *command.Cmd) *command.Cmd { c.First, c.Last, c.Step = 1, 1, 1; return c }
-	rw := command.Write | command.DenyOOM
+	w := command.Write | command.SelfTouch
+	rw := w | command.DenyOOM
 	ro := command.ReadOnly
 	command.Register(
 		key1(&command.Cmd{Name: "zadd", Arity: -4, Flags: rw | command.Fast, Run: zadd, Group: g, Since: "1.2.0",
@@ -1307,7 +1351,7 @@ func init() {
 			Args:    "key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]"}),
 		key1(&command.Cmd{Name: "zincrby", Arity: 4, Flags: rw | command.Fast, Run: zincrby, Group: g, Since: "1.2.0",
 			Summary: "Increments the score of a member in a sorted set.", Args: "key increment member"}),
-		key1(&command.Cmd{Name: "zrem", Arity: -3, Flags: command.Write | command.Fast, Run: zrem, Group: g, Since: "1.2.0",
+		key1(&command.Cmd{Name: "zrem", Arity: -3, Flags: w | command.Fast, Run: zrem, Group: g, Since: "1.2.0",
 			Summary: "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", Args: "key member [member ...]"}),
 		key1(&command.Cmd{Name: "zscore", Arity: 3, Flags: ro | command.Fast, Run: zscore, Group: g, Since: "1.2.0",
 			Summary: "Returns the score of a member in a sorted set.", Args: "key member"}),
@@ -1339,26 +1383,26 @@ func init() {
 			Summary: "Returns members in a sorted set within a lexicographical range.", Args: "key min max [LIMIT offset count]"}),
 		key1(&command.Cmd{Name: "zrevrangebylex", Arity: -4, Flags: ro, Run: zrevrangebylex, Group: g, Since: "2.8.9",
 			Summary: "Returns members in a sorted set within a lexicographical range in reverse order.", Args: "key max min [LIMIT offset count]"}),
-		key1(&command.Cmd{Name: "zremrangebyrank", Arity: 4, Flags: command.Write, Run: zremrangebyrank, Group: g, Since: "2.0.0",
+		key1(&command.Cmd{Name: "zremrangebyrank", Arity: 4, Flags: w, Run: zremrangebyrank, Group: g, Since: "2.0.0",
 			Summary: "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.", Args: "key start stop"}),
-		key1(&command.Cmd{Name: "zremrangebyscore", Arity: 4, Flags: command.Write, Run: zremrangebyscore, Group: g, Since: "1.2.0",
+		key1(&command.Cmd{Name: "zremrangebyscore", Arity: 4, Flags: w, Run: zremrangebyscore, Group: g, Since: "1.2.0",
 			Summary: "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.", Args: "key min max"}),
-		key1(&command.Cmd{Name: "zremrangebylex", Arity: 4, Flags: command.Write, Run: zremrangebylex, Group: g, Since: "2.8.9",
+		key1(&command.Cmd{Name: "zremrangebylex", Arity: 4, Flags: w, Run: zremrangebylex, Group: g, Since: "2.8.9",
 			Summary: "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", Args: "key min max"}),
-		key1(&command.Cmd{Name: "zpopmin", Arity: -2, Flags: command.Write | command.Fast, Run: zpopmin, Group: g, Since: "5.0.0",
+		key1(&command.Cmd{Name: "zpopmin", Arity: -2, Flags: w | command.Fast, Run: zpopmin, Group: g, Since: "5.0.0",
 			Summary: "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", Args: "key [count]"}),
-		key1(&command.Cmd{Name: "zpopmax", Arity: -2, Flags: command.Write | command.Fast, Run: zpopmax, Group: g, Since: "5.0.0",
+		key1(&command.Cmd{Name: "zpopmax", Arity: -2, Flags: w | command.Fast, Run: zpopmax, Group: g, Since: "5.0.0",
 			Summary: "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", Args: "key [count]"}),
-		&command.Cmd{Name: "zmpop", Arity: -4, Flags: command.Write, Keys: numkeysKeys(1, false), Run: zmpop, Group: g, Since: "7.0.0",
+		&command.Cmd{Name: "zmpop", Arity: -4, Flags: w, Keys: numkeysKeys(1, false), Run: zmpop, Group: g, Since: "7.0.0",
 			Summary: "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.",
 			Args:    "numkeys key [key ...] MIN | MAX [COUNT count]"},
-		&command.Cmd{Name: "bzpopmin", Arity: -3, Flags: command.Write | command.Fast | command.NoScript, First: 1, Last: -2, Step: 1, Run: bzpopmin, Group: g, Since: "5.0.0", ACL: blocking,
+		&command.Cmd{Name: "bzpopmin", Arity: -3, Flags: w | command.Fast | command.NoScript, First: 1, Last: -2, Step: 1, Run: bzpopmin, Group: g, Since: "5.0.0", ACL: blocking,
 			Summary: "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
 			Args:    "key [key ...] timeout"},
-		&command.Cmd{Name: "bzpopmax", Arity: -3, Flags: command.Write | command.Fast | command.NoScript, First: 1, Last: -2, Step: 1, Run: bzpopmax, Group: g, Since: "5.0.0", ACL: blocking,
+		&command.Cmd{Name: "bzpopmax", Arity: -3, Flags: w | command.Fast | command.NoScript, First: 1, Last: -2, Step: 1, Run: bzpopmax, Group: g, Since: "5.0.0", ACL: blocking,
 			Summary: "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise.  Deletes the sorted set if the last element was popped.",
 			Args:    "key [key ...] timeout"},
-		&command.Cmd{Name: "bzmpop", Arity: -5, Flags: command.Write, Keys: numkeysKeys(2, false), Run: bzmpop, Group: g, Since: "7.0.0", ACL: blocking,
+		&command.Cmd{Name: "bzmpop", Arity: -5, Flags: w, Keys: numkeysKeys(2, false), Run: bzmpop, Group: g, Since: "7.0.0", ACL: blocking,
 			Summary: "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
 			Args:    "timeout numkeys key [key ...] MIN | MAX [COUNT count]"},
 		&command.Cmd{Name: "zunion", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zunion, Group: g, Since: "6.2.0",

@@ -101,7 +101,9 @@ func (c *client) waitBlocked() bool {
 			c.unregister(b, false)
 			c.blocked, c.retrying = nil, b
 			c.ctx.Now = time.Now().UnixMilli()
+			c.ctx.Retry = true
 			c.call(b.cmd, b.args)
+			c.ctx.Retry = false
 			c.retrying = nil
 		case !b.deadline.IsZero() && !time.Now().Before(b.deadline):
 			c.unregister(b, true)
