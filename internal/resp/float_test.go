@@ -40,3 +40,10 @@ func TestCachedPowers(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkAppendFloat(b *testing.B) {
+	buf := make([]byte, 0, 32)
+	for i := range b.N {
+		buf = AppendFloat(buf[:0], float64(i)*1.1234567+0.3)
+	}
+}

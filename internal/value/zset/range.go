@@ -106,11 +106,12 @@ func parseRangeEnd(b []byte) (float64, bool, bool) {
 	if len(b) == 0 {
 		return 0, ex, true
 	}
-	s := string(b)
-	if strings.ContainsAny(s, "xX_pP") {
-		return 0, false, false
+	for _, c := range b {
+		if c == 'x' || c == 'X' || c == '_' || c == 'p' || c == 'P' {
+			return 0, false, false // hexadecimal or Go's digit separators: not fast_float's syntax
+		}
 	}
-	f, err := strconv.ParseFloat(s, 64)
+	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil && !isRange(err) || math.IsNaN(f) {
 		return 0, false, false
 	}

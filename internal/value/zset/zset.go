@@ -172,6 +172,9 @@ func (z *ZSet) lexWalk(r *Range, rev bool) (int, int) {
 // Redis's encodings, which disagree: a listpack answers nothing, a skiplist
 // (zslNthInRange) counts the offset from the other end of the range.
 func (z *ZSet) Slice(r Range, rev bool, offset, count int64) (lo, hi int) {
+	if count >= 0 && count <= 256 && offset >= 0 && !(r.lex && !z.big) {
+		return z.sliceShort(&r, rev, offset, count)
+	}
 	first, last := z.Bounds(r, rev)
 	if first > last || count == 0 {
 		return 0, -1
@@ -236,6 +239,55 @@ func (z *ZSet) Slice(r Range, rev bool, offset, count int64) (lo, hi int) {
 		end = start + count - 1
 	}
 	return int(start), int(end)
+}
+
+// sliceShort is Slice for a short LIMIT with an offset >= 0, where every
+// encoding agrees: one search for the near end of the range, then a walk of
+// at most count elements instead of a second search for the far end.
+func (z *ZSet) sliceShort(r *Range, rev bool, offset, count int64) (int, int) {
+	n := z.Len()
+	if count == 0 || n == 0 {
+		return 0, -1
+	}
+	var start int
+	var p pos
+	if rev {
+		end, _ := z.tree.seek(r.aboveMax)
+		start = end - 1 - int(min(offset, int64(n)))
+	} else {
+		first, q := z.tree.seek(r.aboveMin)
+		start = first + int(min(offset, int64(n)))
+		if offset < 16 { // step from the search's position rather than search again
+			for range offset {
+				q = q.next()
+			}
+			p = q
+		}
+	}
+	if start < 0 || start >= n {
+		return 0, -1
+	}
+	if !p.valid() {
+		p = z.tree.at(start)
+	}
+	it, i := Iter{p}, start
+	for it.Valid() && count > 0 {
+		if rev && !r.aboveMin(it.p.item()) || !rev && r.aboveMax(it.p.item()) {
+			break
+		}
+		count--
+		if rev {
+			i--
+			it.Prev()
+		} else {
+			i++
+			it.Next()
+		}
+	}
+	if rev {
+		return i + 1, start
+	}
+	return start, i - 1
 }
 
 // Count is the number of elements within r.
