@@ -257,7 +257,7 @@ func (z *ZSet) sliceShort(r *Range, rev bool, offset, count int64) (int, int) {
 	} else {
 		first, q := z.tree.seek(r.aboveMin)
 		start = first + int(min(offset, int64(n)))
-		if offset < 16 { // step from the search's position rather than search again
+		if start < n && offset < 16 { // step from the search's position rather than search again
 			for range offset {
 				q = q.next()
 			}

@@ -323,3 +323,43 @@ func TestParseRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestSliceAgainstModel checks LIMIT handling (both encodings, both
+// directions, offsets past the end) against a filter over the sorted items.
+func TestSliceAgainstModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 5, 100, 128, 129, 1000} {
+		z := New(0, 0)
+		var m model
+		for i := range n {
+			s := float64(r.IntN(20))
+			z.Set(fmt.Sprint(i), s)
+			m.set(fmt.Sprint(i), s)
+		}
+		for range 500 {
+			rg := Range{min: float64(r.IntN(24) - 2), max: float64(r.IntN(24) - 2), minEx: r.IntN(2) == 0, maxEx: r.IntN(2) == 0}
+			rev := r.IntN(2) == 0
+			offset, count := int64(r.IntN(n+3)), int64(r.IntN(12)-1)
+			if r.IntN(3) == 0 {
+				count = int64(r.IntN(400))
+			}
+			var in []int
+			for i, it := range m {
+				if rg.Contains(it.score, it.member) {
+					in = append(in, i)
+				}
+			}
+			if rev {
+				slices.Reverse(in)
+			}
+			in = in[min(int(offset), len(in)):]
+			if count >= 0 && int(count) < len(in) {
+				in = in[:count]
+			}
+			lo, hi := z.Slice(rg, rev, offset, count)
+			if got := max(0, hi-lo+1); got != len(in) || (len(in) > 0 && lo != slices.Min(in)) {
+				t.Fatalf("n=%d %+v rev=%v LIMIT %d %d: [%d %d], model %v", n, rg, rev, offset, count, lo, hi, in)
+			}
+		}
+	}
+}
