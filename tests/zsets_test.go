@@ -146,6 +146,10 @@ func zsetTable() []zcase {
 		{cmd("ZRANGEBYSCORE z -inf +inf LIMIT -1 2"), strs(), same},
 		{cmd("ZRANGEBYSCORE z -inf +inf LIMIT 3 -1"), strs("d", "e"), same},
 		{cmd("ZRANGEBYSCORE z ( (3"), strs("a", "b"), same},
+		{cmd("ZRANGEBYSCORE z -inf +inf LIMIT 3 9223372036854775807"), strs("d", "e"), same},
+		{cmd("ZREVRANGEBYSCORE z +inf -inf LIMIT 3 9223372036854775807"), strs("b", "a"), same},
+		{cmd("ZRANGEBYSCORE z -inf +inf LIMIT -9223372036854775808 1"), strs(), same},
+		{cmd("ZRANGEBYSCORE z -inf +inf LIMIT 9223372036854775807 1"), strs(), same},
 		{cmd("ZRANGEBYSCORE z 1 2 REV"), Err("ERR syntax error"), same},
 		{cmd("ZRANGEBYSCORE z 1 2 LIMIT 1"), Err("ERR syntax error"), same},
 		{cmd("ZRANGEBYSCORE z 1 2 LIMIT a 1"), Err("ERR value is not an integer or out of range"), same},
@@ -195,6 +199,8 @@ func zsetTable() []zcase {
 		{cmd("ZMPOP 2 z MIN"), Err("ERR syntax error"), same},
 		{cmd("ZMPOP 1 z MIN COUNT 0"), Err("ERR count should be greater than 0"), same},
 		{cmd("ZMPOP 1 z MIN COUNT 1 COUNT 1"), Err("ERR syntax error"), same},
+		{cmd("ZMPOP 9223372036854775807 z MIN"), Err("ERR syntax error"), same},
+		{cmd("BZMPOP 0 9223372036854775806 z MIN"), Err("ERR syntax error"), same},
 		{cmd("BZPOPMIN z x"), Err("ERR timeout is not a float or out of range"), same},
 		{cmd("BZPOPMIN z -1"), Err("ERR timeout is negative"), same},
 		{cmd("BZPOPMIN z inf"), Err("ERR timeout is out of range"), same},
@@ -737,7 +743,8 @@ func (g *zgen) limit() []string {
 	if g.r.IntN(3) > 0 {
 		return nil
 	}
-	return []string{"LIMIT", g.pick(g.n(-3, 5), g.n(0, 300)), g.n(-2, 12)}
+	return []string{"LIMIT", g.pick(g.n(-3, 5), g.n(0, 300), "-9223372036854775808", "9223372036854775807"),
+		g.pick(g.n(-2, 12), g.n(200, 400), "9223372036854775807")}
 }
 
 func (g *zgen) next() []string {

@@ -702,6 +702,10 @@ func zmpopArgs(x *command.Ctx, at int) (keys [][]byte, popMax bool, count int64,
 		x.Error("ERR numkeys should be greater than 0")
 		return nil, false, 0, false
 	}
+	if numkeys >= int64(len(args)) { // also keeps the sum below from overflowing
+		x.Error(command.ErrSyntax)
+		return nil, false, 0, false
+	}
 	where := int64(at) + numkeys + 1
 	if where >= int64(len(args)) {
 		x.Error(command.ErrSyntax)

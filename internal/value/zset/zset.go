@@ -229,13 +229,13 @@ func (z *ZSet) Slice(r Range, rev bool, offset, count int64) (lo, hi int) {
 	}
 	if rev {
 		end := f
-		if count > 0 && start-count+1 > f {
+		if count > 0 && count-1 < start-f {
 			end = start - count + 1
 		}
 		return int(end), int(start)
 	}
 	end := l
-	if count > 0 && start+count-1 < l {
+	if count > 0 && count-1 < l-start { // not start+count: count may be near MaxInt64
 		end = start + count - 1
 	}
 	return int(start), int(end)

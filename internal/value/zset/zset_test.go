@@ -340,8 +340,13 @@ func TestSliceAgainstModel(t *testing.T) {
 			rg := Range{min: float64(r.IntN(24) - 2), max: float64(r.IntN(24) - 2), minEx: r.IntN(2) == 0, maxEx: r.IntN(2) == 0}
 			rev := r.IntN(2) == 0
 			offset, count := int64(r.IntN(n+3)), int64(r.IntN(12)-1)
-			if r.IntN(3) == 0 {
+			switch r.IntN(6) {
+			case 0, 1:
 				count = int64(r.IntN(400))
+			case 2:
+				count = math.MaxInt64
+			case 3:
+				offset = math.MaxInt64
 			}
 			var in []int
 			for i, it := range m {
