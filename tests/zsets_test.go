@@ -859,3 +859,35 @@ func (g *zgen) next() []string {
 	}
 	return []string{g.pick("ZCARD", "EXISTS"), g.key()}
 }
+
+// TestZSetWatchOnlyRealChanges: as in Redis, writes that change nothing do
+// not fail a transaction watching the key; real changes do.
+func TestZSetWatchOnlyRealChanges(t *testing.T) {
+	s := start(t)
+	a, b := s.raw(t), s.raw(t)
+	a.do("ZADD", "w", "1", "x")
+	a.do("ZADD", "src", "1", "x")
+	for _, tc := range []struct {
+		write []string
+		abort bool
+	}{
+		{cmd("ZADD w 1 x"), false},
+		{cmd("ZREM w nope"), false},
+		{cmd("ZADD w XX 5 nope"), false},
+		{cmd("ZINCRBY w 0 x"), false},
+		{cmd("ZREMRANGEBYSCORE w 5 6"), false},
+		{cmd("ZUNIONSTORE other 1 w"), false}, // w is only a source
+		{cmd("ZADD w 2 x"), true},
+		{cmd("ZUNIONSTORE w 1 src"), true},
+		{cmd("ZPOPMIN w"), true},
+	} {
+		a.do("WATCH", "w")
+		a.do("MULTI")
+		a.do("PING")
+		b.do(tc.write...)
+		got := a.do("EXEC")
+		if aborted := got == nil; aborted != tc.abort {
+			t.Errorf("%v: EXEC = %#v, want aborted=%v", tc.write, got, tc.abort)
+		}
+	}
+}

@@ -74,9 +74,6 @@ func dropIfEmpty(x *command.Ctx, key []byte, z *zset.ZSet) {
 	}
 }
 
-// score writes a score: a double in RESP3, a bulk string in RESP2.
-func score(w *resp.Writer, f float64) { w.Double(f) }
-
 // pairsHeader opens a reply of n members that carry scores when withScores:
 // n [member, score] arrays in RESP3, 2n flat items in RESP2.
 func pairsHeader(w *resp.Writer, n int, withScores bool) {
@@ -96,7 +93,7 @@ func pair(w *resp.Writer, member string, s float64, withScores bool) {
 		w.Array(2)
 	}
 	w.BulkString(member)
-	score(w, s)
+	w.Double(s)
 }
 
 func zadd(x *command.Ctx)    { zaddGeneric(x, false) }
@@ -217,7 +214,7 @@ pairs:
 	}
 	switch {
 	case incr && done:
-		score(x.W, result)
+		x.W.Double(result)
 	case incr:
 		x.W.Null()
 	case ch:
@@ -234,7 +231,7 @@ func zscore(x *command.Ctx) {
 	}
 	if z != nil {
 		if s, found := z.Score(string(x.Args[2])); found {
-			score(x.W, s)
+			x.W.Double(s)
 			return
 		}
 	}
@@ -250,7 +247,7 @@ func zmscore(x *command.Ctx) {
 	for _, m := range x.Args[2:] {
 		if z != nil {
 			if s, found := z.Score(string(m)); found {
-				score(x.W, s)
+				x.W.Double(s)
 				continue
 			}
 		}
@@ -366,7 +363,7 @@ func zrankGeneric(x *command.Ctx, rev bool) {
 	if withScore {
 		x.W.Array(2)
 		x.W.Int(int64(rank))
-		score(x.W, s)
+		x.W.Double(s)
 		return
 	}
 	x.W.Int(int64(rank))
@@ -667,7 +664,7 @@ func zpop(x *command.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nest
 			w.Array(2)
 		}
 		w.BulkString(m)
-		score(w, s)
+		w.Double(s)
 		z.Remove(m)
 	}
 	dropIfEmpty(x, key, z)

@@ -81,12 +81,6 @@ func (r *Range) lexEmpty() bool {
 	return cmp > 0 || (cmp == 0 && (a.ex || b.ex))
 }
 
-// Contains reports whether an element is within the range.
-func (r *Range) Contains(score float64, member string) bool {
-	it := item{score, member}
-	return r.aboveMin(it) && !r.aboveMax(it)
-}
-
 // ParseScoreRange parses ZRANGEBYSCORE-style bounds: a float, "(" before it
 // for an exclusive end, inf/-inf. Redis 8 parses these with fast_float, so
 // unlike scores they take no hexadecimal, and an empty number reads as 0.
