@@ -891,3 +891,44 @@ func TestZSetWatchOnlyRealChanges(t *testing.T) {
 		}
 	}
 }
+
+func TestZRandMember(t *testing.T) {
+	s := start(t)
+	for _, size := range []int{5, 300} { // listpack-size and larger
+		r := s.raw(t)
+		key := fmt.Sprint("rz", size)
+		args := []string{"ZADD", key}
+		for i := range size {
+			args = append(args, strconv.Itoa(i), fmt.Sprint("m", i))
+		}
+		r.do(args...)
+		scoreOf := func(m string) string { return strings.TrimPrefix(m, "m") }
+		for _, count := range []int{1, 2, size / 2, size - 1, size, size + 3, -1, -(3 * size)} {
+			got := r.do("ZRANDMEMBER", key, strconv.Itoa(count), "WITHSCORES").([]any)
+			want := count
+			if count > size {
+				want = size
+			}
+			if count < 0 {
+				want = -count
+			}
+			if len(got) != 2*want {
+				t.Fatalf("size %d count %d: %d items, want %d pairs", size, count, len(got), want)
+			}
+			seen := map[string]bool{}
+			for i := 0; i < len(got); i += 2 {
+				m := got[i].(string)
+				if got[i+1] != scoreOf(m) {
+					t.Fatalf("size %d count %d: %s has score %v", size, count, m, got[i+1])
+				}
+				if seen[m] && count > 0 {
+					t.Fatalf("size %d count %d: %s twice", size, count, m)
+				}
+				seen[m] = true
+			}
+		}
+		if m, _ := r.do("ZRANDMEMBER", key).(string); !strings.HasPrefix(m, "m") {
+			t.Fatalf("ZRANDMEMBER without count = %v", m)
+		}
+	}
+}
