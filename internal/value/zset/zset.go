@@ -44,10 +44,14 @@ func (z *ZSet) Score(member string) (float64, bool) { return z.dict.Get(member) 
 // was new. The set keeps member: it must not alias a request buffer (a
 // string(bytes) conversion is a copy).
 func (z *ZSet) Set(member string, score float64) bool {
+	ref := z.dict.Ref(member)
+	if ref == nil && !z.big && (z.dict.Len()+1 > ListpackEntries || len(member) > ListpackValue) {
+		z.big = true // Redis converts before inserting the member that does not fit
+	}
 	if score == 0 && !z.big {
 		score = 0 // a listpack stores -0 as the integer 0, so Redis answers 0
 	}
-	if ref := z.dict.Ref(member); ref != nil {
+	if ref != nil {
 		old := *ref
 		if old == score { // as Redis: -0 does not replace 0
 			return false
@@ -60,9 +64,6 @@ func (z *ZSet) Set(member string, score float64) bool {
 	}
 	z.dict.Set(member, score)
 	z.tree.insert(item{score, member})
-	if !z.big && (z.dict.Len() > ListpackEntries || len(member) > ListpackValue) {
-		z.big = true
-	}
 	return true
 }
 

@@ -258,6 +258,10 @@ func TestNegativeZero(t *testing.T) {
 	if s, _ := z.Score("a"); math.Signbit(s) {
 		t.Fatal("listpack sets keep -0 as 0, as Redis")
 	}
+	z.Set(string(make([]byte, 65)), math.Copysign(0, -1)) // converts first, then keeps -0
+	if s, _ := z.Score(string(make([]byte, 65))); !math.Signbit(s) {
+		t.Fatal("the member that makes a skiplist keeps -0, as in Redis")
+	}
 	b := New(200, 0)
 	b.Set("a", math.Copysign(0, -1))
 	if s, _ := b.Score("a"); !math.Signbit(s) {
