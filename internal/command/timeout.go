@@ -3,8 +3,9 @@ package command
 import (
 	"math"
 	"math/big"
-	"strings"
 	"time"
+
+	"github.com/hotkv/hotkv/internal/ldouble"
 )
 
 // BlockTimeout parses the timeout of a blocking command (BLPOP, BZPOPMIN...)
@@ -14,7 +15,7 @@ import (
 // reply.
 func BlockTimeout(arg []byte, nowMs int64) (time.Duration, string) {
 	const notFloat = "ERR timeout is not a float or out of range"
-	v, ok := parseLongDouble(arg)
+	v, ok := ldouble.Parse(arg)
 	if !ok {
 		return 0, notFloat
 	}
@@ -36,49 +37,4 @@ func BlockTimeout(arg []byte, nowMs int64) (time.Duration, string) {
 		return 0, ""
 	}
 	return time.Duration(t) * time.Millisecond, ""
-}
-
-// parseLongDouble accepts what Redis's string2ld accepts: strtold syntax
-// without leading space or trailing characters, not NaN, and within the
-// range of an x87 long double (64-bit mantissa, exponents to 2^16384;
-// values that would round to zero are refused, tiny ones kept).
-func parseLongDouble(b []byte) (*big.Float, bool) {
-	if len(b) == 0 || len(b) >= 5*1024 {
-		return nil, false
-	}
-	s := string(b)
-	body := strings.TrimLeft(s, "+-")
-	if len(s)-len(body) > 1 {
-		return nil, false
-	}
-	switch strings.ToLower(body) {
-	case "inf", "infinity":
-		if s[0] == '-' {
-			return new(big.Float).SetInf(true), true
-		}
-		return new(big.Float).SetInf(false), true
-	}
-	allowed := "0123456789.eE+-"
-	if len(body) > 1 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X') {
-		allowed = "0123456789abcdefABCDEF.pP+-"
-		body = body[2:]
-		if !strings.ContainsAny(body, "pP") {
-			s += "p0" // strtold reads hex without an exponent; math/big wants one
-		}
-	}
-	for i := 0; i < len(body); i++ {
-		if !strings.ContainsRune(allowed, rune(body[i])) {
-			return nil, false
-		}
-	}
-	v, _, err := big.ParseFloat(s, 0, 64, big.ToNearestEven)
-	if err != nil {
-		return nil, false
-	}
-	if v.Sign() != 0 {
-		if exp := v.MantExp(nil); exp > 16384 || exp < -16444 {
-			return nil, false // strtold's overflow to HUGE_VAL or underflow to zero
-		}
-	}
-	return v, true
 }

@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hotkv/hotkv/internal/ldouble"
+	"github.com/hotkv/hotkv/internal/scan"
+
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
@@ -267,7 +270,7 @@ func hincrby(x *command.Ctx) {
 }
 
 func hincrbyfloat(x *command.Ctx) {
-	incr, ok := parseLongDouble(x.Args[3])
+	incr, ok := ldouble.Parse(x.Args[3])
 	if !ok {
 		x.Error(command.ErrNotFloat)
 		return
@@ -284,18 +287,18 @@ func hincrbyfloat(x *command.Ctx) {
 	sum := incr // 0 + incr when the field is missing
 	if h != nil {
 		if v, found := h.Get(f); found {
-			cur, ok := parseLongDouble(v)
+			cur, ok := ldouble.Parse(v)
 			if !ok {
 				x.Error(errHashNotFloat)
 				return
 			}
-			if sum, ok = addLongDouble(cur, incr); !ok {
+			if sum, ok = ldouble.Add(cur, incr); !ok {
 				x.Error(errIncrNaNOrInf)
 				return
 			}
 		}
 	}
-	out := appendLongDouble(nil, sum)
+	out := ldouble.Append(nil, sum)
 	if h == nil {
 		h, _ = createHash(x, key)
 	}
@@ -405,44 +408,9 @@ func hrandfield(x *command.Ctx) {
 	})
 }
 
-// parseCursor reads a SCAN cursor as Redis's string2ull does: a canonical
-// negative integer is refused, anything else strtoull takes (leading space,
-// '+', leading zeros, even a wrapped-around '-') is accepted.
-func parseCursor(b []byte) (uint64, bool) {
-	if n, ok := command.ParseInt(b); ok {
-		if n < 0 {
-			return 0, false
-		}
-		return uint64(n), true
-	}
-	s := b
-	for len(s) > 0 && isSpace(s[0]) {
-		s = s[1:]
-	}
-	neg := false
-	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if len(s) == 0 {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range s {
-		if c < '0' || c > '9' || n > (math.MaxUint64-uint64(c-'0'))/10 {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
-
 func hscan(x *command.Ctx) {
 	args := x.Args
-	cursor, ok := parseCursor(args[2])
+	cursor, ok := scan.ParseCursor(args[2])
 	if !ok {
 		x.Error(errInvalidCursor)
 		return

@@ -42,9 +42,10 @@ func createList(x *command.Ctx, key []byte) *list.List {
 	return l
 }
 
-// dropIfEmpty deletes key once its list is empty: Redis keeps no empty lists.
-func dropIfEmpty(x *command.Ctx, key []byte, l *list.List) {
-	if l.Len() == 0 {
+// dropIfEmpty deletes key once its collection is empty: Redis keeps no empty
+// collections.
+func dropIfEmpty(x *command.Ctx, key []byte, c interface{ Len() int }) {
+	if c.Len() == 0 {
 		x.Shard(key).Delete(key, x.Now)
 	}
 }

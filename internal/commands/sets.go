@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"bytes"
 	"math"
 	"sort"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
+	"github.com/hotkv/hotkv/internal/scan"
 	setval "github.com/hotkv/hotkv/internal/value/set"
 )
 
@@ -548,45 +548,8 @@ func sunionstoreCmd(x *command.Ctx) { sunionDiff(x, x.Args[2:], x.Args[1], false
 func sdiffCmd(x *command.Ctx)       { sunionDiff(x, x.Args[1:], nil, true) }
 func sdiffstoreCmd(x *command.Ctx)  { sunionDiff(x, x.Args[2:], x.Args[1], true) }
 
-// parseCursor reads a SCAN cursor as Redis does: an unsigned 64-bit decimal,
-// through strtoull when it is not a canonical integer, so leading spaces,
-// '+', leading zeros and a wrapped "-0..." are accepted as Redis accepts
-// them; the argument ends at its first NUL, as a C string does.
-func sscanCursor(b []byte) (uint64, bool) {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
-	if v, ok := command.ParseInt(b); ok {
-		return uint64(v), v >= 0
-	}
-	i := 0
-	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
-		i++
-	}
-	neg := false
-	if i < len(b) && (b[i] == '+' || b[i] == '-') {
-		neg = b[i] == '-'
-		i++
-	}
-	if i == len(b) {
-		return 0, false
-	}
-	var u uint64
-	for ; i < len(b); i++ {
-		c := b[i]
-		if c < '0' || c > '9' || u > (math.MaxUint64-uint64(c-'0'))/10 {
-			return 0, false
-		}
-		u = u*10 + uint64(c-'0')
-	}
-	if neg {
-		u = -u
-	}
-	return u, true
-}
-
 func sscan(x *command.Ctx) {
-	cursor, ok := sscanCursor(x.Args[2])
+	cursor, ok := scan.ParseCursor(x.Args[2])
 	if !ok {
 		x.Error("ERR invalid cursor")
 		return

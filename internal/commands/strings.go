@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strconv"
 
+	"github.com/hotkv/hotkv/internal/ldouble"
+
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
@@ -503,25 +505,25 @@ func incrbyfloat(x *command.Ctx) {
 	if !ok {
 		return
 	}
-	cur := new(big.Float).SetPrec(ldPrec)
+	cur := new(big.Float).SetPrec(ldouble.Prec)
 	if e != nil {
-		if cur, ok = parseLongDouble(e.Str); !ok {
+		if cur, ok = ldouble.Parse(e.Str); !ok {
 			x.Error(command.ErrNotFloat)
 			return
 		}
 	}
-	by, ok := parseLongDouble(x.Args[2])
+	by, ok := ldouble.Parse(x.Args[2])
 	if !ok {
 		x.Error(command.ErrNotFloat)
 		return
 	}
-	sum, ok := addLongDouble(cur, by)
+	sum, ok := ldouble.Add(cur, by)
 	if !ok {
 		x.Error("ERR increment would produce NaN or Infinity")
 		return
 	}
 	var tmp [64]byte
-	out := appendLongDouble(tmp[:0], sum)
+	out := ldouble.Append(tmp[:0], sum)
 	if e == nil {
 		sh.SetString(key, out, 0, false)
 	} else {

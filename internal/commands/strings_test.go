@@ -8,6 +8,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hotkv/hotkv/internal/ldouble"
+
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
@@ -320,9 +322,9 @@ func TestLongDoubleParse(t *testing.T) {
 		{"0x1p16384", ""},
 		{"1e", ""}, {"1e+", ""}, {".", ""}, {"", ""}, {" 1", ""}, {"1 ", ""}, {"1_0", ""}, {"0x", ""}, {"0x1p", ""},
 		{"nan", ""}, {"-nan", ""}, {"infinit", ""}, {"--1", ""}, {"+-1", ""}, {"1\x00", ""}, {"0b1", ""},
-		{strings.Repeat("1", ldMaxChars), ""},
+		{strings.Repeat("1", 5*1024), ""},
 	} {
-		f, ok := parseLongDouble([]byte(tc.in))
+		f, ok := ldouble.Parse([]byte(tc.in))
 		if tc.out == "" {
 			if ok {
 				t.Errorf("parse %q: accepted as %v", tc.in, f)
@@ -333,12 +335,12 @@ func TestLongDoubleParse(t *testing.T) {
 			t.Errorf("parse %q: refused", tc.in)
 			continue
 		}
-		if got := string(appendLongDouble(nil, f)); got != tc.out {
+		if got := string(ldouble.Append(nil, f)); got != tc.out {
 			t.Errorf("parse %q: %s, want %s", tc.in, got, tc.out)
 		}
 	}
 	for _, in := range []string{"inf", "-INF", "+Infinity", "iNfInItY"} {
-		f, ok := parseLongDouble([]byte(in))
+		f, ok := ldouble.Parse([]byte(in))
 		if !ok || !f.IsInf() {
 			t.Errorf("parse %q: %v %v, want an infinity", in, f, ok)
 		}

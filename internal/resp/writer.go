@@ -164,8 +164,11 @@ func (w *Writer) Verbatim(s string) {
 	w.B = append(w.B, '\r', '\n')
 }
 
-// AppendFloat formats f as Redis formats doubles in replies: "%.17g" with the
-// shortest representation that round-trips, "inf"/"-inf" for infinities.
+// AppendFloat formats f as Redis formats doubles in replies (d2string):
+// integers within +-2^62 as integers, other values with Grisu2's digits
+// (the shortest that round-trip, nearly always), laid out as fpconv_dtoa does (plain up to
+// 1e-7 < |f| < 1e(digits+7), scientific with a bare exponent beyond: "1e+21",
+// "1.5e-7"); "inf", "-inf", "-0".
 func AppendFloat(b []byte, f float64) []byte {
 	switch {
 	case math.IsInf(f, 1):
@@ -174,9 +177,58 @@ func AppendFloat(b []byte, f float64) []byte {
 		return append(b, "-inf"...)
 	case math.IsNaN(f):
 		return append(b, "nan"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(b, "-0"...)
+		}
+		return append(b, '0')
 	}
-	if f == math.Trunc(f) && math.Abs(f) < 1e17 {
+	const limit = float64(math.MaxInt64 / 2)
+	if f >= -limit && f <= limit && f == math.Trunc(f) {
 		return strconv.AppendInt(b, int64(f), 10)
 	}
-	return strconv.AppendFloat(b, f, 'g', -1, 64)
+	if f < 0 {
+		b = append(b, '-')
+		f = -f
+	}
+	var digits [18]byte
+	nd, k := grisu2(f, &digits) // f = digits * 10^k
+	d := digits[:nd]
+	exp := k + nd - 1 // of the first digit
+	abs := exp
+	if abs < 0 {
+		abs = -abs
+	}
+	switch {
+	case k >= 0 && abs < nd+7:
+		b = append(b, d...)
+		for ; k > 0; k-- {
+			b = append(b, '0')
+		}
+		return b
+	case k < 0 && (k > -7 || abs < 4):
+		off := nd + k
+		if off <= 0 {
+			b = append(b, '0', '.')
+			for ; off < 0; off++ {
+				b = append(b, '0')
+			}
+			return append(b, d...)
+		}
+		b = append(b, d[:off]...)
+		b = append(b, '.')
+		return append(b, d[off:]...)
+	}
+	b = append(b, d[0])
+	if nd > 1 {
+		b = append(b, '.')
+		b = append(b, d[1:]...)
+	}
+	b = append(b, 'e')
+	if exp < 0 {
+		b = append(b, '-')
+	} else {
+		b = append(b, '+')
+	}
+	return strconv.AppendInt(b, int64(abs), 10)
 }

@@ -21,7 +21,9 @@ func aclCategories(c *command.Cmd) []string {
 		cats = append(cats, "@read")
 	}
 	switch c.Group {
-	case "string", "list", "set", "sorted-set", "hash", "pubsub", "connection", "transactions", "bitmap", "hyperloglog", "geo", "stream", "scripting":
+	case "sorted-set":
+		cats = append(cats, "@sortedset")
+	case "string", "list", "set", "hash", "pubsub", "connection", "transactions", "bitmap", "hyperloglog", "geo", "stream", "scripting":
 		cats = append(cats, "@"+c.Group)
 	case "generic":
 		cats = append(cats, "@keyspace")

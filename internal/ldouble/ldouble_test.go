@@ -1,11 +1,11 @@
-package commands
+package ldouble
 
 import "testing"
 
 // incrLD runs HINCRBYFLOAT's arithmetic: init ("" for a missing field) plus
 // incr, formatted; or the error Redis answers.
 func incrLD(init, incr string) string {
-	inc, ok := parseLongDouble([]byte(incr))
+	inc, ok := Parse([]byte(incr))
 	if !ok {
 		return "ERR value is not a valid float"
 	}
@@ -14,15 +14,15 @@ func incrLD(init, incr string) string {
 	}
 	sum := inc
 	if init != "" {
-		cur, ok := parseLongDouble([]byte(init))
+		cur, ok := Parse([]byte(init))
 		if !ok {
 			return "ERR hash value is not a float"
 		}
-		if sum, ok = addLongDouble(cur, inc); !ok {
+		if sum, ok = Add(cur, inc); !ok {
 			return "ERR increment would produce NaN or Infinity"
 		}
 	}
-	return string(appendLongDouble(nil, sum))
+	return string(Append(nil, sum))
 }
 
 // TestLongDoubleAgainstRedis compares with replies of redis 8.0.2's
@@ -178,24 +178,6 @@ func TestLongDoubleMax(t *testing.T) {
 	}
 }
 
-func TestParseCursor(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want uint64
-		ok   bool
-	}{
-		{"0", 0, true}, {"42", 42, true}, {"18446744073709551615", 1<<64 - 1, true},
-		{"18446744073709551616", 0, false}, {"-1", 0, false}, {"x", 0, false}, {"", 0, false},
-		{"01", 1, true}, {" 1", 1, true}, {"+1", 1, true}, {"-0", 0, true},
-		{" -1", 1<<64 - 1, true}, {"1 ", 0, false}, {"+", 0, false},
-	} {
-		got, ok := parseCursor([]byte(tc.in))
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("parseCursor(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 // FuzzLongDouble: parsing never panics, and a formatted result parses back
 // to a value that formats the same (what HINCRBYFLOAT stores is readable).
 func FuzzLongDouble(f *testing.F) {
@@ -203,16 +185,16 @@ func FuzzLongDouble(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		v, ok := parseLongDouble([]byte(s))
+		v, ok := Parse([]byte(s))
 		if !ok || v.IsInf() {
 			return
 		}
-		out := appendLongDouble(nil, v)
-		back, ok := parseLongDouble(out)
+		out := Append(nil, v)
+		back, ok := Parse(out)
 		if !ok {
 			t.Fatalf("%q formats as %q, which does not parse", s, out)
 		}
-		if again := appendLongDouble(nil, back); string(again) != string(out) {
+		if again := Append(nil, back); string(again) != string(out) {
 			t.Fatalf("%q: %q reformats as %q", s, out, again)
 		}
 	})

@@ -1,4 +1,7 @@
-package commands
+// Package ldouble emulates C's x87 80-bit long double, which Redis uses for
+// INCRBYFLOAT, HINCRBYFLOAT and blocking timeouts: parsing as strtold does,
+// addition at 64-bit precision, and Redis's "%.17Lf"-style output.
+package ldouble
 
 import (
 	"math/big"
@@ -11,7 +14,7 @@ import (
 // math/big floats rounded to 64 bits.
 
 const (
-	ldPrec = 64
+	Prec = 64
 	// big.Float exponents (mantissa in [0.5, 1)) of the largest finite long
 	// double and of half its smallest subnormal: parsing a value at or below
 	// the latter yields 0, which strtold reports as an underflow.
@@ -25,11 +28,11 @@ const (
 	ldMaxChars = 5 * 1024
 )
 
-// parseLongDouble parses b as Redis's string2ld does (strtold over the whole
+// Parse parses b as Redis's string2ld does (strtold over the whole
 // string): decimal or hexadecimal floats, "inf"/"infinity"; no leading
 // space, no trailing bytes, no NaN, no value that overflows or underflows to
 // zero. The result is rounded to long double precision.
-func parseLongDouble(b []byte) (*big.Float, bool) {
+func Parse(b []byte) (*big.Float, bool) {
 	if len(b) == 0 || len(b) >= ldMaxChars || isSpace(b[0]) {
 		return nil, false
 	}
@@ -39,7 +42,7 @@ func parseLongDouble(b []byte) (*big.Float, bool) {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
-	z := new(big.Float).SetPrec(ldPrec)
+	z := new(big.Float).SetPrec(Prec)
 	if isInfWord(s) {
 		return z.SetInf(neg), true
 	}
@@ -215,10 +218,10 @@ func inRangeLD(z *big.Float) bool {
 	return true
 }
 
-// addLongDouble returns a+b rounded to long double precision; ok is false
+// Add returns a+b rounded to long double precision; ok is false
 // when the sum is infinite or overflows the long double range.
-func addLongDouble(a, b *big.Float) (sum *big.Float, ok bool) {
-	z := new(big.Float).SetPrec(ldPrec)
+func Add(a, b *big.Float) (sum *big.Float, ok bool) {
+	z := new(big.Float).SetPrec(Prec)
 	if a.IsInf() || b.IsInf() {
 		return nil, false // a finite increment can only keep an infinity
 	}
@@ -229,9 +232,9 @@ func addLongDouble(a, b *big.Float) (sum *big.Float, ok bool) {
 	return z, true
 }
 
-// appendLongDouble formats f as Redis's ld2string(LD_STR_HUMAN): "%.17Lf"
+// Append formats f as Redis's ld2string(LD_STR_HUMAN): "%.17Lf"
 // with trailing zeros (and a trailing point) removed, "-0" written as "0".
-func appendLongDouble(dst []byte, f *big.Float) []byte {
+func Append(dst []byte, f *big.Float) []byte {
 	if f.IsInf() {
 		if f.Signbit() {
 			return append(dst, "-inf"...)

@@ -1,0 +1,1372 @@
+package commands
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/glob"
+	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/resp"
+	"github.com/hotkv/hotkv/internal/scan"
+	"github.com/hotkv/hotkv/internal/value/zset"
+)
+
+// Sorted set commands, as Redis 8.0's t_zset.c: same argument parsing order,
+// errors and reply shapes (RESP3 answers scores as doubles and WITHSCORES
+// results as [member, score] pairs).
+
+const (
+	errMinMaxFloat = "ERR min or max is not a float"
+	errMinMaxLex   = "ERR min or max not valid string range item"
+	errNaN         = "ERR resulting score is not a number (NaN)"
+)
+
+// zsetAt returns key's sorted set (nil if the key is missing); ok is false,
+// with WRONGTYPE answered, for another type. Reads count keyspace hits.
+func zsetAt(x *command.Ctx, key []byte, read bool) (z *zset.ZSet, ok bool) {
+	var e *keyspace.Entry
+	if read {
+		e = x.LookupRead(key)
+	} else {
+		e = x.Lookup(key)
+	}
+	if e == nil {
+		return nil, true
+	}
+	if e.Kind != keyspace.KindZSet {
+		x.Error(command.ErrWrongType)
+		return nil, false
+	}
+	return e.Obj.(*zset.ZSet), true
+}
+
+func storeZSet(x *command.Ctx, key []byte, z *zset.ZSet) {
+	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindZSet, Obj: z})
+}
+
+// ztouch signals a real change of key to WATCH and blocked clients. The
+// writing commands here are SelfTouch: Redis signals only actual changes
+// (ZADD of an unchanged score leaves watchers alone), and a pop touching
+// every key it waited on would wake later blocked clients out of turn.
+func ztouch(x *command.Ctx, key []byte) { x.Shard(key).Touch(key) }
+
+// storeResult replaces dst with z, or deletes dst when z is empty, and
+// signals it if anything changed.
+func storeResult(x *command.Ctx, dst []byte, z *zset.ZSet) {
+	if z == nil {
+		if x.Shard(dst).Delete(dst, x.Now) {
+			ztouch(x, dst)
+		}
+		return
+	}
+	storeZSet(x, dst, z)
+	ztouch(x, dst)
+}
+
+// pairsHeader opens a reply of n members that carry scores when withScores:
+// n [member, score] arrays in RESP3, 2n flat items in RESP2.
+func pairsHeader(w *resp.Writer, n int, withScores bool) {
+	if withScores && w.Proto == 2 {
+		w.Array(2 * n)
+		return
+	}
+	w.Array(n)
+}
+
+func pair(w *resp.Writer, member string, s float64, withScores bool) {
+	if !withScores {
+		w.BulkString(member)
+		return
+	}
+	if w.Proto == 3 {
+		w.Array(2)
+	}
+	w.BulkString(member)
+	w.Double(s)
+}
+
+func zadd(x *command.Ctx)    { zaddGeneric(x, false) }
+func zincrby(x *command.Ctx) { zaddGeneric(x, true) }
+
+func zaddGeneric(x *command.Ctx, incrCmd bool) {
+	var nx, xx, gt, lt, ch, incr bool
+	args := x.Args
+	i := 2
+	if incrCmd {
+		incr = true
+	} else {
+		for ; i < len(args); i++ {
+			switch a := args[i]; {
+			case command.Is(a, "nx"):
+				nx = true
+			case command.Is(a, "xx"):
+				xx = true
+			case command.Is(a, "gt"):
+				gt = true
+			case command.Is(a, "lt"):
+				lt = true
+			case command.Is(a, "ch"):
+				ch = true
+			case command.Is(a, "incr"):
+				incr = true
+			default:
+				goto pairs
+			}
+		}
+	}
+pairs:
+	n := len(args) - i
+	if n == 0 || n%2 != 0 {
+		x.Error(command.ErrSyntax)
+		return
+	}
+	n /= 2
+	switch {
+	case nx && xx:
+		x.Error("ERR XX and NX options at the same time are not compatible")
+		return
+	case (gt || lt) && nx, gt && lt:
+		x.Error("ERR GT, LT, and/or NX options at the same time are not compatible")
+		return
+	case incr && n > 1:
+		x.Error("ERR INCR option supports a single increment-element pair")
+		return
+	}
+	scores := make([]float64, n)
+	for j := range scores {
+		f, ok := zset.ParseScore(args[i+2*j])
+		if !ok {
+			x.Error(command.ErrNotFloat)
+			return
+		}
+		scores[j] = f
+	}
+	key := args[1]
+	z, ok := zsetAt(x, key, false)
+	if !ok {
+		return
+	}
+	if z == nil {
+		if xx {
+			if incr {
+				x.W.Null()
+			} else {
+				x.W.Int(0)
+			}
+			return
+		}
+		maxLen := 0
+		for j := 0; j < n; j++ {
+			maxLen = max(maxLen, len(args[i+2*j+1]))
+		}
+		z = zset.New(n, maxLen)
+		storeZSet(x, key, z)
+	}
+	added, updated := 0, 0
+	var result float64
+	done := false
+	for j := 0; j < n; j++ {
+		member, s := string(args[i+2*j+1]), scores[j]
+		cur, exists := z.Score(member)
+		if exists {
+			if nx {
+				continue
+			}
+			if incr {
+				s += cur
+				if math.IsNaN(s) {
+					dropIfEmpty(x, key, z)
+					x.Error(errNaN)
+					return
+				}
+			}
+			if (lt && s >= cur) || (gt && s <= cur) {
+				continue
+			}
+			result, done = s, true
+			if s != cur {
+				z.Set(member, s)
+				updated++
+			}
+		} else {
+			if xx {
+				continue
+			}
+			z.Set(member, s)
+			added++
+			result, done = s, true
+		}
+	}
+	dropIfEmpty(x, key, z) // ZADD XX/NX on a key it just created may have added nothing
+	if added+updated > 0 {
+		ztouch(x, key)
+	}
+	switch {
+	case incr && done:
+		x.W.Double(result)
+	case incr:
+		x.W.Null()
+	case ch:
+		x.W.Int(int64(added + updated))
+	default:
+		x.W.Int(int64(added))
+	}
+}
+
+func zscore(x *command.Ctx) {
+	z, ok := zsetAt(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if z != nil {
+		if s, found := z.Score(string(x.Args[2])); found {
+			x.W.Double(s)
+			return
+		}
+	}
+	x.W.Null()
+}
+
+func zmscore(x *command.Ctx) {
+	z, ok := zsetAt(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	x.W.Array(len(x.Args) - 2)
+	for _, m := range x.Args[2:] {
+		if z != nil {
+			if s, found := z.Score(string(m)); found {
+				x.W.Double(s)
+				continue
+			}
+		}
+		x.W.Null()
+	}
+}
+
+func zcard(x *command.Ctx) {
+	z, ok := zsetAt(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if z == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(z.Len()))
+}
+
+func zcount(x *command.Ctx)    { zcountGeneric(x, false) }
+func zlexcount(x *command.Ctx) { zcountGeneric(x, true) }
+
+func zcountGeneric(x *command.Ctx, lex bool) {
+	r, ok := parseZRange(x, x.Args[2], x.Args[3], lex)
+	if !ok {
+		return
+	}
+	z, ok := zsetAt(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if z == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(z.Count(r)))
+}
+
+// parseZRange parses a score or lex range, answering the error if it is bad.
+func parseZRange(x *command.Ctx, min, max []byte, lex bool) (zset.Range, bool) {
+	if lex {
+		r, ok := zset.ParseLexRange(min, max)
+		if !ok {
+			x.Error(errMinMaxLex)
+		}
+		return r, ok
+	}
+	r, ok := zset.ParseScoreRange(min, max)
+	if !ok {
+		x.Error(errMinMaxFloat)
+	}
+	return r, ok
+}
+
+func zrem(x *command.Ctx) {
+	key := x.Args[1]
+	z, ok := zsetAt(x, key, false)
+	if !ok {
+		return
+	}
+	n := 0
+	if z != nil {
+		for _, m := range x.Args[2:] {
+			if z.Remove(string(m)) {
+				n++
+			}
+		}
+		dropIfEmpty(x, key, z)
+	}
+	if n > 0 {
+		ztouch(x, key)
+	}
+	x.W.Int(int64(n))
+}
+
+func zrank(x *command.Ctx)    { zrankGeneric(x, false) }
+func zrevrank(x *command.Ctx) { zrankGeneric(x, true) }
+
+func zrankGeneric(x *command.Ctx, rev bool) {
+	if len(x.Args) > 4 {
+		x.Error(command.WrongArgs(string(x.Args[0])))
+		return
+	}
+	withScore := false
+	if len(x.Args) == 4 {
+		if !command.Is(x.Args[3], "withscore") {
+			x.Error(command.ErrSyntax)
+			return
+		}
+		withScore = true
+	}
+	z, ok := zsetAt(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	var rank int
+	var s float64
+	found := false
+	if z != nil {
+		rank, s, found = z.Rank(string(x.Args[2]))
+	}
+	if !found {
+		if withScore {
+			x.W.NullArray()
+		} else {
+			x.W.Null()
+		}
+		return
+	}
+	if rev {
+		rank = z.Len() - 1 - rank
+	}
+	if withScore {
+		x.W.Array(2)
+		x.W.Int(int64(rank))
+		x.W.Double(s)
+		return
+	}
+	x.W.Int(int64(rank))
+}
+
+// The ZRANGE family. Every variant is reduced to an interval of ranks
+// [lo, hi] in ascending order plus a direction, found in O(log n), so a
+// reply costs O(log n + m).
+
+type rangeKind int
+
+const (
+	kindAuto rangeKind = iota
+	byRank
+	byScore
+	byLex
+)
+
+type zrangeSpec struct {
+	kind          rangeKind
+	rev           bool
+	start, end    int64 // byRank
+	r             zset.Range
+	offset, limit int64 // LIMIT; limit < 0 is no limit
+	withScores    bool
+}
+
+// interval resolves the spec against z: the ranks [lo, hi] to return.
+func (s *zrangeSpec) interval(z *zset.ZSet) (lo, hi int) {
+	n := int64(z.Len())
+	if s.kind == byRank {
+		start, end := s.start, s.end
+		if start < 0 {
+			start += n
+		}
+		if end < 0 {
+			end += n
+		}
+		start = max(start, 0)
+		if start > end || start >= n {
+			return 0, -1
+		}
+		end = min(end, n-1)
+		if s.rev {
+			return int(n - 1 - end), int(n - 1 - start)
+		}
+		return int(start), int(end)
+	}
+	return z.Slice(s.r, s.rev, s.offset, s.limit)
+}
+
+// each calls fn for the elements of [lo, hi] in the spec's direction.
+func (s *zrangeSpec) each(z *zset.ZSet, lo, hi int, fn func(member string, score float64)) {
+	if lo > hi {
+		return
+	}
+	if s.rev {
+		it := z.At(hi)
+		for i := hi; i >= lo; i-- {
+			fn(it.Member(), it.Score())
+			it.Prev()
+		}
+		return
+	}
+	it := z.At(lo)
+	for i := lo; i <= hi; i++ {
+		fn(it.Member(), it.Score())
+		it.Next()
+	}
+}
+
+type direction int
+
+const (
+	dirAuto direction = iota
+	dirFwd
+	dirRev
+)
+
+// zrangeGeneric serves ZRANGE, ZRANGESTORE and the legacy variants, which
+// fix kind and direction (kindAuto and dirAuto leave them to the
+// arguments). src is the index of the source key.
+func zrangeGeneric(x *command.Ctx, src int, store bool, kind rangeKind, dir direction) {
+	args := x.Args
+	s := zrangeSpec{kind: kind, limit: -1, rev: dir == dirRev}
+	for j := src + 3; j < len(args); j++ {
+		a := args[j]
+		switch {
+		case !store && command.Is(a, "withscores"):
+			s.withScores = true
+		case command.Is(a, "limit") && len(args)-j-1 >= 2:
+			var ok1, ok2 bool
+			s.offset, ok1 = command.ParseInt(args[j+1])
+			if ok1 {
+				s.limit, ok2 = command.ParseInt(args[j+2])
+			}
+			if !ok1 || !ok2 {
+				x.Error(command.ErrNotInt)
+				return
+			}
+			j += 2
+		case dir == dirAuto && command.Is(a, "rev"):
+			s.rev, dir = true, dirRev
+		case s.kind == kindAuto && command.Is(a, "bylex"):
+			s.kind = byLex
+		case s.kind == kindAuto && command.Is(a, "byscore"):
+			s.kind = byScore
+		default:
+			x.Error(command.ErrSyntax)
+			return
+		}
+	}
+	if s.kind == kindAuto {
+		s.kind = byRank
+	}
+	if s.limit != -1 && s.kind == byRank {
+		x.Error("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
+		return
+	}
+	if s.withScores && s.kind == byLex {
+		x.Error("ERR syntax error, WITHSCORES not supported in combination with BYLEX")
+		return
+	}
+	minArg, maxArg := args[src+1], args[src+2]
+	if s.rev && s.kind != byRank {
+		minArg, maxArg = maxArg, minArg // given as max, min
+	}
+	switch s.kind {
+	case byRank:
+		var ok1, ok2 bool
+		s.start, ok1 = command.ParseInt(minArg)
+		if ok1 {
+			s.end, ok2 = command.ParseInt(maxArg)
+		}
+		if !ok1 || !ok2 {
+			x.Error(command.ErrNotInt)
+			return
+		}
+	default:
+		r, ok := parseZRange(x, minArg, maxArg, s.kind == byLex)
+		if !ok {
+			return
+		}
+		s.r = r
+	}
+	z, ok := zsetAt(x, args[src], true)
+	if !ok {
+		return
+	}
+	if store {
+		dst := args[1]
+		var members []string
+		var scores []float64
+		if z != nil {
+			lo, hi := s.interval(z)
+			if lo <= hi {
+				members = make([]string, 0, hi-lo+1)
+				scores = make([]float64, 0, hi-lo+1)
+				it := z.At(lo)
+				for i := lo; i <= hi; i++ {
+					members = append(members, it.Member())
+					scores = append(scores, it.Score())
+					it.Next()
+				}
+			}
+		}
+		var out *zset.ZSet
+		if len(members) > 0 {
+			out = zset.FromSorted(members, scores)
+		}
+		storeResult(x, dst, out)
+		x.W.Int(int64(len(members)))
+		return
+	}
+	if z == nil {
+		x.W.Array(0)
+		return
+	}
+	lo, hi := s.interval(z)
+	pairsHeader(x.W, max(0, hi-lo+1), s.withScores)
+	s.each(z, lo, hi, func(m string, sc float64) { pair(x.W, m, sc, s.withScores) })
+}
+
+func zrange(x *command.Ctx)           { zrangeGeneric(x, 1, false, kindAuto, dirAuto) }
+func zrangestore(x *command.Ctx)      { zrangeGeneric(x, 2, true, kindAuto, dirAuto) }
+func zrevrange(x *command.Ctx)        { zrangeGeneric(x, 1, false, byRank, dirRev) }
+func zrangebyscore(x *command.Ctx)    { zrangeGeneric(x, 1, false, byScore, dirFwd) }
+func zrevrangebyscore(x *command.Ctx) { zrangeGeneric(x, 1, false, byScore, dirRev) }
+func zrangebylex(x *command.Ctx)      { zrangeGeneric(x, 1, false, byLex, dirFwd) }
+func zrevrangebylex(x *command.Ctx)   { zrangeGeneric(x, 1, false, byLex, dirRev) }
+func zremrangebyrank(x *command.Ctx)  { zremrange(x, byRank) }
+func zremrangebyscore(x *command.Ctx) { zremrange(x, byScore) }
+func zremrangebylex(x *command.Ctx)   { zremrange(x, byLex) }
+
+func zremrange(x *command.Ctx, kind rangeKind) {
+	s := zrangeSpec{kind: kind, limit: -1}
+	if kind == byRank {
+		var ok1, ok2 bool
+		s.start, ok1 = command.ParseInt(x.Args[2])
+		if ok1 {
+			s.end, ok2 = command.ParseInt(x.Args[3])
+		}
+		if !ok1 || !ok2 {
+			x.Error(command.ErrNotInt)
+			return
+		}
+	} else {
+		r, ok := parseZRange(x, x.Args[2], x.Args[3], kind == byLex)
+		if !ok {
+			return
+		}
+		s.r = r
+	}
+	key := x.Args[1]
+	z, ok := zsetAt(x, key, false)
+	if !ok {
+		return
+	}
+	if z == nil {
+		x.W.Int(0)
+		return
+	}
+	lo, hi := s.interval(z)
+	n := max(0, hi-lo+1)
+	if n == z.Len() {
+		x.Shard(key).Delete(key, x.Now)
+	} else if n > 0 {
+		members := make([]string, 0, n)
+		s.each(z, lo, hi, func(m string, _ float64) { members = append(members, m) })
+		for _, m := range members {
+			z.Remove(m)
+		}
+	}
+	if n > 0 {
+		ztouch(x, key)
+	}
+	x.W.Int(int64(n))
+}
+
+// Pops.
+
+// zpop pops up to count elements (count < 0: one, answered flat) from the
+// first non-empty set among keys, from the top when popMax. The reply shapes
+// follow Redis's genericZpopCommand: emitKey prefixes the key (BZPOP*,
+// ZMPOP), nested answers [member, score] pairs, and nilWhenEmpty answers a
+// null array rather than an empty one when no key has a set.
+func zpop(x *command.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nested, nilWhenEmpty bool) {
+	var z *zset.ZSet
+	var key []byte
+	for _, k := range keys {
+		var ok bool
+		if z, ok = zsetAt(x, k, false); !ok {
+			return
+		}
+		if z != nil {
+			key = k
+			break
+		}
+	}
+	if z == nil {
+		if nilWhenEmpty {
+			x.W.NullArray()
+		} else {
+			x.W.Array(0)
+		}
+		return
+	}
+	if count == 0 {
+		x.W.Array(0)
+		return
+	}
+	if count < 0 {
+		count = 1
+	}
+	n := int(min(count, int64(z.Len())))
+	w := x.W
+	switch {
+	case !nested && !emitKey:
+		w.Array(2 * n)
+	case nested && !emitKey:
+		w.Array(n)
+	case !nested && emitKey:
+		w.Array(2*n + 1)
+		w.Bulk(key)
+	default:
+		w.Array(2)
+		w.Bulk(key)
+		w.Array(n)
+	}
+	for range n {
+		r := 0
+		if popMax {
+			r = z.Len() - 1
+		}
+		it := z.At(r)
+		m, s := it.Member(), it.Score()
+		if nested {
+			w.Array(2)
+		}
+		w.BulkString(m)
+		w.Double(s)
+		z.Remove(m)
+	}
+	dropIfEmpty(x, key, z)
+	ztouch(x, key)
+}
+
+func zpopmin(x *command.Ctx) { zpopCmd(x, false) }
+func zpopmax(x *command.Ctx) { zpopCmd(x, true) }
+
+func zpopCmd(x *command.Ctx, popMax bool) {
+	if len(x.Args) > 3 {
+		x.Error(command.ErrSyntax)
+		return
+	}
+	count := int64(-1)
+	if len(x.Args) == 3 {
+		n, ok := command.ParseInt(x.Args[2])
+		if !ok || n < 0 {
+			x.Error(command.ErrNotPositive)
+			return
+		}
+		count = n
+	}
+	zpop(x, x.Args[1:2], popMax, false, count, x.W.Proto == 3 && count != -1, false)
+}
+
+// zmpopArgs parses "numkeys key... MIN|MAX [COUNT count]" at args[at:].
+func zmpopArgs(x *command.Ctx, at int) (keys [][]byte, popMax bool, count int64, ok bool) {
+	args := x.Args
+	numkeys, ok := command.ParseInt(args[at])
+	if !ok || numkeys < 1 {
+		x.Error("ERR numkeys should be greater than 0")
+		return nil, false, 0, false
+	}
+	if numkeys >= int64(len(args)) { // also keeps the sum below from overflowing
+		x.Error(command.ErrSyntax)
+		return nil, false, 0, false
+	}
+	where := int64(at) + numkeys + 1
+	if where >= int64(len(args)) {
+		x.Error(command.ErrSyntax)
+		return nil, false, 0, false
+	}
+	switch {
+	case command.Is(args[where], "min"):
+	case command.Is(args[where], "max"):
+		popMax = true
+	default:
+		x.Error(command.ErrSyntax)
+		return nil, false, 0, false
+	}
+	count = -1
+	for j := int(where) + 1; j < len(args); j++ {
+		if count == -1 && command.Is(args[j], "count") && j+1 < len(args) {
+			j++
+			n, ok := command.ParseInt(args[j])
+			if !ok || n < 1 {
+				x.Error("ERR count should be greater than 0")
+				return nil, false, 0, false
+			}
+			count = n
+			continue
+		}
+		x.Error(command.ErrSyntax)
+		return nil, false, 0, false
+	}
+	if count == -1 {
+		count = 1
+	}
+	return args[at+1 : where], popMax, count, true
+}
+
+func zmpop(x *command.Ctx) {
+	if keys, popMax, count, ok := zmpopArgs(x, 1); ok {
+		zpop(x, keys, popMax, true, count, true, true)
+	}
+}
+
+// bzpopGeneric pops from the first non-empty set among keys, or blocks.
+func bzpopGeneric(x *command.Ctx, keys [][]byte, timeoutRaw []byte, popMax bool, count int64, nested bool) {
+	timeout, ok := timeoutArg(x, timeoutRaw)
+	if !ok {
+		return
+	}
+	for _, k := range keys {
+		z, ok := zsetAt(x, k, false)
+		if !ok {
+			return
+		}
+		if z != nil {
+			zpop(x, [][]byte{k}, popMax, true, count, nested, true)
+			return
+		}
+	}
+	if x.Blocker == nil { // inside MULTI: answer as on timeout
+		x.W.NullArray()
+		return
+	}
+	x.Blocker.Block(keys, timeout, false)
+}
+
+func bzpopmin(x *command.Ctx) { bzpopCmd(x, false) }
+func bzpopmax(x *command.Ctx) { bzpopCmd(x, true) }
+
+func bzpopCmd(x *command.Ctx, popMax bool) {
+	n := len(x.Args)
+	bzpopGeneric(x, x.Args[1:n-1], x.Args[n-1], popMax, -1, false)
+}
+
+func bzmpop(x *command.Ctx) {
+	if _, err := timeoutArg(x, x.Args[1]); !err {
+		return
+	}
+	if keys, popMax, count, ok := zmpopArgs(x, 2); ok {
+		bzpopGeneric(x, keys, x.Args[1], popMax, count, true)
+	}
+}
+
+// ZUNION, ZINTER, ZDIFF and their STORE forms, and ZINTERCARD.
+
+// plainSet is what these commands need of a set value (KindSet, whose
+// package belongs to the sets family): Redis reads plain sets as sorted sets
+// whose scores are all 1. Range may pass views of the set's own buffer.
+type plainSet interface {
+	Len() int
+	Has(member []byte) bool
+	Range(fn func(member []byte) bool)
+}
+
+type zsrc struct {
+	z      *zset.ZSet
+	s      plainSet
+	weight float64
+}
+
+func (s *zsrc) len() int {
+	switch {
+	case s.z != nil:
+		return s.z.Len()
+	case s.s != nil:
+		return s.s.Len()
+	}
+	return 0
+}
+
+func (s *zsrc) score(m string) (float64, bool) {
+	switch {
+	case s.z != nil:
+		return s.z.Score(m)
+	case s.s != nil && s.s.Has([]byte(m)):
+		return 1, true
+	}
+	return 0, false
+}
+
+func (s *zsrc) each(fn func(m string, sc float64)) {
+	switch {
+	case s.z != nil:
+		if s.z.Len() > 0 {
+			for it := s.z.At(0); it.Valid(); it.Next() {
+				fn(it.Member(), it.Score())
+			}
+		}
+	case s.s != nil:
+		s.s.Range(func(m []byte) bool { fn(string(m), 1); return true })
+	}
+}
+
+// weighted is score*weight, with Redis's convention that NaN (inf*0) is 0.
+func weighted(sc, w float64) float64 {
+	v := sc * w
+	if math.IsNaN(v) {
+		return 0
+	}
+	return v
+}
+
+type aggregate int
+
+const (
+	aggSum aggregate = iota
+	aggMin
+	aggMax
+)
+
+// apply folds v into acc as Redis's zunionInterAggregate: a NaN v (inf*0
+// from a later ZINTER source) loses every MIN/MAX comparison.
+func (a aggregate) apply(acc, v float64) float64 {
+	switch a {
+	case aggMin:
+		if v < acc {
+			return v
+		}
+		return acc
+	case aggMax:
+		if v > acc {
+			return v
+		}
+		return acc
+	}
+	if r := acc + v; !math.IsNaN(r) {
+		return r
+	}
+	return 0 // inf + -inf: Redis's convention
+}
+
+type setOp int
+
+const (
+	opUnion setOp = iota
+	opInter
+	opDiff
+)
+
+// numkeysKeys locates the keys of a "numkeys key..." command whose numkeys
+// is at args[at] (and a destination at args[1] when dst), for the
+// dispatcher's locking; a bad numkeys yields what it can, and the handler
+// answers the error.
+func numkeysKeys(at int, dst bool) func(args [][]byte, out []int) []int {
+	return func(args [][]byte, out []int) []int {
+		if dst {
+			out = append(out, 1)
+		}
+		if at >= len(args) {
+			return out
+		}
+		n, ok := command.ParseInt(args[at])
+		if !ok || n < 1 {
+			return out
+		}
+		for i := at + 1; i < len(args) && int64(i-at) <= n; i++ {
+			out = append(out, i)
+		}
+		return out
+	}
+}
+
+type zresult struct {
+	members []string
+	scores  []float64
+}
+
+func (r *zresult) Len() int { return len(r.members) }
+func (r *zresult) Less(i, j int) bool {
+	return r.scores[i] < r.scores[j] || (r.scores[i] == r.scores[j] && r.members[i] < r.members[j])
+}
+func (r *zresult) Swap(i, j int) {
+	r.members[i], r.members[j] = r.members[j], r.members[i]
+	r.scores[i], r.scores[j] = r.scores[j], r.scores[i]
+}
+
+// zsetOp serves ZUNION/ZINTER/ZDIFF[STORE] and ZINTERCARD (cardOnly); the
+// numkeys argument is at args[at]; dst is the destination key or nil.
+func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
+	args := x.Args
+	numkeys, ok := command.ParseInt(args[at])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	if numkeys < 1 {
+		x.Error("ERR at least 1 input key is needed for '" + cmdName(x) + "' command")
+		return
+	}
+	if numkeys > int64(len(args)-at-1) {
+		x.Error(command.ErrSyntax)
+		return
+	}
+	srcs := make([]zsrc, numkeys)
+	j := at + 1
+	for i := range srcs {
+		srcs[i].weight = 1
+		if e := x.LookupRead(args[j]); e != nil {
+			switch e.Kind {
+			case keyspace.KindZSet:
+				srcs[i].z = e.Obj.(*zset.ZSet)
+			case keyspace.KindSet:
+				s, isSet := e.Obj.(plainSet)
+				if !isSet {
+					x.Error(command.ErrWrongType)
+					return
+				}
+				srcs[i].s = s
+			default:
+				x.Error(command.ErrWrongType)
+				return
+			}
+		}
+		j++
+	}
+	agg := aggSum
+	withScores := false
+	limit := int64(0)
+	for j < len(args) {
+		rest := len(args) - j
+		switch a := args[j]; {
+		case op != opDiff && !cardOnly && rest >= len(srcs)+1 && command.Is(a, "weights"):
+			j++
+			for i := range srcs {
+				w, ok := zset.ParseScore(args[j])
+				if !ok {
+					x.Error("ERR weight value is not a float")
+					return
+				}
+				srcs[i].weight = w
+				j++
+			}
+		case op != opDiff && !cardOnly && rest >= 2 && command.Is(a, "aggregate"):
+			switch b := args[j+1]; {
+			case command.Is(b, "sum"):
+				agg = aggSum
+			case command.Is(b, "min"):
+				agg = aggMin
+			case command.Is(b, "max"):
+				agg = aggMax
+			default:
+				x.Error(command.ErrSyntax)
+				return
+			}
+			j += 2
+		case dst == nil && !cardOnly && command.Is(a, "withscores"):
+			withScores = true
+			j++
+		case cardOnly && rest >= 2 && command.Is(a, "limit"):
+			n, ok := command.ParseInt(args[j+1])
+			if !ok || n < 0 {
+				x.Error("ERR LIMIT can't be negative")
+				return
+			}
+			limit = n
+			j += 2
+		default:
+			x.Error(command.ErrSyntax)
+			return
+		}
+	}
+	if cardOnly {
+		x.W.Int(interCard(srcs, limit))
+		return
+	}
+	var res zresult
+	switch op {
+	case opUnion:
+		sortByLen(srcs) // the order of the sums matters with infinities
+		acc := map[string]float64{}
+		for i := range srcs {
+			w := srcs[i].weight
+			srcs[i].each(func(m string, sc float64) {
+				v := weighted(sc, w)
+				if old, seen := acc[m]; seen {
+					acc[m] = agg.apply(old, v)
+				} else {
+					acc[m] = v
+				}
+			})
+		}
+		res.members = make([]string, 0, len(acc))
+		res.scores = make([]float64, 0, len(acc))
+		for m, v := range acc {
+			res.members = append(res.members, m)
+			res.scores = append(res.scores, v)
+		}
+	case opInter:
+		sortByLen(srcs)
+		if srcs[0].len() > 0 {
+			srcs[0].each(func(m string, sc float64) {
+				v := weighted(sc, srcs[0].weight)
+				for i := 1; i < len(srcs); i++ {
+					o, found := srcs[i].score(m)
+					if !found {
+						return
+					}
+					v = agg.apply(v, o*srcs[i].weight) // unlike the first, not NaN-corrected: as Redis
+				}
+				res.members = append(res.members, m)
+				res.scores = append(res.scores, v)
+			})
+		}
+	case opDiff:
+		srcs[0].each(func(m string, sc float64) {
+			for i := 1; i < len(srcs); i++ {
+				if _, found := srcs[i].score(m); found {
+					return
+				}
+			}
+			res.members = append(res.members, m)
+			res.scores = append(res.scores, sc)
+		})
+	}
+	if op != opDiff || srcs[0].s != nil {
+		sort.Sort(&res) // a difference keeps its sorted source's order and scores
+	}
+	if dst != nil {
+		var out *zset.ZSet
+		if res.Len() > 0 {
+			out = zset.FromSorted(res.members, res.scores)
+		}
+		storeResult(x, dst, out)
+		x.W.Int(int64(res.Len()))
+		return
+	}
+	pairsHeader(x.W, res.Len(), withScores)
+	for i, m := range res.members {
+		pair(x.W, m, res.scores[i], withScores)
+	}
+}
+
+// sortByLen orders sources smallest first, stably, as Redis does before a
+// union or an intersection.
+func sortByLen(srcs []zsrc) {
+	sort.SliceStable(srcs, func(i, j int) bool { return srcs[i].len() < srcs[j].len() })
+}
+
+func interCard(srcs []zsrc, limit int64) int64 {
+	sortByLen(srcs)
+	var n int64
+	if srcs[0].len() == 0 {
+		return 0
+	}
+	done := false
+	srcs[0].each(func(m string, _ float64) {
+		if done {
+			return
+		}
+		for i := 1; i < len(srcs); i++ {
+			if _, found := srcs[i].score(m); !found {
+				return
+			}
+		}
+		n++
+		done = limit > 0 && n >= limit
+	})
+	return n
+}
+
+// cmdName is the command's name in lower case, as Redis's error texts quote it.
+func cmdName(x *command.Ctx) string { return strings.ToLower(string(x.Args[0])) }
+
+func zunion(x *command.Ctx)      { zsetOp(x, 1, nil, opUnion, false) }
+func zinter(x *command.Ctx)      { zsetOp(x, 1, nil, opInter, false) }
+func zdiff(x *command.Ctx)       { zsetOp(x, 1, nil, opDiff, false) }
+func zintercard(x *command.Ctx)  { zsetOp(x, 1, nil, opInter, true) }
+func zunionstore(x *command.Ctx) { zsetOp(x, 2, x.Args[1], opUnion, false) }
+func zinterstore(x *command.Ctx) { zsetOp(x, 2, x.Args[1], opInter, false) }
+func zdiffstore(x *command.Ctx)  { zsetOp(x, 2, x.Args[1], opDiff, false) }
+
+// ZRANDMEMBER.
+
+// maxRandCount bounds ZRANDMEMBER's reply: Redis would try to build any
+// size (and run out of memory); HotKV refuses counts that large.
+const maxRandCount = 1 << 24
+
+func zrandmember(x *command.Ctx) {
+	args := x.Args
+	if len(args) == 2 {
+		z, ok := zsetAt(x, args[1], true)
+		if !ok {
+			return
+		}
+		if z == nil {
+			x.W.Null()
+			return
+		}
+		it := z.At(rand.IntN(z.Len()))
+		x.W.BulkString(it.Member())
+		return
+	}
+	l, ok := command.ParseInt(args[2])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	if l == math.MinInt64 {
+		x.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
+		return
+	}
+	withScores := false
+	if len(args) > 4 || (len(args) == 4 && !command.Is(args[3], "withscores")) {
+		x.Error(command.ErrSyntax)
+		return
+	}
+	if len(args) == 4 {
+		withScores = true
+		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
+			x.Error("ERR value is out of range")
+			return
+		}
+	}
+	z, ok := zsetAt(x, args[1], true)
+	if !ok {
+		return
+	}
+	if z == nil || l == 0 {
+		x.W.Array(0)
+		return
+	}
+	size := z.Len()
+	w := x.W
+	if l < 0 || l == 1 { // with repetition, in random order
+		count := l
+		if count < 0 {
+			count = -count
+		}
+		if count > maxRandCount {
+			x.Error("ERR value is out of range")
+			return
+		}
+		pairsHeader(w, int(count), withScores)
+		for range count {
+			it := z.At(rand.IntN(size))
+			pair(w, it.Member(), it.Score(), withScores)
+		}
+		return
+	}
+	if l >= int64(size) { // the whole set, highest first as Redis answers it
+		pairsHeader(w, size, withScores)
+		for it := z.At(size - 1); it.Valid(); it.Prev() {
+			pair(w, it.Member(), it.Score(), withScores)
+		}
+		return
+	}
+	count := int(l)
+	pairsHeader(w, count, withScores)
+	if count*3 > size { // a partial shuffle of all ranks
+		ranks := make([]int, size)
+		for i := range ranks {
+			ranks[i] = i
+		}
+		for i := range count {
+			k := i + rand.IntN(size-i)
+			ranks[i], ranks[k] = ranks[k], ranks[i]
+			it := z.At(ranks[i])
+			pair(w, it.Member(), it.Score(), withScores)
+		}
+		return
+	}
+	seen := make(map[int]struct{}, count)
+	for len(seen) < count {
+		r := rand.IntN(size)
+		if _, dup := seen[r]; dup {
+			continue
+		}
+		seen[r] = struct{}{}
+		it := z.At(r)
+		pair(w, it.Member(), it.Score(), withScores)
+	}
+}
+
+// ZSCAN.
+
+func zscan(x *command.Ctx) {
+	args := x.Args
+	cursor, ok := scan.ParseCursor(args[2])
+	if !ok {
+		x.Error("ERR invalid cursor")
+		return
+	}
+	z, ok := zsetAt(x, args[1], true)
+	if !ok {
+		return
+	}
+	if z == nil {
+		x.W.Array(2)
+		x.W.BulkString("0")
+		x.W.Array(0)
+		return
+	}
+	count := int64(10)
+	var pattern []byte
+	for i := 3; i < len(args); {
+		rest := len(args) - i
+		switch a := args[i]; {
+		case command.Is(a, "count") && rest >= 2:
+			n, ok := command.ParseInt(args[i+1])
+			if !ok {
+				x.Error(command.ErrNotInt)
+				return
+			}
+			if n < 1 {
+				x.Error(command.ErrSyntax)
+				return
+			}
+			count = n
+			i += 2
+		case command.Is(a, "match") && rest >= 2:
+			pattern = args[i+1]
+			if len(pattern) == 1 && pattern[0] == '*' {
+				pattern = nil
+			}
+			i += 2
+		case command.Is(a, "novalues"):
+			x.Error("ERR NOVALUES option can only be used in HSCAN")
+			return
+		default:
+			x.Error(command.ErrSyntax)
+			return
+		}
+	}
+	var members []string
+	var scores []float64
+	add := func(m string, s float64) {
+		if pattern == nil || glob.MatchString(string(pattern), m, false) {
+			members = append(members, m)
+			scores = append(scores, s)
+		}
+	}
+	next := uint64(0)
+	if z.Listpack() { // Redis answers a listpack whole, in order
+		for it := z.At(0); it.Valid(); it.Next() {
+			add(it.Member(), it.Score())
+		}
+	} else {
+		next = z.Scan(cursor, int(min(count, math.MaxInt32)), add)
+	}
+	w := x.W
+	w.Array(2)
+	var buf [24]byte
+	w.Bulk(strconv.AppendUint(buf[:0], next, 10))
+	w.Array(2 * len(members))
+	for i, m := range members {
+		w.BulkString(m)
+		w.Bulk(resp.AppendFloat(buf[:0], scores[i]))
+	}
+}
+
+func init() {
+	const g = "sorted-set"
+	blocking := []string{"@blocking"}
+	key1 := func(c *command.Cmd) *command.Cmd { c.First, c.Last, c.Step = 1, 1, 1; return c }
+	w := command.Write | command.SelfTouch
+	rw := w | command.DenyOOM
+	ro := command.ReadOnly
+	command.Register(
+		key1(&command.Cmd{Name: "zadd", Arity: -4, Flags: rw | command.Fast, Run: zadd, Group: g, Since: "1.2.0",
+			Summary: "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.",
+			Args:    "key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]"}),
+		key1(&command.Cmd{Name: "zincrby", Arity: 4, Flags: rw | command.Fast, Run: zincrby, Group: g, Since: "1.2.0",
+			Summary: "Increments the score of a member in a sorted set.", Args: "key increment member"}),
+		key1(&command.Cmd{Name: "zrem", Arity: -3, Flags: w | command.Fast, Run: zrem, Group: g, Since: "1.2.0",
+			Summary: "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", Args: "key member [member ...]"}),
+		key1(&command.Cmd{Name: "zscore", Arity: 3, Flags: ro | command.Fast, Run: zscore, Group: g, Since: "1.2.0",
+			Summary: "Returns the score of a member in a sorted set.", Args: "key member"}),
+		key1(&command.Cmd{Name: "zmscore", Arity: -3, Flags: ro | command.Fast, Run: zmscore, Group: g, Since: "6.2.0",
+			Summary: "Returns the score of one or more members in a sorted set.", Args: "key member [member ...]"}),
+		key1(&command.Cmd{Name: "zcard", Arity: 2, Flags: ro | command.Fast, Run: zcard, Group: g, Since: "1.2.0",
+			Summary: "Returns the number of members in a sorted set.", Args: "key"}),
+		key1(&command.Cmd{Name: "zcount", Arity: 4, Flags: ro | command.Fast, Run: zcount, Group: g, Since: "2.0.0",
+			Summary: "Returns the count of members in a sorted set that have scores within a range.", Args: "key min max"}),
+		key1(&command.Cmd{Name: "zlexcount", Arity: 4, Flags: ro | command.Fast, Run: zlexcount, Group: g, Since: "2.8.9",
+			Summary: "Returns the number of members in a sorted set within a lexicographical range.", Args: "key min max"}),
+		key1(&command.Cmd{Name: "zrank", Arity: -3, Flags: ro | command.Fast, Run: zrank, Group: g, Since: "2.0.0",
+			Summary: "Returns the index of a member in a sorted set ordered by ascending scores.", Args: "key member [WITHSCORE]"}),
+		key1(&command.Cmd{Name: "zrevrank", Arity: -3, Flags: ro | command.Fast, Run: zrevrank, Group: g, Since: "2.0.0",
+			Summary: "Returns the index of a member in a sorted set ordered by descending scores.", Args: "key member [WITHSCORE]"}),
+		key1(&command.Cmd{Name: "zrange", Arity: -4, Flags: ro, Run: zrange, Group: g, Since: "1.2.0",
+			Summary: "Returns members in a sorted set within a range of indexes.",
+			Args:    "key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"}),
+		&command.Cmd{Name: "zrangestore", Arity: -5, Flags: rw, First: 1, Last: 2, Step: 1, Run: zrangestore, Group: g, Since: "6.2.0",
+			Summary: "Stores a range of members from sorted set in a key.",
+			Args:    "dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]"},
+		key1(&command.Cmd{Name: "zrevrange", Arity: -4, Flags: ro, Run: zrevrange, Group: g, Since: "1.2.0",
+			Summary: "Returns members in a sorted set within a range of indexes in reverse order.", Args: "key start stop [WITHSCORES]"}),
+		key1(&command.Cmd{Name: "zrangebyscore", Arity: -4, Flags: ro, Run: zrangebyscore, Group: g, Since: "1.0.5",
+			Summary: "Returns members in a sorted set within a range of scores.", Args: "key min max [WITHSCORES] [LIMIT offset count]"}),
+		key1(&command.Cmd{Name: "zrevrangebyscore", Arity: -4, Flags: ro, Run: zrevrangebyscore, Group: g, Since: "2.2.0",
+			Summary: "Returns members in a sorted set within a range of scores in reverse order.", Args: "key max min [WITHSCORES] [LIMIT offset count]"}),
+		key1(&command.Cmd{Name: "zrangebylex", Arity: -4, Flags: ro, Run: zrangebylex, Group: g, Since: "2.8.9",
+			Summary: "Returns members in a sorted set within a lexicographical range.", Args: "key min max [LIMIT offset count]"}),
+		key1(&command.Cmd{Name: "zrevrangebylex", Arity: -4, Flags: ro, Run: zrevrangebylex, Group: g, Since: "2.8.9",
+			Summary: "Returns members in a sorted set within a lexicographical range in reverse order.", Args: "key max min [LIMIT offset count]"}),
+		key1(&command.Cmd{Name: "zremrangebyrank", Arity: 4, Flags: w, Run: zremrangebyrank, Group: g, Since: "2.0.0",
+			Summary: "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.", Args: "key start stop"}),
+		key1(&command.Cmd{Name: "zremrangebyscore", Arity: 4, Flags: w, Run: zremrangebyscore, Group: g, Since: "1.2.0",
+			Summary: "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.", Args: "key min max"}),
+		key1(&command.Cmd{Name: "zremrangebylex", Arity: 4, Flags: w, Run: zremrangebylex, Group: g, Since: "2.8.9",
+			Summary: "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", Args: "key min max"}),
+		key1(&command.Cmd{Name: "zpopmin", Arity: -2, Flags: w | command.Fast, Run: zpopmin, Group: g, Since: "5.0.0",
+			Summary: "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", Args: "key [count]"}),
+		key1(&command.Cmd{Name: "zpopmax", Arity: -2, Flags: w | command.Fast, Run: zpopmax, Group: g, Since: "5.0.0",
+			Summary: "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", Args: "key [count]"}),
+		&command.Cmd{Name: "zmpop", Arity: -4, Flags: w, Keys: numkeysKeys(1, false), Run: zmpop, Group: g, Since: "7.0.0",
+			Summary: "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.",
+			Args:    "numkeys key [key ...] MIN | MAX [COUNT count]"},
+		&command.Cmd{Name: "bzpopmin", Arity: -3, Flags: w | command.Fast | command.NoScript, First: 1, Last: -2, Step: 1, Run: bzpopmin, Group: g, Since: "5.0.0", ACL: blocking,
+			Summary: "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
+			Args:    "key [key ...] timeout"},
+		&command.Cmd{Name: "bzpopmax", Arity: -3, Flags: w | command.Fast | command.NoScript, First: 1, Last: -2, Step: 1, Run: bzpopmax, Group: g, Since: "5.0.0", ACL: blocking,
+			Summary: "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise.  Deletes the sorted set if the last element was popped.",
+			Args:    "key [key ...] timeout"},
+		&command.Cmd{Name: "bzmpop", Arity: -5, Flags: w, Keys: numkeysKeys(2, false), Run: bzmpop, Group: g, Since: "7.0.0", ACL: blocking,
+			Summary: "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
+			Args:    "timeout numkeys key [key ...] MIN | MAX [COUNT count]"},
+		&command.Cmd{Name: "zunion", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zunion, Group: g, Since: "6.2.0",
+			Summary: "Returns the union of multiple sorted sets.", Args: "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX] [WITHSCORES]"},
+		&command.Cmd{Name: "zinter", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zinter, Group: g, Since: "6.2.0",
+			Summary: "Returns the intersect of multiple sorted sets.", Args: "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX] [WITHSCORES]"},
+		&command.Cmd{Name: "zdiff", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zdiff, Group: g, Since: "6.2.0",
+			Summary: "Returns the difference between multiple sorted sets.", Args: "numkeys key [key ...] [WITHSCORES]"},
+		&command.Cmd{Name: "zintercard", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zintercard, Group: g, Since: "7.0.0",
+			Summary: "Returns the number of members of the intersect of multiple sorted sets.", Args: "numkeys key [key ...] [LIMIT limit]"},
+		&command.Cmd{Name: "zunionstore", Arity: -4, Flags: rw, Keys: numkeysKeys(2, true), Run: zunionstore, Group: g, Since: "2.0.0",
+			Summary: "Stores the union of multiple sorted sets in a key.", Args: "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]"},
+		&command.Cmd{Name: "zinterstore", Arity: -4, Flags: rw, Keys: numkeysKeys(2, true), Run: zinterstore, Group: g, Since: "2.0.0",
+			Summary: "Stores the intersect of multiple sorted sets in a key.", Args: "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]"},
+		&command.Cmd{Name: "zdiffstore", Arity: -4, Flags: rw, Keys: numkeysKeys(2, true), Run: zdiffstore, Group: g, Since: "6.2.0",
+			Summary: "Stores the difference of multiple sorted sets in a key.", Args: "destination numkeys key [key ...]"},
+		key1(&command.Cmd{Name: "zrandmember", Arity: -2, Flags: ro, Run: zrandmember, Group: g, Since: "6.2.0",
+			Summary: "Returns one or more random members from a sorted set.", Args: "key [count [WITHSCORES]]"}),
+		key1(&command.Cmd{Name: "zscan", Arity: -3, Flags: ro, Run: zscan, Group: g, Since: "2.8.0",
+			Summary: "Iterates over members and scores of a sorted set.", Args: "key cursor [MATCH pattern] [COUNT count]"}),
+	)
+}
