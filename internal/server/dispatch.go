@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	rtdebug "runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -98,7 +99,7 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	c.lastCmd.Store(cmd)
 	c.running = cmd
 	c.lock(cmd, args)
-	cmd.Run(&c.ctx)
+	c.run(cmd)
 	var h *holding
 	if cmd.Flags&command.Write != 0 && c.blocked == nil { // a command that blocked changed nothing
 		if cmd.Flags&command.SelfTouch == 0 {
@@ -126,7 +127,7 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	c.ctx.Args = args
 	start := time.Now()
 	mark := len(c.out.B)
-	cmd.Run(&c.ctx)
+	c.run(cmd)
 	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write {
 		c.touchKeys(cmd, args)
 	}
@@ -211,4 +212,20 @@ func (c *client) unlockShards(db *keyspace.DB) {
 		}
 	}
 	c.locks, c.other = c.locks[:0], nil
+}
+
+// run runs a handler. A panic is a bug, but it must not leave the command's
+// shard locks held (every other client would hang on them): it is recovered
+// here, where the caller still unlocks, counted in INFO, and the connection
+// is closed after an error reply.
+func (c *client) run(cmd *command.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.s.logf("warning", "BUG: panic in %s for client id=%d: %v\n%s", cmd.Name, c.id, r, rtdebug.Stack())
+			c.s.stats.panics.Add(1)
+			c.out.Error("ERR internal error")
+			c.closing = true
+		}
+	}()
+	cmd.Run(&c.ctx)
 }
