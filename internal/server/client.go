@@ -34,24 +34,24 @@ type client struct {
 	locks  []int // shard indexes locked for the running command
 	keys   []int // scratch for key positions
 
-	authed   bool
-	closing  bool // close after flushing replies (QUIT, protocol error)
-	multi    *multiState
-	watch    keyspace.Watch
-	watched  []watchedKey
+	authed     bool
+	closing    bool // close after flushing replies (QUIT, protocol error)
+	multi      *multiState
+	watch      keyspace.Watch
+	watched    []watchedKey
 	watchCount atomic.Int32
-	pubsub   *subscriber // non-nil once the client has subscribed
-	lastCmd  atomic.Pointer[command.Cmd]
-	dbNum    atomic.Int32
-	proto    atomic.Int32
-	created  time.Time
-	lastSeen atomic.Int64 // unix ms of the last command
-	calls    []atomic.Uint64
-	usec     []atomic.Uint64
-	hits     atomic.Int64
-	misses   atomic.Int64
-	netIn    atomic.Int64
-	netOut   atomic.Int64
+	pubsub     *subscriber // non-nil once the client has subscribed
+	lastCmd    atomic.Pointer[command.Cmd]
+	dbNum      atomic.Int32
+	proto      atomic.Int32
+	created    time.Time
+	lastSeen   atomic.Int64 // unix ms of the last command
+	calls      []atomic.Uint64
+	usec       []atomic.Uint64
+	hits       atomic.Int64
+	misses     atomic.Int64
+	netIn      atomic.Int64
+	netOut     atomic.Int64
 
 	infoMu  sync.Mutex
 	name    string

@@ -123,7 +123,7 @@ func clientKill(x *command.Ctx) {
 		id               int64
 		addr, laddr, typ string
 		user             string
-		skipMe           = true
+		skipMe                 = true
 		maxAge           int64 = -1
 	)
 	for i := 0; i < len(args); i += 2 {
