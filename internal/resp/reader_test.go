@@ -29,7 +29,7 @@ func TestSplitArgs(t *testing.T) {
 		{`""`, []string{""}, true},
 		{`'' ""`, []string{"", ""}, true},
 		{"a\vb\fc", []string{"a\vb\fc"}, true}, // only space, tab, CR, LF end an unquoted word
-		{"\va\f", []string{"a\f"}, true},        // but any C blank is skipped before one
+		{"\va\f", []string{"a\f"}, true},       // but any C blank is skipped before one
 		{`"a"` + "\v" + `b`, []string{"a", "b"}, true},
 		{"a\x00b c", []string{"a"}, true}, // a NUL ends the line, as in C
 		{"\"a\x00\"", nil, false},
@@ -128,10 +128,10 @@ func TestParserFraming(t *testing.T) {
 		{"*1\r\n$4\r\nPING\r\n", [][]string{{"PING"}}},
 		{"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n", [][]string{{"SET", "k", ""}}},
 		{"*2\r\n$4\r\nECHO\r\n$3\r\na\r\n\r\n", [][]string{{"ECHO", "a\r\n"}}}, // binary-safe
-		{"*0\r\n*-1\r\n*-5\r\nPING\r\n", [][]string{{"PING"}}},                  // empty and negative counts are skipped
-		{"\r\n\n   \r\nPING\n", [][]string{{"PING"}}},                           // blank inline lines too
-		{"*1\rX$4\r\nPING\r\n", [][]string{{"PING"}}},                           // Redis skips whatever byte follows '\r'
-		{"*1\r\n$4\r\nPINGxy*1\r\n$1\r\nA\r\n", [][]string{{"PING"}, {"A"}}},    // and the two bytes after a bulk
+		{"*0\r\n*-1\r\n*-5\r\nPING\r\n", [][]string{{"PING"}}},                 // empty and negative counts are skipped
+		{"\r\n\n   \r\nPING\n", [][]string{{"PING"}}},                          // blank inline lines too
+		{"*1\rX$4\r\nPING\r\n", [][]string{{"PING"}}},                          // Redis skips whatever byte follows '\r'
+		{"*1\r\n$4\r\nPINGxy*1\r\n$1\r\nA\r\n", [][]string{{"PING"}, {"A"}}},   // and the two bytes after a bulk
 		{"set a 'b c'\r\nget a\n", [][]string{{"set", "a", "b c"}, {"get", "a"}}},
 		{"*2\r\n$4\r\nECHO\r\n$100000\r\n" + big + "\r\n", [][]string{{"ECHO", big}}},
 	} {
