@@ -1,13 +1,16 @@
 package server
 
 import (
+	"slices"
+
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
 // Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH. EXEC locks every shard
 // its queued commands touch (every shard of every database if one of them
-// needs that) for the whole block, so a transaction is atomic across shards.
+// needs that, or selects another database) for the whole block, so a
+// transaction is atomic across shards.
 
 type multiState struct {
 	cmds    []queued
@@ -34,6 +37,16 @@ func (m *multiState) queue(cmd *command.Cmd, args [][]byte) {
 	m.cmds = append(m.cmds, queued{cmd, cp})
 }
 
+// execLocks is what a running EXEC holds, so that handlers which lock shards
+// themselves (INFO keyspace) skip those and do not deadlock on their own
+// client's locks.
+type execLocks struct {
+	active bool
+	all    bool // every shard of every database
+	whole  bool // every shard of db
+	db     int  // the database of whole or of the shards in client.locks
+}
+
 type watchedKey struct {
 	db     int
 	key    string
@@ -47,7 +60,16 @@ func multi(x *command.Ctx) {
 		return
 	}
 	c.multi = &multiState{}
+	c.queued.Store(0)
 	x.W.OK()
+}
+
+// endMulti leaves MULTI state and drops every WATCH (Redis's
+// discardTransaction).
+func (c *client) endMulti() {
+	c.multi = nil
+	c.queued.Store(-1)
+	c.unwatchAll()
 }
 
 func discard(x *command.Ctx) {
@@ -56,8 +78,7 @@ func discard(x *command.Ctx) {
 		x.Error("ERR DISCARD without MULTI")
 		return
 	}
-	c.multi = nil
-	c.unwatchAll()
+	c.endMulti()
 	x.W.OK()
 }
 
@@ -69,19 +90,26 @@ func exec(x *command.Ctx) {
 		return
 	}
 	c.multi = nil
+	defer c.queued.Store(-1) // CLIENT LIST shows the transaction until EXEC ends
 	if m.aborted {
 		c.unwatchAll()
 		x.Error("EXECABORT Transaction discarded because of previous errors.")
 		return
 	}
-	all, whole := false, false
+	c.execLocked(m.cmds)
+}
+
+// execLocked runs the transaction under its locks. The deferred release
+// keeps the shards usable even if the transaction's own code fails.
+func (c *client) execLocked(cmds []queued) {
+	e := execLocks{active: true, db: c.ctx.DBID}
 	c.locks = c.locks[:0]
-	for _, q := range m.cmds {
+	for _, q := range cmds {
 		switch {
 		case q.cmd.Flags&command.LockAll != 0 || q.cmd.Name == "select":
-			all = true
+			e.all = true
 		case q.cmd.Flags&command.LockDB != 0:
-			whole = true
+			e.whole = true
 		default:
 			c.keys = q.cmd.KeyPositions(q.args, c.keys[:0])
 			for _, i := range c.keys {
@@ -91,31 +119,54 @@ func exec(x *command.Ctx) {
 	}
 	db := c.ctx.DB
 	switch {
-	case all:
+	case e.all:
 		c.s.ks.LockAll()
-	case whole:
+	case e.whole:
 		db.LockAll()
 	default:
 		c.lockShards()
 	}
-	if c.watchDirty() {
-		x.W.NullArray()
-	} else {
-		x.W.Array(len(m.cmds))
-		for _, q := range m.cmds {
-			c.runLocked(q.cmd, q.args)
+	c.exec = e
+	defer func() {
+		c.exec = execLocks{}
+		switch {
+		case e.all:
+			c.s.ks.UnlockAll()
+		case e.whole:
+			db.UnlockAll()
+		default:
+			c.unlockShards(db)
 		}
+		c.releaseHeld()
+	}()
+	dirty := c.watchDirty()
+	c.unwatchAll() // as soon as it is decided, as Redis does
+	if dirty {
+		c.out.NullArray()
+		return
 	}
+	c.out.Array(len(cmds))
+	for _, q := range cmds {
+		c.runLocked(q.cmd, q.args)
+	}
+}
+
+// holdsShard reports whether the running EXEC already holds shard i of
+// database db.
+func (c *client) holdsShard(db, i int) bool {
+	e := &c.exec
 	switch {
-	case all:
-		c.s.ks.UnlockAll()
-	case whole:
-		db.UnlockAll()
-	default:
-		c.unlockShards(db)
+	case !e.active:
+		return false
+	case e.all:
+		return true
+	case db != e.db:
+		return false
+	case e.whole:
+		return true
 	}
-	c.locks = c.locks[:0] // call() must not unlock them again
-	c.unwatchAll()
+	_, ok := slices.BinarySearch(c.locks, i)
+	return ok
 }
 
 // watchDirty reports whether a watched key changed or expired since WATCH.
@@ -164,13 +215,21 @@ func unwatch(x *command.Ctx) {
 	x.W.OK()
 }
 
-// unwatchAll drops every WATCH, locking each key's shard in turn.
+// unwatchAll drops every WATCH, locking each key's shard in turn unless the
+// running EXEC already holds it.
 func (c *client) unwatchAll() {
 	for _, w := range c.watched {
-		sh := c.s.ks.DBs[w.db].ShardFor([]byte(w.key))
-		sh.Lock()
-		sh.RemoveWatch([]byte(w.key), &c.watch)
-		sh.Unlock()
+		key := []byte(w.key)
+		i := keyspace.ShardIndex(key)
+		sh := c.s.ks.DBs[w.db].Shard(i)
+		held := c.holdsShard(w.db, i)
+		if !held {
+			sh.Lock()
+		}
+		sh.RemoveWatch(key, &c.watch)
+		if !held {
+			sh.Unlock()
+		}
 	}
 	c.watched = c.watched[:0]
 	c.watchCount.Store(0)

@@ -16,8 +16,12 @@ type serverStats struct {
 	connections atomic.Int64
 	refused     atomic.Int64 // connections refused at maxclients
 	panics      atomic.Int64
-	netIn       atomic.Int64
-	netOut      atomic.Int64
+	// clients closed for client-query-buffer-limit and for
+	// pubsub-output-buffer-limit (INFO's client_*_limit_disconnections)
+	qbufLimitDisconnections atomic.Int64
+	obufLimitDisconnections atomic.Int64
+	netIn                   atomic.Int64
+	netOut                  atomic.Int64
 
 	mu         sync.Mutex
 	calls      []uint64 // closed clients' calls per command ID
@@ -156,6 +160,8 @@ func (s *Server) resetStats() {
 	s.stats.mu.Unlock()
 	s.stats.connections.Store(0)
 	s.stats.refused.Store(0)
+	s.stats.qbufLimitDisconnections.Store(0)
+	s.stats.obufLimitDisconnections.Store(0)
 	s.stats.netIn.Store(0)
 	s.stats.netOut.Store(0)
 	s.mu.Lock()
