@@ -191,22 +191,23 @@ func (p *Parser) reset() {
 }
 
 func (p *Parser) inline(buf []byte, start int) ([][]byte, int, error) {
+	// The limit is on the line without its CR LF. While the LF is missing, a
+	// CR may be pending, hence the +1: the verdict does not depend on how
+	// the line was split across reads.
 	nl := bytes.IndexByte(buf[start:], '\n')
 	if nl < 0 {
-		if len(buf)-start > p.Limits.MaxInline {
+		if len(buf)-start > p.Limits.MaxInline+1 {
 			return nil, start, protoErr("too big inline request")
 		}
 		return nil, start, ErrIncomplete
 	}
 	nl += start
-	// Checked on the complete line too, so that the outcome does not depend
-	// on how the line was split across reads.
-	if nl-start > p.Limits.MaxInline {
-		return nil, start, protoErr("too big inline request")
-	}
 	line := buf[start:nl]
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
+	}
+	if len(line) > p.Limits.MaxInline {
+		return nil, start, protoErr("too big inline request")
 	}
 	args, ok := SplitArgs(line, p.args[:0])
 	if !ok {

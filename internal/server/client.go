@@ -67,6 +67,8 @@ type client struct {
 	misses     atomic.Int64
 	netIn      atomic.Int64
 	netOut     atomic.Int64
+	reads      atomic.Int64 // socket reads and writes, INFO total_*_processed
+	writes     atomic.Int64
 
 	infoMu  sync.Mutex
 	name    string
@@ -130,6 +132,7 @@ func (c *client) serve() {
 		}
 		n, err := c.conn.Read(c.in[c.w:])
 		if n > 0 {
+			c.reads.Add(1)
 			c.netIn.Add(int64(n))
 			c.w += n
 			c.process()
@@ -238,6 +241,7 @@ func (c *client) flush() bool {
 		return ok
 	}
 	n, err := c.conn.Write(c.out.B)
+	c.writes.Add(1)
 	c.netOut.Add(int64(n))
 	c.resetOut()
 	return err == nil

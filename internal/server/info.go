@@ -192,7 +192,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		for _, n := range calls {
 			total += n
 		}
-		in, out := s.netTotals()
+		in, out, reads, writes := s.netTotals()
 		s.stats.mu.Lock()
 		var errs uint64
 		for _, n := range s.stats.errs {
@@ -214,6 +214,8 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "pubsubshard_channels", len(s.hub.channels(kindShard, nil)))
 		kv(b, "total_forks", 0)
 		kv(b, "total_error_replies", errs)
+		kv(b, "total_reads_processed", reads)
+		kv(b, "total_writes_processed", writes)
 		kv(b, "client_query_buffer_limit_disconnections", s.stats.qbufLimitDisconnections.Load())
 		kv(b, "client_output_buffer_limit_disconnections", s.stats.obufLimitDisconnections.Load())
 		kv(b, "recovered_panics", s.stats.panics.Load())

@@ -154,6 +154,7 @@ func (p *subscriber) writer() {
 		p.mu.Unlock()
 		if len(out) > 0 {
 			n, err := p.c.conn.Write(out)
+			p.c.writes.Add(1)
 			p.c.netOut.Add(int64(n))
 			if err != nil {
 				p.mu.Lock()
