@@ -91,7 +91,7 @@ func TestInlineCommands(t *testing.T) {
 		want []any
 	}{
 		{"PING\r\n", []any{Status("PONG")}},
-		{"ping\n", []any{Status("PONG")}}, // bare LF
+		{"ping\n", []any{Status("PONG")}},                      // bare LF
 		{"\r\n\r\n\n   \r\n\tPING\r\n", []any{Status("PONG")}}, // empty lines are skipped
 		{`SET k "hello world"` + "\r\n", []any{Status("OK")}},
 		{"GET k\r\n", []any{"hello world"}},
@@ -308,7 +308,7 @@ func TestRESP3Shapes(t *testing.T) {
 	if m[8] != "mode" || m[9] != "standalone" || m[10] != "role" || m[11] != "master" || m[12] != "modules" {
 		t.Fatalf("HELLO 3 = %#v", m)
 	}
-	r.expect(nil, "GET", "nosuch")                                   // _ null
+	r.expect(nil, "GET", "nosuch")                                      // _ null
 	r.expect(Map{"maxclients", "10000"}, "CONFIG", "GET", "maxclients") // % map
 	info := r.do("COMMAND", "INFO", "get").([]any)[0].([]any)
 	if _, ok := info[2].(Set); !ok { // ~ set of flags
