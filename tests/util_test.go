@@ -112,3 +112,13 @@ func req(words ...string) string { return encode(words...) }
 
 // bulkN is a bulk string reply of n bytes of c.
 func bulkN(n int, c byte) string { return strings.Repeat(string(c), n) }
+
+// containsAll reports whether s contains every part.
+func containsAll(s string, parts ...string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}

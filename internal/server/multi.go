@@ -137,6 +137,7 @@ func (c *client) execLocked(cmds []queued) {
 		default:
 			c.unlockShards(db)
 		}
+		c.locks = c.locks[:0] // also when all/whole made them moot: call() must not unlock them
 		c.releaseHeld()
 	}()
 	dirty := c.watchDirty()
@@ -188,9 +189,6 @@ func watch(x *command.Ctx) {
 		x.Error("ERR WATCH inside MULTI is not allowed")
 		return
 	}
-	if len(c.watched) == 0 {
-		c.watch.Reset()
-	}
 outer:
 	for _, k := range x.Args[1:] {
 		for _, w := range c.watched {
@@ -233,6 +231,7 @@ func (c *client) unwatchAll() {
 	}
 	c.watched = c.watched[:0]
 	c.watchCount.Store(0)
+	c.watch.Reset() // no writer can reach it any more: the next WATCH starts clean
 }
 
 func init() {
