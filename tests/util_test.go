@@ -122,3 +122,15 @@ func containsAll(s string, parts ...string) bool {
 	}
 	return true
 }
+
+// drainedToClose reads and discards what the server sent until it closes
+// the connection (true) or stays silent for 2 seconds (false).
+func (r *raw) drainedToClose() bool {
+	buf := make([]byte, 64<<10)
+	for {
+		r.conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+		if _, err := r.r.Read(buf); err != nil {
+			return !isTimeout(err)
+		}
+	}
+}
