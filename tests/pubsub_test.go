@@ -26,7 +26,7 @@ func TestSubscribeRESP2(t *testing.T) {
 	r.expect(Err("ERR Can't execute 'get': "+subscribedOnly), "GET", "x")
 	r.expect(Err("ERR Can't execute 'config|get': "+subscribedOnly), "CONFIG", "GET", "x")
 	r.expect(Err("ERR unknown command 'NOPE', with args beginning with: "), "NOPE") // existence is checked first
-	r.expect(Err("ERR wrong number of arguments for 'get' command"), "GET")        // and arity
+	r.expect(Err("ERR wrong number of arguments for 'get' command"), "GET")         // and arity
 	r.expect([]any{"pong", ""}, "PING")
 	r.expect([]any{"pong", "hi"}, "PING", "hi")
 	r.expect([]any{"psubscribe", "p*", int64(3)}, "PSUBSCRIBE", "p*") // channels and patterns count together
