@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -333,4 +334,18 @@ func TestGoRedisPubSub(t *testing.T) {
 			return n == 0
 		})
 	}
+}
+
+// TestAbusivePattern: a pattern of many stars that cannot match must not
+// stall PUBLISH (glob matching used to take exponential time).
+func TestAbusivePattern(t *testing.T) {
+	s := start(t)
+	sub := s.raw(t)
+	pat := strings.Repeat("*a", 30) + "*b"
+	sub.expect([]any{"psubscribe", pat, int64(1)}, "PSUBSCRIBE", pat)
+	p := s.raw(t)
+	p.expect(int64(0), "PUBLISH", strings.Repeat("a", 500), "x") // read deadline: 5 s
+	p.expect(int64(1), "PUBLISH", strings.Repeat("a", 500)+"b", "x")
+	p.expect([]any{}, "PUBSUB", "CHANNELS", pat)
+	p.expect([]any{}, "CONFIG", "GET", strings.Repeat("*e", 30)+"*x")
 }
