@@ -1,7 +1,7 @@
 package tests
 
 import (
-	"context"
+	"net"
 	"reflect"
 	"strconv"
 	"strings"
@@ -240,7 +240,8 @@ func TestShutdown(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("server not shutting down")
 	}
-	if _, err := s.client(t).Ping(context.Background()).Result(); err == nil {
+	if c, err := net.Dial("tcp", s.Addr); err == nil {
+		c.Close()
 		t.Fatal("still accepting after SHUTDOWN")
 	}
 }
