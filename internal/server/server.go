@@ -147,7 +147,12 @@ func (s *Server) Serve() error {
 	return first
 }
 
+// accept serves one listener. Accept errors other than the listener being
+// closed (out of file descriptors, aborted handshakes) are logged and retried
+// with a growing pause, as Redis logs and goes on: they must not stop the
+// server.
 func (s *Server) accept(l net.Listener) error {
+	var pause time.Duration
 	for {
 		conn, err := l.Accept()
 		if err != nil {
@@ -156,13 +161,15 @@ func (s *Server) accept(l net.Listener) error {
 				return nil
 			default:
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(5 * time.Millisecond)
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return err
 			}
-			return err
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			s.logf("warning", "Accepting client connection: %v", err)
+			time.Sleep(pause)
+			continue
 		}
+		pause = 0
 		s.stats.connections.Add(1)
 		if tc, ok := conn.(*net.TCPConn); ok {
 			tc.SetNoDelay(true)
