@@ -286,3 +286,38 @@ func FuzzParser(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkParserPipeline frames a buffer of 100 SET commands.
+func BenchmarkParserPipeline(b *testing.B) {
+	var buf []byte
+	for range 100 {
+		buf = append(buf, "*3\r\n$3\r\nSET\r\n$10\r\nkey:000001\r\n$16\r\nvalue-0123456789\r\n"...)
+	}
+	p := NewParser(DefaultLimits)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for r := 0; r < len(buf); {
+			_, end, err := p.Next(buf, r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			r = end
+		}
+	}
+}
+
+// BenchmarkParserInline frames inline commands with quoting.
+func BenchmarkParserInline(b *testing.B) {
+	line := []byte("SET \"key with space\" 'value \\' quoted' plain\r\n")
+	buf := make([]byte, len(line))
+	p := NewParser(DefaultLimits)
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(buf, line) // decoding is in place
+		if _, _, err := p.Next(buf, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -44,9 +44,7 @@ func quit(x *command.Ctx) {
 // library name and version stay (as in Redis).
 func reset(x *command.Ctx) {
 	c := cl(x)
-	c.multi = nil
-	c.queued.Store(-1)
-	c.unwatchAll()
+	c.endMulti()
 	if c.pubsub != nil {
 		c.s.hub.unsubscribeAll(c)
 	}
