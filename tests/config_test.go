@@ -91,7 +91,7 @@ func TestConfigSet(t *testing.T) {
 		{[]string{"nosuch", "1"}, Err("ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'")},
 		{[]string{"hz", "abc", "nosuch", "1"}, Err("ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'")}, // names first
 		{[]string{"hz"}, Err("ERR wrong number of arguments for 'config|set' command")},
-		{[]string{"hz", "5", "timeout"}, Err("ERR wrong number of arguments for 'config|set' command")},
+		{[]string{"hz", "5", "timeout"}, Err("ERR syntax error")},
 	} {
 		if got := r.do(append([]string{"CONFIG", "SET"}, tc.args...)...); got != tc.want {
 			t.Errorf("CONFIG SET %q: got %#v, want %#v", tc.args, got, tc.want)

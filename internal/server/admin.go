@@ -52,7 +52,7 @@ func configSet(x *command.Ctx) {
 	s := cl(x).s
 	args := x.Args[2:]
 	if len(args)%2 != 0 {
-		x.Error(command.WrongArgs("config|set"))
+		x.Error(command.ErrSyntax)
 		return
 	}
 	fail := func(name []byte, why string) {

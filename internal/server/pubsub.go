@@ -432,6 +432,7 @@ func publishCmd(kind int) func(*command.Ctx) {
 func init() {
 	const g = "pubsub"
 	ps := command.PubSub | command.NoScript | command.Loading | command.Stale
+	pub := command.PubSub | command.Loading | command.Stale // scripts may publish and introspect
 	command.Register(
 		&command.Cmd{Name: "subscribe", Arity: -2, Flags: ps, Run: subCmd(kindChannel), Group: g, Since: "2.0.0",
 			Summary: "Listens for messages published to channels.", Args: "channel [channel ...]"},
@@ -445,21 +446,21 @@ func init() {
 			Summary: "Stops listening to messages published to channels that match one or more patterns.", Args: "[pattern [pattern ...]]"},
 		&command.Cmd{Name: "sunsubscribe", Arity: -1, Flags: ps, Run: unsubCmd(kindShard), Group: g, Since: "7.0.0",
 			Summary: "Stops listening to messages posted to shard channels.", Args: "[shardchannel [shardchannel ...]]", First: 1, Last: -1, Step: 1},
-		&command.Cmd{Name: "publish", Arity: 3, Flags: ps | command.Fast, Run: publishCmd(kindChannel), Group: g, Since: "2.0.0",
+		&command.Cmd{Name: "publish", Arity: 3, Flags: pub | command.Fast, Run: publishCmd(kindChannel), Group: g, Since: "2.0.0",
 			Summary: "Posts a message to a channel.", Args: "channel message"},
-		&command.Cmd{Name: "spublish", Arity: 3, Flags: ps | command.Fast, Run: publishCmd(kindShard), Group: g, Since: "7.0.0",
+		&command.Cmd{Name: "spublish", Arity: 3, Flags: pub | command.Fast, Run: publishCmd(kindShard), Group: g, Since: "7.0.0",
 			Summary: "Post a message to a shard channel", Args: "shardchannel message", First: 1, Last: 1, Step: 1},
 		&command.Cmd{Name: "pubsub", Arity: -2, Group: g, Since: "2.8.0", Summary: "A container for Pub/Sub commands.",
 			Subs: []*command.Cmd{
-				{Name: "pubsub|channels", Arity: -2, Flags: ps, Group: g, Since: "2.8.0", Summary: "Returns the active channels.", Args: "[pattern]",
+				{Name: "pubsub|channels", Arity: -2, Flags: pub, Group: g, Since: "2.8.0", Summary: "Returns the active channels.", Args: "[pattern]",
 					Run: func(x *command.Ctx) { pubsubChannels(x, kindChannel) }},
-				{Name: "pubsub|shardchannels", Arity: -2, Flags: ps, Group: g, Since: "7.0.0", Summary: "Returns the active shard channels.", Args: "[pattern]",
+				{Name: "pubsub|shardchannels", Arity: -2, Flags: pub, Group: g, Since: "7.0.0", Summary: "Returns the active shard channels.", Args: "[pattern]",
 					Run: func(x *command.Ctx) { pubsubChannels(x, kindShard) }},
-				{Name: "pubsub|numsub", Arity: -2, Flags: ps, Group: g, Since: "2.8.0", Summary: "Returns a count of subscribers to channels.", Args: "[channel [channel ...]]",
+				{Name: "pubsub|numsub", Arity: -2, Flags: pub, Group: g, Since: "2.8.0", Summary: "Returns a count of subscribers to channels.", Args: "[channel [channel ...]]",
 					Run: func(x *command.Ctx) { pubsubNumSub(x, kindChannel) }},
-				{Name: "pubsub|shardnumsub", Arity: -2, Flags: ps, Group: g, Since: "7.0.0", Summary: "Returns the count of subscribers of shard channels.", Args: "[shardchannel [shardchannel ...]]",
+				{Name: "pubsub|shardnumsub", Arity: -2, Flags: pub, Group: g, Since: "7.0.0", Summary: "Returns the count of subscribers of shard channels.", Args: "[shardchannel [shardchannel ...]]",
 					Run: func(x *command.Ctx) { pubsubNumSub(x, kindShard) }},
-				{Name: "pubsub|numpat", Arity: 2, Flags: ps, Group: g, Since: "2.8.0", Summary: "Returns a count of unique pattern subscriptions.",
+				{Name: "pubsub|numpat", Arity: 2, Flags: pub, Group: g, Since: "2.8.0", Summary: "Returns a count of unique pattern subscriptions.",
 					Run: func(x *command.Ctx) { x.W.Int(int64(x.Conn.(*client).s.hub.numPat())) }},
 				helpCmd("pubsub", []string{
 					"CHANNELS [<pattern>]", "    Return the currently active channels matching a <pattern> (default: '*').",
