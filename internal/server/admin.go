@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -105,8 +104,7 @@ func shutdown(x *command.Ctx) {
 			return
 		}
 	}
-	c.closing = true
-	go c.s.Shutdown(context.Background())
+	c.closing, c.shutdown = true, true
 }
 
 func timeCmd(x *command.Ctx) {

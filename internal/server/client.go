@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net"
 	"runtime/debug"
 	"sync"
@@ -43,6 +44,7 @@ type client struct {
 
 	authed   bool
 	closing  bool // close after flushing replies (QUIT, protocol error)
+	shutdown bool // SHUTDOWN: stop the server once the replies before it are out
 	deadline bool // a read deadline (timeout) is set on conn
 	multi    *multiState
 	exec     execLocks // what the running EXEC holds
@@ -136,7 +138,11 @@ func (c *client) serve() {
 			c.netIn.Add(int64(n))
 			c.w += n
 			c.process()
-			if !c.flush() {
+			ok := c.flush()
+			if c.shutdown {
+				go c.s.Shutdown(context.Background())
+			}
+			if !ok {
 				return
 			}
 		}
@@ -240,8 +246,8 @@ func (c *client) flush() bool {
 		c.resetOut()
 		return ok
 	}
+	c.writes.Add(1) // before the bytes can reach the client: a test may read INFO next
 	n, err := c.conn.Write(c.out.B)
-	c.writes.Add(1)
 	c.netOut.Add(int64(n))
 	c.resetOut()
 	return err == nil

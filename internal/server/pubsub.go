@@ -153,8 +153,8 @@ func (p *subscriber) writer() {
 		p.buf = spare[:0]
 		p.mu.Unlock()
 		if len(out) > 0 {
-			n, err := p.c.conn.Write(out)
 			p.c.writes.Add(1)
+			n, err := p.c.conn.Write(out)
 			p.c.netOut.Add(int64(n))
 			if err != nil {
 				p.mu.Lock()
