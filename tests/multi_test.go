@@ -394,3 +394,50 @@ func TestWatchOptimisticLocking(t *testing.T) {
 		t.Fatalf("counter = %d, %v; want %d", n, err, clients*each)
 	}
 }
+
+// TestExecLockOrder: EXEC must not take a shard lock out of order while it
+// holds others (dropping a WATCH on a lower shard, or INFO counting keys),
+// or it deadlocks against a multi-key command locking in order.
+func TestExecLockOrder(t *testing.T) {
+	s := start(t)
+	lo, hi := shardedKeys(t)
+	if keyspace.ShardIndex([]byte(lo)) > keyspace.ShardIndex([]byte(hi)) {
+		lo, hi = hi, lo
+	}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errc := make(chan error, 3)
+	run := func(f func(c *redis.Client) error) {
+		c := s.client(t, func(o *redis.Options) { o.ReadTimeout = 5 * time.Second; o.MaxRetries = -1 })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				if err := f(c); err != nil && !errors.Is(err, redis.TxFailedErr) {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	run(func(c *redis.Client) error { // watch the low shard, write the high one
+		return c.Watch(ctx, func(tx *redis.Tx) error {
+			_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error { p.Set(ctx, hi, "1", 0); return nil })
+			return err
+		}, lo)
+	})
+	run(func(c *redis.Client) error { // INFO inside a transaction holding the high shard
+		_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, hi, "2", 0)
+			p.Info(ctx, "keyspace")
+			return nil
+		})
+		return err
+	})
+	run(func(c *redis.Client) error { return c.Del(ctx, lo, hi).Err() }) // locks low, then high
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+}

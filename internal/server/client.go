@@ -47,7 +47,7 @@ type client struct {
 	shutdown bool // SHUTDOWN: stop the server once the replies before it are out
 	deadline bool // a read deadline (timeout) is set on conn
 	multi    *multiState
-	exec     execLocks // what the running EXEC holds
+	inExec   bool // an EXEC is running: it holds its shards (see execLocked)
 	watch    keyspace.Watch
 	watched  []watchedKey
 	pubsub   *subscriber // non-nil once the client has subscribed

@@ -287,12 +287,12 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 }
 
 // dbStats counts the keys and volatile keys of database i, locking one shard
-// at a time, except those that the caller's running EXEC already holds.
+// at a time, unless the caller is an EXEC, which holds them all (execLocked).
 func (s *Server) dbStats(c *client, i int) (keys, volatile int) {
 	db := s.ks.DBs[i]
+	held := c != nil && c.inExec
 	for j := 0; j < keyspace.ShardCount; j++ {
 		sh := db.Shard(j)
-		held := c.holdsShard(i, j)
 		if !held {
 			sh.Lock()
 		}

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"slices"
-
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
@@ -35,16 +33,6 @@ func (m *multiState) queue(cmd *command.Cmd, args [][]byte) {
 		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 	}
 	m.cmds = append(m.cmds, queued{cmd, cp})
-}
-
-// execLocks is what a running EXEC holds, so that handlers which lock shards
-// themselves (INFO keyspace) skip those and do not deadlock on their own
-// client's locks.
-type execLocks struct {
-	active bool
-	all    bool // every shard of every database
-	whole  bool // every shard of db
-	db     int  // the database of whole or of the shards in client.locks
 }
 
 type watchedKey struct {
@@ -91,25 +79,30 @@ func exec(x *command.Ctx) {
 	}
 	c.multi = nil
 	defer c.queued.Store(-1) // CLIENT LIST shows the transaction until EXEC ends
-	if m.aborted {
-		c.unwatchAll()
+	if !m.aborted {
+		c.execLocked(m.cmds)
+	} else {
 		x.Error("EXECABORT Transaction discarded because of previous errors.")
-		return
 	}
-	c.execLocked(m.cmds)
+	// Only now, with no shard held: taking a watched key's shard while
+	// holding others could invert the lock order and deadlock.
+	c.unwatchAll()
 }
 
-// execLocked runs the transaction under its locks. The deferred release
-// keeps the shards usable even if the transaction's own code fails.
+// execLocked runs the transaction under its locks: its keys' shards, every
+// shard of its database for a LockDB command, every shard of every
+// database for a LockAll command, SELECT, or INFO (which counts keys shard
+// by shard: inside EXEC it could only take them out of order). The deferred
+// release keeps the shards usable even if the transaction's own code fails.
 func (c *client) execLocked(cmds []queued) {
-	e := execLocks{active: true, db: c.ctx.DBID}
+	var all, whole bool
 	c.locks = c.locks[:0]
 	for _, q := range cmds {
 		switch {
-		case q.cmd.Flags&command.LockAll != 0 || q.cmd.Name == "select":
-			e.all = true
+		case q.cmd.Flags&command.LockAll != 0 || q.cmd.Name == "select" || q.cmd.Name == "info":
+			all = true
 		case q.cmd.Flags&command.LockDB != 0:
-			e.whole = true
+			whole = true
 		default:
 			c.keys = q.cmd.KeyPositions(q.args, c.keys[:0])
 			for _, i := range c.keys {
@@ -119,20 +112,20 @@ func (c *client) execLocked(cmds []queued) {
 	}
 	db := c.ctx.DB
 	switch {
-	case e.all:
+	case all:
 		c.s.ks.LockAll()
-	case e.whole:
+	case whole:
 		db.LockAll()
 	default:
 		c.lockShards()
 	}
-	c.exec = e
+	c.inExec = true
 	defer func() {
-		c.exec = execLocks{}
+		c.inExec = false
 		switch {
-		case e.all:
+		case all:
 			c.s.ks.UnlockAll()
-		case e.whole:
+		case whole:
 			db.UnlockAll()
 		default:
 			c.unlockShards(db)
@@ -140,34 +133,17 @@ func (c *client) execLocked(cmds []queued) {
 		c.locks = c.locks[:0] // also when all/whole made them moot: call() must not unlock them
 		c.releaseHeld()
 	}()
-	dirty := c.watchDirty()
-	c.unwatchAll() // as soon as it is decided, as Redis does
-	if dirty {
+	if c.watchDirty() {
 		c.out.NullArray()
 		return
 	}
+	// The watches no longer matter (Redis drops them here); their
+	// registrations go once the locks are released.
+	c.watchCount.Store(0)
 	c.out.Array(len(cmds))
 	for _, q := range cmds {
 		c.runLocked(q.cmd, q.args)
 	}
-}
-
-// holdsShard reports whether the running EXEC already holds shard i of
-// database db.
-func (c *client) holdsShard(db, i int) bool {
-	e := &c.exec
-	switch {
-	case !e.active:
-		return false
-	case e.all:
-		return true
-	case db != e.db:
-		return false
-	case e.whole:
-		return true
-	}
-	_, ok := slices.BinarySearch(c.locks, i)
-	return ok
 }
 
 // watchDirty reports whether a watched key changed or expired since WATCH.
@@ -209,25 +185,22 @@ outer:
 }
 
 func unwatch(x *command.Ctx) {
-	cl(x).unwatchAll()
+	// Inside EXEC this transaction holds shards; EXEC drops every WATCH
+	// when it ends.
+	if c := cl(x); !c.inExec {
+		c.unwatchAll()
+	}
 	x.W.OK()
 }
 
-// unwatchAll drops every WATCH, locking each key's shard in turn unless the
-// running EXEC already holds it.
+// unwatchAll drops every WATCH, locking each key's shard in turn. The caller
+// holds no shard lock.
 func (c *client) unwatchAll() {
 	for _, w := range c.watched {
-		key := []byte(w.key)
-		i := keyspace.ShardIndex(key)
-		sh := c.s.ks.DBs[w.db].Shard(i)
-		held := c.holdsShard(w.db, i)
-		if !held {
-			sh.Lock()
-		}
-		sh.RemoveWatch(key, &c.watch)
-		if !held {
-			sh.Unlock()
-		}
+		sh := c.s.ks.DBs[w.db].ShardFor([]byte(w.key))
+		sh.Lock()
+		sh.RemoveWatch([]byte(w.key), &c.watch)
+		sh.Unlock()
 	}
 	c.watched = c.watched[:0]
 	c.watchCount.Store(0)

@@ -194,7 +194,7 @@ func (h *hub) subscribe(c *client, kind int, names [][]byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	w := &c.out
-	if c.exec.active {
+	if c.inExec {
 		// The confirmations are part of EXEC's reply, still being built.
 		p.hold = true
 	} else {
