@@ -53,8 +53,8 @@ func TestPipelineOrderAndWrites(t *testing.T) {
 	// only by the second snapshot.
 	reads := atoi(t, after["total_reads_processed"]) - atoi(t, before["total_reads_processed"]) - 1
 	writes := atoi(t, after["total_writes_processed"]) - atoi(t, before["total_writes_processed"]) - 1
-	if reads < 1 || writes != reads {
-		t.Fatalf("pipeline of %d commands: %d reads, %d writes (want one write per read)", n, reads, writes)
+	if writes < 1 || writes > reads { // a read holding no complete command writes nothing
+		t.Fatalf("pipeline of %d commands: %d reads, %d writes (want at most one write per read)", n, reads, writes)
 	}
 }
 
