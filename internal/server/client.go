@@ -241,6 +241,9 @@ func (c *client) flush() bool {
 	if len(c.out.B) == 0 {
 		return true
 	}
+	if c.pubsub != nil && !c.subscribed() {
+		c.leavePubSub()
+	}
 	if c.pubsub != nil {
 		ok := c.pubsub.enqueue(c.out.B)
 		c.resetOut()

@@ -175,6 +175,19 @@ func (p *subscriber) writer() {
 	}
 }
 
+// leavePubSub returns a client without subscriptions to direct writes, so
+// that, like any client, it stops being read while it does not read its
+// replies (the queue has no limit once unsubscribed). Under the hub's lock
+// no publisher is delivering to it, and none can find it any more.
+func (c *client) leavePubSub() {
+	c.s.hub.mu.Lock()
+	p := c.pubsub
+	c.pubsub = nil
+	c.s.hub.mu.Unlock()
+	close(p.done)
+	<-p.exit // what was queued is written first, however long it takes
+}
+
 // stop flushes what is queued and ends the writer.
 func (p *subscriber) stop() {
 	close(p.done)

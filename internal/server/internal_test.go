@@ -29,7 +29,8 @@ func init() {
 // TestHandlerPanicIsContained: the panicking command answers an error in
 // place of its partial reply, releases its locks, is counted in INFO, and
 // the connection (and its transaction) carry on.
-func TestHandlerPanicIsContained(t *testing.T) {
+// startServer runs a server on a free loopback port until the test ends.
+func startServer(t *testing.T) *Server {
 	cfg, err := config.FromArgs([]string{"--port", "0"})
 	if err != nil {
 		t.Fatal(err)
@@ -41,22 +42,28 @@ func TestHandlerPanicIsContained(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- s.Serve() }()
-	defer func() {
+	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := s.Shutdown(ctx); err != nil {
 			t.Error(err)
 		}
 		<-done
-	}()
+	})
+	return s
+}
+
+// dial returns a send function: write the commands, then check each reply
+// line.
+func dial(t *testing.T, s *Server) (net.Conn, func(cmds string, want ...string)) {
 	conn, err := net.Dial("tcp", s.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	conn.SetDeadline(time.Now().Add(5 * time.Second))
 	in := bufio.NewReader(conn)
-	send := func(cmds string, want ...string) {
+	return conn, func(cmds string, want ...string) {
 		t.Helper()
 		if _, err := conn.Write([]byte(cmds)); err != nil {
 			t.Fatal(err)
@@ -68,6 +75,11 @@ func TestHandlerPanicIsContained(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestHandlerPanicIsContained(t *testing.T) {
+	s := startServer(t)
+	_, send := dial(t, s)
 	send("TEST-PANIC k\r\nSET k v\r\nGET k\r\n", "-ERR internal error running 'test-panic'", "+OK", "$1", "v")
 	send("MULTI\r\nSET k w\r\nTEST-PANIC k\r\nGET k\r\nEXEC\r\n",
 		"+OK", "+QUEUED", "+QUEUED", "+QUEUED", "*3", "+OK", "-ERR internal error running 'test-panic'", "$1", "w")
@@ -80,14 +92,25 @@ func TestHandlerPanicIsContained(t *testing.T) {
 		t.Fatalf("INFO stats: %s", b.String())
 	}
 	// Another connection can use the shard the panicking command held.
-	other, err := net.Dial("tcp", s.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	other.SetDeadline(time.Now().Add(5 * time.Second))
-	other.Write([]byte("SET k x\r\n"))
-	if got, _ := bufio.NewReader(other).ReadString('\n'); got != "+OK\r\n" {
-		t.Fatalf("other client: %q", got)
+	_, other := dial(t, s)
+	other("SET k x\r\n", "+OK")
+}
+
+// TestUnsubscribedClientWritesDirectly: once a client has no subscription
+// left, its replies bypass the pub/sub queue again, so it gets the
+// backpressure of any client that does not read.
+func TestUnsubscribedClientWritesDirectly(t *testing.T) {
+	s := startServer(t)
+	_, send := dial(t, s)
+	send("SUBSCRIBE a\r\n", "*3", "$9", "subscribe", "$1", "a", ":1")
+	c := s.clientList()[0]
+	send("UNSUBSCRIBE\r\nPING\r\n", "*3", "$11", "unsubscribe", "$1", "a", ":0", "+PONG")
+	send("PING\r\n", "+PONG") // the flush after this leaves the queue
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	if c.pubsub != nil {
+		t.Fatal("unsubscribed client still writes through the pub/sub queue")
 	}
 }
