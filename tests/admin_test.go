@@ -226,6 +226,8 @@ func TestShutdown(t *testing.T) {
 	r := s.raw(t)
 	r.expect(Err("ERR syntax error"), "SHUTDOWN", "LATER")
 	r.expect(Err("ERR No shutdown in progress."), "SHUTDOWN", "ABORT")
+	r.expect(Err("ERR syntax error"), "SHUTDOWN", "NOSAVE", "ABORT")
+	r.expect(Err("ERR syntax error"), "SHUTDOWN", "SAVE", "NOSAVE")
 	other := s.raw(t)
 	other.expect(Status("PONG"), "PING")
 	r.send(req("SHUTDOWN", "NOSAVE"))

@@ -91,18 +91,33 @@ func configSet(x *command.Ctx) {
 	x.W.OK()
 }
 
+// shutdown is SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT], checked as
+// Redis does. There is nothing to save yet and no delayed shutdown to abort.
 func shutdown(x *command.Ctx) {
 	c := cl(x)
+	var save, nosave, other, abort bool
 	for _, a := range x.Args[1:] {
 		switch {
-		case command.Is(a, "nosave"), command.Is(a, "save"), command.Is(a, "now"), command.Is(a, "force"):
+		case command.Is(a, "nosave"):
+			nosave = true
+		case command.Is(a, "save"):
+			save = true
+		case command.Is(a, "now"), command.Is(a, "force"):
+			other = true
 		case command.Is(a, "abort"):
-			x.Error("ERR No shutdown in progress.")
-			return
+			abort = true
 		default:
 			x.Error(command.ErrSyntax)
 			return
 		}
+	}
+	if (abort && (save || nosave || other)) || (save && nosave) {
+		x.Error(command.ErrSyntax)
+		return
+	}
+	if abort {
+		x.Error("ERR No shutdown in progress.")
+		return
 	}
 	c.closing, c.shutdown = true, true
 }
