@@ -49,7 +49,10 @@ func main() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		s.Shutdown(ctx)
+		if err := s.Shutdown(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "hotkv: clients did not stop in time:", err)
+			os.Exit(1)
+		}
 	}()
 	if err := s.Serve(); err != nil {
 		fmt.Fprintln(os.Stderr, "hotkv:", err)

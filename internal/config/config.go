@@ -5,8 +5,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
-	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -33,7 +34,13 @@ type Config struct {
 	MaxMemory              int64
 	MaxMemoryPolicy        string
 	PubSubOutputLimit      int64 // hard output buffer limit for pub/sub clients
+
+	File string // absolute path of the configuration file, if any (INFO config_file)
 }
+
+// MaxDatabases bounds "databases": every database preallocates its 1024
+// shards (about 100 KiB), so Redis's INT_MAX would exhaust memory at start.
+const MaxDatabases = 4096
 
 // Default returns Redis's defaults where Redis has the setting.
 func Default() *Config {
@@ -71,41 +78,84 @@ type Param struct {
 	Set       func(*Config, []string) error
 }
 
-var errRange = errors.New("argument must be a number in range")
+// Redis's CONFIG SET / config file value errors, word for word.
+var (
+	errNotInt    = errors.New("argument couldn't be parsed into an integer")
+	errNotMemory = errors.New("argument must be a memory value")
+)
 
-func intParam(name string, min, max int64, field func(*Config) *int64) *Param {
+func errRange(min, max int64) error {
+	return fmt.Errorf("argument must be between %d and %d inclusive", min, max)
+}
+
+// numParam is an integer setting; a memory setting also takes units (1kb...).
+func numParam[T int | int64](name string, memory bool, min, max int64, field func(*Config) *T) *Param {
 	return &Param{
 		Name: name,
-		Get:  func(c *Config) string { return strconv.FormatInt(*field(c), 10) },
+		Get:  func(c *Config) string { return strconv.FormatInt(int64(*field(c)), 10) },
 		Set: func(c *Config, v []string) error {
-			n, err := ParseMemory(v[0])
-			if err != nil || n < min || n > max {
-				return fmt.Errorf("argument must be between %d and %d inclusive", min, max)
+			n, err := parseNumber(v[0], memory)
+			if err != nil {
+				return err
 			}
-			*field(c) = n
+			if n < min || n > max {
+				return errRange(min, max)
+			}
+			*field(c) = T(n)
 			return nil
 		},
 	}
 }
 
-// Params is the settings table, sorted by name.
+func parseNumber(s string, memory bool) (int64, error) {
+	if memory {
+		n, err := ParseMemory(s)
+		if err != nil {
+			return 0, errNotMemory
+		}
+		return n, nil
+	}
+	n, ok := parseStrictInt(s)
+	if !ok {
+		return 0, errNotInt
+	}
+	return n, nil
+}
+
+func stringParam(name string, immutable bool, field func(*Config) *string) *Param {
+	return &Param{
+		Name:      name,
+		Immutable: immutable,
+		Get:       func(c *Config) string { return *field(c) },
+		Set:       func(c *Config, v []string) error { *field(c) = v[0]; return nil },
+	}
+}
+
+func immutable(p *Param) *Param { p.Immutable = true; return p }
+
+// Params is the settings table, sorted by name. Ranges are Redis's, except
+// where noted in docs/configuration.md.
 var Params = []*Param{
 	{Name: "bind", Immutable: true, Multi: true,
 		Get: func(c *Config) string { return strings.Join(c.Bind, " ") },
 		Set: func(c *Config, v []string) error { c.Bind = append([]string(nil), v...); return nil }},
-	intParam("client-query-buffer-limit", 1<<20, 1<<40, func(c *Config) *int64 { return &c.ClientQueryBufferLimit }),
-	{Name: "databases", Immutable: true,
-		Get: func(c *Config) string { return strconv.Itoa(c.Databases) },
-		Set: func(c *Config, v []string) error { return setInt(&c.Databases, v[0], 1, 1<<20) }},
-	{Name: "dir", Immutable: true,
-		Get: func(c *Config) string { return c.Dir },
-		Set: func(c *Config, v []string) error { c.Dir = v[0]; return nil }},
+	numParam("client-query-buffer-limit", true, 1<<20, math.MaxInt64, func(c *Config) *int64 { return &c.ClientQueryBufferLimit }),
+	immutable(numParam("databases", false, 1, MaxDatabases, func(c *Config) *int { return &c.Databases })),
+	stringParam("dir", true, func(c *Config) *string { return &c.Dir }),
 	{Name: "hz",
 		Get: func(c *Config) string { return strconv.Itoa(c.Hz) },
-		Set: func(c *Config, v []string) error { return setInt(&c.Hz, v[0], 1, 500) }},
-	{Name: "logfile", Immutable: true,
-		Get: func(c *Config) string { return c.LogFile },
-		Set: func(c *Config, v []string) error { c.LogFile = v[0]; return nil }},
+		Set: func(c *Config, v []string) error {
+			n, err := parseNumber(v[0], false)
+			if err != nil {
+				return err
+			}
+			if n < 0 || n > math.MaxInt32 {
+				return errRange(0, math.MaxInt32)
+			}
+			c.Hz = int(min(max(n, 1), 500)) // Redis clamps to its CONFIG_MIN_HZ..CONFIG_MAX_HZ
+			return nil
+		}},
+	stringParam("logfile", true, func(c *Config) *string { return &c.LogFile }),
 	{Name: "loglevel",
 		Get: func(c *Config) string { return c.LogLevel },
 		Set: func(c *Config, v []string) error {
@@ -116,31 +166,25 @@ var Params = []*Param{
 			}
 			return errors.New("argument(s) must be one of the following: debug, verbose, notice, warning, nothing")
 		}},
-	{Name: "maxclients",
-		Get: func(c *Config) string { return strconv.Itoa(c.MaxClients) },
-		Set: func(c *Config, v []string) error { return setInt(&c.MaxClients, v[0], 1, 1<<30) }},
-	intParam("maxmemory", 0, 1<<62, func(c *Config) *int64 { return &c.MaxMemory }),
+	numParam("maxclients", false, 1, math.MaxUint32, func(c *Config) *int { return &c.MaxClients }),
+	numParam("maxmemory", true, 0, math.MaxInt64, func(c *Config) *int64 { return &c.MaxMemory }),
 	{Name: "maxmemory-policy",
 		Get: func(c *Config) string { return c.MaxMemoryPolicy },
 		Set: func(c *Config, v []string) error {
 			if strings.ToLower(v[0]) != "noeviction" {
-				return errors.New("only noeviction is supported")
+				return errors.New("argument(s) must be one of the following: noeviction")
 			}
 			c.MaxMemoryPolicy = "noeviction"
 			return nil
 		}},
-	{Name: "port", Immutable: true,
-		Get: func(c *Config) string { return strconv.Itoa(c.Port) },
-		Set: func(c *Config, v []string) error { return setInt(&c.Port, v[0], 0, 65535) }},
-	intParam("proto-max-bulk-len", 1<<20, 1<<40, func(c *Config) *int64 { return &c.ProtoMaxBulkLen }),
-	intParam("proto-max-inline-len", 1<<10, 1<<30, func(c *Config) *int64 { return &c.ProtoMaxInlineLen }),
-	intParam("proto-max-multibulk-len", 1<<10, 1<<31-1, func(c *Config) *int64 { return &c.ProtoMaxMultibulkLen }),
-	intParam("pubsub-output-buffer-limit", 1<<10, 1<<40, func(c *Config) *int64 { return &c.PubSubOutputLimit }),
-	{Name: "requirepass",
-		Get: func(c *Config) string { return c.RequirePass },
-		Set: func(c *Config, v []string) error { c.RequirePass = v[0]; return nil }},
-	intParam("tcp-keepalive", 0, 1<<31-1, func(c *Config) *int64 { return &c.TCPKeepAlive }),
-	intParam("timeout", 0, 1<<31-1, func(c *Config) *int64 { return &c.Timeout }),
+	immutable(numParam("port", false, 0, 65535, func(c *Config) *int { return &c.Port })),
+	numParam("proto-max-bulk-len", true, 1<<20, math.MaxInt64, func(c *Config) *int64 { return &c.ProtoMaxBulkLen }),
+	numParam("proto-max-inline-len", true, 1<<10, 1<<30, func(c *Config) *int64 { return &c.ProtoMaxInlineLen }),
+	numParam("proto-max-multibulk-len", true, 1<<10, math.MaxInt32, func(c *Config) *int64 { return &c.ProtoMaxMultibulkLen }),
+	numParam("pubsub-output-buffer-limit", true, 1<<10, math.MaxInt64, func(c *Config) *int64 { return &c.PubSubOutputLimit }),
+	stringParam("requirepass", false, func(c *Config) *string { return &c.RequirePass }),
+	numParam("tcp-keepalive", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.TCPKeepAlive }),
+	numParam("timeout", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.Timeout }),
 }
 
 // Lookup finds a parameter by name, case-insensitively.
@@ -154,49 +198,53 @@ func Lookup(name string) *Param {
 	return nil
 }
 
-// Match returns the parameters whose names match a glob pattern (CONFIG GET).
-func Match(pattern string) []*Param {
-	var out []*Param
-	pattern = strings.ToLower(pattern)
-	for _, p := range Params {
-		if ok, _ := path.Match(pattern, p.Name); ok || pattern == p.Name {
-			out = append(out, p)
+// parseStrictInt parses as Redis's string2ll: optional '-', digits, no
+// leading zeros, no '+', no spaces, within int64.
+func parseStrictInt(s string) (int64, bool) {
+	if s == "" || s == "-0" || s[0] == '+' || (s[0] == '0' && len(s) > 1) || strings.HasPrefix(s, "-0") {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if (s[i] < '0' || s[i] > '9') && !(i == 0 && s[i] == '-') {
+			return 0, false
 		}
 	}
-	return out
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
 }
 
-func setInt(dst *int, s string, min, max int64) error {
-	n, err := ParseMemory(s)
-	if err != nil || n < min || n > max {
-		return fmt.Errorf("argument must be between %d and %d inclusive", min, max)
-	}
-	*dst = int(n)
-	return nil
-}
-
-// ParseMemory parses a number with an optional unit as redis.conf allows
-// (1k = 1000, 1kb = 1024, likewise m/mb and g/gb), case-insensitively.
+// ParseMemory parses a memory value as Redis's memtoull does: decimal
+// digits (leading zeros allowed, no sign) and an optional unit, 1k = 1000,
+// 1kb = 1024, likewise m/mb and g/gb, case-insensitively. The empty string is
+// 0, as in Redis. Values above int64 saturate.
 func ParseMemory(s string) (int64, error) {
 	l := strings.ToLower(s)
-	mul := int64(1)
+	mul := uint64(1)
 	for _, u := range []struct {
 		suffix string
-		mul    int64
+		mul    uint64
 	}{{"gb", 1 << 30}, {"mb", 1 << 20}, {"kb", 1 << 10}, {"g", 1e9}, {"m", 1e6}, {"k", 1e3}, {"b", 1}} {
 		if strings.HasSuffix(l, u.suffix) {
 			l, mul = strings.TrimSuffix(l, u.suffix), u.mul
 			break
 		}
 	}
-	n, err := strconv.ParseInt(l, 10, 64)
-	if err != nil {
-		return 0, errRange
+	var n uint64
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if c < '0' || c > '9' {
+			return 0, errNotMemory
+		}
+		if n > (math.MaxUint64-uint64(c-'0'))/10 {
+			n = math.MaxUint64
+			continue
+		}
+		n = n*10 + uint64(c-'0')
 	}
-	if n != 0 && (n*mul)/mul != n {
-		return 0, errRange
+	if n != 0 && n > math.MaxUint64/mul {
+		return math.MaxInt64, nil
 	}
-	return n * mul, nil
+	return int64(min(n*mul, math.MaxInt64)), nil
 }
 
 // FileError is a configuration file error, reported as Redis reports it.
@@ -214,7 +262,7 @@ func (e *FileError) Error() string {
 // split and unquoted as Redis does, '#' comments, unknown directives refused.
 func Parse(c *Config, text string) error {
 	for i, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
+		line = strings.Trim(line, " \t\r\n")
 		if line == "" || line[0] == '#' {
 			continue
 		}
@@ -222,6 +270,9 @@ func Parse(c *Config, text string) error {
 		raw, ok := resp.SplitArgs([]byte(line), nil)
 		if !ok {
 			return fail("Unbalanced quotes in configuration line")
+		}
+		if len(raw) == 0 { // only blanks that are not trimmed (VT, FF) or a NUL
+			continue
 		}
 		args := make([]string, len(raw))
 		for j, a := range raw {
@@ -241,6 +292,25 @@ func Apply(c *Config, name string, args []string) error {
 		return errors.New("Bad directive or wrong number of arguments")
 	}
 	return p.Set(c, args)
+}
+
+// Text renders every setting as configuration file lines that Parse reads
+// back to the same values.
+func (c *Config) Text() string {
+	var b strings.Builder
+	for _, p := range Params {
+		b.WriteString(p.Name)
+		vals := []string{p.Get(c)}
+		if p.Multi {
+			vals = c.Bind
+		}
+		for _, v := range vals {
+			b.WriteByte(' ')
+			b.WriteString(quote(v))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // FromArgs builds a configuration from command-line arguments in
@@ -272,10 +342,13 @@ func FromArgs(argv []string) (*Config, error) {
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return nil, fmt.Errorf("can't open config file %q: %w", file, err)
+			return nil, fmt.Errorf("Fatal error, can't open config file '%s': %v", file, err)
 		}
 		if err := Parse(c, string(b)); err != nil {
 			return nil, err
+		}
+		if abs, err := filepath.Abs(file); err == nil {
+			c.File = abs
 		}
 	}
 	if err := Parse(c, strings.Join(lines, "\n")); err != nil {

@@ -5,12 +5,13 @@ package glob
 
 // Match reports whether s matches pattern. nocase folds ASCII case.
 func Match(pattern, s []byte, nocase bool) bool {
-	return match(pattern, s, nocase, 0)
+	var skip bool
+	return match(pattern, s, nocase, 0, &skip)
 }
 
 // MatchString is Match for strings.
 func MatchString(pattern, s string, nocase bool) bool {
-	return match([]byte(pattern), []byte(s), nocase, 0)
+	return Match([]byte(pattern), []byte(s), nocase)
 }
 
 func fold(c byte, nocase bool) byte {
@@ -21,8 +22,12 @@ func fold(c byte, nocase bool) byte {
 }
 
 // match bounds recursion depth as Redis does, so a pathological pattern
-// cannot exhaust the stack.
-func match(p, s []byte, nocase bool, depth int) bool {
+// cannot exhaust the stack, and like Redis (skipLongerMatches) gives up as
+// soon as the rest of a pattern after a '*' matches no suffix of the string:
+// earlier stars taking more characters could only leave shorter suffixes, so
+// trying them is useless. Without that, "*a*a*a...*b" against a long run of
+// 'a's takes exponential time (a publisher or CONFIG GET would hang).
+func match(p, s []byte, nocase bool, depth int, skip *bool) bool {
 	if depth > 1000 {
 		return false
 	}
@@ -36,10 +41,14 @@ func match(p, s []byte, nocase bool, depth int) bool {
 				return true
 			}
 			for i := 0; i <= len(s); i++ {
-				if match(p[1:], s[i:], nocase, depth+1) {
+				if match(p[1:], s[i:], nocase, depth+1, skip) {
 					return true
 				}
+				if *skip {
+					return false
+				}
 			}
+			*skip = true
 			return false
 		case '?':
 			if len(s) == 0 {

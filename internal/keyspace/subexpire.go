@@ -71,17 +71,3 @@ func (s *Shard) ExpireSubSample(n, quota int, now int64) (sampled, hit, expired 
 	}
 	return sampled, hit, expired
 }
-
-// SubVolatile counts the keys tracked for part expiry (INFO keyspace
-// subexpiry), locking one shard at a time. Like Redis's count it may include
-// keys whose expiring parts went since the cycle last looked at them.
-func (db *DB) SubVolatile() int {
-	n := 0
-	for i := range db.shards {
-		s := &db.shards[i]
-		s.mu.Lock()
-		n += len(s.subexp)
-		s.mu.Unlock()
-	}
-	return n
-}

@@ -7,8 +7,9 @@
 package resp
 
 import (
+	"bytes"
 	"errors"
-	"fmt"
+	"math"
 )
 
 // ProtocolError is a malformed request. Redis replies with it and closes the
@@ -32,11 +33,24 @@ type Limits struct {
 // DefaultLimits are Redis's defaults (inline: PROTO_INLINE_MAX_SIZE).
 var DefaultLimits = Limits{MaxBulk: 512 << 20, MaxMultibulk: 1<<31 - 1, MaxInline: 64 << 10}
 
+// Redis's fixed bounds: how far it scans for the end of a length line, and
+// what a client that still has to authenticate may send (so that it cannot
+// make the server allocate before proving who it is).
+const (
+	maxLengthLine   = 64 << 10
+	unauthMaxArgs   = 10
+	unauthMaxBulk   = 16 << 10
+	maxLengthDigits = 20
+)
+
 // Parser frames commands out of a byte buffer. It keeps the state of a command
 // that is only partly buffered, so a large request is scanned once, not once per
 // read.
 type Parser struct {
 	Limits Limits
+	// Unauthenticated applies Redis's limits for clients that have not
+	// authenticated yet: at most 10 arguments of at most 16 KiB each.
+	Unauthenticated bool
 
 	// partial multibulk command, offsets relative to the buffer start
 	inCmd   bool
@@ -54,6 +68,10 @@ func NewParser(l Limits) *Parser { return &Parser{Limits: l, bulkLen: -1} }
 // offset just past the command. A nil args with a nil error means an empty
 // request (blank inline line, "*0") was skipped. ErrIncomplete asks for more
 // data; Need then tells how many bytes the buffer should hold from start.
+//
+// Framing follows Redis byte for byte: a length line ends at the first '\r'
+// (whatever byte follows it), the two bytes after a bulk are skipped unread,
+// and lengths are strict decimals (no '+', no leading zeros, no "-0").
 func (p *Parser) Next(buf []byte, start int) (args [][]byte, end int, err error) {
 	if !p.inCmd {
 		if start >= len(buf) {
@@ -62,16 +80,16 @@ func (p *Parser) Next(buf []byte, start int) (args [][]byte, end int, err error)
 		if buf[start] != '*' {
 			return p.inline(buf, start)
 		}
-		nl := indexCRLF(buf, start+1)
+		nl, err := lengthLine(buf, start, "too big mbulk count string")
 		if nl < 0 {
-			if len(buf)-start > 64<<10 {
-				return nil, start, protoErr("too big mbulk count string")
-			}
-			return nil, start, ErrIncomplete
+			return nil, start, err
 		}
-		n, ok := parseInt(buf[start+1 : nl])
-		if !ok || n > p.Limits.MaxMultibulk {
+		n, ok := parseLength(buf[start+1 : nl])
+		if !ok || n > p.Limits.MaxMultibulk || n > math.MaxInt32 {
 			return nil, start, protoErr("invalid multibulk length")
+		}
+		if n > unauthMaxArgs && p.Unauthenticated {
+			return nil, start, protoErr("unauthenticated multibulk length")
 		}
 		if n <= 0 {
 			return nil, nl + 2, nil
@@ -81,30 +99,30 @@ func (p *Parser) Next(buf []byte, start int) (args [][]byte, end int, err error)
 	}
 	for int64(len(p.offs)/2) < p.want {
 		if p.bulkLen < 0 {
-			if p.pos >= len(buf) {
-				return nil, start, ErrIncomplete
+			nl, err := lengthLine(buf, p.pos, "too big bulk count string")
+			if nl < 0 {
+				if err != ErrIncomplete {
+					p.reset()
+				}
+				return nil, start, err
 			}
 			if buf[p.pos] != '$' {
-				err := protoErr(fmt.Sprintf("expected '$', got '%c'", buf[p.pos]))
+				err := protoErr("expected '$', got '" + string(buf[p.pos:p.pos+1]) + "'")
 				p.reset()
 				return nil, start, err
 			}
-			nl := indexCRLF(buf, p.pos+1)
-			if nl < 0 {
-				if len(buf)-p.pos > 64<<10 {
-					p.reset()
-					return nil, start, protoErr("too big bulk count string")
-				}
-				return nil, start, ErrIncomplete
-			}
-			n, ok := parseInt(buf[p.pos+1 : nl])
+			n, ok := parseLength(buf[p.pos+1 : nl])
 			if !ok || n < 0 || n > p.Limits.MaxBulk {
 				p.reset()
 				return nil, start, protoErr("invalid bulk length")
 			}
+			if n > unauthMaxBulk && p.Unauthenticated {
+				p.reset()
+				return nil, start, protoErr("unauthenticated bulk length")
+			}
 			p.bulkLen, p.pos = n, nl+2
 		}
-		if int64(len(buf)-p.pos) < p.bulkLen+2 {
+		if int64(len(buf)-p.pos)-2 < p.bulkLen {
 			return nil, start, ErrIncomplete
 		}
 		e := p.pos + int(p.bulkLen)
@@ -120,11 +138,34 @@ func (p *Parser) Next(buf []byte, start int) (args [][]byte, end int, err error)
 	return p.args, end, nil
 }
 
+// lengthLine finds the '\r' ending the length line that starts at from, as
+// Redis does: the byte after it must be buffered too (it is skipped unread).
+// It returns -1 with ErrIncomplete while the line may still arrive, or with a
+// protocol error once more than 64 KiB came without one.
+func lengthLine(buf []byte, from int, tooBig string) (int, error) {
+	if i := bytes.IndexByte(buf[from:], '\r'); i >= 0 {
+		switch {
+		case i > maxLengthLine: // the same verdict as when the line arrives in pieces
+			return -1, protoErr(tooBig)
+		case from+i+1 < len(buf):
+			return from + i, nil
+		}
+		return -1, ErrIncomplete
+	}
+	if len(buf)-from > maxLengthLine {
+		return -1, protoErr(tooBig)
+	}
+	return -1, ErrIncomplete
+}
+
 // Need reports how many bytes, counted from the start of the partial command,
 // the buffer must hold for the next step of parsing to make progress. It lets
 // the caller grow the buffer once for a large bulk instead of doubling.
 func (p *Parser) Need(start int) int {
 	if p.inCmd && p.bulkLen >= 0 {
+		if p.bulkLen > math.MaxInt32 {
+			return math.MaxInt // more than any buffer limit: let the caller cap it
+		}
 		return p.pos - start + int(p.bulkLen) + 2
 	}
 	return 0
@@ -150,25 +191,23 @@ func (p *Parser) reset() {
 }
 
 func (p *Parser) inline(buf []byte, start int) ([][]byte, int, error) {
-	nl := -1
-	for i := start; i < len(buf); i++ {
-		if buf[i] == '\n' {
-			nl = i
-			break
-		}
-	}
+	// The limit is on the line without its CR LF. While the LF is missing, a
+	// CR may be pending, hence the +1: the verdict does not depend on how
+	// the line was split across reads.
+	nl := bytes.IndexByte(buf[start:], '\n')
 	if nl < 0 {
-		if len(buf)-start > p.Limits.MaxInline {
+		if len(buf)-start > p.Limits.MaxInline+1 {
 			return nil, start, protoErr("too big inline request")
 		}
 		return nil, start, ErrIncomplete
 	}
-	if nl-start > p.Limits.MaxInline {
-		return nil, start, protoErr("too big inline request")
-	}
+	nl += start
 	line := buf[start:nl]
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
+	}
+	if len(line) > p.Limits.MaxInline {
+		return nil, start, protoErr("too big inline request")
 	}
 	args, ok := SplitArgs(line, p.args[:0])
 	if !ok {
@@ -182,11 +221,18 @@ func (p *Parser) inline(buf []byte, start int) ([][]byte, int, error) {
 }
 
 // SplitArgs splits an inline command line as redis-cli and Redis do
-// (sdssplitargs): spaces separate arguments, "double quotes" take \n \r \t \b \a
-// \\ \" and \xHH escapes, 'single quotes' take \'. Escapes are decoded in place,
-// so the returned slices alias line. ok is false on unbalanced quotes or a
-// closing quote not followed by a space.
+// (sdssplitargs): blanks separate arguments, "double quotes" take \n \r \t
+// \b \a \\ \" and \xHH escapes, 'single quotes' take \'. Escapes are decoded
+// in place, so the returned slices alias line. ok is false on unbalanced quotes
+// or a closing quote not followed by a blank.
+//
+// Like the C original, a NUL byte ends the line, and an unquoted argument ends
+// only at a space, tab, CR or LF (a vertical tab or form feed is part of it),
+// while blanks before an argument and after a closing quote are C's isspace.
 func SplitArgs(line []byte, dst [][]byte) (args [][]byte, ok bool) {
+	if z := bytes.IndexByte(line, 0); z >= 0 {
+		line = line[:z]
+	}
 	i := 0
 	for {
 		for i < len(line) && isSpace(line[i]) {
@@ -199,7 +245,8 @@ func SplitArgs(line []byte, dst [][]byte) (args [][]byte, ok bool) {
 		begin := i
 		inDQ, inSQ := false, false
 		for done := false; !done; {
-			if inDQ {
+			switch {
+			case inDQ:
 				if i >= len(line) {
 					return dst, false
 				}
@@ -236,7 +283,7 @@ func SplitArgs(line []byte, dst [][]byte) (args [][]byte, ok bool) {
 				}
 				out++
 				i++
-			} else if inSQ {
+			case inSQ:
 				if i >= len(line) {
 					return dst, false
 				}
@@ -257,16 +304,17 @@ func SplitArgs(line []byte, dst [][]byte) (args [][]byte, ok bool) {
 				}
 				out++
 				i++
-			} else {
+			default:
 				if i >= len(line) {
+					done = true
 					break
 				}
-				switch c := line[i]; {
-				case isSpace(c):
+				switch c := line[i]; c {
+				case ' ', '\n', '\r', '\t':
 					done = true
-				case c == '"':
+				case '"':
 					inDQ = true
-				case c == '\'':
+				case '\'':
 					inSQ = true
 				default:
 					line[out] = c
@@ -279,8 +327,9 @@ func SplitArgs(line []byte, dst [][]byte) (args [][]byte, ok bool) {
 	}
 }
 
+// isSpace is C's isspace in the "C" locale.
 func isSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f' || c == 0
+	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f'
 }
 
 func isHex(c byte) bool {
@@ -298,41 +347,41 @@ func unhex(c byte) byte {
 	}
 }
 
-func indexCRLF(b []byte, from int) int {
-	for i := from; i+1 < len(b); i++ {
-		if b[i] == '\r' {
-			if b[i+1] == '\n' {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
-// parseInt parses a protocol length: optional '-', decimal digits, no overflow.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
+// parseLength parses a protocol length as Redis's string2ll does: an
+// optional '-' and decimal digits without leading zeros ("0" itself is fine,
+// "-0" is not), within int64.
+func parseLength(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > maxLengthDigits {
 		return 0, false
 	}
-	neg := false
-	if b[0] == '-' {
-		neg, b = true, b[1:]
-		if len(b) == 0 {
-			return 0, false
-		}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
 	}
-	var n int64
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
+		return 0, false
+	}
+	var n uint64
 	for _, c := range b {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		if n > (1<<63-1-int64(c-'0'))/10 {
+		if n > (math.MaxUint64-uint64(c-'0'))/10 {
 			return 0, false
 		}
-		n = n*10 + int64(c-'0')
+		n = n*10 + uint64(c-'0')
 	}
 	if neg {
-		return -n, true
+		if n > 1<<63 {
+			return 0, false
+		}
+		return -int64(n), true
 	}
-	return n, true
+	if n > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(n), true
 }

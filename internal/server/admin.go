@@ -1,8 +1,9 @@
 package server
 
 import (
-	"context"
+	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,14 +14,24 @@ import (
 
 // Server commands: CONFIG, TIME, LASTSAVE, SHUTDOWN, DEBUG.
 
+// configGet is CONFIG GET: a name without glob characters is looked up
+// case-insensitively and answered under the spelling asked for (as Redis
+// does); a pattern matches case-insensitively. Each setting appears once.
 func configGet(x *command.Ctx) {
 	cfg := cl(x).s.Config()
-	seen := map[string]bool{}
+	seen := map[*config.Param]bool{}
 	var pairs [][2]string
 	for _, pat := range x.Args[2:] {
+		if !bytes.ContainsAny(pat, "[*?") {
+			if p := config.Lookup(string(pat)); p != nil && !seen[p] {
+				seen[p] = true
+				pairs = append(pairs, [2]string{string(pat), p.Get(cfg)})
+			}
+			continue
+		}
 		for _, p := range config.Params {
-			if !seen[p.Name] && glob.Match(pat, []byte(p.Name), true) {
-				seen[p.Name] = true
+			if !seen[p] && glob.Match(pat, []byte(p.Name), true) {
+				seen[p] = true
 				pairs = append(pairs, [2]string{p.Name, p.Get(cfg)})
 			}
 		}
@@ -32,65 +43,83 @@ func configGet(x *command.Ctx) {
 	}
 }
 
+// configSet is CONFIG SET, atomic over all its pairs as in Redis 7+: every
+// name is checked first (unknown, immutable, duplicate), then the values are
+// applied to a copy that replaces the settings only if all of them are valid.
+// Errors name the parameter as the client spelled it.
 func configSet(x *command.Ctx) {
 	s := cl(x).s
 	args := x.Args[2:]
 	if len(args)%2 != 0 {
-		x.Error(command.WrongArgs("config|set"))
+		x.Error(command.ErrSyntax)
 		return
 	}
-	next := s.Config().Clone()
-	seen := map[string]bool{}
+	fail := func(name []byte, why string) {
+		x.Error(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", cstr(name, -1), why))
+	}
+	params := make([]*config.Param, 0, len(args)/2)
 	for i := 0; i < len(args); i += 2 {
-		name := strings.ToLower(string(args[i]))
-		p := config.Lookup(name)
+		p := config.Lookup(string(args[i]))
 		if p == nil {
-			x.Error(fmt.Sprintf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", args[i]))
+			x.Error(fmt.Sprintf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", cstr(args[i], -1)))
 			return
 		}
-		fail := func(why string) {
-			x.Error(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", name, why))
-		}
-		if seen[name] {
-			fail("duplicate parameter")
-			return
-		}
-		seen[name] = true
 		if p.Immutable {
-			fail("can't set immutable config")
+			fail(args[i], "can't set immutable config")
 			return
 		}
-		vals := []string{string(args[i+1])}
+		if slices.Contains(params, p) {
+			fail(args[i], "duplicate parameter")
+			return
+		}
+		params = append(params, p)
+	}
+	s.cfgMu.Lock() // concurrent CONFIG SETs must not undo each other
+	defer s.cfgMu.Unlock()
+	next := s.Config().Clone()
+	for i, p := range params {
+		vals := []string{string(args[2*i+1])}
 		if p.Multi {
 			vals = strings.Fields(vals[0])
 		}
 		if err := p.Set(next, vals); err != nil {
-			fail(err.Error())
+			fail(args[2*i], err.Error())
 			return
 		}
 	}
 	s.cfg.Store(next)
-	if next.RequirePass != "" {
-		s.logf("verbose", "requirepass changed by CONFIG SET")
-	}
 	x.W.OK()
 }
 
+// shutdown is SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT], checked as
+// Redis does. There is nothing to save yet and no delayed shutdown to abort.
 func shutdown(x *command.Ctx) {
 	c := cl(x)
+	var save, nosave, other, abort bool
 	for _, a := range x.Args[1:] {
 		switch {
-		case command.Is(a, "nosave"), command.Is(a, "save"), command.Is(a, "now"), command.Is(a, "force"):
+		case command.Is(a, "nosave"):
+			nosave = true
+		case command.Is(a, "save"):
+			save = true
+		case command.Is(a, "now"), command.Is(a, "force"):
+			other = true
 		case command.Is(a, "abort"):
-			x.Error("ERR No shutdown in progress.")
-			return
+			abort = true
 		default:
 			x.Error(command.ErrSyntax)
 			return
 		}
 	}
-	c.closing = true
-	go c.s.Shutdown(context.Background())
+	if (abort && (save || nosave || other)) || (save && nosave) {
+		x.Error(command.ErrSyntax)
+		return
+	}
+	if abort {
+		x.Error("ERR No shutdown in progress.")
+		return
+	}
+	c.closing, c.shutdown = true, true
 }
 
 func timeCmd(x *command.Ctx) {
@@ -100,7 +129,7 @@ func timeCmd(x *command.Ctx) {
 	x.W.BulkInt(int64(now.Nanosecond() / 1000))
 }
 
-func debug(x *command.Ctx) {
+func debugCmd(x *command.Ctx) {
 	c := cl(x)
 	switch {
 	case command.Is(x.Args[1], "sleep") && len(x.Args) == 3:
@@ -155,12 +184,12 @@ func init() {
 			}},
 		&command.Cmd{Name: "time", Arity: 1, Flags: command.Loading | command.Stale | command.Fast, Run: timeCmd, Group: g, Since: "2.6.0",
 			Summary: "Returns the server time."},
-		&command.Cmd{Name: "lastsave", Arity: 1, Flags: command.Loading | command.Stale | command.Fast, Group: g, Since: "1.0.0",
+		&command.Cmd{Name: "lastsave", Arity: 1, Flags: command.Loading | command.Stale | command.Fast, Group: g, Since: "1.0.0", ACL: []string{"admin", "dangerous"},
 			Summary: "Returns the Unix timestamp of the last successful save to disk.",
 			Run:     func(x *command.Ctx) { x.W.Int(cl(x).s.lastSave.Load()) }},
 		&command.Cmd{Name: "shutdown", Arity: -1, Flags: adm | command.AllowBusy | command.NoMulti, Run: shutdown, Group: g, Since: "1.0.0",
 			Summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.", Args: "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]"},
-		&command.Cmd{Name: "debug", Arity: -2, Flags: adm | command.Loading | command.Stale, Run: debug, Group: g, Since: "1.0.0",
+		&command.Cmd{Name: "debug", Arity: -2, Flags: adm | command.Loading | command.Stale, Run: debugCmd, Group: g, Since: "1.0.0",
 			Summary: "A container for debugging commands."},
 	)
 }

@@ -312,7 +312,7 @@ func (c *client) waitBlocked() bool {
 			runtime.Gosched() // a writer is running the command: its outcome comes soon
 			continue
 		}
-		if c.w == len(c.in) && !c.grow() {
+		if c.w == len(c.in) && !c.grow(c.s.Config()) {
 			c.abandon(b)
 			return false
 		}

@@ -1,9 +1,12 @@
 package server
 
 import (
+	"context"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hotkv/hotkv/internal/command"
@@ -16,6 +19,10 @@ const (
 	initialReadBuf = 16 << 10
 	maxIdleReadBuf = 1 << 20 // a larger buffer is dropped once drained
 	maxIdleOutBuf  = 1 << 20
+	// flushAt bounds the replies a pipeline accumulates before they are
+	// written: small replies still go out in one write per read, while a
+	// pipeline of large replies does not hold them all in memory.
+	flushAt = 64 << 10
 )
 
 // client is one connection: its buffers, its protocol and database, and the
@@ -26,25 +33,35 @@ type client struct {
 	s       *Server
 	conn    net.Conn
 	id      int64
+	fd      int
 	parser  *resp.Parser
 	in      []byte
 	r, w    int // unread input is in[r:w]
 	out     resp.Writer
 	ctx     command.Ctx
-	locks   []int        // shard indexes locked for the running command
+	locks   []int        // shard indexes locked for the running command, sorted
+	keys    []int        // scratch for key positions
 	other   *keyspace.DB // a second database where those shards are locked too (MOVE), or nil
 	otherID int
-	keys    []int // scratch for key positions
 
-	authed     bool
-	closing    bool // close after flushing replies (QUIT, protocol error)
-	multi      *multiState
-	watch      keyspace.Watch
-	watched    []watchedKey
+	authed   bool
+	closing  bool // close after flushing replies (QUIT, protocol error)
+	shutdown bool // SHUTDOWN: stop the server once the replies before it are out
+	deadline bool // a read deadline (timeout) is set on conn
+	multi    *multiState
+	inExec   bool // an EXEC is running: it holds its shards (see execLocked)
+	watch    keyspace.Watch
+	watched  []watchedKey
+	pubsub   *subscriber // non-nil once the client has subscribed
+	running  *command.Cmd
+	blocked  *blocked // set while waiting in a blocking command
+
+	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).
+	nsub       [3]atomic.Int32 // subscriptions per kind (channel, pattern, shard)
+	queued     atomic.Int32    // commands queued in MULTI, -1 outside
 	watchCount atomic.Int32
-	pubsub     *subscriber // non-nil once the client has subscribed
-	running    *command.Cmd
-	blocked    *blocked // set while waiting in a blocking command
+	noEvict    atomic.Bool
+	noTouch    atomic.Bool
 	lastCmd    atomic.Pointer[command.Cmd]
 	dbNum      atomic.Int32
 	proto      atomic.Int32
@@ -56,12 +73,13 @@ type client struct {
 	misses     atomic.Int64
 	netIn      atomic.Int64
 	netOut     atomic.Int64
+	reads      atomic.Int64 // socket reads and writes, INFO total_*_processed
+	writes     atomic.Int64
 
 	infoMu  sync.Mutex
 	name    string
 	libName string
 	libVer  string
-	killed  atomic.Bool
 }
 
 func newClient(s *Server, conn net.Conn) *client {
@@ -69,6 +87,7 @@ func newClient(s *Server, conn net.Conn) *client {
 		s:       s,
 		conn:    conn,
 		id:      s.nextID.Add(1),
+		fd:      connFD(conn),
 		parser:  resp.NewParser(limits(s.Config())),
 		in:      make([]byte, initialReadBuf),
 		created: time.Now(),
@@ -77,10 +96,28 @@ func newClient(s *Server, conn net.Conn) *client {
 	}
 	c.out.Proto = 2
 	c.proto.Store(2)
+	c.queued.Store(-1)
 	c.authed = s.Config().RequirePass == ""
 	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Hits: &c.hits, Misses: &c.misses, Blocker: c}
 	c.lastSeen.Store(time.Now().UnixMilli())
 	return c
+}
+
+// connFD is the socket's descriptor, for CLIENT LIST's fd field.
+func connFD(conn net.Conn) int {
+	sc, ok := conn.(interface {
+		SyscallConn() (syscall.RawConn, error)
+	})
+	if !ok {
+		return -1
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	rc.Control(func(f uintptr) { fd = int(f) })
+	return fd
 }
 
 func (c *client) serve() {
@@ -88,25 +125,28 @@ func (c *client) serve() {
 	defer c.cleanup()
 	defer func() {
 		if r := recover(); r != nil {
-			c.s.logf("warning", "BUG: panic serving client id=%d: %v", c.id, r)
 			c.s.stats.panics.Add(1)
+			c.s.logf("warning", "BUG: panic serving client id=%d: %v\n%s", c.id, r, debug.Stack())
 		}
 	}()
 	for !c.closing {
 		cfg := c.s.Config()
 		c.parser.Limits = limits(cfg)
-		if t := cfg.Timeout; t > 0 && c.pubsub == nil {
-			c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
-		}
-		if c.w == len(c.in) && !c.grow() {
+		c.setDeadline(cfg)
+		if c.w == len(c.in) && !c.grow(cfg) {
 			return
 		}
 		n, err := c.conn.Read(c.in[c.w:])
 		if n > 0 {
+			c.reads.Add(1)
 			c.netIn.Add(int64(n))
 			c.w += n
 			c.process()
-			if !c.flush() {
+			ok := c.flush()
+			if c.shutdown {
+				go c.s.Shutdown(context.Background())
+			}
+			if !ok {
 				return
 			}
 			for c.blocked != nil && !c.closing {
@@ -125,23 +165,48 @@ func (c *client) serve() {
 	}
 }
 
+// setDeadline arms the idle timeout; subscribed clients are exempt, as in
+// Redis, and a deadline left from before is cleared when it no longer applies.
+func (c *client) setDeadline(cfg *config.Config) {
+	if t := cfg.Timeout; t > 0 && !c.subscribed() {
+		c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
+		c.deadline = true
+	} else if c.deadline {
+		c.conn.SetReadDeadline(time.Time{})
+		c.deadline = false
+	}
+}
+
+// authRequired is Redis's authRequired: the default user has a password and
+// this connection has not authenticated. Clearing requirepass frees waiting
+// connections too.
+func (c *client) authRequired() bool {
+	return !c.authed && c.s.Config().RequirePass != ""
+}
+
 // process runs every complete command in the input buffer.
 func (c *client) process() {
-	c.ctx.Now = time.Now().UnixMilli()
+	c.ctx.Now = time.Now().UnixMilli() // one clock reading per batch, as the hot path wants
 	for !c.closing && c.blocked == nil {
+		c.parser.Unauthenticated = c.authRequired()
 		args, end, err := c.parser.Next(c.in[:c.w], c.r)
 		if err == resp.ErrIncomplete {
 			break
 		}
 		if err != nil {
 			c.out.Error(err.Error())
-			c.s.logf("verbose", "protocol error from client id=%d: %v", c.id, err)
+			c.s.stats.countError(err.Error())
+			c.s.logf("verbose", "protocol error from client id=%d addr=%v: %v", c.id, c.conn.RemoteAddr(), err)
 			c.closing = true
 			return
 		}
 		c.r = end
 		if args != nil {
 			c.execute(args)
+		}
+		if len(c.out.B) >= flushAt && !c.flush() {
+			c.closing = true
+			return
 		}
 	}
 	if c.r == c.w && c.blocked == nil {
@@ -153,26 +218,30 @@ func (c *client) process() {
 }
 
 // grow makes room to read: compact a partial command to the front, or enlarge
-// the buffer when it is full of one command. It reports false when the query
-// buffer limit is exceeded.
-func (c *client) grow() bool {
+// the buffer when it is full of one command, doubling (or to the size a
+// pending bulk needs, if that is less), so memory follows what actually
+// arrives rather than what a header claims. It reports false when one
+// command would exceed client-query-buffer-limit: Redis closes such a client
+// without a reply.
+func (c *client) grow(cfg *config.Config) bool {
 	if c.r > 0 {
-		copy(c.in, c.in[c.r:c.w])
+		c.w = copy(c.in, c.in[c.r:c.w])
 		c.parser.Shift(c.r)
-		c.w -= c.r
 		c.r = 0
 		return true
 	}
+	limit := cfg.ClientQueryBufferLimit
+	if int64(len(c.in)) >= limit {
+		c.s.stats.qbufLimitDisconnections.Add(1)
+		c.s.logf("warning", "Closing client that reached max query buffer length: id=%d addr=%v (qbuf %d bytes)", c.id, c.conn.RemoteAddr(), len(c.in))
+		return false
+	}
 	size := 2 * len(c.in)
-	if need := c.parser.Need(0); need > size {
+	if need := c.parser.Need(0); need > len(c.in) && need < size {
 		size = need
 	}
-	if int64(size) > c.s.Config().ClientQueryBufferLimit {
-		if int64(len(c.in)) >= c.s.Config().ClientQueryBufferLimit {
-			c.s.logf("warning", "closing client id=%d: query buffer limit reached", c.id)
-			return false
-		}
-		size = int(c.s.Config().ClientQueryBufferLimit)
+	if int64(size) > limit {
+		size = int(limit)
 	}
 	nb := make([]byte, size)
 	copy(nb, c.in[:c.w])
@@ -186,13 +255,17 @@ func (c *client) flush() bool {
 	if len(c.out.B) == 0 {
 		return true
 	}
-	c.netOut.Add(int64(len(c.out.B)))
+	if c.pubsub != nil && !c.subscribed() {
+		c.leavePubSub()
+	}
 	if c.pubsub != nil {
 		ok := c.pubsub.enqueue(c.out.B)
 		c.resetOut()
 		return ok
 	}
-	_, err := c.conn.Write(c.out.B)
+	c.writes.Add(1) // before the bytes can reach the client: a test may read INFO next
+	n, err := c.conn.Write(c.out.B)
+	c.netOut.Add(int64(n))
 	c.resetOut()
 	return err == nil
 }
@@ -213,6 +286,12 @@ func (c *client) cleanup() {
 	}
 	c.unwatchAll()
 	c.conn.Close()
+}
+
+// subscribed reports whether the client has any subscription (Redis's
+// CLIENT_PUBSUB flag). Safe from any goroutine.
+func (c *client) subscribed() bool {
+	return c.nsub[kindChannel].Load()+c.nsub[kindPattern].Load()+c.nsub[kindShard].Load() > 0
 }
 
 func (c *client) setProto(p int) {

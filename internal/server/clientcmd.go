@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hotkv/hotkv/internal/command"
@@ -21,28 +22,41 @@ func validName(b []byte) string {
 }
 
 // describe is one CLIENT LIST line, with Redis's field names and order.
+// Buffer sizes HotKV does not track the way Redis does are reported as 0.
 func (c *client) describe() string {
 	c.infoMu.Lock()
 	name, lib, ver := c.name, c.libName, c.libVer
 	c.infoMu.Unlock()
 	now := time.Now()
-	flags := "N"
-	multi := -1
-	sub, psub, ssub := int64(0), int64(0), int64(0)
-	if p := c.pubsub; p != nil {
-		sub, psub, ssub = p.n[kindChannel].Load(), p.n[kindPattern].Load(), p.n[kindShard].Load()
-		if sub+psub+ssub > 0 {
-			flags = "P"
-		}
+	sub, psub, ssub := c.nsub[kindChannel].Load(), c.nsub[kindPattern].Load(), c.nsub[kindShard].Load()
+	queued := c.queued.Load()
+	var flags []byte
+	if sub+psub+ssub > 0 {
+		flags = append(flags, 'P')
+	}
+	if queued >= 0 {
+		flags = append(flags, 'x')
+	}
+	if c.watchCount.Load() > 0 && c.watch.Dirty() {
+		flags = append(flags, 'd')
+	}
+	if c.noEvict.Load() {
+		flags = append(flags, 'e')
+	}
+	if c.noTouch.Load() {
+		flags = append(flags, 'T')
+	}
+	if len(flags) == 0 {
+		flags = append(flags, 'N')
 	}
 	cmd := "NULL"
 	if lc := c.lastCmd.Load(); lc != nil {
 		cmd = lc.Name
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s",
-		c.id, c.conn.RemoteAddr(), c.conn.LocalAddr(), 0, name,
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s io-thread=0",
+		c.id, c.conn.RemoteAddr(), c.conn.LocalAddr(), c.fd, name,
 		int64(now.Sub(c.created).Seconds()), (now.UnixMilli()-c.lastSeen.Load())/1000,
-		flags, c.dbNum.Load(), sub, psub, ssub, multi, c.watchCount.Load(), initialReadBuf, cmd, c.proto.Load(), lib, ver)
+		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), initialReadBuf, cmd, c.proto.Load(), lib, ver)
 }
 
 func (s *Server) clientList() []*client {
@@ -56,55 +70,87 @@ func (s *Server) clientList() []*client {
 	return out
 }
 
+func (s *Server) clientByID(id int64) *client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clients[id]
+}
+
+// clientType parses a CLIENT LIST/KILL TYPE argument; ok is false (and the
+// error answered) for an unknown one.
+func clientType(x *command.Ctx, arg []byte) (typ string, ok bool) {
+	typ = strings.ToLower(string(arg))
+	switch typ {
+	case "normal", "master", "replica", "slave", "pubsub":
+		return typ, true
+	}
+	x.Error(fmt.Sprintf("ERR Unknown client type '%s'", cstr(arg, -1)))
+	return "", false
+}
+
+// hasType reports whether o is of a CLIENT LIST/KILL type (HotKV has no
+// masters or replicas).
+func (o *client) hasType(typ string) bool {
+	switch typ {
+	case "pubsub":
+		return o.subscribed()
+	case "normal":
+		return !o.subscribed()
+	}
+	return false
+}
+
+// clientList is CLIENT LIST [TYPE type | ID id [id ...]], the forms Redis
+// accepts (one or the other, not both); IDs are listed in the order given.
 func clientList(x *command.Ctx) {
-	c := cl(x)
-	var ids map[int64]bool
-	typ := ""
-	for i := 2; i < len(x.Args); i++ {
-		switch {
-		case command.Is(x.Args[i], "type") && i+1 < len(x.Args):
-			typ = strings.ToLower(string(x.Args[i+1]))
-			switch typ {
-			case "normal", "master", "replica", "slave", "pubsub":
-			default:
-				x.Error(fmt.Sprintf("ERR Unknown client type '%s'", x.Args[i+1]))
-				return
-			}
-			i++
-		case command.Is(x.Args[i], "id") && i+1 < len(x.Args):
-			ids = map[int64]bool{}
-			for i++; i < len(x.Args); i++ {
-				id, ok := command.ParseInt(x.Args[i])
-				if !ok || id <= 0 {
-					x.Error("ERR Invalid client ID")
-					return
-				}
-				ids[id] = true
-			}
-		default:
-			x.Error(command.ErrSyntax)
+	s := cl(x).s
+	var b strings.Builder
+	switch {
+	case len(x.Args) == 2:
+		for _, o := range s.clientList() {
+			b.WriteString(o.describe())
+			b.WriteByte('\n')
+		}
+	case len(x.Args) == 4 && command.Is(x.Args[2], "type"):
+		typ, ok := clientType(x, x.Args[3])
+		if !ok {
 			return
 		}
-	}
-	var b strings.Builder
-	for _, o := range c.s.clientList() {
-		if ids != nil && !ids[o.id] {
-			continue
+		for _, o := range s.clientList() {
+			if o.hasType(typ) {
+				b.WriteString(o.describe())
+				b.WriteByte('\n')
+			}
 		}
-		isPub := o.pubsub != nil
-		if (typ == "pubsub" && !isPub) || (typ == "normal" && isPub) || typ == "master" || typ == "replica" || typ == "slave" {
-			continue
+	case len(x.Args) > 3 && command.Is(x.Args[2], "id"):
+		ids := make([]int64, 0, len(x.Args)-3)
+		for _, a := range x.Args[3:] {
+			id, ok := command.ParseInt(a)
+			if !ok {
+				x.Error("ERR Invalid client ID")
+				return
+			}
+			ids = append(ids, id)
 		}
-		b.WriteString(o.describe())
-		b.WriteByte('\n')
+		for _, id := range ids {
+			if o := s.clientByID(id); o != nil {
+				b.WriteString(o.describe())
+				b.WriteByte('\n')
+			}
+		}
+	default:
+		x.Error(command.ErrSyntax)
+		return
 	}
 	x.W.Verbatim(b.String())
 }
 
+// clientKill is CLIENT KILL, old form (addr, answers OK, may kill the caller)
+// and new form (filters, answers the number killed), with Redis's errors.
 func clientKill(x *command.Ctx) {
 	c := cl(x)
 	args := x.Args[2:]
-	if len(args) == 1 { // old form: CLIENT KILL addr:port
+	if len(args) == 1 {
 		for _, o := range c.s.clientList() {
 			if o.conn.RemoteAddr().String() == string(args[0]) {
 				o.kill(c)
@@ -115,55 +161,58 @@ func clientKill(x *command.Ctx) {
 		x.Error("ERR No such client")
 		return
 	}
-	if len(args)%2 != 0 {
-		x.Error(command.ErrSyntax)
-		return
-	}
 	var (
 		id               int64
 		addr, laddr, typ string
-		user             string
-		skipMe                 = true
-		maxAge           int64 = -1
+		skipMe           = true
+		maxAge           int64
 	)
 	for i := 0; i < len(args); i += 2 {
-		v := string(args[i+1])
+		if i+1 >= len(args) {
+			x.Error(command.ErrSyntax)
+			return
+		}
+		v := args[i+1]
 		switch {
 		case command.Is(args[i], "id"):
-			n, ok := command.ParseInt(args[i+1])
+			n, ok := command.ParseInt(v)
 			if !ok || n <= 0 {
 				x.Error("ERR client-id should be greater than 0")
 				return
 			}
 			id = n
-		case command.Is(args[i], "addr"):
-			addr = v
-		case command.Is(args[i], "laddr"):
-			laddr = v
 		case command.Is(args[i], "type"):
-			typ = strings.ToLower(v)
-			switch typ {
-			case "normal", "master", "replica", "slave", "pubsub":
-			default:
-				x.Error(fmt.Sprintf("ERR Unknown client type '%s'", v))
+			var ok bool
+			if typ, ok = clientType(x, v); !ok {
 				return
 			}
+		case command.Is(args[i], "addr"):
+			addr = string(v)
+		case command.Is(args[i], "laddr"):
+			laddr = string(v)
 		case command.Is(args[i], "user"):
-			user = v
+			if string(v) != "default" {
+				x.Error(fmt.Sprintf("ERR No such user '%s'", cstr(v, -1)))
+				return
+			}
 		case command.Is(args[i], "skipme"):
-			switch strings.ToLower(v) {
-			case "yes":
+			switch {
+			case command.Is(v, "yes"):
 				skipMe = true
-			case "no":
+			case command.Is(v, "no"):
 				skipMe = false
 			default:
 				x.Error(command.ErrSyntax)
 				return
 			}
 		case command.Is(args[i], "maxage"):
-			n, ok := command.ParseInt(args[i+1])
-			if !ok || n < 0 {
-				x.Error(command.ErrNotInt)
+			n, ok := command.ParseInt(v)
+			if !ok {
+				x.Error("ERR maxage is not an integer or out of range")
+				return
+			}
+			if n <= 0 {
+				x.Error("ERR maxage should be greater than 0")
 				return
 			}
 			maxAge = n
@@ -178,11 +227,9 @@ func clientKill(x *command.Ctx) {
 		case id != 0 && o.id != id,
 			addr != "" && o.conn.RemoteAddr().String() != addr,
 			laddr != "" && o.conn.LocalAddr().String() != laddr,
-			user != "" && user != "default",
-			typ == "pubsub" && o.pubsub == nil, typ == "normal" && o.pubsub != nil,
-			typ == "master" || typ == "replica" || typ == "slave",
+			typ != "" && !o.hasType(typ),
 			skipMe && o == c,
-			maxAge >= 0 && time.Since(o.created) < time.Duration(maxAge)*time.Second:
+			maxAge > 0 && time.Since(o.created) < time.Duration(maxAge)*time.Second:
 			continue
 		}
 		o.kill(c)
@@ -193,7 +240,6 @@ func clientKill(x *command.Ctx) {
 
 // kill closes o; the killer's own connection closes after its reply.
 func (o *client) kill(by *client) {
-	o.killed.Store(true)
 	if o == by {
 		by.closing = true
 		return
@@ -201,42 +247,59 @@ func (o *client) kill(by *client) {
 	o.conn.Close()
 }
 
+// clientSetInfo is CLIENT SETINFO: the attribute is checked before the value,
+// and errors name it as the client spelled it.
 func clientSetInfo(x *command.Ctx) {
 	c := cl(x)
-	v := string(x.Args[3])
-	for _, ch := range x.Args[3] {
-		if ch < '!' || ch > '~' {
-			x.Error(fmt.Sprintf("ERR %s cannot contain spaces, newlines or special characters.", strings.ToLower(string(x.Args[2]))))
-			return
-		}
-	}
-	c.infoMu.Lock()
-	defer c.infoMu.Unlock()
+	attr, v := x.Args[2], x.Args[3]
+	var dst *string
 	switch {
-	case command.Is(x.Args[2], "lib-name"):
-		c.libName = v
-	case command.Is(x.Args[2], "lib-ver"):
-		c.libVer = v
+	case command.Is(attr, "lib-name"):
+		dst = &c.libName
+	case command.Is(attr, "lib-ver"):
+		dst = &c.libVer
 	default:
-		x.Error(fmt.Sprintf("ERR Unrecognized option '%s'", x.Args[2]))
+		x.Error(fmt.Sprintf("ERR Unrecognized option '%s'", cstr(attr, -1)))
 		return
 	}
+	if validName(v) != "" {
+		x.Error(fmt.Sprintf("ERR %s cannot contain spaces, newlines or special characters.", cstr(attr, -1)))
+		return
+	}
+	c.infoMu.Lock()
+	*dst = string(v)
+	c.infoMu.Unlock()
 	x.W.OK()
 }
 
-func onOff(x *command.Ctx) {
-	if !command.Is(x.Args[2], "on") && !command.Is(x.Args[2], "off") {
-		x.Error(command.ErrSyntax)
-		return
+// onOff makes CLIENT NO-EVICT / NO-TOUCH: HotKV never evicts clients and
+// does not track key access per client, so the mode is only recorded (and
+// shown in CLIENT LIST's flags).
+func onOff(flag func(*client) *atomic.Bool) func(*command.Ctx) {
+	return func(x *command.Ctx) {
+		var on bool
+		switch {
+		case command.Is(x.Args[2], "on"):
+			on = true
+		case command.Is(x.Args[2], "off"):
+		default:
+			x.Error(command.ErrSyntax)
+			return
+		}
+		flag(cl(x)).Store(on)
+		x.W.OK()
 	}
-	x.W.OK()
 }
 
 func init() {
 	const g = "connection"
 	f := command.NoScript | command.Loading | command.Stale
 	sub := func(name string, arity int, summary, args string, run func(*command.Ctx)) *command.Cmd {
-		return &command.Cmd{Name: "client|" + name, Arity: arity, Flags: f, Run: run, Group: g, Since: "2.4.0", Summary: summary, Args: args}
+		flags := f
+		if name == "list" || name == "kill" || name == "no-evict" {
+			flags |= command.Admin
+		}
+		return &command.Cmd{Name: "client|" + name, Arity: arity, Flags: flags, Run: run, Group: g, Since: "2.4.0", Summary: summary, Args: args}
 	}
 	command.Register(&command.Cmd{Name: "client", Arity: -2, Group: g, Since: "2.4.0", Summary: "A container for client connection commands.",
 		Subs: []*command.Cmd{
@@ -267,8 +330,8 @@ func init() {
 			sub("info", 2, "Returns information about the connection.", "", func(x *command.Ctx) { x.W.Verbatim(cl(x).describe() + "\n") }),
 			sub("kill", -3, "Terminates open connections.", "<ip:port | <[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME <YES | NO>] | [MAXAGE maxage]> [...]>", clientKill),
 			sub("setinfo", 4, "Sets information specific to the client or connection.", "<LIB-NAME libname | LIB-VER libver>", clientSetInfo),
-			sub("no-evict", 3, "Sets the client eviction mode of the connection.", "<ON | OFF>", onOff),
-			sub("no-touch", 3, "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "<ON | OFF>", onOff),
+			sub("no-evict", 3, "Sets the client eviction mode of the connection.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.noEvict })),
+			sub("no-touch", 3, "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.noTouch })),
 			helpCmd("client", []string{
 				"GETNAME", "    Return the name of the current connection.",
 				"ID", "    Return the ID of the current connection.",

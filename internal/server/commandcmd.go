@@ -11,37 +11,60 @@ import (
 // COMMAND and its subcommands, so that client libraries that introspect the
 // server (key positions, docs for redis-cli hints) work.
 
+// aclOrder is Redis's order of ACL categories in COMMAND INFO.
+var aclOrder = []string{"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
+	"hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection",
+	"transaction", "scripting"}
+
+// groupCategory is the ACL category a documentation group implies.
+var groupCategory = map[string]string{
+	"generic": "keyspace", "string": "string", "list": "list", "set": "set", "sorted-set": "sortedset",
+	"hash": "hash", "bitmap": "bitmap", "hyperloglog": "hyperloglog", "geo": "geo", "stream": "stream",
+	"pubsub": "pubsub", "connection": "connection", "transactions": "transaction", "scripting": "scripting",
+}
+
+// aclCategories derives a command's ACL categories from its flags, its group
+// and its explicit ACL list, in Redis's order.
 func aclCategories(c *command.Cmd) []string {
-	var cats []string
+	has := map[string]bool{}
 	f := c.Flags
-	if f&command.Write != 0 {
-		cats = append(cats, "@write")
-	}
-	if f&command.ReadOnly != 0 {
-		cats = append(cats, "@read")
-	}
-	switch c.Group {
-	case "sorted-set":
-		cats = append(cats, "@sortedset")
-	case "string", "list", "set", "hash", "pubsub", "connection", "transactions", "bitmap", "hyperloglog", "geo", "stream", "scripting":
-		cats = append(cats, "@"+c.Group)
-	case "generic":
-		cats = append(cats, "@keyspace")
-	}
-	if f&command.Admin != 0 {
-		cats = append(cats, "@admin", "@dangerous")
-	}
-	if f&command.Fast != 0 {
-		cats = append(cats, "@fast")
-	} else {
-		cats = append(cats, "@slow")
+	has["write"] = f&command.Write != 0
+	has["read"] = f&command.ReadOnly != 0
+	has["admin"] = f&command.Admin != 0
+	has["dangerous"] = f&command.Admin != 0
+	has["fast"] = f&command.Fast != 0
+	has["slow"] = f&command.Fast == 0
+	if g := groupCategory[c.Group]; g != "" {
+		has[g] = true
 	}
 	for _, a := range c.ACL {
-		cats = append(cats, "@"+a) // Cmd.ACL names categories without '@'
+		has[a] = true
+	}
+	var cats []string
+	for _, a := range aclOrder {
+		if has[a] {
+			cats = append(cats, "@"+a)
+		}
 	}
 	return cats
 }
 
+// keySpecFlags approximates Redis's key-spec flags from the command flags.
+func keySpecFlags(c *command.Cmd) []string {
+	switch {
+	case c.Flags&command.PubSub != 0:
+		return []string{"not_key"}
+	case c.Flags&command.Write != 0:
+		return []string{"RW", "update"}
+	case c.Flags&command.ReadOnly != 0:
+		return []string{"RO", "access"}
+	}
+	return []string{"RO"}
+}
+
+// writeCommandInfo writes one COMMAND INFO entry in Redis 7+'s shape: ten
+// fields, with sets for flags, categories, tips and key specs, and the
+// subcommands as an array (an empty set for a command without any).
 func writeCommandInfo(w *resp.Writer, c *command.Cmd) {
 	w.Array(10)
 	w.BulkString(c.Name)
@@ -61,10 +84,14 @@ func writeCommandInfo(w *resp.Writer, c *command.Cmd) {
 	}
 	w.Set(0) // tips
 	if c.First > 0 {
-		w.Array(1)
+		w.Set(1)
 		w.Map(3)
 		w.BulkString("flags")
-		w.Set(0)
+		ksf := keySpecFlags(c)
+		w.Set(len(ksf))
+		for _, f := range ksf {
+			w.Simple(f)
+		}
 		w.BulkString("begin_search")
 		w.Map(2)
 		w.BulkString("type")
@@ -90,7 +117,11 @@ func writeCommandInfo(w *resp.Writer, c *command.Cmd) {
 		w.BulkString("limit")
 		w.Int(0)
 	} else {
-		w.Array(0)
+		w.Set(0)
+	}
+	if len(c.Subs) == 0 {
+		w.Set(0)
+		return
 	}
 	w.Array(len(c.Subs))
 	for _, s := range c.Subs {
@@ -149,7 +180,7 @@ func commandInfo(x *command.Ctx) {
 		if c := resolve(n); c != nil {
 			writeCommandInfo(x.W, c)
 		} else {
-			x.W.NullArray()
+			x.W.Null()
 		}
 	}
 }
@@ -214,17 +245,21 @@ func commandList(x *command.Ctx) {
 	}
 }
 
+// commandGetKeys is COMMAND GETKEYS, with Redis's checks in its order: the
+// command (and subcommand) exists, has key arguments, and fits its arity.
 func commandGetKeys(x *command.Ctx) {
 	args := x.Args[2:]
 	c := command.Lookup(args[0])
+	if c != nil && c.Subs != nil && len(args) > 1 {
+		c = c.Sub(args[1])
+	}
 	if c == nil {
 		x.Error("ERR Invalid command specified")
 		return
 	}
-	if c.Subs != nil && len(args) > 1 {
-		if sc := c.Sub(args[1]); sc != nil {
-			c = sc
-		}
+	if c.First == 0 && c.Keys == nil {
+		x.Error("ERR The command has no key arguments")
+		return
 	}
 	if !c.CheckArity(len(args)) {
 		x.Error("ERR Invalid number of arguments specified for command")
@@ -232,7 +267,7 @@ func commandGetKeys(x *command.Ctx) {
 	}
 	pos := c.KeyPositions(args, nil)
 	if len(pos) == 0 {
-		x.Error("ERR The command has no key arguments")
+		x.Error("ERR Invalid arguments specified for command")
 		return
 	}
 	x.W.Array(len(pos))
@@ -244,19 +279,19 @@ func commandGetKeys(x *command.Ctx) {
 func init() {
 	const g = "server"
 	f := command.Loading | command.Stale
-	command.Register(&command.Cmd{Name: "command", Arity: -1, Flags: f, Group: g, Since: "2.8.13",
+	command.Register(&command.Cmd{Name: "command", Arity: -1, Flags: f, Group: g, Since: "2.8.13", ACL: []string{"connection"},
 		Summary: "Returns detailed information about all commands.",
 		Run:     commandAll,
 		Subs: []*command.Cmd{
-			{Name: "command|count", Arity: 2, Flags: f, Group: g, Since: "2.8.13", Summary: "Returns a count of commands.",
+			{Name: "command|count", Arity: 2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "2.8.13", Summary: "Returns a count of commands.",
 				Run: func(x *command.Ctx) { x.W.Int(int64(len(command.All()))) }},
-			{Name: "command|info", Arity: -2, Flags: f, Group: g, Since: "2.8.13", Summary: "Returns information about one, multiple or all commands.",
+			{Name: "command|info", Arity: -2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "2.8.13", Summary: "Returns information about one, multiple or all commands.",
 				Args: "[command-name [command-name ...]]", Run: commandInfo},
-			{Name: "command|docs", Arity: -2, Flags: f, Group: g, Since: "7.0.0", Summary: "Returns documentary information about one, multiple or all commands.",
+			{Name: "command|docs", Arity: -2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "7.0.0", Summary: "Returns documentary information about one, multiple or all commands.",
 				Args: "[command-name [command-name ...]]", Run: commandDocs},
-			{Name: "command|list", Arity: -2, Flags: f, Group: g, Since: "7.0.0", Summary: "Returns a list of command names.",
+			{Name: "command|list", Arity: -2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "7.0.0", Summary: "Returns a list of command names.",
 				Args: "[FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]", Run: commandList},
-			{Name: "command|getkeys", Arity: -3, Flags: f, Group: g, Since: "2.8.13", Summary: "Extracts the key names from an arbitrary command.",
+			{Name: "command|getkeys", Arity: -3, Flags: f, Group: g, ACL: []string{"connection"}, Since: "2.8.13", Summary: "Extracts the key names from an arbitrary command.",
 				Args: "command [arg [arg ...]]", Run: commandGetKeys},
 			helpCmd("command", []string{
 				"(no subcommand)", "    Return details about all Redis commands.",

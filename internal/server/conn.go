@@ -18,7 +18,7 @@ func ping(x *command.Ctx) {
 		return
 	}
 	c := cl(x)
-	if c.pubsub != nil && c.pubsub.count() > 0 && x.W.Proto == 2 {
+	if c.subscribed() && x.W.Proto == 2 {
 		x.W.Array(2)
 		x.W.BulkString("pong")
 		if len(x.Args) == 2 {
@@ -40,28 +40,32 @@ func quit(x *command.Ctx) {
 	cl(x).closing = true
 }
 
+// reset is RESET: the connection as it was on connect, except that the
+// library name and version stay (as in Redis).
 func reset(x *command.Ctx) {
 	c := cl(x)
-	c.multi = nil
-	c.unwatchAll()
+	c.endMulti()
 	if c.pubsub != nil {
 		c.s.hub.unsubscribeAll(c)
 	}
 	c.selectDB(0)
 	c.setProto(2)
 	c.authed = c.s.Config().RequirePass == ""
+	c.noEvict.Store(false)
+	c.noTouch.Store(false)
 	c.infoMu.Lock()
 	c.name = ""
 	c.infoMu.Unlock()
 	x.W.Simple("RESET")
 }
 
-// checkAuth verifies credentials for the default user (the only user).
+// checkAuth verifies credentials for the default user, the only user.
+// User names are case-sensitive, as ACL user names are.
 func checkAuth(c *client, user, pass []byte) string {
-	want := c.s.Config().RequirePass
-	if user != nil && !strings.EqualFold(string(user), "default") {
+	if user != nil && string(user) != "default" {
 		return command.ErrWrongPass
 	}
+	want := c.s.Config().RequirePass
 	if want == "" {
 		return "" // the default user has nopass: any password is accepted
 	}
@@ -96,9 +100,12 @@ func auth(x *command.Ctx) {
 	x.W.OK()
 }
 
+// hello is HELLO, following Redis's helloCommand step by step: version, then
+// options (a bad SETNAME is refused while parsing, the last AUTH wins), then
+// authentication, then the name, then the protocol switch.
 func hello(x *command.Ctx) {
 	c := cl(x)
-	proto := c.out.Proto
+	proto := 0
 	args := x.Args[1:]
 	if len(args) > 0 {
 		v, ok := command.ParseInt(args[0])
@@ -113,18 +120,14 @@ func hello(x *command.Ctx) {
 		proto = int(v)
 		args = args[1:]
 	}
-	var name []byte
-	authed := c.authed
+	var user, pass, name []byte
 	for i := 0; i < len(args); i++ {
+		more := len(args) - 1 - i
 		switch {
-		case command.Is(args[i], "auth") && i+2 < len(args):
-			if msg := checkAuth(c, args[i+1], args[i+2]); msg != "" {
-				x.Error(msg)
-				return
-			}
-			authed = true
+		case command.Is(args[i], "auth") && more >= 2:
+			user, pass = args[i+1], args[i+2]
 			i += 2
-		case command.Is(args[i], "setname") && i+1 < len(args):
+		case command.Is(args[i], "setname") && more >= 1:
 			name = args[i+1]
 			if msg := validName(name); msg != "" {
 				x.Error(msg)
@@ -132,21 +135,30 @@ func hello(x *command.Ctx) {
 			}
 			i++
 		default:
-			x.Error(fmt.Sprintf("ERR Syntax error in HELLO option '%s'", args[i]))
+			x.Error(fmt.Sprintf("ERR Syntax error in HELLO option '%s'", cstr(args[i], -1)))
 			return
 		}
 	}
-	if !authed {
+	if user != nil {
+		if msg := checkAuth(c, user, pass); msg != "" {
+			c.s.logf("verbose", "HELLO AUTH failed for client id=%d", c.id)
+			x.Error(msg)
+			return
+		}
+		c.authed = true
+	}
+	if c.authRequired() {
 		x.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
-	c.authed = true
 	if name != nil {
 		c.infoMu.Lock()
 		c.name = string(name)
 		c.infoMu.Unlock()
 	}
-	c.setProto(proto)
+	if proto != 0 {
+		c.setProto(proto)
+	}
 	w := x.W
 	w.Map(7)
 	w.BulkString("server")
@@ -154,7 +166,7 @@ func hello(x *command.Ctx) {
 	w.BulkString("version")
 	w.BulkString(RedisVersion)
 	w.BulkString("proto")
-	w.Int(int64(proto))
+	w.Int(int64(w.Proto))
 	w.BulkString("id")
 	w.Int(c.id)
 	w.BulkString("mode")
@@ -199,7 +211,7 @@ func init() {
 	const g = "connection"
 	f := command.Fast | command.Loading | command.Stale
 	command.Register(
-		&command.Cmd{Name: "ping", Arity: -1, Flags: f, Run: ping, Group: g, Since: "1.0.0",
+		&command.Cmd{Name: "ping", Arity: -1, Flags: command.Fast, Run: ping, Group: g, Since: "1.0.0",
 			Summary: "Returns the server's liveliness response.", Args: "[message]"},
 		&command.Cmd{Name: "echo", Arity: 2, Flags: f, Run: func(x *command.Ctx) { x.W.Bulk(x.Args[1]) }, Group: g, Since: "1.0.0",
 			Summary: "Returns the given string.", Args: "message"},

@@ -1,8 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
-	rtdebug "runtime/debug"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -11,7 +12,9 @@ import (
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
-// execute checks and runs (or queues, inside MULTI) one command.
+// execute checks and runs (or queues, inside MULTI) one command, with the
+// checks in the order Redis's processCommand makes them: existence, arity,
+// authentication, MULTI restrictions, subscribed context.
 func (c *client) execute(args [][]byte) {
 	c.lastSeen.Store(c.ctx.Now)
 	cmd := command.Lookup(args[0])
@@ -19,36 +22,33 @@ func (c *client) execute(args [][]byte) {
 		c.reject(nil, unknownCommand(args))
 		return
 	}
-	if !c.authed && cmd.Flags&command.NoAuth == 0 {
-		c.reject(cmd, command.ErrNoAuth)
-		return
-	}
-	if !cmd.CheckArity(len(args)) {
-		c.reject(cmd, command.WrongArgs(cmd.Name))
-		return
-	}
-	if cmd.Subs != nil && (len(args) > 1 || cmd.Run == nil) {
+	if cmd.Subs != nil && len(args) > 1 {
 		sub := cmd.Sub(args[1])
 		if sub == nil {
-			c.reject(cmd, fmt.Sprintf("ERR unknown subcommand '%.128s'. Try %s HELP.", args[1], strings.ToUpper(cmd.Name)))
-			return
-		}
-		if !sub.CheckArity(len(args)) {
-			c.reject(sub, command.WrongArgs(sub.Name))
+			c.reject(nil, fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", cstr(args[1], 128), strings.ToUpper(string(cstr(args[0], -1)))))
 			return
 		}
 		cmd = sub
 	}
-	if c.pubsub != nil && c.out.Proto == 2 && c.pubsub.count() > 0 && !allowedWhileSubscribed[cmd.Name] {
+	if !cmd.CheckArity(len(args)) || cmd.Run == nil {
+		c.reject(cmd, command.WrongArgs(cmd.Name))
+		return
+	}
+	if c.authRequired() && cmd.Flags&command.NoAuth == 0 {
+		c.reject(cmd, command.ErrNoAuth)
+		return
+	}
+	if c.multi != nil && cmd.Flags&command.NoMulti != 0 {
+		c.reject(cmd, "ERR Command not allowed inside a transaction")
+		return
+	}
+	if c.out.Proto == 2 && c.subscribed() && !allowedWhileSubscribed[cmd.Name] {
 		c.reject(cmd, fmt.Sprintf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.Name))
 		return
 	}
 	if c.multi != nil && !txControl[cmd.Name] {
-		if cmd.Flags&command.NoMulti != 0 {
-			c.reject(cmd, "ERR Command not allowed inside a transaction")
-			return
-		}
 		c.multi.queue(cmd, args)
+		c.queued.Store(int32(len(c.multi.cmds)))
 		c.out.Simple("QUEUED")
 		return
 	}
@@ -65,70 +65,80 @@ var txControl = map[string]bool{
 	"exec": true, "discard": true, "multi": true, "watch": true, "quit": true, "reset": true,
 }
 
-// reject answers an error for a command that did not run; inside MULTI it
-// dooms the transaction, as Redis's EXECABORT requires.
+// reject answers an error for a command that did not run. Inside MULTI it
+// dooms the transaction (EXECABORT); a refused EXEC discards it at once and
+// says why, as Redis's execCommandAbort does.
 func (c *client) reject(cmd *command.Cmd, msg string) {
+	if cmd != nil && cmd.Name == "exec" {
+		c.endMulti()
+		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR ")
+	} else if c.multi != nil {
+		c.multi.aborted = true
+	}
 	c.out.Error(msg)
 	c.s.stats.countError(msg)
 	if cmd != nil {
 		c.s.stats.rejected(cmd)
 	}
-	if c.multi != nil {
-		c.multi.aborted = true
-	}
 }
 
+// cstr is how Redis prints an argument with "%.*s": up to the first NUL, at
+// most n bytes (n < 0: no limit).
+func cstr(b []byte, n int) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	if n >= 0 && len(b) > n {
+		b = b[:n]
+	}
+	return b
+}
+
+// unknownCommand is Redis's message: the name (128 bytes at most), then
+// quoted arguments while the list is under 128 bytes, each cut to what is
+// left of those 128.
 func unknownCommand(args [][]byte) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "ERR unknown command '%.128s', with args beginning with: ", args[0])
+	var list []byte
 	for _, a := range args[1:] {
-		if b.Len() >= 128+len("ERR unknown command '', with args beginning with: ")+len(args[0]) {
+		if len(list) >= 128 {
 			break
 		}
-		fmt.Fprintf(&b, "'%.*s' ", 128, a)
+		list = append(list, '\'')
+		list = append(list, cstr(a, 128-len(list)+1)...)
+		list = append(list, '\'', ' ')
 	}
-	return b.String()
+	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", cstr(args[0], 128), list)
 }
 
 // call locks what cmd needs, runs it and records its statistics.
 func (c *client) call(cmd *command.Cmd, args [][]byte) {
-	c.ctx.Args = args
-	start := time.Now()
-	mark := len(c.out.B)
 	db := c.ctx.DB
 	c.lastCmd.Store(cmd)
 	c.running = cmd
 	c.lock(cmd, args)
-	c.run(cmd)
+	c.runLocked(cmd, args)
 	var h *holding
-	if cmd.Flags&command.Write != 0 && c.blocked == nil { // a command that blocked changed nothing
-		if cmd.Flags&command.SelfTouch == 0 {
-			c.touchKeys(cmd, args)
-		}
-		if keyspace.ReadyPending.Load() > 0 { // it may have readied blocked clients: serve them now
-			h = &holding{all: cmd.Flags&command.LockAll != 0, db: db, whole: cmd.Flags&command.LockDB != 0, locks: c.locks}
-			c.s.serveReady(h)
-			h.releaseExtra()
-		}
+	if cmd.Flags&command.Write != 0 && c.blocked == nil && keyspace.ReadyPending.Load() > 0 {
+		// It may have readied blocked clients: serve them before unlocking.
+		h = &holding{all: cmd.Flags&command.LockAll != 0, db: db, whole: cmd.Flags&command.LockDB != 0, locks: c.locks}
+		c.s.serveReady(h)
+		h.releaseExtra()
 	}
 	c.unlock(cmd, db)
 	if h != nil {
 		c.s.serveLater(h)
 	}
-	c.calls[cmd.ID].Add(1)
-	c.usec[cmd.ID].Add(uint64(time.Since(start).Microseconds()))
-	if len(c.out.B) > mark && c.out.B[mark] == '-' {
-		c.s.stats.failed(cmd, c.out.B[mark+1:])
-	}
 }
 
-// runLocked runs cmd when the caller (EXEC) already holds its locks.
+// runLocked runs cmd once its locks are held (by call, or by EXEC for the
+// whole transaction).
 func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	c.ctx.Args = args
 	start := time.Now()
 	mark := len(c.out.B)
 	c.run(cmd)
-	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write {
+	// A command that blocked changed nothing; SelfTouch ones touch what they change.
+	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write && c.blocked == nil {
 		c.touchKeys(cmd, args)
 	}
 	c.calls[cmd.ID].Add(1)
@@ -136,6 +146,25 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	if len(c.out.B) > mark && c.out.B[mark] == '-' {
 		c.s.stats.failed(cmd, c.out.B[mark+1:])
 	}
+}
+
+// run calls the handler. A panic is a bug, but one command's bug must not
+// take the server down nor leave shard locks held: it is logged with its
+// stack, counted in INFO's recovered_panics, and answered with an error in
+// place of the partial reply, so the connection stays in sync.
+func (c *client) run(cmd *command.Cmd) {
+	mark := len(c.out.B)
+	defer func() {
+		if r := recover(); r != nil {
+			c.s.stats.panics.Add(1)
+			c.s.logf("warning", "BUG: panic in '%s' from client id=%d: %v\n%s", cmd.Name, c.id, r, debug.Stack())
+			if mark <= len(c.out.B) {
+				c.out.B = c.out.B[:mark]
+			}
+			c.out.Error("ERR internal error running '" + cmd.Name + "'")
+		}
+	}()
+	cmd.Run(&c.ctx)
 }
 
 func (c *client) touchKeys(cmd *command.Cmd, args [][]byte) {
@@ -212,20 +241,4 @@ func (c *client) unlockShards(db *keyspace.DB) {
 		}
 	}
 	c.locks, c.other = c.locks[:0], nil
-}
-
-// run runs a handler. A panic is a bug, but it must not leave the command's
-// shard locks held (every other client would hang on them): it is recovered
-// here, where the caller still unlocks, counted in INFO, and the connection
-// is closed after an error reply.
-func (c *client) run(cmd *command.Cmd) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.s.logf("warning", "BUG: panic in %s for client id=%d: %v\n%s", cmd.Name, c.id, r, rtdebug.Stack())
-			c.s.stats.panics.Add(1)
-			c.out.Error("ERR internal error")
-			c.closing = true
-		}
-	}()
-	cmd.Run(&c.ctx)
 }

@@ -48,10 +48,16 @@ func info(x *command.Ctx) {
 		if b.Len() > 0 {
 			b.WriteString("\r\n")
 		}
-		b.WriteString("# " + strings.ToUpper(sec[:1]) + sec[1:] + "\r\n")
-		s.infoSection(&b, sec)
+		b.WriteString("# " + sectionTitles[sec] + "\r\n")
+		s.infoSection(&b, sec, cl(x))
 	}
 	x.W.Verbatim(b.String())
+}
+
+var sectionTitles = map[string]string{
+	"server": "Server", "clients": "Clients", "memory": "Memory", "persistence": "Persistence",
+	"stats": "Stats", "replication": "Replication", "cpu": "CPU", "modules": "Modules",
+	"commandstats": "Commandstats", "errorstats": "Errorstats", "cluster": "Cluster", "keyspace": "Keyspace",
 }
 
 func kv(b *strings.Builder, k string, v any) { fmt.Fprintf(b, "%s:%v\r\n", k, v) }
@@ -70,7 +76,7 @@ func human(n uint64) string {
 	return ""
 }
 
-func (s *Server) infoSection(b *strings.Builder, sec string) {
+func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 	cfg := s.Config()
 	now := time.Now()
 	switch sec {
@@ -88,7 +94,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string) {
 		kv(b, "process_id", os.Getpid())
 		kv(b, "process_supervised", "no")
 		kv(b, "run_id", s.runID)
-		kv(b, "tcp_port", cfg.Port)
+		kv(b, "tcp_port", s.port())
 		kv(b, "server_time_usec", now.UnixMicro())
 		up := int64(now.Sub(s.started).Seconds())
 		kv(b, "uptime_in_seconds", up)
@@ -98,17 +104,19 @@ func (s *Server) infoSection(b *strings.Builder, sec string) {
 		kv(b, "lru_clock", keyspace.Clock.Load())
 		exe, _ := os.Executable()
 		kv(b, "executable", exe)
-		kv(b, "config_file", "")
-		kv(b, "io_threads_active", 1)
+		kv(b, "config_file", cfg.File)
+		kv(b, "io_threads_active", 0)
 		kv(b, "threads", runtime.GOMAXPROCS(0))
-		for i, l := range s.listeners {
-			fmt.Fprintf(b, "listener%d:name=tcp,bind=%s,port=%d\r\n", i, l.Addr().(interface{ String() string }).String(), cfg.Port)
+		fmt.Fprintf(b, "listener0:name=tcp")
+		for _, a := range cfg.Bind {
+			fmt.Fprintf(b, ",bind=%s", a)
 		}
+		fmt.Fprintf(b, ",port=%d\r\n", s.port())
 	case "clients":
 		clients := s.clientList()
 		pub, watching, watched := 0, 0, 0
 		for _, c := range clients {
-			if c.pubsub != nil {
+			if c.subscribed() {
 				pub++
 			}
 			if n := c.watchCount.Load(); n > 0 {
@@ -184,7 +192,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string) {
 		for _, n := range calls {
 			total += n
 		}
-		in, out := s.netTotals()
+		in, out, reads, writes := s.netTotals()
 		s.stats.mu.Lock()
 		var errs uint64
 		for _, n := range s.stats.errs {
@@ -207,6 +215,10 @@ func (s *Server) infoSection(b *strings.Builder, sec string) {
 		kv(b, "pubsubshard_channels", len(s.hub.channels(kindShard, nil)))
 		kv(b, "total_forks", 0)
 		kv(b, "total_error_replies", errs)
+		kv(b, "total_reads_processed", reads)
+		kv(b, "total_writes_processed", writes)
+		kv(b, "client_query_buffer_limit_disconnections", s.stats.qbufLimitDisconnections.Load())
+		kv(b, "client_output_buffer_limit_disconnections", s.stats.obufLimitDisconnections.Load())
 		kv(b, "recovered_panics", s.stats.panics.Load())
 	case "replication":
 		kv(b, "role", "master")
@@ -266,13 +278,33 @@ func (s *Server) infoSection(b *strings.Builder, sec string) {
 	case "cluster":
 		kv(b, "cluster_enabled", 0)
 	case "keyspace":
-		for i, db := range s.ks.DBs {
-			keys, vol := db.Stats()
+		for i := range s.ks.DBs {
+			keys, vol, sub := s.dbStats(c, i)
 			if keys > 0 {
-				fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0,subexpiry=%d\r\n", i, keys, vol, db.SubVolatile())
+				fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0,subexpiry=%d\r\n", i, keys, vol, sub)
 			}
 		}
 	}
+}
+
+// dbStats counts the keys and volatile keys of database i, locking one shard
+// at a time, unless the caller is an EXEC, which holds them all (execLocked).
+func (s *Server) dbStats(c *client, i int) (keys, volatile, subVolatile int) {
+	db := s.ks.DBs[i]
+	held := c != nil && c.inExec
+	for j := 0; j < keyspace.ShardCount; j++ {
+		sh := db.Shard(j)
+		if !held {
+			sh.Lock()
+		}
+		keys += sh.Len()
+		volatile += sh.Volatile()
+		subVolatile += sh.SubVolatile()
+		if !held {
+			sh.Unlock()
+		}
+	}
+	return keys, volatile, subVolatile
 }
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
@@ -296,6 +328,6 @@ func totalMemory() uint64 {
 }
 
 func init() {
-	command.Register(&command.Cmd{Name: "info", Arity: -1, Flags: command.Loading | command.Stale, Run: info, Group: "server", Since: "1.0.0",
+	command.Register(&command.Cmd{Name: "info", Arity: -1, Flags: command.Loading | command.Stale, Run: info, Group: "server", Since: "1.0.0", ACL: []string{"dangerous"},
 		Summary: "Returns information and statistics about the server.", Args: "[section [section ...]]"})
 }

@@ -7,7 +7,8 @@ import (
 
 // Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH. EXEC locks every shard
 // its queued commands touch (every shard of every database if one of them
-// needs that) for the whole block, so a transaction is atomic across shards.
+// needs that, or selects another database) for the whole block, so a
+// transaction is atomic across shards.
 
 type multiState struct {
 	cmds    []queued
@@ -47,7 +48,16 @@ func multi(x *command.Ctx) {
 		return
 	}
 	c.multi = &multiState{}
+	c.queued.Store(0)
 	x.W.OK()
+}
+
+// endMulti leaves MULTI state and drops every WATCH (Redis's
+// discardTransaction).
+func (c *client) endMulti() {
+	c.multi = nil
+	c.queued.Store(-1)
+	c.unwatchAll()
 }
 
 func discard(x *command.Ctx) {
@@ -56,8 +66,7 @@ func discard(x *command.Ctx) {
 		x.Error("ERR DISCARD without MULTI")
 		return
 	}
-	c.multi = nil
-	c.unwatchAll()
+	c.endMulti()
 	x.W.OK()
 }
 
@@ -69,16 +78,29 @@ func exec(x *command.Ctx) {
 		return
 	}
 	c.multi = nil
-	if m.aborted {
-		c.unwatchAll()
+	defer c.queued.Store(-1) // CLIENT LIST shows the transaction until EXEC ends
+	if !m.aborted {
+		c.execLocked(m.cmds)
+	} else {
 		x.Error("EXECABORT Transaction discarded because of previous errors.")
-		return
 	}
-	all, whole := false, false
+	// Only now, with no shard held: taking a watched key's shard while
+	// holding others could invert the lock order and deadlock.
+	c.unwatchAll()
+}
+
+// execLocked runs the transaction under its locks: its keys' shards, every
+// shard of its database for a LockDB command, every shard of every
+// database for a LockAll command, SELECT, or INFO (which counts keys shard
+// by shard: inside EXEC it could only take them out of order). The deferred
+// release keeps the shards usable even if the transaction's own code fails.
+func (c *client) execLocked(cmds []queued) {
+	var all, whole bool
 	c.locks = c.locks[:0]
-	for _, q := range m.cmds {
+	for _, q := range cmds {
 		switch {
-		case q.cmd.Flags&command.LockAll != 0 || q.cmd.Name == "select" || q.cmd.OtherDB != nil && q.cmd.OtherDB(q.args, c.ctx.DBID) >= 0:
+		case q.cmd.Flags&command.LockAll != 0 || q.cmd.Name == "select" || q.cmd.Name == "info" ||
+			q.cmd.OtherDB != nil && q.cmd.OtherDB(q.args, c.ctx.DBID) >= 0:
 			all = true
 		case q.cmd.Flags&command.LockDB != 0:
 			whole = true
@@ -98,34 +120,44 @@ func exec(x *command.Ctx) {
 	default:
 		c.lockShards()
 	}
-	if c.watchDirty() {
-		x.W.NullArray()
-	} else {
-		x.W.Array(len(m.cmds))
-		c.ctx.Blocker = nil // blocking commands answer at once inside a transaction
-		for _, q := range m.cmds {
-			c.runLocked(q.cmd, q.args)
+	c.inExec = true
+	var h *holding
+	defer func() {
+		c.inExec = false
+		switch {
+		case all:
+			c.s.ks.UnlockAll()
+		case whole:
+			db.UnlockAll()
+		default:
+			c.unlockShards(db)
 		}
-		c.ctx.Blocker = c
+		c.locks = c.locks[:0] // also when all/whole made them moot: call() must not unlock them
+		c.releaseHeld()
+		if h != nil {
+			c.s.serveLater(h)
+		}
+	}()
+	if c.watchDirty() {
+		c.out.NullArray()
+		return
 	}
+	// The watches no longer matter (Redis drops them here); their
+	// registrations go once the locks are released.
+	c.watchCount.Store(0)
+	c.out.Array(len(cmds))
+	c.ctx.Blocker = nil // blocking commands answer at once inside a transaction
+	for _, q := range cmds {
+		c.runLocked(q.cmd, q.args)
+	}
+	c.ctx.Blocker = c
 	// Clients blocked on keys the transaction wrote are served after all of
 	// it, before anything else can run.
-	h := holding{all: all, db: db, whole: whole, locks: c.locks}
 	if keyspace.ReadyPending.Load() > 0 {
-		c.s.serveReady(&h)
+		h = &holding{all: all, db: db, whole: whole, locks: c.locks}
+		c.s.serveReady(h)
 		h.releaseExtra()
 	}
-	switch {
-	case all:
-		c.s.ks.UnlockAll()
-	case whole:
-		db.UnlockAll()
-	default:
-		c.unlockShards(db)
-	}
-	c.locks = c.locks[:0] // call() must not unlock them again
-	c.s.serveLater(&h)
-	c.unwatchAll()
 }
 
 // watchDirty reports whether a watched key changed or expired since WATCH.
@@ -147,9 +179,6 @@ func watch(x *command.Ctx) {
 		x.Error("ERR WATCH inside MULTI is not allowed")
 		return
 	}
-	if len(c.watched) == 0 {
-		c.watch.Reset()
-	}
 outer:
 	for _, k := range x.Args[1:] {
 		for _, w := range c.watched {
@@ -170,11 +199,16 @@ outer:
 }
 
 func unwatch(x *command.Ctx) {
-	cl(x).unwatchAll()
+	// Inside EXEC this transaction holds shards; EXEC drops every WATCH
+	// when it ends.
+	if c := cl(x); !c.inExec {
+		c.unwatchAll()
+	}
 	x.W.OK()
 }
 
-// unwatchAll drops every WATCH, locking each key's shard in turn.
+// unwatchAll drops every WATCH, locking each key's shard in turn. The caller
+// holds no shard lock.
 func (c *client) unwatchAll() {
 	for _, w := range c.watched {
 		sh := c.s.ks.DBs[w.db].ShardFor([]byte(w.key))
@@ -184,6 +218,7 @@ func (c *client) unwatchAll() {
 	}
 	c.watched = c.watched[:0]
 	c.watchCount.Store(0)
+	c.watch.Reset() // no writer can reach it any more: the next WATCH starts clean
 }
 
 func init() {

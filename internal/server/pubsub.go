@@ -1,9 +1,10 @@
 package server
 
 import (
+	"fmt"
 	"sort"
 	"sync"
-	"sync/atomic"
+	"time"
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/glob"
@@ -46,35 +47,33 @@ func newHub() *hub {
 type subscriber struct {
 	c     *client
 	names [3]map[string]struct{}
-	n     [3]atomic.Int64 // sizes of names, for CLIENT LIST
 
-	mu    sync.Mutex
-	buf   []byte
-	dead  bool
-	limit int64
-	wake  chan struct{}
-	done  chan struct{}
-	exit  chan struct{}
+	mu   sync.Mutex
+	buf  []byte
+	dead bool
+	// hold parks messages in held while an EXEC that subscribed is still
+	// building its reply, so that none lands inside that reply.
+	hold bool
+	held []byte
+	wake chan struct{}
+	done chan struct{}
+	exit chan struct{}
 }
+
+// stopGrace is how long a closing client's queued output may take to drain
+// before the socket is closed under it (a client that never reads).
+const stopGrace = 2 * time.Second
 
 func (c *client) subscriber() *subscriber {
 	if c.pubsub == nil {
-		// Hand pending replies to the queue first so order is kept.
-		p := &subscriber{c: c, wake: make(chan struct{}, 1), done: make(chan struct{}), exit: make(chan struct{}),
-			limit: c.s.Config().PubSubOutputLimit}
+		p := &subscriber{c: c, wake: make(chan struct{}, 1), done: make(chan struct{}), exit: make(chan struct{})}
 		for i := range p.names {
 			p.names[i] = map[string]struct{}{}
 		}
-		p.buf = append(p.buf, c.out.B...)
-		c.out.B = c.out.B[:0]
 		c.pubsub = p
 		go p.writer()
 	}
 	return c.pubsub
-}
-
-func (p *subscriber) count() int {
-	return len(p.names[kindChannel]) + len(p.names[kindPattern]) + len(p.names[kindShard])
 }
 
 // enqueue appends bytes to the output queue; false once the client is dead.
@@ -88,18 +87,55 @@ func (p *subscriber) enqueueLocked(b []byte) bool {
 	if p.dead {
 		return false
 	}
-	p.buf = append(p.buf, b...)
-	if int64(len(p.buf)) > p.limit {
+	if p.hold {
+		p.held = append(p.held, b...)
+	} else {
+		p.buf = append(p.buf, b...)
+	}
+	return p.checkLocked()
+}
+
+// checkLocked enforces pubsub-output-buffer-limit on a subscribed client
+// (Redis's client-output-buffer-limit pubsub class): past it the client is
+// disconnected, and the publisher carries on.
+func (p *subscriber) checkLocked() bool {
+	s := p.c.s
+	if limit := s.Config().PubSubOutputLimit; int64(len(p.buf)+len(p.held)) > limit && p.c.subscribed() {
 		p.dead = true
-		p.c.s.logf("warning", "closing client id=%d: pub/sub output buffer over %d bytes", p.c.id, p.limit)
+		s.stats.obufLimitDisconnections.Add(1)
+		s.logf("warning", "Client id=%d addr=%v closed for overcoming of output buffer limits (pubsub, %d bytes).", p.c.id, p.c.conn.RemoteAddr(), limit)
 		p.c.conn.Close()
 		return false
 	}
-	select {
-	case p.wake <- struct{}{}:
-	default:
+	if !p.hold {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
 	}
 	return true
+}
+
+// releaseHeld queues the finished EXEC reply, then the messages held while it
+// was built.
+func (c *client) releaseHeld() {
+	p := c.pubsub
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.hold {
+		return
+	}
+	p.hold = false
+	if !p.dead {
+		p.buf = append(p.buf, c.out.B...)
+		p.buf = append(p.buf, p.held...)
+		p.checkLocked()
+	}
+	c.out.B = c.out.B[:0]
+	p.held = nil
 }
 
 func (p *subscriber) writer() {
@@ -117,7 +153,10 @@ func (p *subscriber) writer() {
 		p.buf = spare[:0]
 		p.mu.Unlock()
 		if len(out) > 0 {
-			if _, err := p.c.conn.Write(out); err != nil {
+			p.c.writes.Add(1)
+			n, err := p.c.conn.Write(out)
+			p.c.netOut.Add(int64(n))
+			if err != nil {
 				p.mu.Lock()
 				p.dead = true
 				p.mu.Unlock()
@@ -125,34 +164,64 @@ func (p *subscriber) writer() {
 				stop = true
 			}
 		}
-		spare = out
+		if cap(out) <= maxIdleOutBuf {
+			spare = out
+		} else {
+			spare = nil
+		}
 		if stop {
 			return
 		}
 	}
 }
 
+// leavePubSub returns a client without subscriptions to direct writes, so
+// that, like any client, it stops being read while it does not read its
+// replies (the queue has no limit once unsubscribed). Under the hub's lock
+// no publisher is delivering to it, and none can find it any more.
+func (c *client) leavePubSub() {
+	c.s.hub.mu.Lock()
+	p := c.pubsub
+	c.pubsub = nil
+	c.s.hub.mu.Unlock()
+	close(p.done)
+	<-p.exit // what was queued is written first, however long it takes
+}
+
 // stop flushes what is queued and ends the writer.
 func (p *subscriber) stop() {
 	close(p.done)
-	<-p.exit
+	select {
+	case <-p.exit:
+	case <-time.After(stopGrace):
+		p.c.conn.Close()
+		<-p.exit
+	}
 }
 
-// subscribe adds names of one kind and queues a confirmation for each.
+// subscribe adds names of one kind and answers a confirmation for each.
 func (h *hub) subscribe(c *client, kind int, names [][]byte) {
 	p := c.subscriber()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.enqueueLocked(c.out.B) // replies of earlier commands in this batch
-	c.out.B = c.out.B[:0]
-	w := resp.Writer{Proto: c.out.Proto}
+	w := &c.out
+	if c.inExec {
+		// The confirmations are part of EXEC's reply, still being built.
+		p.hold = true
+	} else {
+		// Earlier replies of this batch, then the confirmations, are queued
+		// before any message the new subscriptions can receive.
+		p.enqueueLocked(c.out.B)
+		c.out.B = c.out.B[:0]
+		w = &resp.Writer{Proto: c.out.Proto}
+	}
 	for _, n := range names {
 		name := string(n)
 		if _, ok := p.names[kind][name]; !ok {
 			p.names[kind][name] = struct{}{}
-			p.n[kind].Add(1)
+			c.nsub[kind].Store(int32(len(p.names[kind])))
 			m := h.subs[kind][name]
 			if m == nil {
 				m = map[*client]struct{}{}
@@ -165,7 +234,9 @@ func (h *hub) subscribe(c *client, kind int, names [][]byte) {
 		w.Bulk(n)
 		w.Int(int64(p.subCount(kind)))
 	}
-	p.enqueueLocked(w.B)
+	if w != &c.out {
+		p.enqueueLocked(w.B)
+	}
 }
 
 // subCount is what Redis reports after (un)subscribing: shard channels count
@@ -234,7 +305,7 @@ func (h *hub) remove(p *subscriber, kind int, name string) {
 		return
 	}
 	delete(p.names[kind], name)
-	p.n[kind].Add(-1)
+	p.c.nsub[kind].Store(int32(len(p.names[kind])))
 	if m := h.subs[kind][name]; m != nil {
 		delete(m, p.c)
 		if len(m) == 0 {
@@ -374,34 +445,35 @@ func publishCmd(kind int) func(*command.Ctx) {
 func init() {
 	const g = "pubsub"
 	ps := command.PubSub | command.NoScript | command.Loading | command.Stale
+	pub := command.PubSub | command.Loading | command.Stale // scripts may publish and introspect
 	command.Register(
-		&command.Cmd{Name: "subscribe", Arity: -2, Flags: ps | command.NoMulti, Run: subCmd(kindChannel), Group: g, Since: "2.0.0",
+		&command.Cmd{Name: "subscribe", Arity: -2, Flags: ps, Run: subCmd(kindChannel), Group: g, Since: "2.0.0",
 			Summary: "Listens for messages published to channels.", Args: "channel [channel ...]"},
-		&command.Cmd{Name: "psubscribe", Arity: -2, Flags: ps | command.NoMulti, Run: subCmd(kindPattern), Group: g, Since: "2.0.0",
+		&command.Cmd{Name: "psubscribe", Arity: -2, Flags: ps, Run: subCmd(kindPattern), Group: g, Since: "2.0.0",
 			Summary: "Listens for messages published to channels that match one or more patterns.", Args: "pattern [pattern ...]"},
-		&command.Cmd{Name: "ssubscribe", Arity: -2, Flags: ps | command.NoMulti, Run: subCmd(kindShard), Group: g, Since: "7.0.0",
+		&command.Cmd{Name: "ssubscribe", Arity: -2, Flags: ps, Run: subCmd(kindShard), Group: g, Since: "7.0.0",
 			Summary: "Listens for messages published to shard channels.", Args: "shardchannel [shardchannel ...]", First: 1, Last: -1, Step: 1},
-		&command.Cmd{Name: "unsubscribe", Arity: -1, Flags: ps | command.NoMulti, Run: unsubCmd(kindChannel), Group: g, Since: "2.0.0",
+		&command.Cmd{Name: "unsubscribe", Arity: -1, Flags: ps, Run: unsubCmd(kindChannel), Group: g, Since: "2.0.0",
 			Summary: "Stops listening to messages posted to channels.", Args: "[channel [channel ...]]"},
-		&command.Cmd{Name: "punsubscribe", Arity: -1, Flags: ps | command.NoMulti, Run: unsubCmd(kindPattern), Group: g, Since: "2.0.0",
+		&command.Cmd{Name: "punsubscribe", Arity: -1, Flags: ps, Run: unsubCmd(kindPattern), Group: g, Since: "2.0.0",
 			Summary: "Stops listening to messages published to channels that match one or more patterns.", Args: "[pattern [pattern ...]]"},
-		&command.Cmd{Name: "sunsubscribe", Arity: -1, Flags: ps | command.NoMulti, Run: unsubCmd(kindShard), Group: g, Since: "7.0.0",
+		&command.Cmd{Name: "sunsubscribe", Arity: -1, Flags: ps, Run: unsubCmd(kindShard), Group: g, Since: "7.0.0",
 			Summary: "Stops listening to messages posted to shard channels.", Args: "[shardchannel [shardchannel ...]]", First: 1, Last: -1, Step: 1},
-		&command.Cmd{Name: "publish", Arity: 3, Flags: ps | command.Fast, Run: publishCmd(kindChannel), Group: g, Since: "2.0.0",
+		&command.Cmd{Name: "publish", Arity: 3, Flags: pub | command.Fast, Run: publishCmd(kindChannel), Group: g, Since: "2.0.0",
 			Summary: "Posts a message to a channel.", Args: "channel message"},
-		&command.Cmd{Name: "spublish", Arity: 3, Flags: ps | command.Fast, Run: publishCmd(kindShard), Group: g, Since: "7.0.0",
+		&command.Cmd{Name: "spublish", Arity: 3, Flags: pub | command.Fast, Run: publishCmd(kindShard), Group: g, Since: "7.0.0",
 			Summary: "Post a message to a shard channel", Args: "shardchannel message", First: 1, Last: 1, Step: 1},
 		&command.Cmd{Name: "pubsub", Arity: -2, Group: g, Since: "2.8.0", Summary: "A container for Pub/Sub commands.",
 			Subs: []*command.Cmd{
-				{Name: "pubsub|channels", Arity: -2, Flags: ps, Group: g, Since: "2.8.0", Summary: "Returns the active channels.", Args: "[pattern]",
+				{Name: "pubsub|channels", Arity: -2, Flags: pub, Group: g, Since: "2.8.0", Summary: "Returns the active channels.", Args: "[pattern]",
 					Run: func(x *command.Ctx) { pubsubChannels(x, kindChannel) }},
-				{Name: "pubsub|shardchannels", Arity: -2, Flags: ps, Group: g, Since: "7.0.0", Summary: "Returns the active shard channels.", Args: "[pattern]",
+				{Name: "pubsub|shardchannels", Arity: -2, Flags: pub, Group: g, Since: "7.0.0", Summary: "Returns the active shard channels.", Args: "[pattern]",
 					Run: func(x *command.Ctx) { pubsubChannels(x, kindShard) }},
-				{Name: "pubsub|numsub", Arity: -2, Flags: ps, Group: g, Since: "2.8.0", Summary: "Returns a count of subscribers to channels.", Args: "[channel [channel ...]]",
+				{Name: "pubsub|numsub", Arity: -2, Flags: pub, Group: g, Since: "2.8.0", Summary: "Returns a count of subscribers to channels.", Args: "[channel [channel ...]]",
 					Run: func(x *command.Ctx) { pubsubNumSub(x, kindChannel) }},
-				{Name: "pubsub|shardnumsub", Arity: -2, Flags: ps, Group: g, Since: "7.0.0", Summary: "Returns the count of subscribers of shard channels.", Args: "[shardchannel [shardchannel ...]]",
+				{Name: "pubsub|shardnumsub", Arity: -2, Flags: pub, Group: g, Since: "7.0.0", Summary: "Returns the count of subscribers of shard channels.", Args: "[shardchannel [shardchannel ...]]",
 					Run: func(x *command.Ctx) { pubsubNumSub(x, kindShard) }},
-				{Name: "pubsub|numpat", Arity: 2, Flags: ps, Group: g, Since: "2.8.0", Summary: "Returns a count of unique pattern subscriptions.",
+				{Name: "pubsub|numpat", Arity: 2, Flags: pub, Group: g, Since: "2.8.0", Summary: "Returns a count of unique pattern subscriptions.",
 					Run: func(x *command.Ctx) { x.W.Int(int64(x.Conn.(*client).s.hub.numPat())) }},
 				helpCmd("pubsub", []string{
 					"CHANNELS [<pattern>]", "    Return the currently active channels matching a <pattern> (default: '*').",
@@ -416,7 +488,7 @@ func init() {
 
 func pubsubChannels(x *command.Ctx, kind int) {
 	if len(x.Args) > 3 {
-		x.Error(command.WrongArgs("pubsub|" + string(x.Args[1])))
+		x.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try PUBSUB HELP.", cstr(x.Args[1], 128)))
 		return
 	}
 	var pat []byte
@@ -432,7 +504,7 @@ func pubsubChannels(x *command.Ctx, kind int) {
 
 func pubsubNumSub(x *command.Ctx, kind int) {
 	h := x.Conn.(*client).s.hub
-	x.W.Map(len(x.Args) - 2)
+	x.W.Array(2 * (len(x.Args) - 2)) // an array even in RESP3, as Redis answers
 	for _, ch := range x.Args[2:] {
 		x.W.Bulk(ch)
 		x.W.Int(int64(h.numSub(kind, ch)))

@@ -35,6 +35,7 @@ const (
 // Server is one running HotKV instance.
 type Server struct {
 	cfg   atomic.Pointer[config.Config]
+	cfgMu sync.Mutex // serializes CONFIG SET
 	ks    *keyspace.Keyspace
 	hub   *hub
 	stats serverStats
@@ -89,22 +90,45 @@ func (s *Server) Config() *config.Config { return s.cfg.Load() }
 // Listen opens the configured addresses.
 func (s *Server) Listen() error {
 	cfg := s.Config()
+	port := cfg.Port
 	for _, addr := range cfg.Bind {
-		if len(addr) > 0 && addr[0] == '-' { // "-::1": optional address in redis.conf
+		optional := len(addr) > 0 && addr[0] == '-' // "-::1": skipped if unavailable, as in redis.conf
+		if optional {
 			addr = addr[1:]
 		}
-		l, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(cfg.Port)))
+		if addr == "*" {
+			addr = "0.0.0.0"
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort(addr, strconv.Itoa(port)))
 		if err != nil {
+			if optional {
+				s.logf("warning", "Could not create server TCP listening socket %s: %v", net.JoinHostPort(addr, strconv.Itoa(port)), err)
+				continue
+			}
 			s.closeListeners()
 			return err
 		}
+		if port == 0 { // the other addresses share the port the kernel chose
+			port = l.Addr().(*net.TCPAddr).Port
+		}
 		s.listeners = append(s.listeners, l)
+	}
+	if len(s.listeners) == 0 {
+		return errors.New("no address to listen on")
 	}
 	return nil
 }
 
 // Addr is the first listening address (useful with port 0 in tests).
 func (s *Server) Addr() net.Addr { return s.listeners[0].Addr() }
+
+// port is the port actually listened on (the configured one may be 0).
+func (s *Server) port() int {
+	if a, ok := s.Addr().(*net.TCPAddr); ok {
+		return a.Port
+	}
+	return s.Config().Port
+}
 
 // Serve accepts connections until Shutdown; it returns nil after a clean stop.
 func (s *Server) Serve() error {
@@ -125,7 +149,12 @@ func (s *Server) Serve() error {
 	return first
 }
 
+// accept serves one listener. Accept errors other than the listener being
+// closed (out of file descriptors, aborted handshakes) are logged and retried
+// with a growing pause, as Redis logs and goes on: they must not stop the
+// server.
 func (s *Server) accept(l net.Listener) error {
+	var pause time.Duration
 	for {
 		conn, err := l.Accept()
 		if err != nil {
@@ -134,13 +163,15 @@ func (s *Server) accept(l net.Listener) error {
 				return nil
 			default:
 			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(5 * time.Millisecond)
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return err
 			}
-			return err
+			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
+			s.logf("warning", "Accepting client connection: %v", err)
+			time.Sleep(pause)
+			continue
 		}
+		pause = 0
 		s.stats.connections.Add(1)
 		if tc, ok := conn.(*net.TCPConn); ok {
 			tc.SetNoDelay(true)
@@ -149,6 +180,13 @@ func (s *Server) accept(l net.Listener) error {
 			}
 		}
 		s.mu.Lock()
+		select {
+		case <-s.closed: // Shutdown has closed the clients it knew of
+			s.mu.Unlock()
+			conn.Close()
+			return nil
+		default:
+		}
 		if len(s.clients) >= s.Config().MaxClients {
 			s.mu.Unlock()
 			s.stats.refused.Add(1)

@@ -16,8 +16,14 @@ type serverStats struct {
 	connections atomic.Int64
 	refused     atomic.Int64 // connections refused at maxclients
 	panics      atomic.Int64
-	netIn       atomic.Int64
-	netOut      atomic.Int64
+	// clients closed for client-query-buffer-limit and for
+	// pubsub-output-buffer-limit (INFO's client_*_limit_disconnections)
+	qbufLimitDisconnections atomic.Int64
+	obufLimitDisconnections atomic.Int64
+	netIn                   atomic.Int64
+	netOut                  atomic.Int64
+	reads                   atomic.Int64
+	writes                  atomic.Int64
 
 	mu         sync.Mutex
 	calls      []uint64 // closed clients' calls per command ID
@@ -83,18 +89,24 @@ func (st *serverStats) addClosed(c *client) {
 	st.mu.Unlock()
 	st.netIn.Add(c.netIn.Load())
 	st.netOut.Add(c.netOut.Load())
+	st.reads.Add(c.reads.Load())
+	st.writes.Add(c.writes.Load())
 }
 
-// netTotals sums bytes read and written over closed and live clients.
-func (s *Server) netTotals() (in, out int64) {
+// netTotals sums bytes read and written, and socket reads and writes, over
+// closed and live clients.
+func (s *Server) netTotals() (in, out, reads, writes int64) {
 	in, out = s.stats.netIn.Load(), s.stats.netOut.Load()
+	reads, writes = s.stats.reads.Load(), s.stats.writes.Load()
 	s.mu.Lock()
 	for _, c := range s.clients {
 		in += c.netIn.Load()
 		out += c.netOut.Load()
+		reads += c.reads.Load()
+		writes += c.writes.Load()
 	}
 	s.mu.Unlock()
-	return in, out
+	return in, out, reads, writes
 }
 
 // commandTotals sums calls and microseconds per command over closed and live
@@ -156,8 +168,12 @@ func (s *Server) resetStats() {
 	s.stats.mu.Unlock()
 	s.stats.connections.Store(0)
 	s.stats.refused.Store(0)
+	s.stats.qbufLimitDisconnections.Store(0)
+	s.stats.obufLimitDisconnections.Store(0)
 	s.stats.netIn.Store(0)
 	s.stats.netOut.Store(0)
+	s.stats.reads.Store(0)
+	s.stats.writes.Store(0)
 	s.mu.Lock()
 	for _, c := range s.clients {
 		for i := range c.calls {
@@ -166,6 +182,10 @@ func (s *Server) resetStats() {
 		}
 		c.hits.Store(0)
 		c.misses.Store(0)
+		c.netIn.Store(0)
+		c.netOut.Store(0)
+		c.reads.Store(0)
+		c.writes.Store(0)
 	}
 	s.mu.Unlock()
 }

@@ -1,0 +1,249 @@
+package tests
+
+import (
+	"net"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+)
+
+// TestCommandInfoShape: COMMAND INFO entries have Redis 7+'s ten fields,
+// with sets where Redis answers sets (RESP3) and arrays in RESP2.
+func TestCommandInfoShape(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect([]any{[]any{
+		"get", int64(2), []any{Status("readonly"), Status("fast")}, int64(1), int64(1), int64(1),
+		[]any{Status("@read"), Status("@string"), Status("@fast")}, []any{},
+		[]any{[]any{"flags", []any{Status("RO"), Status("access")},
+			"begin_search", []any{"type", "index", "spec", []any{"index", int64(1)}},
+			"find_keys", []any{"type", "range", "spec", []any{"lastkey", int64(0), "keystep", int64(1), "limit", int64(0)}}}},
+		[]any{},
+	}, nil}, "COMMAND", "INFO", "get", "nosuch")
+	r.expect([]any{[]any{
+		"config|get", int64(-3), []any{Status("admin"), Status("noscript"), Status("loading"), Status("stale")},
+		int64(0), int64(0), int64(0), []any{Status("@admin"), Status("@slow"), Status("@dangerous")}, []any{}, []any{}, []any{},
+	}}, "COMMAND", "INFO", "config|get")
+	r.do("HELLO", "3")
+	info := r.do("COMMAND", "INFO", "config").([]any)[0].([]any)
+	for i, want := range []any{"config", int64(-2), Set{}, int64(0), int64(0), int64(0), Set{Status("@slow")}, Set{}, Set{}} {
+		if !reflect.DeepEqual(info[i], want) {
+			t.Fatalf("COMMAND INFO config field %d = %#v, want %#v", i, info[i], want)
+		}
+	}
+	subs, ok := info[9].([]any) // a container's subcommands: an array
+	if !ok || len(subs) < 4 {
+		t.Fatalf("config subcommands: %#v", info[9])
+	}
+	leaf := r.do("COMMAND", "INFO", "ping").([]any)[0].([]any)
+	if !reflect.DeepEqual(leaf[9], Set{}) || !reflect.DeepEqual(leaf[8], Set{}) || !reflect.DeepEqual(leaf[6], Set{Status("@fast"), Status("@connection")}) {
+		t.Fatalf("COMMAND INFO ping: %#v", leaf)
+	}
+}
+
+func TestCommandCountListDocsGetKeys(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	count := r.do("COMMAND", "COUNT").(int64)
+	if int(count) != len(command.All()) {
+		t.Fatalf("COMMAND COUNT = %d, table has %d", count, len(command.All()))
+	}
+	all := r.do("COMMAND").([]any)
+	if len(all) != int(count) {
+		t.Fatalf("COMMAND lists %d commands", len(all))
+	}
+	list := r.do("COMMAND", "LIST").([]any)
+	subs := 0
+	for _, n := range list {
+		if strings.Contains(n.(string), "|") {
+			subs++
+		}
+	}
+	if len(list)-subs != int(count) || subs == 0 {
+		t.Fatalf("COMMAND LIST: %d names, %d subcommands", len(list), subs)
+	}
+	got := r.do("COMMAND", "LIST", "FILTERBY", "PATTERN", "config*").([]any)
+	if len(got) != 6 || got[0] != "config" {
+		t.Fatalf("FILTERBY PATTERN: %v", got)
+	}
+	for _, n := range r.do("COMMAND", "LIST", "FILTERBY", "ACLCAT", "pubsub").([]any) {
+		if c := r.do("COMMAND", "INFO", n.(string)).([]any)[0].([]any); !reflect.DeepEqual(c[6].([]any)[0], Status("@pubsub")) {
+			t.Fatalf("%s in ACLCAT pubsub: %#v", n, c[6])
+		}
+	}
+	r.expect([]any{}, "COMMAND", "LIST", "FILTERBY", "MODULE", "x")
+	r.expect(Err("ERR syntax error"), "COMMAND", "LIST", "FILTERBY")
+	r.expect(Err("ERR syntax error"), "COMMAND", "LIST", "FOO")
+	docs := r.do("COMMAND", "DOCS", "get", "nosuch").([]any)
+	if len(docs) != 2 || docs[0] != "get" {
+		t.Fatalf("COMMAND DOCS: %#v", docs)
+	}
+	d := docs[1].([]any)
+	if d[0] != "summary" || d[2] != "since" || d[4] != "group" || d[5] != "string" {
+		t.Fatalf("COMMAND DOCS get: %#v", d)
+	}
+	for _, tc := range []struct {
+		args []string
+		want any
+	}{
+		{[]string{"get", "a"}, []any{"a"}},
+		{[]string{"set", "a", "b"}, []any{"a"}},
+		{[]string{"del", "a", "b", "c"}, []any{"a", "b", "c"}},
+		{[]string{"ping", "a", "b", "c"}, Err("ERR The command has no key arguments")},
+		{[]string{"get"}, Err("ERR Invalid number of arguments specified for command")},
+		{[]string{"nosuch", "a"}, Err("ERR Invalid command specified")},
+		{[]string{"config", "nosuch"}, Err("ERR Invalid command specified")},
+		{[]string{"config", "get", "x"}, Err("ERR The command has no key arguments")},
+	} {
+		r.expect(tc.want, append([]string{"COMMAND", "GETKEYS"}, tc.args...)...)
+	}
+	r.expect(Err("ERR unknown subcommand 'NOSUCH'. Try COMMAND HELP."), "COMMAND", "NOSUCH")
+	if help := r.do("COMMAND", "HELP").([]any); help[0] != Status("COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:") {
+		t.Fatalf("COMMAND HELP: %#v", help)
+	}
+}
+
+// infoSections is INFO's default output, section by section.
+var infoSections = map[string][]string{
+	"Server":      {"redis_version", "redis_mode", "os", "arch_bits", "process_id", "run_id", "tcp_port", "uptime_in_seconds", "hz", "executable", "config_file"},
+	"Clients":     {"connected_clients", "maxclients", "blocked_clients", "pubsub_clients", "watching_clients", "total_watched_keys"},
+	"Memory":      {"used_memory", "used_memory_human", "used_memory_rss", "used_memory_peak", "maxmemory", "maxmemory_policy", "mem_fragmentation_ratio"},
+	"Persistence": {"loading", "rdb_changes_since_last_save", "rdb_last_save_time", "aof_enabled"},
+	"Stats": {"total_connections_received", "total_commands_processed", "instantaneous_ops_per_sec", "total_net_input_bytes",
+		"total_net_output_bytes", "rejected_connections", "expired_keys", "evicted_keys", "keyspace_hits", "keyspace_misses",
+		"pubsub_channels", "pubsub_patterns", "total_error_replies", "total_reads_processed", "total_writes_processed",
+		"client_query_buffer_limit_disconnections", "client_output_buffer_limit_disconnections", "recovered_panics"},
+	"Replication": {"role", "connected_slaves", "master_replid", "master_repl_offset"},
+	"CPU":         {"used_cpu_sys", "used_cpu_user", "used_cpu_sys_children", "used_cpu_user_children"},
+	"Modules":     {},
+	"Errorstats":  {},
+	"Cluster":     {"cluster_enabled"},
+	"Keyspace":    {},
+}
+
+func TestInfo(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Status("OK"), "SET", "k", "v")
+	r.expect(Status("OK"), "SET", "t", "v", "EX", "100")
+	r.do("NOSUCH")
+	txt := r.do("INFO").(string)
+	var titles []string
+	fields := map[string]string{}
+	for i, block := range strings.Split(strings.TrimSuffix(txt, "\r\n"), "\r\n\r\n") {
+		lines := strings.Split(block, "\r\n")
+		if !strings.HasPrefix(lines[0], "# ") {
+			t.Fatalf("section %d starts with %q", i, lines[0])
+		}
+		title := lines[0][2:]
+		titles = append(titles, title)
+		for _, l := range lines[1:] {
+			k, v, ok := strings.Cut(l, ":")
+			if !ok {
+				t.Fatalf("%s: bad line %q", title, l)
+			}
+			fields[k] = v
+		}
+		for _, want := range infoSections[title] {
+			if _, ok := fields[want]; !ok {
+				t.Errorf("# %s lacks %s", title, want)
+			}
+		}
+	}
+	if strings.Join(titles, ",") != "Server,Clients,Memory,Persistence,Stats,Replication,CPU,Modules,Errorstats,Cluster,Keyspace" {
+		t.Fatalf("default sections: %v", titles)
+	}
+	_, port, _ := strings.Cut(s.Addr, ":")
+	if fields["redis_version"] != "8.0.2" || fields["tcp_port"] != port || fields["db0"] != "keys=2,expires=1,avg_ttl=0,subexpiry=0" ||
+		fields["errorstat_ERR"] != "count=1" || fields["connected_clients"] != "1" || fields["role"] != "master" ||
+		fields["recovered_panics"] != "0" {
+		t.Fatalf("INFO fields: %v", fields)
+	}
+	if want := "name=tcp,bind=127.0.0.1,port=" + port; fields["listener0"] != want {
+		t.Fatalf("listener0 = %q, want %q", fields["listener0"], want)
+	}
+	// Named sections, case-insensitively, in Redis's order; commandstats
+	// only on request or in "all"; unknown sections are empty.
+	one := r.do("INFO", "CPU", "server").(string)
+	if !strings.HasPrefix(one, "# Server\r\n") || !strings.Contains(one, "\r\n\r\n# CPU\r\n") || strings.Contains(one, "# Clients") {
+		t.Fatalf("INFO CPU server: %q", one)
+	}
+	r.expect("", "INFO", "nosuch")
+	cs := r.do("INFO", "commandstats").(string)
+	if !strings.Contains(cs, "cmdstat_set:calls=2,usec=") || !strings.Contains(cs, ",rejected_calls=0,failed_calls=0\r\n") {
+		t.Fatalf("commandstats: %q", cs)
+	}
+	for _, arg := range []string{"all", "everything"} {
+		if all := r.do("INFO", arg).(string); !strings.Contains(all, "# Commandstats\r\n") || !strings.Contains(all, "# Keyspace\r\n") {
+			t.Fatalf("INFO %s lacks sections", arg)
+		}
+	}
+	r.do("GET")
+	r.do("CONFIG", "SET", "hz", "x")
+	cs = r.do("INFO", "commandstats").(string)
+	if !strings.Contains(cs, "cmdstat_get:calls=0,usec=0,usec_per_call=0.00,rejected_calls=1,failed_calls=0") ||
+		!strings.Contains(cs, "cmdstat_config|set:calls=1,") || !strings.Contains(cs, "failed_calls=1") {
+		t.Fatalf("commandstats after errors: %q", cs)
+	}
+	r.do("HELLO", "3")
+	r.send(req("INFO", "cluster"))
+	if line, _ := r.r.ReadString('\n'); !strings.HasPrefix(line, "=") {
+		t.Fatalf("RESP3 INFO is not a verbatim string: %q", line)
+	}
+}
+
+func TestTimeLastsaveDbsize(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	tm := r.do("TIME").([]any)
+	sec, err1 := strconv.ParseInt(tm[0].(string), 10, 64)
+	usec, err2 := strconv.ParseInt(tm[1].(string), 10, 64)
+	if err1 != nil || err2 != nil || usec < 0 || usec > 999999 || time.Since(time.Unix(sec, 0)).Abs() > time.Minute {
+		t.Fatalf("TIME = %#v", tm)
+	}
+	if ls := r.do("LASTSAVE").(int64); time.Since(time.Unix(ls, 0)).Abs() > time.Minute {
+		t.Fatalf("LASTSAVE = %d", ls)
+	}
+	r.expect(int64(0), "DBSIZE")
+	for i := range 10 {
+		r.expect(Status("OK"), "SET", "k"+strconv.Itoa(i), "v")
+	}
+	r.expect(int64(10), "DBSIZE")
+	r.expect(Status("OK"), "SELECT", "1")
+	r.expect(int64(0), "DBSIZE")
+	r.expect(Err("ERR wrong number of arguments for 'dbsize' command"), "DBSIZE", "x")
+	r.expect(Err("ERR wrong number of arguments for 'time' command"), "TIME", "x")
+	r.expect(Err("ERR DB index is out of range"), "SELECT", "16")
+	r.expect(Err("ERR value is not an integer or out of range"), "SELECT", "x")
+}
+
+func TestShutdown(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Err("ERR syntax error"), "SHUTDOWN", "LATER")
+	r.expect(Err("ERR No shutdown in progress."), "SHUTDOWN", "ABORT")
+	r.expect(Err("ERR syntax error"), "SHUTDOWN", "NOSAVE", "ABORT")
+	r.expect(Err("ERR syntax error"), "SHUTDOWN", "SAVE", "NOSAVE")
+	other := s.raw(t)
+	other.expect(Status("PONG"), "PING")
+	r.send(req("SHUTDOWN", "NOSAVE"))
+	if !r.closed() {
+		t.Fatal("SHUTDOWN did not close the connection")
+	}
+	if !other.closed() {
+		t.Fatal("SHUTDOWN did not close other clients")
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("server not shutting down")
+	}
+	if c, err := net.Dial("tcp", s.Addr); err == nil {
+		c.Close()
+		t.Fatal("still accepting after SHUTDOWN")
+	}
+}

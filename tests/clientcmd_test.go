@@ -1,0 +1,196 @@
+package tests
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// clientFields are CLIENT LIST's fields in Redis 8.0's order.
+var clientFields = []string{"id", "addr", "laddr", "fd", "name", "age", "idle", "flags", "db", "sub", "psub", "ssub",
+	"multi", "watch", "qbuf", "qbuf-free", "argv-mem", "multi-mem", "rbs", "rbp", "obl", "oll", "omem", "tot-mem",
+	"events", "cmd", "user", "redir", "resp", "lib-name", "lib-ver", "io-thread"}
+
+// parseClient splits one CLIENT LIST line into its fields, checking their
+// names and order.
+func parseClient(t *testing.T, line string) map[string]string {
+	t.Helper()
+	parts := strings.Split(strings.TrimSuffix(line, "\n"), " ")
+	if len(parts) != len(clientFields) {
+		t.Fatalf("%d fields in %q", len(parts), line)
+	}
+	m := map[string]string{}
+	for i, p := range parts {
+		k, v, _ := strings.Cut(p, "=")
+		if k != clientFields[i] {
+			t.Fatalf("field %d is %q, want %q", i, k, clientFields[i])
+		}
+		m[k] = v
+	}
+	return m
+}
+
+func clientLines(t *testing.T, v any) []map[string]string {
+	t.Helper()
+	s, ok := v.(string)
+	if !ok {
+		t.Fatalf("CLIENT LIST reply %#v", v)
+	}
+	var out []map[string]string
+	for _, l := range strings.Split(s, "\n") {
+		if l != "" {
+			out = append(out, parseClient(t, l))
+		}
+	}
+	return out
+}
+
+func TestClientIDNameInfo(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	id := r.do("CLIENT", "ID").(int64)
+	r.expect(nil, "CLIENT", "GETNAME")
+	r.expect(Status("OK"), "CLIENT", "SETNAME", "worker-1")
+	r.expect("worker-1", "CLIENT", "GETNAME")
+	for _, bad := range []string{"a b", "a\nb", "é"} {
+		r.expect(Err("ERR Client names cannot contain spaces, newlines or special characters."), "CLIENT", "SETNAME", bad)
+	}
+	r.expect("worker-1", "CLIENT", "GETNAME")
+	info := parseClient(t, r.do("CLIENT", "INFO").(string))
+	if info["id"] != strconv.FormatInt(id, 10) || info["name"] != "worker-1" || info["cmd"] != "client|info" ||
+		info["flags"] != "N" || info["db"] != "0" || info["resp"] != "2" || info["user"] != "default" || info["multi"] != "-1" ||
+		info["laddr"] != s.Addr || info["addr"] != r.conn.LocalAddr().String() {
+		t.Fatalf("CLIENT INFO: %v", info)
+	}
+	r.expect(Status("OK"), "CLIENT", "SETNAME", "") // clears it
+	r.expect(nil, "CLIENT", "GETNAME")
+	r.expect(Status("OK"), "CLIENT", "SETINFO", "LIB-NAME", "mylib")
+	r.expect(Status("OK"), "CLIENT", "SETINFO", "lib-ver", "1.2.3")
+	r.expect(Err("ERR Unrecognized option 'foo'"), "CLIENT", "SETINFO", "foo", "a b") // the attribute is checked first
+	r.expect(Err("ERR LIB-NAME cannot contain spaces, newlines or special characters."), "CLIENT", "SETINFO", "LIB-NAME", "a b")
+	r.expect(Status("OK"), "CLIENT", "SETNAME", "named")
+	r.expect(Status("OK"), "CLIENT", "NO-EVICT", "on")
+	r.expect(Status("OK"), "CLIENT", "NO-TOUCH", "ON")
+	r.expect(Err("ERR syntax error"), "CLIENT", "NO-TOUCH", "maybe")
+	r.expect(Status("OK"), "SELECT", "3")
+	r.do("HELLO", "3")
+	info = parseClient(t, r.do("CLIENT", "INFO").(string))
+	if info["lib-name"] != "mylib" || info["lib-ver"] != "1.2.3" || info["flags"] != "eT" || info["db"] != "3" || info["resp"] != "3" {
+		t.Fatalf("CLIENT INFO: %v", info)
+	}
+	// RESET forgets the name, database, protocol and modes, not the library.
+	r.expect(Status("RESET"), "RESET")
+	info = parseClient(t, r.do("CLIENT", "INFO").(string))
+	if info["name"] != "" || info["lib-name"] != "mylib" || info["flags"] != "N" || info["db"] != "0" || info["resp"] != "2" {
+		t.Fatalf("CLIENT INFO after RESET: %v", info)
+	}
+	r.expect(Err("ERR unknown subcommand 'FOO'. Try CLIENT HELP."), "CLIENT", "FOO")
+	r.expect(Err("ERR wrong number of arguments for 'client' command"), "CLIENT")
+	r.expect(Err("ERR wrong number of arguments for 'client|setname' command"), "CLIENT", "SETNAME")
+}
+
+func TestClientList(t *testing.T) {
+	s := start(t)
+	a, b, sub := s.raw(t), s.raw(t), s.raw(t)
+	ida, idb := a.do("CLIENT", "ID").(int64), b.do("CLIENT", "ID").(int64)
+	sub.expect([]any{"subscribe", "c", int64(1)}, "SUBSCRIBE", "c")
+	b.expect(Status("OK"), "WATCH", "k")
+	b.expect(Status("OK"), "MULTI")
+	b.expect(Status("QUEUED"), "GET", "k")
+	all := clientLines(t, a.do("CLIENT", "LIST"))
+	if len(all) != 3 {
+		t.Fatalf("%d clients listed", len(all))
+	}
+	byID := map[string]map[string]string{}
+	for _, c := range all {
+		byID[c["id"]] = c
+	}
+	if c := byID[strconv.FormatInt(idb, 10)]; c["flags"] != "x" || c["multi"] != "1" || c["watch"] != "1" || c["cmd"] != "multi" {
+		t.Fatalf("client in MULTI: %v", c)
+	}
+	var subLine map[string]string
+	for _, c := range all {
+		if c["sub"] == "1" {
+			subLine = c
+		}
+	}
+	if subLine == nil || subLine["flags"] != "P" || subLine["cmd"] != "subscribe" {
+		t.Fatalf("subscriber: %v", all)
+	}
+	if got := clientLines(t, a.do("CLIENT", "LIST", "TYPE", "pubsub")); len(got) != 1 || got[0]["id"] != subLine["id"] {
+		t.Fatalf("TYPE pubsub: %v", got)
+	}
+	if got := clientLines(t, a.do("CLIENT", "LIST", "TYPE", "NORMAL")); len(got) != 2 {
+		t.Fatalf("TYPE normal: %v", got)
+	}
+	a.expect("", "CLIENT", "LIST", "TYPE", "replica")
+	// IDs are listed in the order given, unknown ones skipped.
+	got := clientLines(t, a.do("CLIENT", "LIST", "ID", strconv.FormatInt(idb, 10), "-5", "99999", strconv.FormatInt(ida, 10)))
+	if len(got) != 2 || got[0]["id"] != strconv.FormatInt(idb, 10) || got[1]["id"] != strconv.FormatInt(ida, 10) {
+		t.Fatalf("LIST ID: %v", got)
+	}
+	a.expect(Err("ERR Invalid client ID"), "CLIENT", "LIST", "ID", "abc")
+	a.expect(Err("ERR syntax error"), "CLIENT", "LIST", "ID")
+	a.expect(Err("ERR syntax error"), "CLIENT", "LIST", "TYPE", "normal", "ID", "1")
+	a.expect(Err("ERR Unknown client type 'foo'"), "CLIENT", "LIST", "TYPE", "foo")
+	// A dirty WATCH shows as 'd'.
+	a.expect(Status("OK"), "SET", "k", "changed")
+	got = clientLines(t, a.do("CLIENT", "LIST", "ID", strconv.FormatInt(idb, 10)))
+	if got[0]["flags"] != "xd" {
+		t.Fatalf("dirty watch flags: %v", got[0])
+	}
+}
+
+func TestClientKill(t *testing.T) {
+	s := start(t)
+	admin := s.raw(t)
+	victim := s.raw(t)
+	victim.expect(Status("PONG"), "PING")
+	// Old form: by address, answers OK.
+	admin.expect(Status("OK"), "CLIENT", "KILL", victim.conn.LocalAddr().String())
+	if !victim.closed() {
+		t.Fatal("victim still connected")
+	}
+	admin.expect(Err("ERR No such client"), "CLIENT", "KILL", "1.2.3.4:5")
+	// New form: filters, answers the number killed, skips the caller by default.
+	v1, v2, sub := s.raw(t), s.raw(t), s.raw(t)
+	id1 := v1.do("CLIENT", "ID").(int64)
+	v2.expect(Status("PONG"), "PING")
+	sub.expect([]any{"subscribe", "c", int64(1)}, "SUBSCRIBE", "c")
+	admin.expect(int64(1), "CLIENT", "KILL", "ID", strconv.FormatInt(id1, 10))
+	admin.expect(int64(0), "CLIENT", "KILL", "ID", strconv.FormatInt(id1, 10))
+	admin.expect(int64(1), "CLIENT", "KILL", "TYPE", "pubsub")
+	admin.expect(int64(1), "CLIENT", "KILL", "ADDR", v2.conn.LocalAddr().String(), "SKIPME", "yes")
+	for _, r := range []*raw{v1, v2, sub} {
+		if !r.closed() {
+			t.Fatal("a killed client is still connected")
+		}
+	}
+	v3 := s.raw(t)
+	v3.expect(Status("PONG"), "PING")
+	eventually(t, "killed clients gone", func() bool { return len(clientLines(t, admin.do("CLIENT", "LIST"))) == 2 })
+	admin.expect(int64(1), "CLIENT", "KILL", "USER", "default") // all but the caller
+	admin.expect(int64(0), "CLIENT", "KILL", "LADDR", "1.1.1.1:1")
+	admin.expect(int64(0), "CLIENT", "KILL", "MAXAGE", "100")
+	for _, tc := range []struct {
+		args []string
+		want Err
+	}{
+		{[]string{"ID", "0"}, "ERR client-id should be greater than 0"},
+		{[]string{"ID", "abc"}, "ERR client-id should be greater than 0"},
+		{[]string{"TYPE", "foo"}, "ERR Unknown client type 'foo'"},
+		{[]string{"USER", "nobody"}, "ERR No such user 'nobody'"},
+		{[]string{"MAXAGE", "0"}, "ERR maxage should be greater than 0"},
+		{[]string{"MAXAGE", "abc"}, "ERR maxage is not an integer or out of range"},
+		{[]string{"SKIPME", "maybe"}, "ERR syntax error"},
+		{[]string{"FOO", "bar"}, "ERR syntax error"},
+		{[]string{"ID", "1", "TYPE"}, "ERR syntax error"},
+	} {
+		admin.expect(tc.want, append([]string{"CLIENT", "KILL"}, tc.args...)...)
+	}
+	// Killing oneself answers first, then closes.
+	self := admin.do("CLIENT", "ID").(int64)
+	admin.send(req("CLIENT", "KILL", "ID", strconv.FormatInt(self, 10), "SKIPME", "no"))
+	admin.closedAfter(int64(1))
+	s.noPanics(t)
+}

@@ -1,0 +1,159 @@
+package tests
+
+import (
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/config"
+)
+
+// pairs turns a CONFIG GET reply (flat in RESP2) into a map.
+func pairs(t *testing.T, v any) map[string]string {
+	t.Helper()
+	list, ok := v.([]any)
+	if m, isMap := v.(Map); isMap {
+		list, ok = []any(m), true
+	}
+	if !ok || len(list)%2 != 0 {
+		t.Fatalf("not a CONFIG GET reply: %#v", v)
+	}
+	m := map[string]string{}
+	for i := 0; i < len(list); i += 2 {
+		m[list[i].(string)] = list[i+1].(string)
+	}
+	return m
+}
+
+func TestConfigGet(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	all := pairs(t, r.do("CONFIG", "GET", "*"))
+	if len(all) != len(config.Params) {
+		t.Fatalf("CONFIG GET * has %d settings, the table %d", len(all), len(config.Params))
+	}
+	for k, v := range map[string]string{
+		"maxclients": "10000", "databases": "16", "timeout": "0", "hz": "10", "requirepass": "",
+		"proto-max-bulk-len": "536870912", "client-query-buffer-limit": "1073741824", "maxmemory-policy": "noeviction",
+		"bind": "127.0.0.1", "tcp-keepalive": "300", "loglevel": "warning", // start() passes --loglevel warning
+	} {
+		if all[k] != v {
+			t.Errorf("%s = %q, want %q", k, all[k], v)
+		}
+	}
+	if got := pairs(t, r.do("CONFIG", "GET", "maxmemory*")); len(got) != 2 || got["maxmemory"] != "0" || got["maxmemory-policy"] != "noeviction" {
+		t.Errorf("maxmemory*: %v", got)
+	}
+	if got := pairs(t, r.do("CONFIG", "GET", "PROTO-MAX-*-LEN")); len(got) != 3 {
+		t.Errorf("case-insensitive glob: %v", got)
+	}
+	// An exact name is answered under the spelling asked for, as Redis does.
+	r.expect([]any{"MaxClients", "10000"}, "CONFIG", "GET", "MaxClients")
+	// Several patterns, each setting once.
+	got := pairs(t, r.do("CONFIG", "GET", "timeout", "time*", "t?meout", "hz"))
+	keys := make([]string, 0, len(got))
+	for k := range got {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) != 2 || keys[0] != "hz" || keys[1] != "timeout" {
+		t.Errorf("dedup: %v", got)
+	}
+	r.expect([]any{}, "CONFIG", "GET", "nosuch")
+	r.expect(Err("ERR wrong number of arguments for 'config|get' command"), "CONFIG", "GET")
+	r.do("HELLO", "3")
+	r.expect(Map{"hz", "10"}, "CONFIG", "GET", "hz")
+}
+
+func TestConfigSet(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	fail := func(arg, why string) Err {
+		return Err("ERR CONFIG SET failed (possibly related to argument '" + arg + "') - " + why)
+	}
+	for _, tc := range []struct {
+		args []string
+		want any
+	}{
+		{[]string{"maxclients", "abc"}, fail("maxclients", "argument couldn't be parsed into an integer")},
+		{[]string{"maxclients", "0"}, fail("maxclients", "argument must be between 1 and 4294967295 inclusive")},
+		{[]string{"timeout", "-1"}, fail("timeout", "argument must be between 0 and 2147483647 inclusive")},
+		{[]string{"timeout", "007"}, fail("timeout", "argument couldn't be parsed into an integer")},
+		{[]string{"maxmemory", "-1"}, fail("maxmemory", "argument must be a memory value")},
+		{[]string{"maxmemory", "1.5"}, fail("maxmemory", "argument must be a memory value")},
+		{[]string{"proto-max-bulk-len", "10"}, fail("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive")},
+		{[]string{"loglevel", "loud"}, fail("loglevel", "argument(s) must be one of the following: debug, verbose, notice, warning, nothing")},
+		{[]string{"HZ", "abc"}, fail("HZ", "argument couldn't be parsed into an integer")}, // named as spelled
+		{[]string{"port", "1"}, fail("port", "can't set immutable config")},
+		{[]string{"databases", "3"}, fail("databases", "can't set immutable config")},
+		{[]string{"bind", "0.0.0.0"}, fail("bind", "can't set immutable config")},
+		{[]string{"hz", "11", "HZ", "12"}, fail("HZ", "duplicate parameter")},
+		{[]string{"nosuch", "1"}, Err("ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'")},
+		{[]string{"hz", "abc", "nosuch", "1"}, Err("ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'")}, // names first
+		{[]string{"hz"}, Err("ERR wrong number of arguments for 'config|set' command")},
+		{[]string{"hz", "5", "timeout"}, Err("ERR syntax error")},
+	} {
+		if got := r.do(append([]string{"CONFIG", "SET"}, tc.args...)...); got != tc.want {
+			t.Errorf("CONFIG SET %q: got %#v, want %#v", tc.args, got, tc.want)
+		}
+	}
+	// Nothing of a failed multi-pair SET is applied.
+	r.expect(fail("maxclients", "argument must be between 1 and 4294967295 inclusive"), "CONFIG", "SET", "hz", "20", "timeout", "5", "maxclients", "0")
+	if got := pairs(t, r.do("CONFIG", "GET", "hz", "timeout")); got["hz"] != "10" || got["timeout"] != "0" {
+		t.Fatalf("partial CONFIG SET applied: %v", got)
+	}
+	r.expect(Status("OK"), "CONFIG", "SET", "hz", "20", "timeout", "5", "maxmemory", "1kb", "LOGLEVEL", "Verbose")
+	if got := pairs(t, r.do("CONFIG", "GET", "hz", "timeout", "maxmemory", "loglevel")); got["hz"] != "20" || got["timeout"] != "5" || got["maxmemory"] != "1024" || got["loglevel"] != "verbose" {
+		t.Fatalf("CONFIG SET: %v", got)
+	}
+	r.expect(Status("OK"), "CONFIG", "SET", "hz", "0") // clamped, as Redis does
+	r.expect([]any{"hz", "1"}, "CONFIG", "GET", "hz")
+	r.expect(Status("OK"), "CONFIG", "SET", "hz", "100000")
+	r.expect([]any{"hz", "500"}, "CONFIG", "GET", "hz")
+}
+
+// TestConfigSetTimeout: an idle client is closed after timeout seconds;
+// setting it back to 0 disarms the deadline of a connection that had one.
+func TestConfigSetTimeout(t *testing.T) {
+	s := start(t)
+	admin := s.raw(t)
+	admin.expect(Status("OK"), "CONFIG", "SET", "timeout", "1")
+	idle, kept := s.raw(t), s.raw(t)
+	idle.expect(Status("PONG"), "PING")
+	kept.expect(Status("PONG"), "PING") // its read deadline is now armed
+	admin.expect(Status("OK"), "CONFIG", "SET", "timeout", "0")
+	kept.expect(Status("PONG"), "PING") // disarmed on this read
+	time.Sleep(1500 * time.Millisecond)
+	if !idle.closed() {
+		t.Fatal("idle client not closed after timeout")
+	}
+	kept.expect(Status("PONG"), "PING")
+}
+
+// TestConfigResetStat zeroes INFO's counters.
+func TestConfigResetStat(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.do("GET", "x")
+	r.do("NOSUCH")
+	r.do("GET")
+	if st := s.info(t, "stats"); st["total_error_replies"] != "2" || st["keyspace_misses"] != "1" {
+		t.Fatalf("before: %v", st)
+	}
+	r.expect(Status("OK"), "CONFIG", "RESETSTAT")
+	st := s.info(t, "stats", "commandstats", "errorstats")
+	for _, k := range []string{"total_error_replies", "keyspace_misses", "keyspace_hits", "rejected_connections"} {
+		if st[k] != "0" {
+			t.Errorf("%s = %s after RESETSTAT", k, st[k])
+		}
+	}
+	if _, ok := st["cmdstat_get"]; ok {
+		t.Errorf("cmdstat_get survived RESETSTAT")
+	}
+	if _, ok := st["errorstat_ERR"]; ok {
+		t.Errorf("errorstat_ERR survived RESETSTAT")
+	}
+	if st["cmdstat_config|resetstat"] == "" {
+		t.Errorf("RESETSTAT itself is counted after the reset, as in Redis: %v", st)
+	}
+}

@@ -1,0 +1,443 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/hotkv/hotkv/internal/keyspace"
+)
+
+func TestMultiExecBasics(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Err("ERR EXEC without MULTI"), "EXEC")
+	r.expect(Err("ERR DISCARD without MULTI"), "DISCARD")
+	r.expect(Status("OK"), "MULTI")
+	r.expect(Err("ERR MULTI calls can not be nested"), "MULTI") // not fatal to the transaction
+	r.expect(Err("ERR WATCH inside MULTI is not allowed"), "WATCH", "k")
+	r.expect(Status("QUEUED"), "SET", "k", "v")
+	r.expect(Status("QUEUED"), "GET", "k")
+	r.expect([]any{Status("OK"), "v"}, "EXEC")
+	r.expect(Status("OK"), "MULTI")
+	r.expect(Status("QUEUED"), "SET", "k", "other")
+	r.expect(Status("OK"), "DISCARD")
+	r.expect("v", "GET", "k")
+	r.expect(Status("OK"), "MULTI")
+	r.expect([]any{}, "EXEC") // an empty transaction
+}
+
+// TestExecAbort: a command refused while queueing (unknown, wrong arity,
+// not allowed in MULTI) dooms the transaction; nothing of it runs.
+func TestExecAbort(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	for _, bad := range [][]string{
+		{"NOSUCH"},
+		{"SET", "k"},
+		{"CONFIG", "NOSUCH"},
+		{"SHUTDOWN"},
+	} {
+		r.expect(Status("OK"), "MULTI")
+		r.expect(Status("QUEUED"), "SET", "k", "queued")
+		if _, ok := r.do(bad...).(Err); !ok {
+			t.Fatalf("%q inside MULTI was not refused", bad)
+		}
+		r.expect(Status("QUEUED"), "SET", "k2", "queued")
+		r.expect(Err("EXECABORT Transaction discarded because of previous errors."), "EXEC")
+		r.expect(int64(0), "EXISTS", "k", "k2")
+	}
+	r.expect(Status("OK"), "MULTI")
+	r.expect(Err("ERR Command not allowed inside a transaction"), "SHUTDOWN")
+	r.expect(Status("OK"), "DISCARD")
+	// A refused EXEC itself discards the transaction and says why.
+	r.expect(Status("OK"), "MULTI")
+	r.expect(Status("QUEUED"), "SET", "k", "v")
+	r.expect(Err("EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command"), "EXEC", "extra")
+	r.expect(Err("ERR EXEC without MULTI"), "EXEC")
+	r.expect(int64(0), "EXISTS", "k")
+	// Unauthenticated: EXEC is refused with the NOAUTH reason.
+	a := start(t, "--requirepass", "pw").raw(t)
+	a.expect(Err("NOAUTH Authentication required."), "MULTI")
+	a.expect(Err("EXECABORT Transaction discarded because of: NOAUTH Authentication required."), "EXEC")
+}
+
+// TestExecRuntimeErrors: errors while running a queued command are replies
+// in EXEC's array; the other commands run.
+func TestExecRuntimeErrors(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Status("OK"), "MULTI")
+	r.expect(Status("QUEUED"), "SET", "a", "1")
+	r.expect(Status("QUEUED"), "SET", "b", "2", "EX", "notanumber")
+	r.expect(Status("QUEUED"), "CONFIG", "SET", "hz", "abc")
+	r.expect(Status("QUEUED"), "GET", "a")
+	r.expect([]any{
+		Status("OK"),
+		Err("ERR value is not an integer or out of range"),
+		Err("ERR CONFIG SET failed (possibly related to argument 'hz') - argument couldn't be parsed into an integer"),
+		"1",
+	}, "EXEC")
+	r.expect(int64(0), "EXISTS", "b")
+}
+
+func TestWatch(t *testing.T) {
+	s := start(t)
+	r, other := s.raw(t), s.raw(t)
+	exec := func(want any) {
+		t.Helper()
+		r.expect(Status("OK"), "MULTI")
+		r.expect(Status("QUEUED"), "SET", "w", "mine")
+		r.expect(want, "EXEC")
+	}
+	// Untouched: EXEC runs.
+	r.expect(Status("OK"), "WATCH", "w", "w2")
+	exec([]any{Status("OK")})
+	// Changed by another client: EXEC answers null and runs nothing.
+	r.expect(Status("OK"), "WATCH", "w")
+	other.expect(Status("OK"), "SET", "w", "theirs")
+	exec(nil)
+	r.expect("theirs", "GET", "w")
+	// EXEC dropped the WATCH, so the next transaction runs.
+	other.expect(Status("OK"), "SET", "w", "again")
+	exec([]any{Status("OK")})
+	// Changed by the same client outside the transaction.
+	r.expect(Status("OK"), "WATCH", "w")
+	r.expect(Status("OK"), "SET", "w", "self")
+	exec(nil)
+	// Deleted, flushed, or a missing key created. (FLUSHDB touches only
+	// watched keys that exist, as in Redis.)
+	for _, tc := range []struct{ before, change []string }{
+		{[]string{"SET", "w", "1"}, []string{"DEL", "w"}},
+		{[]string{"SET", "w", "1"}, []string{"FLUSHDB"}},
+		{[]string{"DEL", "w"}, []string{"SET", "w", "created"}},
+	} {
+		other.do(tc.before...)
+		r.expect(Status("OK"), "WATCH", "w")
+		other.do(tc.change...)
+		exec(nil)
+	}
+	other.do("DEL", "w")
+	r.expect(Status("OK"), "WATCH", "w")
+	other.expect(Status("OK"), "FLUSHDB")
+	exec([]any{Status("OK")})
+	// UNWATCH and DISCARD forget the watch.
+	r.expect(Status("OK"), "WATCH", "w")
+	r.expect(Status("OK"), "UNWATCH")
+	other.expect(Status("OK"), "SET", "w", "x")
+	exec([]any{Status("OK")})
+	r.expect(Status("OK"), "WATCH", "w")
+	r.expect(Status("OK"), "MULTI")
+	r.expect(Status("OK"), "DISCARD")
+	other.expect(Status("OK"), "SET", "w", "y")
+	exec([]any{Status("OK")})
+	// A watched key in another database is a different key.
+	r.expect(Status("OK"), "WATCH", "w")
+	other.expect(Status("OK"), "SELECT", "1")
+	other.expect(Status("OK"), "SET", "w", "db1")
+	exec([]any{Status("OK")})
+	// A watched key that expires before EXEC counts as changed.
+	r.expect(Status("OK"), "SET", "w", "v", "PX", "30")
+	r.expect(Status("OK"), "WATCH", "w")
+	time.Sleep(60 * time.Millisecond)
+	exec(nil)
+	// RESP3: the aborted EXEC is a RESP3 null.
+	r.do("HELLO", "3")
+	r.expect(Status("OK"), "WATCH", "w")
+	other.expect(Status("OK"), "SELECT", "0")
+	other.expect(Status("OK"), "SET", "w", "z")
+	r.expect(Status("OK"), "MULTI")
+	r.expect(Status("QUEUED"), "GET", "w")
+	r.send(req("EXEC"))
+	if line, _ := r.r.ReadString('\n'); line != "_\r\n" {
+		t.Fatalf("RESP3 aborted EXEC = %q", line)
+	}
+}
+
+// TestSelectInMulti: SELECT inside a transaction applies to the commands
+// after it, and stays in force after EXEC, as in Redis.
+func TestSelectInMulti(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Status("OK"), "MULTI")
+	r.expect(Status("QUEUED"), "SET", "k", "db0")
+	r.expect(Status("QUEUED"), "SELECT", "2")
+	r.expect(Status("QUEUED"), "SET", "k", "db2")
+	r.expect(Status("QUEUED"), "DBSIZE")
+	r.expect(Status("QUEUED"), "SELECT", "99")
+	r.expect([]any{Status("OK"), Status("OK"), Status("OK"), int64(1), Err("ERR DB index is out of range")}, "EXEC")
+	r.expect("db2", "GET", "k")
+	r.expect(Status("OK"), "SELECT", "0")
+	r.expect("db0", "GET", "k")
+}
+
+// TestCommandsThatLockInsideExec: INFO keyspace, UNWATCH and CLIENT INFO
+// run inside EXEC while EXEC holds shard locks (they used to deadlock on
+// them).
+func TestCommandsThatLockInsideExec(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Status("OK"), "WATCH", "a")
+	r.expect(Status("OK"), "MULTI")
+	r.expect(Status("QUEUED"), "SET", "a", "1")
+	r.expect(Status("QUEUED"), "INFO", "keyspace")
+	r.expect(Status("QUEUED"), "UNWATCH")
+	r.expect(Status("QUEUED"), "CLIENT", "INFO")
+	r.expect(Status("QUEUED"), "FLUSHDB")
+	r.expect(Status("QUEUED"), "INFO", "keyspace")
+	got := r.do("EXEC").([]any)
+	if got[1] != "# Keyspace\r\ndb0:keys=1,expires=0,avg_ttl=0,subexpiry=0\r\n" || got[2] != Status("OK") || got[5] != "# Keyspace\r\n" {
+		t.Fatalf("EXEC = %#v", got)
+	}
+	if info := got[3].(string); !containsAll(info, " flags=x ", " multi=6 ", " watch=0 ", " cmd=exec ") {
+		t.Fatalf("CLIENT INFO inside EXEC: %s", info)
+	}
+	if info := r.do("CLIENT", "INFO").(string); !containsAll(info, " flags=N ", " multi=-1 ") {
+		t.Fatalf("CLIENT INFO after EXEC: %s", info)
+	}
+	s.noPanics(t)
+}
+
+// TestQuitResetInMulti: QUIT and RESET are not queued.
+func TestQuitResetInMulti(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Status("OK"), "MULTI")
+	r.expect(Status("QUEUED"), "SET", "k", "v")
+	r.expect(Status("RESET"), "RESET")
+	r.expect(Err("ERR EXEC without MULTI"), "EXEC")
+	r.expect(Status("OK"), "MULTI")
+	r.send(req("QUIT"))
+	r.closedAfter(Status("OK"))
+	s.raw(t).expect(int64(0), "EXISTS", "k")
+}
+
+// shardedKeys returns two keys that live in different shards.
+func shardedKeys(t *testing.T) (string, string) {
+	a := "acct-a"
+	for i := range 100 {
+		b := "acct-b" + strconv.Itoa(i)
+		if keyspace.ShardIndex([]byte(a)) != keyspace.ShardIndex([]byte(b)) {
+			return a, b
+		}
+	}
+	t.Fatal("no keys in different shards")
+	return "", ""
+}
+
+// TestExecAtomicAcrossShards: writers set two keys in different shards to
+// the same value inside MULTI; readers read both inside MULTI and must never
+// see them differ. Without EXEC holding both shards, readers catch a
+// half-applied transaction within a few hundred rounds.
+func TestExecAtomicAcrossShards(t *testing.T) {
+	s := start(t)
+	a, b := shardedKeys(t)
+	ctx := context.Background()
+	const writers, readers, rounds = 6, 4, 300
+	var wg sync.WaitGroup
+	errc := make(chan error, writers+readers)
+	for w := range writers {
+		c := s.client(t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				v := strconv.Itoa(w*rounds + i)
+				if _, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+					p.Set(ctx, a, v, 0)
+					p.Set(ctx, b, v, 0)
+					return nil
+				}); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	for range readers {
+		c := s.client(t, resp2)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				var ga, gb *redis.StringCmd
+				_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+					ga, gb = p.Get(ctx, a), p.Get(ctx, b)
+					return nil
+				})
+				if err != nil && !errors.Is(err, redis.Nil) {
+					errc <- err
+					return
+				}
+				if ga.Val() != gb.Val() {
+					errc <- errors.New("a=" + ga.Val() + " b=" + gb.Val() + " inside one EXEC")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+}
+
+// TestExecAtomicIncr is the same invariant with INCR, when the strings
+// branch that provides it is present.
+func TestExecAtomicIncr(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	probe := s.client(t)
+	if info, err := probe.Do(ctx, "COMMAND", "INFO", "incr").Slice(); err != nil || info[0] == nil {
+		t.Skip("INCR is not registered in this build")
+	}
+	a, b := shardedKeys(t)
+	var wg sync.WaitGroup
+	errc := make(chan error, 8)
+	for range 4 {
+		c := s.client(t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 250 {
+				if _, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+					p.Incr(ctx, a)
+					p.Incr(ctx, b)
+					return nil
+				}); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	for range 4 {
+		c := s.client(t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 250 {
+				var ga, gb *redis.StringCmd
+				if _, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+					ga, gb = p.Get(ctx, a), p.Get(ctx, b)
+					return nil
+				}); err != nil && !errors.Is(err, redis.Nil) {
+					errc <- err
+					return
+				}
+				if ga.Val() != gb.Val() {
+					errc <- errors.New("a=" + ga.Val() + " b=" + gb.Val())
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+	if v, _ := probe.Get(ctx, a).Int(); v != 1000 {
+		t.Fatalf("a = %d after 1000 increments", v)
+	}
+}
+
+// TestWatchOptimisticLocking is the classic check-and-set loop from many
+// clients: every increment lands exactly once.
+func TestWatchOptimisticLocking(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	const clients, each = 6, 40
+	var wg sync.WaitGroup
+	errc := make(chan error, clients)
+	for range clients {
+		c := s.client(t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				for {
+					err := c.Watch(ctx, func(tx *redis.Tx) error {
+						n, err := tx.Get(ctx, "counter").Int()
+						if err != nil && !errors.Is(err, redis.Nil) {
+							return err
+						}
+						_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+							p.Set(ctx, "counter", n+1, 0)
+							return nil
+						})
+						return err
+					}, "counter")
+					if err == nil {
+						break
+					}
+					if !errors.Is(err, redis.TxFailedErr) {
+						errc <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+	if n, err := s.client(t).Get(ctx, "counter").Int(); err != nil || n != clients*each {
+		t.Fatalf("counter = %d, %v; want %d", n, err, clients*each)
+	}
+}
+
+// TestExecLockOrder: EXEC must not take a shard lock out of order while it
+// holds others (dropping a WATCH on a lower shard, or INFO counting keys),
+// or it deadlocks against a multi-key command locking in order.
+func TestExecLockOrder(t *testing.T) {
+	s := start(t)
+	lo, hi := shardedKeys(t)
+	if keyspace.ShardIndex([]byte(lo)) > keyspace.ShardIndex([]byte(hi)) {
+		lo, hi = hi, lo
+	}
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errc := make(chan error, 3)
+	run := func(f func(c *redis.Client) error) {
+		c := s.client(t, func(o *redis.Options) { o.ReadTimeout = 5 * time.Second; o.MaxRetries = -1 })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				if err := f(c); err != nil && !errors.Is(err, redis.TxFailedErr) {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	run(func(c *redis.Client) error { // watch the low shard, write the high one
+		return c.Watch(ctx, func(tx *redis.Tx) error {
+			_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error { p.Set(ctx, hi, "1", 0); return nil })
+			return err
+		}, lo)
+	})
+	run(func(c *redis.Client) error { // INFO inside a transaction holding the high shard
+		_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, hi, "2", 0)
+			p.Info(ctx, "keyspace")
+			return nil
+		})
+		return err
+	})
+	run(func(c *redis.Client) error { return c.Del(ctx, lo, hi).Err() }) // locks low, then high
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,445 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// TestPipelineOrderAndWrites sends many commands in one write: every reply
+// comes back, in order, and the server answers each read with one write.
+func TestPipelineOrderAndWrites(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect("warm", "PING", "warm")
+	before := s.info(t, "stats")
+
+	const n = 300
+	var b strings.Builder
+	for i := range n {
+		switch i % 3 {
+		case 0:
+			b.WriteString(req("SET", "k"+strconv.Itoa(i), "v"+strconv.Itoa(i)))
+		case 1:
+			b.WriteString(req("GET", "k"+strconv.Itoa(i-1)))
+		default:
+			fmt.Fprintf(&b, "ECHO e%d\r\n", i) // inline commands mix with multibulk
+		}
+	}
+	r.send(b.String())
+	for i := range n {
+		var want any
+		switch i % 3 {
+		case 0:
+			want = Status("OK")
+		case 1:
+			want = "v" + strconv.Itoa(i-1)
+		default:
+			want = "e" + strconv.Itoa(i)
+		}
+		r.expectRead(want)
+	}
+	after := s.info(t, "stats")
+	// Each INFO connection adds one read; the first INFO's write is counted
+	// only by the second snapshot.
+	reads := atoi(t, after["total_reads_processed"]) - atoi(t, before["total_reads_processed"]) - 1
+	writes := atoi(t, after["total_writes_processed"]) - atoi(t, before["total_writes_processed"]) - 1
+	if writes < 1 || writes > reads { // a read holding no complete command writes nothing
+		t.Fatalf("pipeline of %d commands: %d reads, %d writes (want at most one write per read)", n, reads, writes)
+	}
+}
+
+func atoi(t testing.TB, s string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatalf("not a number: %q", s)
+	}
+	return n
+}
+
+// TestLargeRepliesPipeline checks that a pipeline of large replies is
+// answered completely (replies are flushed as they accumulate).
+func TestLargeRepliesPipeline(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	val := bulkN(200<<10, 'x')
+	r.expect(Status("OK"), "SET", "big", val)
+	r.send(strings.Repeat(req("GET", "big"), 40))
+	for range 40 {
+		if got := r.read(); got != val {
+			t.Fatalf("GET big: got %d bytes", len(fmt.Sprint(got)))
+		}
+	}
+}
+
+// TestInlineCommands types commands the way redis-cli users and telnet do.
+func TestInlineCommands(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	for _, tc := range []struct {
+		line string
+		want []any
+	}{
+		{"PING\r\n", []any{Status("PONG")}},
+		{"ping\n", []any{Status("PONG")}},                      // bare LF
+		{"\r\n\r\n\n   \r\n\tPING\r\n", []any{Status("PONG")}}, // empty lines are skipped
+		{`SET k "hello world"` + "\r\n", []any{Status("OK")}},
+		{"GET k\r\n", []any{"hello world"}},
+		{`ECHO "a\x41\n\t\"q\\"` + "\r\n", []any{"aA\n\t\"q\\"}},
+		{`ECHO 'it\'s \n'` + "\r\n", []any{`it's \n`}},
+		{`ECHO ""` + "\r\n", []any{""}},
+		{"ECHO a\vb\r\n", []any{"a\vb"}},
+		{"SET  k2   v2  \r\nGET k2\r\n", []any{Status("OK"), "v2"}},
+		{"NOSUCH a 'b c'\r\n", []any{Err("ERR unknown command 'NOSUCH', with args beginning with: 'a' 'b c' ")}},
+		{"ECHO\r\n", []any{Err("ERR wrong number of arguments for 'echo' command")}},
+	} {
+		r.send(tc.line)
+		for _, w := range tc.want {
+			if got := r.read(); !reflect.DeepEqual(got, w) {
+				t.Errorf("%q: got %#v, want %#v", tc.line, got, w)
+			}
+		}
+	}
+	r.send("ECHO \"unbalanced\r\n")
+	r.closedAfter(Err("ERR Protocol error: unbalanced quotes in request"))
+}
+
+// TestPartialReads delivers a pipeline split at every byte boundary: the
+// server must wait for the rest of a command and answer exactly as if it had
+// come whole.
+func TestPartialReads(t *testing.T) {
+	s := start(t)
+	in := req("SET", "key", "va\r\nl") + "ECHO \"in line\"\r\n" + req("GET", "key") + req("ECHO", "")
+	want := []any{Status("OK"), "in line", "va\r\nl", ""}
+	for cut := 1; cut < len(in); cut++ {
+		r := s.raw(t)
+		r.send(in[:cut])
+		time.Sleep(time.Millisecond) // let the first part arrive on its own
+		r.send(in[cut:])
+		for _, w := range want {
+			if got := r.read(); !reflect.DeepEqual(got, w) {
+				t.Fatalf("cut at %d: got %#v, want %#v", cut, got, w)
+			}
+		}
+		r.conn.Close()
+	}
+	// And one byte per write.
+	r := s.raw(t)
+	for i := range len(in) {
+		r.send(in[i : i+1])
+	}
+	for _, w := range want {
+		r.expectRead(w)
+	}
+}
+
+// TestHugeBulk sends a 10 MB value in 64 KiB pieces, then reads it back with
+// go-redis in both protocols.
+func TestHugeBulk(t *testing.T) {
+	s := start(t)
+	val := make([]byte, 10<<20)
+	for i := range val {
+		val[i] = byte(i * 7)
+	}
+	msg := []byte(req("SET", "huge", string(val)))
+	r := s.raw(t)
+	for len(msg) > 0 {
+		n := min(64<<10, len(msg))
+		r.send(string(msg[:n]))
+		msg = msg[n:]
+	}
+	r.expectRead(Status("OK"))
+	ctx := context.Background()
+	for _, c := range []*redis.Client{s.client(t), s.client(t, resp2)} {
+		got, err := c.Get(ctx, "huge").Bytes()
+		if err != nil || !bytes.Equal(got, val) {
+			t.Fatalf("GET huge: %d bytes, %v", len(got), err)
+		}
+	}
+	if err := s.client(t).Set(ctx, "huge2", val, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r.expect(Status("PONG"), "PING")
+}
+
+// TestMalformedRequests: each protocol error is answered with Redis's text,
+// then only that connection is closed.
+func TestMalformedRequests(t *testing.T) {
+	s := start(t)
+	other := s.client(t)
+	ctx := context.Background()
+	long := strings.Repeat("1", 70000)
+	for _, tc := range []struct{ in, want string }{
+		{"*x\r\n", "invalid multibulk length"},
+		{"*+1\r\n", "invalid multibulk length"},
+		{"*3000000000\r\n", "invalid multibulk length"},
+		{"*1\r\n$x\r\n", "invalid bulk length"},
+		{"*1\r\n$-1\r\n", "invalid bulk length"},
+		{"*1\r\n$536870913\r\n", "invalid bulk length"},
+		{"*1\r\nPING\r\n", "expected '$', got 'P'"},
+		{"*2\r\n$4\r\nECHO\r\n:1\r\n", "expected '$', got ':'"},
+		{"*" + long, "too big mbulk count string"},
+		{"*1\r\n$" + long, "too big bulk count string"},
+		{strings.Repeat("A", 70000), "too big inline request"},
+		{"SET a \"b\r\n", "unbalanced quotes in request"},
+		{"SET a 'b'c\r\n", "unbalanced quotes in request"},
+	} {
+		r := s.raw(t)
+		r.expect(Status("PONG"), "PING")
+		r.send(tc.in)
+		r.closedAfter(Err("ERR Protocol error: " + tc.want))
+		if err := other.Ping(ctx).Err(); err != nil {
+			t.Fatalf("after %q another client failed: %v", tc.want, err)
+		}
+	}
+	// Commands before the bad one in the same write are answered first.
+	r := s.raw(t)
+	r.send(req("SET", "x", "1") + "*1\r\n$4\r\nPING\r\nGET x\r\n*z\r\nPING\r\n")
+	r.closedAfter(Status("OK"), Status("PONG"), "1", Err("ERR Protocol error: invalid multibulk length"))
+	s.noPanics(t)
+}
+
+// TestProtocolLimitsConfigSet sets each protocol limit at run time and checks
+// it is enforced on the next request.
+func TestProtocolLimitsConfigSet(t *testing.T) {
+	s := start(t)
+	admin := s.raw(t)
+	admin.expect(Status("OK"), "CONFIG", "SET", "proto-max-bulk-len", "1mb", "proto-max-multibulk-len", "1024", "proto-max-inline-len", "1kb")
+
+	r := s.raw(t)
+	r.expect(Status("OK"), "SET", "k", bulkN(1<<20, 'a')) // exactly the limit
+	r.send("*2\r\n$3\r\nGET\r\n$1048577\r\n")
+	r.closedAfter(Err("ERR Protocol error: invalid bulk length"))
+
+	r = s.raw(t)
+	args := make([]string, 1024)
+	args[0] = "DEL"
+	for i := 1; i < len(args); i++ {
+		args[i] = "k" + strconv.Itoa(i)
+	}
+	r.expect(int64(0), args...)
+	r.send("*1025\r\n")
+	r.closedAfter(Err("ERR Protocol error: invalid multibulk length"))
+
+	r = s.raw(t)
+	r.send("ECHO " + bulkN(1019, 'x') + "\r\n") // 1024 bytes with the name
+	r.expectRead(bulkN(1019, 'x'))
+	r.send("ECHO " + bulkN(1020, 'x') + "\r\n")
+	r.closedAfter(Err("ERR Protocol error: too big inline request"))
+
+	// A request larger than client-query-buffer-limit closes the client
+	// without a reply, as Redis does.
+	admin.expect(Status("OK"), "CONFIG", "SET", "proto-max-bulk-len", "8mb", "client-query-buffer-limit", "1mb")
+	r = s.raw(t)
+	big := req("SET", "k", bulkN(2<<20, 'b'))
+	go func() { r.conn.Write([]byte(big)) }() // the server stops reading midway
+	if !r.closed() {
+		t.Fatal("connection over client-query-buffer-limit still open")
+	}
+	if n := s.infoInt(t, "stats", "client_query_buffer_limit_disconnections"); n != 1 {
+		t.Fatalf("client_query_buffer_limit_disconnections = %d", n)
+	}
+	admin.expect(Status("PONG"), "PING")
+	s.noPanics(t)
+}
+
+// TestUnauthenticatedRequestLimits: before AUTH a request may not announce
+// more than 10 arguments nor a bulk over 16 KiB.
+func TestUnauthenticatedRequestLimits(t *testing.T) {
+	s := start(t, "--requirepass", "pw")
+	r := s.raw(t)
+	r.send("*11\r\n")
+	r.closedAfter(Err("ERR Protocol error: unauthenticated multibulk length"))
+	r = s.raw(t)
+	r.send("*2\r\n$4\r\nAUTH\r\n$16385\r\n")
+	r.closedAfter(Err("ERR Protocol error: unauthenticated bulk length"))
+	r = s.raw(t)
+	r.expect(Err("NOAUTH Authentication required."), "ECHO", bulkN(16384, 'x'))
+	r.expect(Status("OK"), "AUTH", "pw")
+	r.expect(bulkN(20000, 'x'), "ECHO", bulkN(20000, 'x'))
+}
+
+// TestMaxClients refuses the connection over maxclients with Redis's error,
+// and accepts again once a slot frees up.
+func TestMaxClients(t *testing.T) {
+	s := start(t, "--maxclients", "2")
+	a, b := s.raw(t), s.raw(t)
+	a.expect(Status("PONG"), "PING")
+	b.expect(Status("PONG"), "PING")
+	c := s.raw(t)
+	c.closedAfter(Err("ERR max number of clients reached"))
+	if info := a.do("INFO", "stats").(string); !strings.Contains(info, "rejected_connections:1\r\n") {
+		t.Fatalf("INFO stats: %s", info)
+	}
+	b.conn.Close()
+	eventually(t, "a free slot", func() bool {
+		d := s.raw(t)
+		defer d.conn.Close()
+		d.send(req("PING"))
+		return d.read() == Status("PONG")
+	})
+}
+
+// TestRESP3Shapes checks HELLO 3's map and the RESP3 types of replies the
+// server layer gives; the encoders themselves are unit-tested in resp.
+func TestRESP3Shapes(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	hello := r.do("HELLO", "3")
+	m, ok := hello.(Map)
+	if !ok || len(m) != 14 {
+		t.Fatalf("HELLO 3 = %#v", hello)
+	}
+	for i, want := range []any{"server", "redis", "version", "8.0.2", "proto", int64(3)} {
+		if m[i] != want {
+			t.Fatalf("HELLO 3 field %d = %#v, want %#v", i, m[i], want)
+		}
+	}
+	if m[8] != "mode" || m[9] != "standalone" || m[10] != "role" || m[11] != "master" || m[12] != "modules" {
+		t.Fatalf("HELLO 3 = %#v", m)
+	}
+	r.expect(nil, "GET", "nosuch")                                      // _ null
+	r.expect(Map{"maxclients", "10000"}, "CONFIG", "GET", "maxclients") // % map
+	info := r.do("COMMAND", "INFO", "get").([]any)[0].([]any)
+	if _, ok := info[2].(Set); !ok { // ~ set of flags
+		t.Fatalf("COMMAND INFO flags = %#v", info[2])
+	}
+	r.expect(Push{"subscribe", "ch", int64(1)}, "SUBSCRIBE", "ch") // > push
+	r.expect(Push{"unsubscribe", "ch", int64(0)}, "UNSUBSCRIBE", "ch")
+	// HELLO 2 goes back; HELLO alone reports the current protocol.
+	if got := r.do("HELLO", "2").([]any); got[5] != int64(2) {
+		t.Fatalf("HELLO 2 = %#v", got)
+	}
+	if got := r.do("HELLO").([]any); got[5] != int64(2) {
+		t.Fatalf("HELLO = %#v", got)
+	}
+	r.expect(nil, "GET", "nosuch") // $-1 again
+}
+
+// TestHelloErrors: HELLO's errors leave the protocol unchanged.
+func TestHelloErrors(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Err("NOPROTO unsupported protocol version"), "HELLO", "4")
+	r.expect(Err("NOPROTO unsupported protocol version"), "HELLO", "1")
+	r.expect(Err("ERR Protocol version is not an integer or out of range"), "HELLO", "three")
+	r.expect(Err("ERR Syntax error in HELLO option 'foo'"), "HELLO", "3", "foo")
+	r.expect(Err("ERR Syntax error in HELLO option 'AUTH'"), "HELLO", "3", "AUTH", "default")
+	r.expect(Err("ERR Syntax error in HELLO option 'SETNAME'"), "HELLO", "3", "SETNAME")
+	r.expect(Err("ERR Client names cannot contain spaces, newlines or special characters."), "HELLO", "3", "SETNAME", "a b")
+	r.send(req("GET", "nosuch"))
+	line, _ := r.r.ReadString('\n')
+	if line != "$-1\r\n" {
+		t.Fatalf("still RESP2 expected, got %q", line)
+	}
+	got := r.do("HELLO", "3", "SETNAME", "conn1").(Map)
+	if got[7] == nil {
+		t.Fatal("HELLO without id")
+	}
+	r.expect("conn1", "CLIENT", "GETNAME")
+}
+
+// TestGoRedisBothProtocols runs a typical go-redis session in RESP3 (its
+// default) and RESP2: pipelines, transactions, server commands.
+func TestGoRedisBothProtocols(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	for name, c := range map[string]*redis.Client{"resp3": s.client(t), "resp2": s.client(t, resp2)} {
+		k := "gr-" + name
+		cmds, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i := range 50 {
+				p.Set(ctx, k+strconv.Itoa(i), i, 0)
+			}
+			p.Get(ctx, k+"7")
+			return nil
+		})
+		if err != nil || cmds[50].(*redis.StringCmd).Val() != "7" {
+			t.Fatalf("%s pipeline: %v", name, err)
+		}
+		_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, k, "tx", 0)
+			p.Get(ctx, k)
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s tx: %v", name, err)
+		}
+		if v, err := c.ConfigGet(ctx, "max*").Result(); err != nil || v["maxclients"] != "10000" {
+			t.Fatalf("%s CONFIG GET: %v %v", name, v, err)
+		}
+		if id, err := c.ClientID(ctx).Result(); err != nil || id <= 0 {
+			t.Fatalf("%s CLIENT ID: %v %v", name, id, err)
+		}
+		if list, err := c.ClientList(ctx).Result(); err != nil || !strings.Contains(list, "lib-name=go-redis") {
+			t.Fatalf("%s CLIENT LIST: %q %v", name, list, err)
+		}
+		if info, err := c.Info(ctx, "server").Result(); err != nil || !strings.Contains(info, "redis_version:8.0.2") {
+			t.Fatalf("%s INFO: %v", name, err)
+		}
+		cmdsInfo, err := c.Command(ctx).Result()
+		if err != nil || cmdsInfo["get"] == nil || cmdsInfo["get"].FirstKeyPos != 1 || !cmdsInfo["get"].ReadOnly {
+			t.Fatalf("%s COMMAND: %v %+v", name, err, cmdsInfo["get"])
+		}
+		if tm, err := c.Time(ctx).Result(); err != nil || time.Since(tm).Abs() > time.Minute {
+			t.Fatalf("%s TIME: %v %v", name, tm, err)
+		}
+		if err := c.Do(ctx, "NOSUCH").Err(); err == nil || !strings.HasPrefix(err.Error(), "ERR unknown command") {
+			t.Fatalf("%s unknown command: %v", name, err)
+		}
+	}
+	s.noPanics(t)
+}
+
+// TestRedisCLI drives the server with the real redis-cli: arguments, stdin
+// lines, RESP3 and a password.
+func TestRedisCLI(t *testing.T) {
+	cli := redisCLI(t)
+	s := start(t, "--requirepass", "sekret")
+	_, port, _ := net.SplitHostPort(s.Addr)
+	run := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(cli, append([]string{"-h", "127.0.0.1", "-p", port, "--no-auth-warning"}, args...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("redis-cli %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if got := run("", "PING"); got != "NOAUTH Authentication required.\n\n" { // redis-cli adds a blank line after an error
+		t.Fatalf("PING without auth: %q", got)
+	}
+	if got := run("", "-a", "sekret", "SET", "cli key", "hello world"); got != "OK\n" {
+		t.Fatalf("SET: %q", got)
+	}
+	if got := run("", "-a", "sekret", "GET", "cli key"); got != "hello world\n" {
+		t.Fatalf("GET: %q", got)
+	}
+	got := run("SET a 1\nGET a\nECHO \"x y\"\nDBSIZE\n", "-a", "sekret")
+	if got != "OK\n1\nx y\n2\n" {
+		t.Fatalf("stdin session: %q", got)
+	}
+	if got := run("", "-a", "sekret", "-3", "HELLO", "3"); !strings.HasPrefix(got, "server redis\nversion 8.0.2\nproto 3\n") {
+		t.Fatalf("HELLO 3: %q", got)
+	}
+	if got := run("", "-a", "sekret", "-3", "CONFIG", "GET", "maxclients"); !strings.Contains(got, "maxclients") || !strings.Contains(got, "10000") {
+		t.Fatalf("RESP3 CONFIG GET: %q", got)
+	}
+	if got := run("", "-a", "sekret", "--raw", "INFO", "server"); !strings.Contains(got, "redis_version:8.0.2") {
+		t.Fatalf("INFO: %q", got)
+	}
+	if got := run("", "-a", "wrong", "PING"); !strings.Contains(got, "AUTH failed: WRONGPASS invalid username-password pair or user is disabled.") {
+		t.Fatalf("wrong password: %q", got)
+	}
+	s.noPanics(t)
+}

@@ -1,0 +1,345 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+const subscribedOnly = "only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context"
+
+// TestSubscribeRESP2 walks the subscribed context of a RESP2 connection.
+func TestSubscribeRESP2(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect([]any{"unsubscribe", nil, int64(0)}, "UNSUBSCRIBE") // not subscribed yet
+	r.send(req("SUBSCRIBE", "a", "b", "a"))
+	r.expectRead([]any{"subscribe", "a", int64(1)})
+	r.expectRead([]any{"subscribe", "b", int64(2)})
+	r.expectRead([]any{"subscribe", "a", int64(2)}) // again: confirmed, not counted twice
+	r.expect(Err("ERR Can't execute 'get': "+subscribedOnly), "GET", "x")
+	r.expect(Err("ERR Can't execute 'config|get': "+subscribedOnly), "CONFIG", "GET", "x")
+	r.expect(Err("ERR unknown command 'NOPE', with args beginning with: "), "NOPE") // existence is checked first
+	r.expect(Err("ERR wrong number of arguments for 'get' command"), "GET")         // and arity
+	r.expect([]any{"pong", ""}, "PING")
+	r.expect([]any{"pong", "hi"}, "PING", "hi")
+	r.expect([]any{"psubscribe", "p*", int64(3)}, "PSUBSCRIBE", "p*") // channels and patterns count together
+	r.expect([]any{"ssubscribe", "s", int64(1)}, "SSUBSCRIBE", "s")   // shard channels alone
+	r.expect([]any{"unsubscribe", "zz", int64(3)}, "UNSUBSCRIBE", "zz")
+	r.send(req("UNSUBSCRIBE"))
+	r.expectRead([]any{"unsubscribe", "a", int64(2)})
+	r.expectRead([]any{"unsubscribe", "b", int64(1)})
+	r.expect([]any{"punsubscribe", "p*", int64(0)}, "PUNSUBSCRIBE")
+	r.expect([]any{"pong", ""}, "PING") // still subscribed to a shard channel
+	r.expect([]any{"sunsubscribe", "s", int64(0)}, "SUNSUBSCRIBE", "s")
+	r.expect(Status("PONG"), "PING") // back to normal
+	r.expect(nil, "GET", "x")
+	// RESET leaves the subscribed context.
+	r.send(req("SUBSCRIBE", "c"))
+	r.expectRead([]any{"subscribe", "c", int64(1)})
+	r.expect(Status("RESET"), "RESET")
+	r.expect(Status("PONG"), "PING")
+	s.raw(t).expect([]any{"c", int64(0)}, "PUBSUB", "NUMSUB", "c")
+}
+
+// TestPublishDelivery: PUBLISH reaches channel and pattern subscribers and
+// counts them; SPUBLISH reaches shard subscribers only.
+func TestPublishDelivery(t *testing.T) {
+	s := start(t)
+	sub := s.raw(t)
+	sub.send(req("SUBSCRIBE", "news.tech") + req("PSUBSCRIBE", "news.*", "n?ws.tech") + req("SSUBSCRIBE", "news.tech"))
+	for range 4 {
+		sub.read()
+	}
+	p := s.raw(t)
+	p.expect(int64(3), "PUBLISH", "news.tech", "hello")
+	sub.expectRead([]any{"message", "news.tech", "hello"})
+	got := []any{sub.read(), sub.read()} // pattern messages, in either order
+	want1 := []any{[]any{"pmessage", "news.*", "news.tech", "hello"}, []any{"pmessage", "n?ws.tech", "news.tech", "hello"}}
+	want2 := []any{want1[1], want1[0]}
+	if !reflect.DeepEqual(got, want1) && !reflect.DeepEqual(got, want2) {
+		t.Fatalf("pattern messages: %#v", got)
+	}
+	p.expect(int64(1), "SPUBLISH", "news.tech", "sharded")
+	sub.expectRead([]any{"smessage", "news.tech", "sharded"})
+	p.expect(int64(1), "PUBLISH", "news.sport", "goal")
+	sub.expectRead([]any{"pmessage", "news.*", "news.sport", "goal"})
+	p.expect(int64(0), "PUBLISH", "other", "x")
+	p.expect(Err("ERR wrong number of arguments for 'publish' command"), "PUBLISH", "a")
+}
+
+// TestPubsubIntrospection: PUBSUB subcommands and their shapes in both
+// protocols (NUMSUB is a flat array even in RESP3, as Redis answers).
+func TestPubsubIntrospection(t *testing.T) {
+	s := start(t)
+	for _, ch := range []string{"a", "ab", "b"} {
+		r := s.raw(t)
+		r.expect([]any{"subscribe", ch, int64(1)}, "SUBSCRIBE", ch)
+	}
+	r := s.raw(t)
+	r.expect([]any{"psubscribe", "x*", int64(1)}, "PSUBSCRIBE", "x*")
+	r2 := s.raw(t)
+	r2.expect([]any{"ssubscribe", "sa", int64(1)}, "SSUBSCRIBE", "sa")
+	q := s.raw(t)
+	q.expect([]any{"a", "ab", "b"}, "PUBSUB", "CHANNELS")
+	q.expect([]any{"a", "ab"}, "PUBSUB", "CHANNELS", "a*")
+	q.expect([]any{"a", int64(1), "zz", int64(0)}, "PUBSUB", "NUMSUB", "a", "zz")
+	q.expect([]any{}, "PUBSUB", "NUMSUB")
+	q.expect(int64(1), "PUBSUB", "NUMPAT")
+	q.expect([]any{"sa"}, "PUBSUB", "SHARDCHANNELS")
+	q.expect([]any{}, "PUBSUB", "SHARDCHANNELS", "b*")
+	q.expect([]any{"sa", int64(1)}, "PUBSUB", "SHARDNUMSUB", "sa")
+	q.expect(Err("ERR unknown subcommand or wrong number of arguments for 'CHANNELS'. Try PUBSUB HELP."), "PUBSUB", "CHANNELS", "a", "b")
+	q.expect(Err("ERR wrong number of arguments for 'pubsub|numpat' command"), "PUBSUB", "NUMPAT", "x")
+	q.expect(Err("ERR unknown subcommand 'FOO'. Try PUBSUB HELP."), "PUBSUB", "FOO")
+	q.do("HELLO", "3")
+	q.expect([]any{"a", int64(1)}, "PUBSUB", "NUMSUB", "a")
+	q.expect([]any{"sa", int64(1)}, "PUBSUB", "SHARDNUMSUB", "sa")
+	if n := s.infoInt(t, "stats", "pubsub_channels"); n != 3 {
+		t.Fatalf("pubsub_channels = %d", n)
+	}
+	if n := s.infoInt(t, "clients", "pubsub_clients"); n != 5 {
+		t.Fatalf("pubsub_clients = %d", n)
+	}
+	// A closed subscriber's subscriptions go away.
+	r.conn.Close()
+	eventually(t, "pattern subscription removed", func() bool { return q.do("PUBSUB", "NUMPAT") == int64(0) })
+}
+
+// TestSubscribeRESP3 interleaves push messages with ordinary replies: in
+// RESP3 a subscribed client runs any command.
+func TestSubscribeRESP3(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.do("HELLO", "3")
+	r.expect(Push{"subscribe", "ch", int64(1)}, "SUBSCRIBE", "ch")
+	r.expect(Status("OK"), "SET", "k", "v")
+	r.expect(Status("PONG"), "PING")
+	pub := s.raw(t)
+	const n = 200
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range n {
+			pub.send(req("PUBLISH", "ch", strconv.Itoa(i)))
+			pub.read()
+		}
+	}()
+	// Replies to our GETs come in order, pushes in publish order, both
+	// complete and never one inside the other.
+	next := 0
+	readUntil := func(want any) {
+		t.Helper()
+		for {
+			v := r.read()
+			if p, ok := v.(Push); ok {
+				if !reflect.DeepEqual(p, Push{"message", "ch", strconv.Itoa(next)}) {
+					t.Fatalf("push %d: %#v", next, p)
+				}
+				next++
+				continue
+			}
+			if !reflect.DeepEqual(v, want) {
+				t.Fatalf("got %#v, want %#v", v, want)
+			}
+			return
+		}
+	}
+	for range n {
+		r.send(req("GET", "k"))
+		readUntil("v")
+	}
+	wg.Wait() // every message is queued before its PUBLISH is answered,
+	r.send(req("PING"))
+	readUntil(Status("PONG")) // so they all come before this reply
+	if next != n {
+		t.Fatalf("got %d of %d messages", next, n)
+	}
+}
+
+// TestMessageOrdering: messages from each publisher arrive in the order they
+// were published, across channels and patterns.
+func TestMessageOrdering(t *testing.T) {
+	s := start(t)
+	sub := s.raw(t)
+	sub.expect([]any{"subscribe", "ord", int64(1)}, "SUBSCRIBE", "ord")
+	const pubs, each = 4, 300
+	var wg sync.WaitGroup
+	for p := range pubs {
+		c := s.client(t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				if err := c.Publish(context.Background(), "ord", fmt.Sprintf("%d:%d", p, i)).Err(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	last := make([]int, pubs)
+	for i := range last {
+		last[i] = -1
+	}
+	for range pubs * each {
+		m := sub.read().([]any)
+		var p, i int
+		if _, err := fmt.Sscanf(m[2].(string), "%d:%d", &p, &i); err != nil || m[0] != "message" {
+			t.Fatalf("message %#v", m)
+		}
+		if i != last[p]+1 {
+			t.Fatalf("publisher %d: message %d after %d", p, i, last[p])
+		}
+		last[p] = i
+	}
+	wg.Wait()
+}
+
+// TestSlowSubscriberDisconnected: a subscriber that does not read is
+// disconnected once its queue passes pubsub-output-buffer-limit; the
+// publisher never blocks, and a subscriber that reads gets everything.
+func TestSlowSubscriberDisconnected(t *testing.T) {
+	s := start(t, "--pubsub-output-buffer-limit", "4mb")
+	slow := s.raw(t)
+	slow.expect([]any{"subscribe", "flood", int64(1)}, "SUBSCRIBE", "flood")
+	ctx := context.Background()
+	fast := s.client(t).Subscribe(ctx, "flood")
+	defer fast.Close()
+	if _, err := fast.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var received atomic.Int64
+	go func() {
+		for range fast.Channel(redis.WithChannelSize(4096)) {
+			received.Add(1)
+		}
+	}()
+	pub := s.client(t)
+	payload := bulkN(100<<10, 'm')
+	const total = 400 // 40 MB: far more than socket buffers can absorb
+	for i := 1; i <= total; i++ {
+		if _, err := pub.Publish(ctx, "flood", payload).Result(); err != nil {
+			t.Fatalf("publish %d: %v", i, err)
+		}
+		if i%10 == 0 { // keep the reading subscriber's backlog (1 MB) under the limit, even on a busy machine
+			eventually(t, "the reading subscriber to catch up", func() bool { return received.Load() >= int64(i-10) })
+		}
+	}
+	if !slow.drainedToClose() {
+		t.Fatal("slow subscriber still connected")
+	}
+	if n := s.infoInt(t, "stats", "client_output_buffer_limit_disconnections"); n != 1 {
+		t.Fatalf("client_output_buffer_limit_disconnections = %d", n)
+	}
+	eventually(t, "every message to the reading subscriber", func() bool { return received.Load() == total })
+	if n, _ := pub.Publish(ctx, "flood", "x").Result(); n != 1 {
+		t.Fatalf("subscribers left: %d", n)
+	}
+}
+
+// TestSubscribeInsideMulti: SUBSCRIBE may be queued; its confirmation is
+// part of EXEC's reply and no message lands inside that reply, even while
+// another client publishes continuously.
+func TestSubscribeInsideMulti(t *testing.T) {
+	s := start(t)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	p := s.raw(t)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				p.do("PUBLISH", "tx", "m")
+			}
+		}
+	}()
+	defer func() { close(stop); wg.Wait() }()
+	for range 10 {
+		r := s.raw(t)
+		// The sleep inside the transaction lets messages be published while
+		// EXEC's reply is being built.
+		r.send(req("MULTI") + req("SUBSCRIBE", "tx") + req("DEBUG", "SLEEP", "0.005") + req("PING", "in") + req("EXEC"))
+		r.expectRead(Status("OK"))
+		for range 3 {
+			r.expectRead(Status("QUEUED"))
+		}
+		r.expectRead([]any{[]any{"subscribe", "tx", int64(1)}, Status("OK"), []any{"pong", "in"}})
+		for range 3 {
+			r.expectRead([]any{"message", "tx", "m"})
+		}
+		r.conn.Close()
+	}
+}
+
+// TestGoRedisPubSub uses go-redis's PubSub in both protocols.
+func TestGoRedisPubSub(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	for name, c := range map[string]*redis.Client{"resp3": s.client(t), "resp2": s.client(t, resp2)} {
+		ps := c.Subscribe(ctx, "g1")
+		if err := ps.PSubscribe(ctx, "g*"); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if _, err := ps.Receive(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ps.Ping(ctx); err != nil {
+			t.Fatalf("%s: ping while subscribed: %v", name, err)
+		}
+		pub := s.client(t)
+		if n, err := pub.Publish(ctx, "g1", "hi").Result(); err != nil || n != 2 {
+			t.Fatalf("%s: publish = %d, %v", name, n, err)
+		}
+		ch := ps.Channel()
+		got := map[string]bool{}
+		for range 2 {
+			select {
+			case m := <-ch:
+				got[m.Pattern+"|"+m.Channel+"|"+m.Payload] = true
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: no message", name)
+			}
+		}
+		if !got["|g1|hi"] || !got["g*|g1|hi"] {
+			t.Fatalf("%s: messages %v", name, got)
+		}
+		if err := ps.Unsubscribe(ctx, "g1"); err != nil {
+			t.Fatal(err)
+		}
+		ps.Close()
+		eventually(t, "subscriptions gone", func() bool {
+			n, _ := pub.PubSubNumPat(ctx).Result()
+			return n == 0
+		})
+	}
+}
+
+// TestAbusivePattern: a pattern of many stars that cannot match must not
+// stall PUBLISH (glob matching used to take exponential time).
+func TestAbusivePattern(t *testing.T) {
+	s := start(t)
+	sub := s.raw(t)
+	pat := strings.Repeat("*a", 30) + "*b"
+	sub.expect([]any{"psubscribe", pat, int64(1)}, "PSUBSCRIBE", pat)
+	p := s.raw(t)
+	p.expect(int64(0), "PUBLISH", strings.Repeat("a", 500), "x") // read deadline: 5 s
+	p.expect(int64(1), "PUBLISH", strings.Repeat("a", 500)+"b", "x")
+	p.expect([]any{}, "PUBSUB", "CHANNELS", pat)
+	p.expect([]any{}, "CONFIG", "GET", strings.Repeat("*e", 30)+"*x")
+}
