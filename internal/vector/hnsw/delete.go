@@ -28,7 +28,9 @@ func (x *Index) Delete(id uint32) bool {
 		return false
 	}
 	nd := x.node(id)
+	x.deleting.Add(1)
 	if !nd.state.CompareAndSwap(stateLive, stateDeleted) {
+		x.deleting.Add(-1)
 		return false
 	}
 	x.live.Add(-1)

@@ -110,6 +110,10 @@ type Index struct {
 
 	epoch reclaimer
 	live  atomic.Int64
+	// deleting counts nodes in stateDeleted: while it is zero, searches
+	// need not check whether a node they reach is live.
+	deleting  atomic.Int64
+	codeLines int // cache lines a code spans
 
 	poolMu sync.Mutex
 	pool   []*searcher
@@ -149,6 +153,7 @@ func New(c Config) (*Index, error) {
 		mL:       1 / math.Log(float64(c.M)),
 		rng:      rand.New(rand.NewPCG(c.Seed, 0x9e3779b97f4a7c15)),
 	}
+	x.codeLines = (x.format.Bytes() + 63) / 64
 	x.nodes.init(1)
 	x.links0.init(1 + x.m0)
 	for l := 1; l <= MaxLevel; l++ {
@@ -294,6 +299,7 @@ func (x *Index) reclaim() {
 			x.upperFree[nd.level] = append(x.upperFree[nd.level], nd.upper)
 		}
 		nd.state.Store(stateFree)
+		x.deleting.Add(-1)
 		x.free = append(x.free, id)
 	}
 	x.limbo[prev] = x.limbo[prev][:0]

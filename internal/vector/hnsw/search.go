@@ -3,6 +3,7 @@ package hnsw
 import (
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/vector/distance"
 )
@@ -113,6 +114,28 @@ func (h *maxHeap) push(it item) {
 	}
 	a[i] = it
 	*h = a
+}
+
+// replaceTop replaces the farthest item with it (which must be nearer),
+// one sift instead of a push and a pop.
+func (h *maxHeap) replaceTop(it item) {
+	a := *h
+	i, n := 0, len(a)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && a[c+1].dist > a[c].dist {
+			c++
+		}
+		if it.dist >= a[c].dist {
+			break
+		}
+		a[i] = a[c]
+		i = c
+	}
+	a[i] = it
 }
 
 func (h *maxHeap) pop() item {
@@ -274,18 +297,28 @@ func (x *Index) searchLayer(s *searcher, q []uint64, eps []item, ef, level int,
 		if len(s.res) >= ef && c.dist > s.res[0].dist {
 			break
 		}
+		if len(s.cand) > 0 {
+			// The next candidate's links, while this one's are worked on.
+			l := x.links(s.cand[0].id, level)
+			prefetch((*uint64)(unsafe.Pointer(&l[0])), 1+len(l)/16)
+		}
 		s.buf = readLinks(s.buf[:0], x.links(c.id, level))
+		todo := s.buf[:0]
 		for _, n := range s.buf {
-			if s.visit(n) {
-				continue
+			if !s.visit(n) {
+				todo = append(todo, n)
+				x.prefetchCode(n)
 			}
+		}
+		for _, n := range todo {
 			d := x.dist(q, x.code(n))
 			if len(s.res) < ef || d < s.res[0].dist {
 				s.cand.push(item{d, n})
 				if x.accept(n, filter) {
-					s.res.push(item{d, n})
-					if len(s.res) > ef {
-						s.res.pop()
+					if len(s.res) < ef {
+						s.res.push(item{d, n})
+					} else {
+						s.res.replaceTop(item{d, n})
 					}
 				}
 			}
@@ -294,7 +327,18 @@ func (x *Index) searchLayer(s *searcher, q []uint64, eps []item, ef, level int,
 }
 
 func (x *Index) accept(id uint32, filter func(uint32) bool) bool {
-	return x.node(id).state.Load() == stateLive && (filter == nil || filter(id))
+	// Most of the time nothing is deleted, and the node record (a likely
+	// cache miss) need not be read.
+	if x.deleting.Load() != 0 && x.node(id).state.Load() != stateLive {
+		return false
+	}
+	return filter == nil || filter(id)
+}
+
+// prefetchCode starts loading node id's code into the cache.
+func (x *Index) prefetchCode(id uint32) {
+	c := x.code(id)
+	prefetch(&c[0], x.codeLines)
 }
 
 // sortedResults empties s.res into s.items, nearest first.
