@@ -195,7 +195,7 @@ func TestAttributes(t *testing.T) {
 		attrs, expr string
 		want        bool
 	}{
-		{`{"u":"\u0041"}`, `.u == "A"`, false}, // \u is not decoded...
+		{`{"u":"\u0041"}`, `.u == "A"`, false},    // \u is not decoded...
 		{`{"u":"\u0041"}`, `.u == "u0041"`, true}, // ...the backslash is dropped
 		{`{"p":+5}`, `.p == 5`, true},
 		{`{"d":.5}`, `.d`, false},
