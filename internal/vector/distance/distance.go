@@ -11,6 +11,13 @@ func Dot(a, b []float32) float32 {
 	return dot(a, b[:len(a)])
 }
 
+// Dot4 returns the dot products of q with each of a, b, c and d (each at
+// least as long as q), faster than four calls to Dot: the query is read once.
+func Dot4(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+	n := len(q)
+	return dot4(q, a[:n], b[:n], c[:n], d[:n])
+}
+
 // L2Sq returns the squared Euclidean distance between a and b (b at least
 // as long as a).
 func L2Sq(a, b []float32) float32 {
@@ -79,6 +86,10 @@ func dotGeneric(a, b []float32) float32 {
 		s0 += a[i] * b[i]
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+func dot4Generic(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+	return dotGeneric(q, a), dotGeneric(q, b), dotGeneric(q, c), dotGeneric(q, d)
 }
 
 func l2sqGeneric(a, b []float32) float32 {

@@ -65,6 +65,25 @@ func dotInt8AVX512(a, b []int8) int32
 //go:noescape
 func hammingAVX512(a, b []uint64) int
 
+//go:noescape
+func dot4AVX512(q *float32, n int, a, b, c, d *float32) (ra, rb, rc, rd float32)
+
+//go:noescape
+func dot4AVX2(q *float32, n int, a, b, c, d *float32) (ra, rb, rc, rd float32)
+
+func dot4(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+	if len(q) == 0 {
+		return 0, 0, 0, 0
+	}
+	switch tier {
+	case tierAVX512:
+		return dot4AVX512(&q[0], len(q), &a[0], &b[0], &c[0], &d[0])
+	case tierAVX2:
+		return dot4AVX2(&q[0], len(q), &a[0], &b[0], &c[0], &d[0])
+	}
+	return dot4Generic(q, a, b, c, d)
+}
+
 func dot(a, b []float32) float32 {
 	switch tier {
 	case tierAVX512:

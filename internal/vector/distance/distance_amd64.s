@@ -465,3 +465,134 @@ ham512_reduce:
 	MOVQ          AX, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// Four-at-a-time kernels: one query against four vectors, so that each
+// chunk of the query is loaded once and the call overhead is shared.
+
+// func dot4AVX512(q *float32, n int, a, b, c, d *float32) (ra, rb, rc, rd float32)
+TEXT ·dot4AVX512(SB), NOSPLIT, $0-64
+	MOVQ q+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ a+16(FP), R8
+	MOVQ b+24(FP), R9
+	MOVQ c+32(FP), R10
+	MOVQ d+40(FP), R11
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	XORQ   AX, AX
+
+d4512_16:
+	CMPQ        CX, $16
+	JB          d4512_tail
+	VMOVUPS     (SI)(AX*4), Z0
+	VFMADD231PS (R8)(AX*4), Z0, Z1
+	VFMADD231PS (R9)(AX*4), Z0, Z2
+	VFMADD231PS (R10)(AX*4), Z0, Z3
+	VFMADD231PS (R11)(AX*4), Z0, Z4
+	ADDQ        $16, AX
+	SUBQ        $16, CX
+	JMP         d4512_16
+
+d4512_tail:
+	TESTQ       CX, CX
+	JZ          d4512_reduce
+	MOVL        $1, DX
+	SHLL        CX, DX
+	SUBL        $1, DX
+	KMOVW       DX, K1
+	VMOVUPS.Z   (SI)(AX*4), K1, Z0
+	VMOVUPS.Z   (R8)(AX*4), K1, Z5
+	VFMADD231PS Z5, Z0, Z1
+	VMOVUPS.Z   (R9)(AX*4), K1, Z5
+	VFMADD231PS Z5, Z0, Z2
+	VMOVUPS.Z   (R10)(AX*4), K1, Z5
+	VFMADD231PS Z5, Z0, Z3
+	VMOVUPS.Z   (R11)(AX*4), K1, Z5
+	VFMADD231PS Z5, Z0, Z4
+
+d4512_reduce:
+	// Fold 512 -> 256 -> 128 bits per accumulator, then transpose-add the
+	// four 128-bit sums so that lane i holds accumulator i's total.
+	VEXTRACTF64X4 $1, Z1, Y5
+	VADDPS        Y5, Y1, Y1
+	VEXTRACTF64X4 $1, Z2, Y5
+	VADDPS        Y5, Y2, Y2
+	VEXTRACTF64X4 $1, Z3, Y5
+	VADDPS        Y5, Y3, Y3
+	VEXTRACTF64X4 $1, Z4, Y5
+	VADDPS        Y5, Y4, Y4
+	VEXTRACTF128  $1, Y1, X5
+	VADDPS        X5, X1, X1
+	VEXTRACTF128  $1, Y2, X5
+	VADDPS        X5, X2, X2
+	VEXTRACTF128  $1, Y3, X5
+	VADDPS        X5, X3, X3
+	VEXTRACTF128  $1, Y4, X5
+	VADDPS        X5, X4, X4
+	VHADDPS       X2, X1, X1
+	VHADDPS       X4, X3, X3
+	VHADDPS       X3, X1, X1
+	VMOVUPS       X1, ra+48(FP)
+	VZEROUPPER
+	RET
+
+// func dot4AVX2(q *float32, n int, a, b, c, d *float32) (ra, rb, rc, rd float32)
+TEXT ·dot4AVX2(SB), NOSPLIT, $0-64
+	MOVQ q+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ a+16(FP), R8
+	MOVQ b+24(FP), R9
+	MOVQ c+32(FP), R10
+	MOVQ d+40(FP), R11
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	XORQ   AX, AX
+
+d42_8:
+	CMPQ        CX, $8
+	JB          d42_reduce
+	VMOVUPS     (SI)(AX*4), Y0
+	VFMADD231PS (R8)(AX*4), Y0, Y1
+	VFMADD231PS (R9)(AX*4), Y0, Y2
+	VFMADD231PS (R10)(AX*4), Y0, Y3
+	VFMADD231PS (R11)(AX*4), Y0, Y4
+	ADDQ        $8, AX
+	SUBQ        $8, CX
+	JMP         d42_8
+
+d42_reduce:
+	VEXTRACTF128 $1, Y1, X5
+	VADDPS       X5, X1, X1
+	VEXTRACTF128 $1, Y2, X5
+	VADDPS       X5, X2, X2
+	VEXTRACTF128 $1, Y3, X5
+	VADDPS       X5, X3, X3
+	VEXTRACTF128 $1, Y4, X5
+	VADDPS       X5, X4, X4
+	VHADDPS      X2, X1, X1
+	VHADDPS      X4, X3, X3
+	VHADDPS      X3, X1, X1
+	TESTQ        CX, CX
+	JZ           d42_done
+
+d42_scalar:
+	// Lane i of X1 is accumulator i: gather the four vectors' elements
+	// into one register and multiply-add with the broadcast query element.
+	VBROADCASTSS (SI)(AX*4), X0
+	VMOVSS       (R8)(AX*4), X5
+	VINSERTPS    $0x10, (R9)(AX*4), X5, X5
+	VINSERTPS    $0x20, (R10)(AX*4), X5, X5
+	VINSERTPS    $0x30, (R11)(AX*4), X5, X5
+	VFMADD231PS  X5, X0, X1
+	INCQ         AX
+	DECQ         CX
+	JNZ          d42_scalar
+
+d42_done:
+	VMOVUPS X1, ra+48(FP)
+	VZEROUPPER
+	RET

@@ -9,3 +9,7 @@ func hamming(a, b []uint64) int   { return hammingGeneric(a, b) }
 
 // Impl names the kernels in use.
 func Impl() string { return "generic" }
+
+func dot4(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+	return dot4Generic(q, a, b, c, d)
+}

@@ -1,6 +1,7 @@
 package distance
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -66,6 +67,31 @@ func TestFloatKernels(t *testing.T) {
 				within(t, name+" dot", n, k.dot(a, b), exact, absSum)
 				l2 := refL2(a, b)
 				within(t, name+" l2sq", n, k.l2sq(a, b), l2, l2)
+			}
+		}
+	}
+}
+
+func TestDot4Kernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for name, k := range dot4Kernels() {
+		for _, n := range lengths() {
+			q := randFloats(r, n+1)[1:]
+			vs := [4][]float32{}
+			for i := range vs {
+				// Poison past the end: a kernel reading beyond n changes
+				// the result.
+				v := randFloats(r, n+17)
+				for j := n; j < len(v); j++ {
+					v[j] = float32(math.NaN())
+				}
+				vs[i] = v[:n]
+			}
+			got := [4]float32{}
+			got[0], got[1], got[2], got[3] = k(q, vs[0], vs[1], vs[2], vs[3])
+			for i := range vs {
+				exact, absSum := refDot(q, vs[i])
+				within(t, name+" dot4", n, got[i], exact, absSum)
 			}
 		}
 	}
@@ -194,6 +220,21 @@ func TestPublicAPIUsesPrefixOfB(t *testing.T) {
 	}
 	if got := L2Sq(a, b); got != 8 {
 		t.Fatalf("L2Sq = %v", got)
+	}
+}
+
+func BenchmarkDot4(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, n := range benchDims() {
+		q, v0, v1, v2, v3 := randFloats(r, n), randFloats(r, n), randFloats(r, n), randFloats(r, n), randFloats(r, n)
+		for name, k := range dot4Kernels() {
+			b.Run(fmt.Sprintf("dim=%d/%s", n, name), func(b *testing.B) {
+				for b.Loop() {
+					x, y, z, w := k(q, v0, v1, v2, v3)
+					sinkF += x + y + z + w
+				}
+			})
+		}
 	}
 }
 

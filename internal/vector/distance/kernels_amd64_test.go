@@ -34,3 +34,22 @@ func hammingKernels() map[string]func(a, b []uint64) int {
 	}
 	return m
 }
+
+func dot4Kernels() map[string]func(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+	m := map[string]func(q, a, b, c, d []float32) (float32, float32, float32, float32){"generic": dot4Generic}
+	wrap := func(k func(q *float32, n int, a, b, c, d *float32) (float32, float32, float32, float32)) func(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+		return func(q, a, b, c, d []float32) (float32, float32, float32, float32) {
+			if len(q) == 0 {
+				return 0, 0, 0, 0
+			}
+			return k(&q[0], len(q), &a[0], &b[0], &c[0], &d[0])
+		}
+	}
+	if tier >= tierAVX2 {
+		m["avx2"] = wrap(dot4AVX2)
+	}
+	if tier >= tierAVX512 {
+		m["avx512"] = wrap(dot4AVX512)
+	}
+	return m
+}

@@ -22,7 +22,9 @@ const purgeEvery = 64
 // Delete removes node id and repairs the lists that linked to it: each such
 // list loses id and takes the nearest suitable of id's neighbours (or
 // theirs) instead, so the graph stays navigable however many deletes and
-// re-inserts happen. It reports whether id was in the index.
+// re-inserts happen. It reports whether id was in the index. Deleting an id
+// whose Add has not returned is not allowed (the caller's own map from
+// names to ids orders the two).
 func (x *Index) Delete(id uint32) bool {
 	if id >= x.next.Load() {
 		return false

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/vector/distance"
+	"github.com/hotkv/hotkv/internal/vector/quant"
 )
 
 type item struct {
@@ -181,6 +182,7 @@ type searcher struct {
 	qf       []float32 // the query, prepared as stored vectors are
 	ids      []uint32
 	orphans  []uint32 // nodes that lost their last layer-0 in-link
+	dists    []float32
 }
 
 func (x *Index) getSearcher() *searcher {
@@ -310,8 +312,10 @@ func (x *Index) searchLayer(s *searcher, q []uint64, eps []item, ef, level int,
 				x.prefetchCode(n)
 			}
 		}
-		for _, n := range todo {
-			d := x.dist(q, x.code(n))
+		dists := x.dists(q, todo, s.dists[:0])
+		s.dists = dists
+		for i, n := range todo {
+			d := dists[i]
 			if len(s.res) < ef || d < s.res[0].dist {
 				s.cand.push(item{d, n})
 				if x.accept(n, filter) {
@@ -333,6 +337,24 @@ func (x *Index) accept(id uint32, filter func(uint32) bool) bool {
 		return false
 	}
 	return filter == nil || filter(id)
+}
+
+// dists appends the distances from q to each of ids. Float vectors go four
+// at a time through one kernel call.
+func (x *Index) dists(q []uint64, ids []uint32, out []float32) []float32 {
+	i := 0
+	if x.format.Kind() == quant.F32 && x.exactDot {
+		qf := quant.AsF32(q, x.dim)
+		for ; i+4 <= len(ids); i += 4 {
+			a, b, c, d := distance.Dot4(qf, quant.AsF32(x.code(ids[i]), x.dim), quant.AsF32(x.code(ids[i+1]), x.dim),
+				quant.AsF32(x.code(ids[i+2]), x.dim), quant.AsF32(x.code(ids[i+3]), x.dim))
+			out = append(out, 1-a, 1-b, 1-c, 1-d)
+		}
+	}
+	for ; i < len(ids); i++ {
+		out = append(out, x.dist(q, x.code(ids[i])))
+	}
+	return out
 }
 
 // prefetchCode starts loading node id's code into the cache.
