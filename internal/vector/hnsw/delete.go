@@ -155,9 +155,29 @@ func (x *Index) unlinkNear(s *searcher, d uint32, l int, saved [][]uint32) {
 			}
 		}
 	}
+	// Refill from the part of the neighbourhood nearest to d (its own
+	// neighbours always included): the in-linkers' lists lost d, and what
+	// stood behind it is near it. A bounded pool bounds the cost.
+	refill := pool
+	if limit := 5 * x.maxLinks(l); len(pool) > limit {
+		dq := x.code(d)
+		s.res = s.res[:0]
+		for _, e := range pool[len(saved[l]):] {
+			dist := x.dist(dq, x.code(e))
+			if len(s.res) < limit-len(saved[l]) {
+				s.res.push(item{dist, e})
+			} else if dist < s.res[0].dist {
+				s.res.replaceTop(item{dist, e})
+			}
+		}
+		refill = append(slices.Clone(saved[l]), make([]uint32, 0, len(s.res))...)
+		for _, it := range s.res {
+			refill = append(refill, it.id)
+		}
+	}
 	for _, c := range pool {
 		if hasLink(x.links(c, l), d) {
-			x.unlinkFrom(s, c, d, l, pool)
+			x.unlinkFrom(s, c, d, l, refill)
 		}
 	}
 }
