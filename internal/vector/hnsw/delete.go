@@ -229,15 +229,7 @@ func (x *Index) unlinkFrom(s *searcher, c, d uint32, l int, pool []uint32) {
 		if len(keep) >= x.maxLinks(l) {
 			break
 		}
-		cc := x.code(cand.id)
-		good := true
-		for _, k := range keep {
-			if x.dist(cc, x.code(k.id)) < cand.dist {
-				good = false
-				break
-			}
-		}
-		if good && x.ref(cand.id, l) {
+		if x.diverse(cand, keep) && x.ref(cand.id, l) {
 			keep = append(keep, cand)
 		}
 	}

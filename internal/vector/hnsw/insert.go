@@ -91,42 +91,30 @@ func (x *Index) connect(s *searcher, id uint32, level int) {
 // in diverse directions, which keeps clusters connected. As hnswlib does,
 // fewer than max candidates are all kept.
 func (x *Index) selectNeighbors(cands []item, max int, out []item) []item {
-	return x.selectAtLeast(cands, max, 0, out)
-}
-
-// selectAtLeast is selectNeighbors that then tops the selection up to
-// atLeast with the nearest candidates the heuristic passed over (the
-// paper's keepPrunedConnections, bounded).
-func (x *Index) selectAtLeast(cands []item, max, atLeast int, out []item) []item {
 	if len(cands) < max {
 		return append(out, cands...)
 	}
-	start := len(out)
 	for _, c := range cands {
 		if len(out) >= max {
 			break
 		}
-		cc := x.code(c.id)
-		good := true
-		for _, o := range out {
-			if x.dist(cc, x.code(o.id)) < c.dist {
-				good = false
-				break
-			}
-		}
-		if good {
-			out = append(out, c)
-		}
-	}
-	for _, c := range cands {
-		if len(out)-start >= atLeast {
-			break
-		}
-		if !slices.Contains(out[start:], c) {
+		if x.diverse(c, out) {
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// diverse reports whether candidate c (at distance c.dist from the base
+// node) is nearer to the base than to every node in kept.
+func (x *Index) diverse(c item, kept []item) bool {
+	cc := x.code(c.id)
+	for _, k := range kept {
+		if x.dist(cc, x.code(k.id)) < c.dist {
+			return false
+		}
+	}
+	return true
 }
 
 // ref records a new link to target on a layer and reports whether target
