@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -32,6 +33,7 @@ import (
 func main() {
 	var (
 		data    = flag.String("data", "", "wink-embeddings .json/.tgz or .fvecs file")
+		gen     = flag.Int("gen", 0, "instead of -data, generate clustered Gaussian vectors of this dimension (seeded)")
 		n       = flag.Int("n", 100000, "base vectors (the first n)")
 		nq      = flag.Int("q", 1000, "queries (the last q)")
 		k       = flag.Int("k", 10, "neighbours per query")
@@ -47,12 +49,18 @@ func main() {
 		profile = flag.String("cpuprofile", "", "write a CPU profile of the build and the searches")
 	)
 	flag.Parse()
-	if *data == "" {
-		fmt.Fprintln(os.Stderr, "usage: hotkv-vecbench -data FILE [flags]")
+	if *data == "" && *gen == 0 {
+		fmt.Fprintln(os.Stderr, "usage: hotkv-vecbench (-data FILE | -gen DIM) [flags]")
 		os.Exit(2)
 	}
 	t0 := time.Now()
-	vecs, err := load(*data)
+	var vecs [][]float32
+	var err error
+	if *gen > 0 {
+		vecs = generate(*n+*nq, *gen)
+	} else {
+		vecs, err = load(*data)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -280,4 +288,28 @@ func groundTruth(m hnsw.Metric, base, queries [][]float32, k int) [][]int {
 	close(next)
 	wg.Wait()
 	return gt
+}
+
+// generate returns n vectors around 1000 Gaussian centres (spread 0.5 per
+// dimension around unit-variance centres), a stand-in for embeddings when no
+// data file is at hand.
+func generate(n, dim int) [][]float32 {
+	r := rand.New(rand.NewPCG(42, uint64(dim)))
+	centres := make([][]float32, 1000)
+	for i := range centres {
+		centres[i] = make([]float32, dim)
+		for j := range centres[i] {
+			centres[i][j] = float32(r.NormFloat64())
+		}
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		c := centres[r.IntN(len(centres))]
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = c[j] + 0.5*float32(r.NormFloat64())
+		}
+		out[i] = v
+	}
+	return out
 }
