@@ -71,10 +71,20 @@ func (x *Index) Delete(id uint32) bool {
 	}
 	x.pendMu.Lock()
 	x.pending = append(x.pending, pendingDelete{id, saved})
-	due := len(x.pending) >= max(purgeEvery, x.Len()/64)
+	due := len(x.pending) >= max(purgeEvery, x.Len()/64) && !x.purging
+	if due {
+		x.purging = true
+	}
 	x.pendMu.Unlock()
 	if due {
-		x.Purge()
+		// In the background: a purge looks at every node, and the caller
+		// (a VREM) should not wait for that.
+		go func() {
+			x.Purge()
+			x.pendMu.Lock()
+			x.purging = false
+			x.pendMu.Unlock()
+		}()
 	}
 	return true
 }

@@ -120,6 +120,7 @@ type Index struct {
 
 	pendMu  sync.Mutex
 	pending []pendingDelete
+	purging bool // a background purge is running
 	purgeMu sync.Mutex
 
 	fullScans atomic.Int64 // purge passes (tests watch this)
