@@ -47,8 +47,11 @@ type Config struct {
 }
 
 var (
+	// ErrDimension: a vector's length differs from the index's dimension.
 	ErrDimension = errors.New("hnsw: vector dimension mismatch")
-	ErrConfig    = errors.New("hnsw: invalid configuration")
+	// ErrConfig: Dim not positive, M outside 2..4096, an unknown metric or
+	// coding, or binary codes with a metric other than cosine.
+	ErrConfig = errors.New("hnsw: invalid configuration")
 )
 
 // Result is a search hit.
