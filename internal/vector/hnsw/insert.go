@@ -1,0 +1,342 @@
+package hnsw
+
+import (
+	"slices"
+	"sync/atomic"
+)
+
+// Add inserts a vector and returns its id. Ids of deleted vectors are
+// reused. v is copied.
+func (x *Index) Add(v []float32) (uint32, error) {
+	if len(v) != x.dim {
+		return 0, ErrDimension
+	}
+	s := x.getSearcher()
+	defer x.putSearcher(s)
+	norm := x.prepare(s, v)
+
+	id, level := x.alloc()
+	nd := x.node(id)
+	nd.mu.Lock()
+	nd.norm = norm
+	copy(x.code(id), s.q)
+	if x.rerank {
+		copy(x.exact.at(id), s.qf)
+	}
+	writeLinks(x.links0.at(id), nil)
+	for l := 1; l <= level; l++ {
+		writeLinks(x.links(id, l), nil)
+	}
+	nd.inDeg.Store(0)
+	nd.in0.Store(0)
+	nd.state.Store(stateLive)
+	nd.mu.Unlock()
+
+	slot := x.epoch.enter()
+	x.connect(s, id, level)
+	x.anchor(s, id, level)
+	x.rescueOrphans(s)
+	x.epoch.exit(slot)
+	x.live.Add(1)
+	return id, nil
+}
+
+// connect links a new node into the graph (the paper's INSERT).
+func (x *Index) connect(s *searcher, id uint32, level int) {
+	q := x.code(id)
+	ep, top, ok := x.entryPoint()
+	if !ok {
+		x.entryMu.Lock()
+		if ep, top, ok = x.entryPoint(); !ok {
+			x.setEntry(id, level)
+			x.entryMu.Unlock()
+			return
+		}
+		x.entryMu.Unlock()
+	}
+	cur := item{x.dist(q, x.code(ep)), ep}
+	for l := top; l > level; l-- {
+		cur = x.greedy(s, q, cur, l)
+	}
+	s.eps = append(s.eps[:0], cur)
+	linked := false
+	for l := min(level, top); l >= 0; l-- {
+		x.searchLayer(s, q, s.eps, x.efc, l, nil, 0)
+		w := s.sortedResults()
+		// The results are the next layer's entry points.
+		s.eps = append(s.eps[:0], w...)
+		w = slices.DeleteFunc(w, func(it item) bool { return it.id == id })
+		s.sel = x.selectNeighbors(w, x.m, s.sel[:0])
+		linked = x.setOwnLinks(s, id, l, s.sel) || linked
+		for _, nb := range s.sel {
+			x.addLink(s, nb.id, id, nb.dist, l)
+		}
+	}
+	if level > top || !linked {
+		x.entryMu.Lock()
+		ep, top, ok := x.entryPoint()
+		// A node with no links at all can only be reached as the entry
+		// point: that happens when it arrived while the last other nodes
+		// were being deleted.
+		if !ok || level > top || (!linked && x.node(ep).state.Load() != stateLive) {
+			x.setEntry(id, level)
+		}
+		x.entryMu.Unlock()
+	}
+}
+
+// selectNeighbors is the paper's SELECT-NEIGHBORS-HEURISTIC: from
+// candidates sorted nearest first, keep a candidate only if it is nearer to
+// the base than to every candidate kept so far, up to max. Links then point
+// in diverse directions, which keeps clusters connected. As hnswlib does,
+// fewer than max candidates are all kept.
+func (x *Index) selectNeighbors(cands []item, max int, out []item) []item {
+	if len(cands) < max {
+		return append(out, cands...)
+	}
+	for _, c := range cands {
+		if len(out) >= max {
+			break
+		}
+		if x.diverse(c, out) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// diverse reports whether candidate c (at distance c.dist from the base
+// node) is nearer to the base than to every node in kept.
+func (x *Index) diverse(c item, kept []item) bool {
+	cc := x.code(c.id)
+	for _, k := range kept {
+		if x.dist(cc, x.code(k.id)) < c.dist {
+			return false
+		}
+	}
+	return true
+}
+
+// ref records a new link to target on a layer and reports whether target
+// is live; if it is not, the link must not be made (and the count is
+// undone). Counting before checking pairs with Delete, which marks the node
+// before reading the count: either the delete sees the link counted, or the
+// link is not made.
+func (x *Index) ref(target uint32, level int) bool {
+	n := x.node(target)
+	n.inDeg.Add(1)
+	if level == 0 {
+		n.in0.Add(1)
+	}
+	if n.state.Load() != stateLive {
+		x.unref(nil, target, level)
+		return false
+	}
+	return true
+}
+
+// unref uncounts a removed link. A live node left without any link on layer
+// 0 could never be found again; it is noted in s for rescue once the caller
+// has released its locks.
+func (x *Index) unref(s *searcher, target uint32, level int) {
+	n := x.node(target)
+	n.inDeg.Add(-1)
+	if level == 0 && n.in0.Add(-1) == 0 && s != nil {
+		s.orphans = append(s.orphans, target)
+	}
+}
+
+// rescueOrphans gives each node noted by unref that still has no layer-0
+// link pointing at it one, from the nearest of its own neighbours that can
+// take it: one with a free slot, else one that can drop a link to a node
+// that has plenty of others.
+func (x *Index) rescueOrphans(s *searcher) {
+	for len(s.orphans) > 0 {
+		y := s.orphans[len(s.orphans)-1]
+		s.orphans = s.orphans[:len(s.orphans)-1]
+		x.rescue(s, y)
+	}
+}
+
+func (x *Index) rescue(s *searcher, y uint32) {
+	yn := x.node(y)
+	if ep, _, _ := x.entryPoint(); yn.state.Load() != stateLive || yn.in0.Load() > 0 || ep == y {
+		return
+	}
+	x.adoptByNeighbour(s, y)
+}
+
+// anchor makes sure a new node is reachable from the part of the graph its
+// search came from. A node inserted while its whole neighbourhood is being
+// deleted may find no live neighbour: it searches again. And the back links
+// it gave its neighbours may all have been pruned away (or gone to
+// neighbours inserted at the same moment, making an island): then the
+// nearest neighbour it found adopts it.
+func (x *Index) anchor(s *searcher, id uint32, level int) {
+	for try := 0; try < 2 && x.live.Load() > 0 && atomic.LoadUint32(&x.links0.at(id)[0]) == 0; try++ {
+		x.connect(s, id, level)
+	}
+	for _, z := range readLinks(nil, x.links0.at(id)) {
+		if hasLink(x.links0.at(z), id) {
+			return
+		}
+	}
+	x.adoptByNeighbour(s, id)
+}
+
+// adoptByNeighbour links y from the nearest of its own layer-0 neighbours
+// that can take it.
+func (x *Index) adoptByNeighbour(s *searcher, y uint32) {
+	base := x.code(y)
+	var cands []item
+	for _, z := range readLinks(nil, x.links0.at(y)) {
+		if x.node(z).state.Load() == stateLive {
+			cands = append(cands, item{x.dist(base, x.code(z)), z})
+		}
+	}
+	sortItems(cands)
+	for _, replace := range []bool{false, true} {
+		for _, z := range cands {
+			if x.adopt(s, z.id, y, replace) {
+				return
+			}
+		}
+	}
+}
+
+// adopt links z -> y on layer 0 if z has a free slot or, with replace, a
+// link to a node with at least three others to give up (the one with most).
+func (x *Index) adopt(s *searcher, z, y uint32, replace bool) bool {
+	zn := x.node(z)
+	zn.mu.Lock()
+	defer zn.mu.Unlock()
+	if zn.state.Load() != stateLive {
+		return false
+	}
+	l := x.links0.at(z)
+	n := int(atomic.LoadUint32(&l[0]))
+	if slices.Contains(l[1:1+n], y) {
+		return true
+	}
+	if n < x.m0 {
+		if x.ref(y, 0) {
+			atomic.StoreUint32(&l[1+n], y)
+			atomic.StoreUint32(&l[0], uint32(n+1))
+		}
+		return true
+	}
+	if !replace {
+		return false
+	}
+	best, most := -1, int32(3)
+	for i := 1; i <= n; i++ {
+		if in := x.node(l[i]).in0.Load(); in > most {
+			best, most = i, in
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	if x.ref(y, 0) {
+		w := l[best]
+		atomic.StoreUint32(&l[best], y)
+		x.unref(s, w, 0)
+	}
+	return true
+}
+
+// setOwnLinks sets a new node's list on one layer to its selected
+// neighbours and reports whether it has any link. The list may already hold
+// links: a concurrent insert that started its search of this layer from the
+// new node (found on the layer above) can link back to it first. Those are
+// kept, and the union pruned if it is too long.
+func (x *Index) setOwnLinks(s *searcher, id uint32, level int, sel []item) bool {
+	nd := x.node(id)
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	l := x.links(id, level)
+	n := int(atomic.LoadUint32(&l[0]))
+	old := l[1 : 1+n]
+	cands := s.prune[:0]
+	for _, it := range sel {
+		if !slices.Contains(old, it.id) && x.ref(it.id, level) {
+			cands = append(cands, it)
+		}
+	}
+	base := x.code(id)
+	for _, o := range old {
+		cands = append(cands, item{x.dist(base, x.code(o)), o})
+	}
+	keep := cands
+	if len(cands) > x.maxLinks(level) {
+		sortItems(cands)
+		keep = x.selectNeighbors(cands, x.maxLinks(level), s.pruneSel[:0])
+		for _, it := range cands {
+			if !slices.Contains(old, it.id) && !slices.Contains(keep, it) {
+				x.unref(s, it.id, level)
+			}
+		}
+		s.pruneSel = keep
+	}
+	x.replaceLinks(s, l, level, keep)
+	s.prune = cands
+	return len(keep) > 0
+}
+
+// addLink adds the back link from node to id (at distance d), pruning
+// node's list with the heuristic when it is full.
+func (x *Index) addLink(s *searcher, nodeID, id uint32, d float32, level int) {
+	nd := x.node(nodeID)
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	if nd.state.Load() != stateLive {
+		return // its links are being torn down
+	}
+	l := x.links(nodeID, level)
+	n := int(atomic.LoadUint32(&l[0]))
+	for i := 1; i <= n; i++ {
+		if l[i] == id {
+			return
+		}
+	}
+	if !x.ref(id, level) {
+		return
+	}
+	if n < x.maxLinks(level) {
+		atomic.StoreUint32(&l[1+n], id)
+		atomic.StoreUint32(&l[0], uint32(n+1))
+		return
+	}
+	base := x.code(nodeID)
+	cands := s.prune[:0]
+	for i := 1; i <= n; i++ {
+		cands = append(cands, item{x.dist(base, x.code(l[i])), l[i]})
+	}
+	cands = append(cands, item{d, id})
+	sortItems(cands)
+	s.pruneSel = x.selectNeighbors(cands, x.maxLinks(level), s.pruneSel[:0])
+	x.replaceLinks(s, l, level, s.pruneSel)
+	if !slices.ContainsFunc(s.pruneSel, func(it item) bool { return it.id == id }) {
+		x.unref(s, id, level)
+	}
+	s.prune = cands
+}
+
+// replaceLinks sets a list (whose owner's lock is held) to sel and uncounts
+// the links it drops. Ids in sel that were not in the list must have been
+// counted by the caller (ref).
+func (x *Index) replaceLinks(s *searcher, l []uint32, level int, sel []item) {
+	s.ids = s.ids[:0]
+	for _, it := range sel {
+		s.ids = append(s.ids, it.id)
+	}
+	n := int(atomic.LoadUint32(&l[0]))
+	old := append(s.buf[:0], l[1:1+n]...)
+	writeLinks(l, s.ids)
+	for _, o := range old {
+		if !slices.Contains(s.ids, o) {
+			x.unref(s, o, level)
+		}
+	}
+	s.buf = old
+}

@@ -1,0 +1,17 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func prefetch(p *uint64, n int)
+TEXT ·prefetch(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ n+8(FP), CX
+	TESTQ CX, CX
+	JLE  done
+loop:
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	DECQ CX
+	JNZ  loop
+done:
+	RET
