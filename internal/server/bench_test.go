@@ -1,0 +1,155 @@
+package server
+
+import (
+	"io"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/config"
+)
+
+// These benchmarks push pipelined batches through the whole per-connection
+// path (read buffer, parser, lookup, locking, handler, statistics, reply
+// buffer, write) of a real client, with a fake connection standing in for the
+// socket. One op is one command; allocs/op must stay 0 for the hot commands.
+
+// batchConn hands out the same request batch on every Read until it has done
+// so reads times, then reports EOF; writes are counted and dropped.
+type batchConn struct {
+	batch []byte
+	reads int
+	out   int64
+}
+
+func (f *batchConn) Read(p []byte) (int, error) {
+	if f.reads == 0 {
+		return 0, io.EOF
+	}
+	f.reads--
+	return copy(p, f.batch), nil
+}
+
+func (f *batchConn) Write(p []byte) (int, error) { f.out += int64(len(p)); return len(p), nil }
+func (f *batchConn) Close() error                { return nil }
+func (f *batchConn) LocalAddr() net.Addr         { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 6379} }
+func (f *batchConn) RemoteAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 50000}
+}
+func (f *batchConn) SetDeadline(time.Time) error      { return nil }
+func (f *batchConn) SetReadDeadline(time.Time) error  { return nil }
+func (f *batchConn) SetWriteDeadline(time.Time) error { return nil }
+
+func encode(dst []byte, args ...string) []byte {
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(len(args)), 10)
+	dst = append(dst, "\r\n"...)
+	for _, a := range args {
+		dst = append(dst, '$')
+		dst = strconv.AppendInt(dst, int64(len(a)), 10)
+		dst = append(dst, "\r\n"...)
+		dst = append(dst, a...)
+		dst = append(dst, "\r\n"...)
+	}
+	return dst
+}
+
+// hotCommands are the commands whose server path must not allocate. Each
+// builds the i-th command of a batch over a small keyspace; setup prepares the
+// keys. INCR runs only once a branch with it is merged.
+var hotCommands = []struct {
+	name  string
+	cmd   func(dst []byte, i int) []byte
+	setup func(dst []byte, i int) []byte
+}{
+	{"PING", func(d []byte, i int) []byte { return encode(d, "PING") }, nil},
+	{"GET", func(d []byte, i int) []byte { return encode(d, "GET", benchKey(i)) }, setKey},
+	{"SET", func(d []byte, i int) []byte { return encode(d, "SET", benchKey(i), "xyz") }, setKey},
+	{"INCR", func(d []byte, i int) []byte { return encode(d, "INCR", "counter:"+benchKey(i)) }, nil},
+}
+
+func benchKey(i int) string { return "key:" + strconv.Itoa(i%512) }
+
+func setKey(d []byte, i int) []byte { return encode(d, "SET", benchKey(i), "abc") }
+
+// pipe runs reads batches of n commands through a fresh client of s.
+func pipe(s *Server, batch []byte, reads int) *batchConn {
+	conn := &batchConn{batch: batch, reads: reads}
+	c := newClient(s, conn)
+	s.mu.Lock()
+	s.clients[c.id] = c
+	s.wg.Add(1)
+	s.mu.Unlock()
+	c.serve()
+	return conn
+}
+
+func benchServer(tb testing.TB) *Server {
+	cfg := config.Default()
+	cfg.LogLevel = "warning"
+	return New(cfg)
+}
+
+func BenchmarkPipeline(b *testing.B) {
+	for _, hc := range hotCommands {
+		if command.Lookup([]byte(hc.name)) == nil {
+			continue
+		}
+		for _, depth := range []int{1, 16, 64} {
+			b.Run(hc.name+"/P"+strconv.Itoa(depth), func(b *testing.B) {
+				s := benchServer(b)
+				if hc.setup != nil {
+					var setup []byte
+					for i := range 512 {
+						setup = hc.setup(setup, i)
+					}
+					pipe(s, setup, 1)
+				}
+				var batch []byte
+				for i := range depth {
+					batch = hc.cmd(batch, i)
+				}
+				pipe(s, batch, 1) // warm the buffers and the keys
+				b.ReportAllocs()
+				b.ResetTimer()
+				pipe(s, batch, (b.N+depth-1)/depth)
+			})
+		}
+	}
+}
+
+// TestHotPathAllocs keeps GET, SET (overwrite), INCR and PING at zero
+// allocations per command through the whole connection path.
+func TestHotPathAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	for _, hc := range hotCommands {
+		if command.Lookup([]byte(hc.name)) == nil {
+			continue
+		}
+		s := benchServer(t)
+		if hc.setup != nil {
+			var setup []byte
+			for i := range 512 {
+				setup = hc.setup(setup, i)
+			}
+			pipe(s, setup, 1)
+		}
+		var batch []byte
+		for i := range 64 {
+			batch = hc.cmd(batch, i)
+		}
+		pipe(s, batch, 1)
+		const reads = 100
+		allocs := testing.AllocsPerRun(5, func() { pipe(s, batch, reads) })
+		// pipe itself makes the client and its buffers once per call.
+		perCmd := allocs / (reads * 64)
+		if perCmd > 0.01 {
+			t.Errorf("%s: %.1f allocations per run of %d commands (%.3f per command), want none per command",
+				hc.name, allocs, reads*64, perCmd)
+		}
+	}
+}
