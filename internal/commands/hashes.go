@@ -56,17 +56,8 @@ func (runtimeSource) Uint64() uint64 { return rand.Uint64() }
 // the key does not exist (or just lost its last field). ok is false when the
 // key holds another type: WRONGTYPE has been answered.
 func hashOf(x *command.Ctx, key []byte, read bool) (h *hash.Hash, e *keyspace.Entry, ok bool) {
-	if read {
-		e = x.LookupRead(key)
-	} else {
-		e = x.Lookup(key)
-	}
-	if e == nil {
-		return nil, nil, true
-	}
-	if e.Kind != keyspace.KindHash {
-		x.Error(command.ErrWrongType)
-		return nil, nil, false
+	if e, ok = typedEntry(x, key, keyspace.KindHash, read); e == nil {
+		return nil, nil, ok
 	}
 	h = e.Obj.(*hash.Hash)
 	if h.Volatile() {

@@ -19,35 +19,14 @@ const errOutOfLongRange = "ERR value is out of range, value must between -922337
 // listAt returns key's list, or nil if the key is missing; ok is false (and
 // WRONGTYPE has been answered) when the key holds another type. read counts
 // the lookup as a keyspace hit or miss, as Redis does for read commands.
-func listAt(x *command.Ctx, key []byte, read bool) (l *list.List, ok bool) {
-	var e *keyspace.Entry
-	if read {
-		e = x.LookupRead(key)
-	} else {
-		e = x.Lookup(key)
-	}
-	if e == nil {
-		return nil, true
-	}
-	if e.Kind != keyspace.KindList {
-		x.Error(command.ErrWrongType)
-		return nil, false
-	}
-	return e.Obj.(*list.List), true
+func listAt(x *command.Ctx, key []byte, read bool) (*list.List, bool) {
+	return typed[*list.List](x, key, keyspace.KindList, read)
 }
 
 func createList(x *command.Ctx, key []byte) *list.List {
 	l := list.New()
 	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindList, Obj: l})
 	return l
-}
-
-// dropIfEmpty deletes key once its collection is empty: Redis keeps no empty
-// collections.
-func dropIfEmpty(x *command.Ctx, key []byte, c interface{ Len() int }) {
-	if c.Len() == 0 {
-		x.Shard(key).Delete(key, x.Now)
-	}
 }
 
 func push(x *command.Ctx, front, onlyExisting bool) {

@@ -21,35 +21,12 @@ import (
 // lookupSet returns key's set, nil when the key does not exist; ok is false
 // (and WRONGTYPE has been answered) when the key holds another type. read
 // counts the lookup as a keyspace hit or miss, as Redis's read lookups do.
-func lookupSet(x *command.Ctx, key []byte, read bool) (s *setval.Set, ok bool) {
-	var e *keyspace.Entry
-	if read {
-		e = x.LookupRead(key)
-	} else {
-		e = x.Lookup(key)
-	}
-	if e == nil {
-		return nil, true
-	}
-	if e.Kind != keyspace.KindSet {
-		x.Error(command.ErrWrongType)
-		return nil, false
-	}
-	return e.Obj.(*setval.Set), true
+func lookupSet(x *command.Ctx, key []byte, read bool) (*setval.Set, bool) {
+	return typed[*setval.Set](x, key, keyspace.KindSet, read)
 }
 
 func storeSet(x *command.Ctx, key []byte, s *setval.Set) {
 	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindSet, Obj: s})
-}
-
-func touchSet(x *command.Ctx, key []byte) { x.Shard(key).Touch(key) }
-
-// deleteEmpty removes key once its set has no members left (Redis never
-// keeps an empty collection).
-func dropEmptySet(x *command.Ctx, key []byte, s *setval.Set) {
-	if s.Len() == 0 {
-		x.Shard(key).Delete(key, x.Now)
-	}
 }
 
 // deferHeader inserts, at mark in the reply, the header that write produces:
@@ -85,7 +62,7 @@ func sadd(x *command.Ctx) {
 		storeSet(x, key, s)
 	}
 	if added > 0 {
-		touchSet(x, key)
+		x.Touch(key)
 	}
 	x.W.Int(int64(added))
 }
@@ -106,10 +83,10 @@ func srem(x *command.Ctx) {
 				}
 			}
 		}
-		dropEmptySet(x, key, s)
+		dropIfEmpty(x, key, s)
 	}
 	if removed > 0 {
-		touchSet(x, key)
+		x.Touch(key)
 	}
 	x.W.Int(int64(removed))
 }
@@ -136,14 +113,14 @@ func smove(x *command.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	dropEmptySet(x, srcKey, src)
-	touchSet(x, srcKey)
+	dropIfEmpty(x, srcKey, src)
+	x.Touch(srcKey)
 	if dst == nil {
 		dst = setval.New(m, 1)
 		storeSet(x, dstKey, dst)
 	}
 	if dst.Add(m) {
-		touchSet(x, dstKey)
+		x.Touch(dstKey)
 	}
 	x.W.Int(1)
 }
@@ -225,8 +202,8 @@ func spop(x *command.Ctx) {
 	}
 	var buf [setMemberBuf]byte
 	x.W.Bulk(s.Pop(buf[:0]))
-	dropEmptySet(x, key, s)
-	touchSet(x, key)
+	dropIfEmpty(x, key, s)
+	x.Touch(key)
 }
 
 // maxMemberBuf holds any member a small encoding stores (64 bytes).
@@ -254,7 +231,7 @@ func spopCount(x *command.Ctx) {
 		x.W.Set(int(n))
 		s.PopN(int(n), func(m []byte) { x.W.Bulk(m) })
 	}
-	touchSet(x, key)
+	x.Touch(key)
 }
 
 // maxSampleReply bounds the reply of SRANDMEMBER with a negative count.
@@ -350,9 +327,9 @@ func lookupSets(x *command.Ctx, keys [][]byte) (sets []*setval.Set, missing, ok 
 func storeSetResult(x *command.Ctx, dst []byte, s *setval.Set) {
 	if s.Len() > 0 {
 		storeSet(x, dst, s)
-		touchSet(x, dst)
+		x.Touch(dst)
 	} else if x.Shard(dst).Delete(dst, x.Now) {
-		touchSet(x, dst)
+		x.Touch(dst)
 	}
 	x.W.Int(int64(s.Len()))
 }

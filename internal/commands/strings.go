@@ -20,13 +20,8 @@ const maxStringLen = 512 << 20
 
 // readString returns key's string entry for a read command (counting a hit or
 // miss); ok is false, with WRONGTYPE answered, when it holds another type.
-func readString(x *command.Ctx, key []byte) (e *keyspace.Entry, ok bool) {
-	e = x.LookupRead(key)
-	if e != nil && e.Kind != keyspace.KindString {
-		x.Error(command.ErrWrongType)
-		return nil, false
-	}
-	return e, true
+func readString(x *command.Ctx, key []byte) (*keyspace.Entry, bool) {
+	return typedEntry(x, key, keyspace.KindString, true)
 }
 
 // writeString is readString for a command that modifies the key: like Redis's

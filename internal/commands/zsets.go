@@ -27,44 +27,25 @@ const (
 
 // zsetAt returns key's sorted set (nil if the key is missing); ok is false,
 // with WRONGTYPE answered, for another type. Reads count keyspace hits.
-func zsetAt(x *command.Ctx, key []byte, read bool) (z *zset.ZSet, ok bool) {
-	var e *keyspace.Entry
-	if read {
-		e = x.LookupRead(key)
-	} else {
-		e = x.Lookup(key)
-	}
-	if e == nil {
-		return nil, true
-	}
-	if e.Kind != keyspace.KindZSet {
-		x.Error(command.ErrWrongType)
-		return nil, false
-	}
-	return e.Obj.(*zset.ZSet), true
+func zsetAt(x *command.Ctx, key []byte, read bool) (*zset.ZSet, bool) {
+	return typed[*zset.ZSet](x, key, keyspace.KindZSet, read)
 }
 
 func storeZSet(x *command.Ctx, key []byte, z *zset.ZSet) {
 	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindZSet, Obj: z})
 }
 
-// ztouch signals a real change of key to WATCH and blocked clients. The
-// writing commands here are SelfTouch: Redis signals only actual changes
-// (ZADD of an unchanged score leaves watchers alone), and a pop touching
-// every key it waited on would wake later blocked clients out of turn.
-func ztouch(x *command.Ctx, key []byte) { x.Shard(key).Touch(key) }
-
 // storeResult replaces dst with z, or deletes dst when z is empty, and
 // signals it if anything changed.
 func storeResult(x *command.Ctx, dst []byte, z *zset.ZSet) {
 	if z == nil {
 		if x.Shard(dst).Delete(dst, x.Now) {
-			ztouch(x, dst)
+			x.Touch(dst)
 		}
 		return
 	}
 	storeZSet(x, dst, z)
-	ztouch(x, dst)
+	x.Touch(dst)
 }
 
 // pairsHeader opens a reply of n members that carry scores when withScores:
@@ -203,7 +184,7 @@ pairs:
 	}
 	dropIfEmpty(x, key, z) // ZADD XX/NX on a key it just created may have added nothing
 	if added+updated > 0 {
-		ztouch(x, key)
+		x.Touch(key)
 	}
 	switch {
 	case incr && done:
@@ -311,7 +292,7 @@ func zrem(x *command.Ctx) {
 		dropIfEmpty(x, key, z)
 	}
 	if n > 0 {
-		ztouch(x, key)
+		x.Touch(key)
 	}
 	x.W.Int(int64(n))
 }
@@ -591,7 +572,7 @@ func zremrange(x *command.Ctx, kind rangeKind) {
 		}
 	}
 	if n > 0 {
-		ztouch(x, key)
+		x.Touch(key)
 	}
 	x.W.Int(int64(n))
 }
@@ -661,7 +642,7 @@ func zpop(x *command.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nest
 		z.Remove(m)
 	}
 	dropIfEmpty(x, key, z)
-	ztouch(x, key)
+	x.Touch(key)
 }
 
 func zpopmin(x *command.Ctx) { zpopCmd(x, false) }

@@ -1,0 +1,41 @@
+package commands
+
+import (
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+)
+
+// Helpers shared by the collection families.
+
+// typedEntry returns key's entry when it holds kind (nil when the key does not
+// exist); ok is false, with WRONGTYPE answered, for another type. read counts
+// the lookup as a keyspace hit or miss, as Redis's read lookups do.
+func typedEntry(x *command.Ctx, key []byte, kind keyspace.Kind, read bool) (e *keyspace.Entry, ok bool) {
+	if read {
+		e = x.LookupRead(key)
+	} else {
+		e = x.Lookup(key)
+	}
+	if e != nil && e.Kind != kind {
+		x.Error(command.ErrWrongType)
+		return nil, false
+	}
+	return e, true
+}
+
+// typed is typedEntry for the value object itself.
+func typed[T any](x *command.Ctx, key []byte, kind keyspace.Kind, read bool) (v T, ok bool) {
+	e, ok := typedEntry(x, key, kind, read)
+	if e == nil {
+		return v, ok
+	}
+	return e.Obj.(T), true
+}
+
+// dropIfEmpty deletes key once its collection is empty: Redis keeps no empty
+// collections.
+func dropIfEmpty(x *command.Ctx, key []byte, c interface{ Len() int }) {
+	if c.Len() == 0 {
+		x.Shard(key).Delete(key, x.Now)
+	}
+}
