@@ -39,3 +39,17 @@ func dropIfEmpty(x *command.Ctx, key []byte, c interface{ Len() int }) {
 		x.Shard(key).Delete(key, x.Now)
 	}
 }
+
+// popCount parses the optional count of LPOP/RPOP/ZPOPMIN/ZPOPMAX (args[2]):
+// -1 when absent; ok is false after Redis's error for a bad or negative one.
+func popCount(x *command.Ctx) (count int64, ok bool) {
+	if len(x.Args) < 3 {
+		return -1, true
+	}
+	n, ok := command.ParseInt(x.Args[2])
+	if !ok || n < 0 {
+		x.Error(command.ErrNotPositive)
+		return 0, false
+	}
+	return n, true
+}

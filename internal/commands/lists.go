@@ -80,14 +80,9 @@ func pop(x *command.Ctx, front bool) {
 		x.Error(command.WrongArgs(string(x.Args[0])))
 		return
 	}
-	count := int64(-1)
-	if len(x.Args) == 3 {
-		n, ok := command.ParseInt(x.Args[2])
-		if !ok || n < 0 {
-			x.Error(command.ErrNotPositive)
-			return
-		}
-		count = n
+	count, ok := popCount(x)
+	if !ok {
+		return
 	}
 	key := x.Args[1]
 	l, ok := listAt(x, key, false)

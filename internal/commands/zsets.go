@@ -653,14 +653,9 @@ func zpopCmd(x *command.Ctx, popMax bool) {
 		x.Error(command.ErrSyntax)
 		return
 	}
-	count := int64(-1)
-	if len(x.Args) == 3 {
-		n, ok := command.ParseInt(x.Args[2])
-		if !ok || n < 0 {
-			x.Error(command.ErrNotPositive)
-			return
-		}
-		count = n
+	count, ok := popCount(x)
+	if !ok {
+		return
 	}
 	zpop(x, x.Args[1:2], popMax, false, count, x.W.Proto == 3 && count != -1, false)
 }
