@@ -76,9 +76,13 @@ type node struct {
 	// a delete knows when it has found and removed every one of them.
 	inDeg atomic.Int32
 	in0   atomic.Int32 // the links on layer 0 alone
-	upper uint32       // record in upper[level] holding layers 1..level
-	norm  float32
-	level uint8
+	// linked is set once an insert has given the node its own links on
+	// every layer. Before that its lower lists may still be empty, so a walk
+	// must not descend through it (see greedy).
+	linked atomic.Bool
+	upper  uint32 // record in upper[level] holding layers 1..level
+	norm   float32
+	level  uint8
 }
 
 // Index is an HNSW graph. All methods are safe for concurrent use.

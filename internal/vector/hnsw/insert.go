@@ -29,6 +29,7 @@ func (x *Index) Add(v []float32) (uint32, error) {
 	}
 	nd.inDeg.Store(0)
 	nd.in0.Store(0)
+	nd.linked.Store(false)
 	nd.state.Store(stateLive)
 	nd.mu.Unlock()
 
@@ -48,6 +49,7 @@ func (x *Index) connect(s *searcher, id uint32, level int) {
 	if !ok {
 		x.entryMu.Lock()
 		if ep, top, ok = x.entryPoint(); !ok {
+			x.node(id).linked.Store(true)
 			x.setEntry(id, level)
 			x.entryMu.Unlock()
 			return
@@ -72,6 +74,7 @@ func (x *Index) connect(s *searcher, id uint32, level int) {
 			x.addLink(s, nb.id, id, nb.dist, l)
 		}
 	}
+	x.node(id).linked.Store(true)
 	if level > top || !linked {
 		x.entryMu.Lock()
 		ep, top, ok := x.entryPoint()

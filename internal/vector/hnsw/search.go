@@ -252,20 +252,28 @@ func (x *Index) prepare(s *searcher, v []float32) (norm float32) {
 
 // greedy walks one layer from cur towards q, always moving to the nearest
 // neighbour, until no neighbour is nearer (the upper-layer search, ef = 1).
-// It never steps onto a deleted node: its links are gone, so the walk would
-// stop there.
+// It never steps onto a deleted node (its links are gone) nor onto one still
+// being inserted: that node may be reachable on this layer while its lists
+// below are still empty, and a search descending from it alone would find
+// nothing else (concurrent builds lost recall that way).
 func (x *Index) greedy(s *searcher, q []uint64, cur item, level int) item {
 	for changed := true; changed; {
 		changed = false
 		s.buf = readLinks(s.buf[:0], x.links(cur.id, level))
 		for _, n := range s.buf {
-			if d := x.dist(q, x.code(n)); d < cur.dist && x.node(n).state.Load() == stateLive {
+			if d := x.dist(q, x.code(n)); d < cur.dist && x.usable(n) {
 				cur = item{d, n}
 				changed = true
 			}
 		}
 	}
 	return cur
+}
+
+// usable reports whether a walk may descend through node n.
+func (x *Index) usable(n uint32) bool {
+	nd := x.node(n)
+	return nd.state.Load() == stateLive && nd.linked.Load()
 }
 
 // searchLayer is the paper's SEARCH-LAYER: a best-first search of one layer
