@@ -168,3 +168,24 @@ func TestDifferentialStringsAndKeys(t *testing.T) {
 		{"KEYS", "n1*"}, {"DBSIZE"}, {"SCAN", "x"}, {"FLUSHDB", "FOO"}, {"FLUSHDB"}, {"DBSIZE"}, {"RANDOMKEY"},
 	})
 }
+
+// TestDifferentialScanOptions covers the option parser SCAN, HSCAN, SSCAN
+// and ZSCAN share: which options each accepts, their order against the key
+// lookup, and the errors.
+func TestDifferentialScanOptions(t *testing.T) {
+	var script [][]string
+	script = append(script, []string{"HSET", "h", "a", "1"}, []string{"SADD", "s", "a"}, []string{"ZADD", "z", "1", "a"})
+	for _, c := range []string{"HSCAN", "SSCAN", "ZSCAN"} {
+		for _, key := range []string{"h", "s", "z", "missing"} {
+			for _, opts := range [][]string{{}, {"NOVALUES"}, {"TYPE", "string"}, {"COUNT", "0"}, {"COUNT", "x"},
+				{"COUNT"}, {"MATCH"}, {"MATCH", "*", "COUNT", "5"}, {"match", "b*"}, {"FOO"}} {
+				script = append(script, append([]string{c, key, "0"}, opts...))
+			}
+			script = append(script, []string{c, key, "x"})
+		}
+	}
+	for _, opts := range [][]string{{"TYPE", "hash"}, {"TYPE", "nosuch"}, {"NOVALUES"}, {"COUNT", "-1"}, {"MATCH", "?", "TYPE"}} {
+		script = append(script, append([]string{"SCAN", "0"}, opts...))
+	}
+	differ(t, script)
+}

@@ -411,51 +411,21 @@ func hscan(x *command.Ctx) {
 		return
 	}
 	if h == nil {
-		x.W.Array(2)
-		x.W.BulkString("0")
-		x.W.Array(0)
+		emptyScan(x)
 		return
 	}
-	count := 10
-	var pattern []byte
-	noValues := false
-	for i := 3; i < len(args); {
-		more := len(args) - i
-		switch {
-		case command.Is(args[i], "count") && more >= 2:
-			n, ok := command.ParseInt(args[i+1])
-			if !ok {
-				x.Error(command.ErrNotInt)
-				return
-			}
-			if n < 1 {
-				x.Error(command.ErrSyntax)
-				return
-			}
-			count = int(min(n, math.MaxInt32))
-			i += 2
-		case command.Is(args[i], "match") && more >= 2:
-			pattern = args[i+1]
-			if len(pattern) == 1 && pattern[0] == '*' {
-				pattern = nil
-			}
-			i += 2
-		case command.Is(args[i], "novalues"):
-			noValues = true
-			i++
-		default:
-			x.Error(command.ErrSyntax)
-			return
-		}
+	o, ok := parseScanOptions(x, args[3:], scanHash)
+	if !ok {
+		return
 	}
 	// The views stay valid: nothing modifies the hash before the reply.
 	var items [][]byte
-	next := h.Scan(cursor, count, func(f, v []byte) {
-		if pattern != nil && !glob.Match(pattern, f, false) {
+	next := h.Scan(cursor, o.count, func(f, v []byte) {
+		if o.pattern != nil && !glob.Match(o.pattern, f, false) {
 			return
 		}
 		items = append(items, f)
-		if !noValues {
+		if !o.noValues {
 			items = append(items, v)
 		}
 	})

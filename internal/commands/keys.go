@@ -347,34 +347,11 @@ func scanCmd(x *command.Ctx) {
 		x.Error("ERR invalid cursor")
 		return
 	}
-	count := int64(10)
-	var pat, typ []byte
-	for i := 2; i < len(x.Args); i += 2 {
-		a, more := x.Args[i], i+1 < len(x.Args)
-		switch {
-		case command.Is(a, "count") && more:
-			if count, ok = command.ParseInt(x.Args[i+1]); !ok {
-				x.Error(command.ErrNotInt)
-				return
-			}
-			if count < 1 {
-				x.Error(command.ErrSyntax)
-				return
-			}
-		case command.Is(a, "match") && more:
-			if pat = x.Args[i+1]; len(pat) == 1 && pat[0] == '*' {
-				pat = nil
-			}
-		case command.Is(a, "type") && more:
-			typ = x.Args[i+1] // an unknown type matches nothing, as in Redis 8.0
-		case command.Is(a, "novalues"):
-			x.Error("ERR NOVALUES option can only be used in HSCAN")
-			return
-		default:
-			x.Error(command.ErrSyntax)
-			return
-		}
+	o, ok := parseScanOptions(x, x.Args[2:], scanKeys)
+	if !ok {
+		return
 	}
+	pat, typ := o.pattern, o.typ
 	shard, pos := int(cursor&(1<<shardBits-1)), cursor>>shardBits
 	buf := scanBufs.Get().(*[]scan.Item[*keyspace.Entry])
 	items := (*buf)[:0]
@@ -383,7 +360,7 @@ func scanCmd(x *command.Ctx) {
 		next uint64
 		used int // high-water mark of items, cleared before the buffer goes back
 	)
-	n := int(min(count, math.MaxInt32))
+	n := o.count
 	for examined := 0; ; {
 		s := x.DB.Shard(shard)
 		want := max(n-examined, s.Len()/maxShardSteps)

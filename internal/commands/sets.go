@@ -536,44 +536,17 @@ func sscan(x *command.Ctx) {
 		return
 	}
 	if s == nil {
-		x.W.Array(2)
-		x.W.BulkString("0")
-		x.W.Array(0)
+		emptyScan(x)
 		return
 	}
-	count := int64(10)
-	var pattern []byte
-	for i := 3; i < len(x.Args); {
-		a, more := x.Args[i], len(x.Args)-i > 1
-		switch {
-		case command.Is(a, "count") && more:
-			if count, ok = command.ParseInt(x.Args[i+1]); !ok {
-				x.Error(command.ErrNotInt)
-				return
-			}
-			if count < 1 {
-				x.Error(command.ErrSyntax)
-				return
-			}
-			i += 2
-		case command.Is(a, "match") && more:
-			pattern = x.Args[i+1]
-			if len(pattern) == 1 && pattern[0] == '*' {
-				pattern = nil // matches everything
-			}
-			i += 2
-		case command.Is(a, "novalues"):
-			x.Error("ERR NOVALUES option can only be used in HSCAN")
-			return
-		default:
-			x.Error(command.ErrSyntax)
-			return
-		}
+	o, ok := parseScanOptions(x, x.Args[3:], scanOther)
+	if !ok {
+		return
 	}
 	mark := len(x.W.B)
 	n := 0
-	next := s.Scan(cursor, int(min(count, math.MaxInt32)), func(m []byte) {
-		if pattern == nil || glob.Match(pattern, m, false) {
+	next := s.Scan(cursor, o.count, func(m []byte) {
+		if o.pattern == nil || glob.Match(o.pattern, m, false) {
 			x.W.Bulk(m)
 			n++
 		}

@@ -1196,46 +1196,17 @@ func zscan(x *command.Ctx) {
 		return
 	}
 	if z == nil {
-		x.W.Array(2)
-		x.W.BulkString("0")
-		x.W.Array(0)
+		emptyScan(x)
 		return
 	}
-	count := int64(10)
-	var pattern []byte
-	for i := 3; i < len(args); {
-		rest := len(args) - i
-		switch a := args[i]; {
-		case command.Is(a, "count") && rest >= 2:
-			n, ok := command.ParseInt(args[i+1])
-			if !ok {
-				x.Error(command.ErrNotInt)
-				return
-			}
-			if n < 1 {
-				x.Error(command.ErrSyntax)
-				return
-			}
-			count = n
-			i += 2
-		case command.Is(a, "match") && rest >= 2:
-			pattern = args[i+1]
-			if len(pattern) == 1 && pattern[0] == '*' {
-				pattern = nil
-			}
-			i += 2
-		case command.Is(a, "novalues"):
-			x.Error("ERR NOVALUES option can only be used in HSCAN")
-			return
-		default:
-			x.Error(command.ErrSyntax)
-			return
-		}
+	o, ok := parseScanOptions(x, args[3:], scanOther)
+	if !ok {
+		return
 	}
 	var members []string
 	var scores []float64
 	add := func(m string, s float64) {
-		if pattern == nil || glob.MatchString(string(pattern), m, false) {
+		if o.pattern == nil || glob.MatchString(string(o.pattern), m, false) {
 			members = append(members, m)
 			scores = append(scores, s)
 		}
@@ -1246,7 +1217,7 @@ func zscan(x *command.Ctx) {
 			add(it.Member(), it.Score())
 		}
 	} else {
-		next = z.Scan(cursor, int(min(count, math.MaxInt32)), add)
+		next = z.Scan(cursor, o.count, add)
 	}
 	w := x.W
 	w.Array(2)
