@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/hotkv/hotkv/internal/intstr"
 )
 
 // Redis's error replies, word for word.
@@ -26,44 +28,9 @@ func WrongArgs(name string) string {
 	return "ERR wrong number of arguments for '" + strings.ToLower(name) + "' command"
 }
 
-// ParseInt parses a Redis integer argument: optional '-', digits, no spaces,
-// no leading '+' or zeros, within int64.
-func ParseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	d := b
-	if neg {
-		d = b[1:]
-	}
-	if len(d) == 0 || d[0] < '1' || d[0] > '9' {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if n > (math.MaxUint64-uint64(c-'0'))/10 {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	if neg {
-		if n > 1<<63 {
-			return 0, false
-		}
-		return -int64(n), true
-	}
-	if n > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(n), true
-}
+// ParseInt parses an integer argument as Redis does (string2ll): optional
+// '-', no leading '+' or zeros, within int64.
+func ParseInt(b []byte) (int64, bool) { return intstr.Parse(b) }
 
 // ParseFloat parses a Redis float argument ("inf", "-inf", "+inf" allowed; NaN
 // and surrounding spaces refused).

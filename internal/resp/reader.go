@@ -10,6 +10,8 @@ import (
 	"bytes"
 	"errors"
 	"math"
+
+	"github.com/hotkv/hotkv/internal/intstr"
 )
 
 // ProtocolError is a malformed request. Redis replies with it and closes the
@@ -37,10 +39,9 @@ var DefaultLimits = Limits{MaxBulk: 512 << 20, MaxMultibulk: 1<<31 - 1, MaxInlin
 // what a client that still has to authenticate may send (so that it cannot
 // make the server allocate before proving who it is).
 const (
-	maxLengthLine   = 64 << 10
-	unauthMaxArgs   = 10
-	unauthMaxBulk   = 16 << 10
-	maxLengthDigits = 20
+	maxLengthLine = 64 << 10
+	unauthMaxArgs = 10
+	unauthMaxBulk = 16 << 10
 )
 
 // Parser frames commands out of a byte buffer. It keeps the state of a command
@@ -84,7 +85,7 @@ func (p *Parser) Next(buf []byte, start int) (args [][]byte, end int, err error)
 		if nl < 0 {
 			return nil, start, err
 		}
-		n, ok := parseLength(buf[start+1 : nl])
+		n, ok := intstr.Parse(buf[start+1 : nl])
 		if !ok || n > p.Limits.MaxMultibulk || n > math.MaxInt32 {
 			return nil, start, protoErr("invalid multibulk length")
 		}
@@ -111,7 +112,7 @@ func (p *Parser) Next(buf []byte, start int) (args [][]byte, end int, err error)
 				p.reset()
 				return nil, start, err
 			}
-			n, ok := parseLength(buf[p.pos+1 : nl])
+			n, ok := intstr.Parse(buf[p.pos+1 : nl])
 			if !ok || n < 0 || n > p.Limits.MaxBulk {
 				p.reset()
 				return nil, start, protoErr("invalid bulk length")
@@ -345,43 +346,4 @@ func unhex(c byte) byte {
 	default:
 		return c - 'A' + 10
 	}
-}
-
-// parseLength parses a protocol length as Redis's string2ll does: an
-// optional '-' and decimal digits without leading zeros ("0" itself is fine,
-// "-0" is not), within int64.
-func parseLength(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > maxLengthDigits {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if n > (math.MaxUint64-uint64(c-'0'))/10 {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	if neg {
-		if n > 1<<63 {
-			return 0, false
-		}
-		return -int64(n), true
-	}
-	if n > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(n), true
 }

@@ -10,7 +10,11 @@
 // they are valid until the list is next modified.
 package list
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/hotkv/hotkv/internal/intstr"
+)
 
 // Chunk limits: a chunk takes another element while it has fewer than
 // maxChunkElems elements and the element bytes stay within maxChunkBytes; a
@@ -624,7 +628,7 @@ func (l *List) Encoding() string {
 // header; every entry ends with its length in 1 to 5 bytes.
 func entrySize(v []byte) int {
 	var enc int
-	if n, ok := parseInt(v); ok {
+	if n, ok := intstr.Parse(v); ok {
 		switch {
 		case n >= 0 && n <= 127:
 			enc = 1
@@ -660,42 +664,4 @@ func entrySize(v []byte) int {
 		return enc + 4
 	}
 	return enc + 5
-}
-
-// parseInt is Redis's string2ll: optional '-', no leading zeros or '+',
-// within int64.
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || b[0] < '1' || b[0] > '9' {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if n > (1<<64-1-uint64(c-'0'))/10 {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	if neg {
-		if n > 1<<63 {
-			return 0, false
-		}
-		return -int64(n), true
-	}
-	if n > 1<<63-1 {
-		return 0, false
-	}
-	return int64(n), true
 }

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"unsafe"
 
+	"github.com/hotkv/hotkv/internal/intstr"
 	"github.com/hotkv/hotkv/internal/value/dict"
 )
 
@@ -55,7 +56,7 @@ type Set struct {
 // New returns an empty set in the encoding Redis chooses for a key created
 // with first as its first member and about hint members to come.
 func New(first []byte, hint int) *Set {
-	if _, ok := parseInt(first); ok && hint <= maxIntsetEntries {
+	if _, ok := intstr.Parse(first); ok && hint <= maxIntsetEntries {
 		return NewIntset()
 	}
 	if hint <= maxListpackEntries {
@@ -112,7 +113,7 @@ func (s *Set) Reserve(hint int) {
 func (s *Set) Has(m []byte) bool {
 	switch s.enc {
 	case intset:
-		v, ok := parseInt(m)
+		v, ok := intstr.Parse(m)
 		if !ok {
 			return false
 		}
@@ -129,7 +130,7 @@ func (s *Set) Has(m []byte) bool {
 func (s *Set) Add(m []byte) bool {
 	switch s.enc {
 	case intset:
-		if v, ok := parseInt(m); ok {
+		if v, ok := intstr.Parse(m); ok {
 			if !s.intAdd(v) {
 				return false
 			}
@@ -165,7 +166,7 @@ func (s *Set) Add(m []byte) bool {
 func (s *Set) Remove(m []byte) bool {
 	switch s.enc {
 	case intset:
-		v, ok := parseInt(m)
+		v, ok := intstr.Parse(m)
 		if !ok {
 			return false
 		}
@@ -413,7 +414,7 @@ func (s *Set) MakeIntset() {
 	ok := true
 	s.Range(func(m []byte) bool {
 		var v int64
-		v, ok = parseInt(m)
+		v, ok = intstr.Parse(m)
 		ints = append(ints, v)
 		return ok
 	})
@@ -593,42 +594,6 @@ func (s *Set) lpOffsets() []int {
 }
 
 // helpers
-
-// parseInt accepts exactly the strings Redis stores in an intset (string2ll):
-// an int64 in canonical decimal form, without '+', leading zeros or "-0".
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	d := b
-	if neg {
-		d = b[1:]
-	}
-	if len(d) == 0 || d[0] < '1' || d[0] > '9' {
-		return 0, false
-	}
-	var u uint64
-	for _, c := range d {
-		if c < '0' || c > '9' || u > (math.MaxUint64-uint64(c-'0'))/10 {
-			return 0, false
-		}
-		u = u*10 + uint64(c-'0')
-	}
-	if neg {
-		if u > 1<<63 {
-			return 0, false
-		}
-		return int64(-u), true
-	}
-	if u > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(u), true
-}
 
 // view is b as a string without copying, for lookups that do not keep it.
 func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

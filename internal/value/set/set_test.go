@@ -228,23 +228,6 @@ func TestIntsetWidths(t *testing.T) {
 	}
 }
 
-func TestParseInt(t *testing.T) {
-	for _, tc := range []struct {
-		in string
-		ok bool
-	}{
-		{"0", true}, {"-1", true}, {"9223372036854775807", true}, {"-9223372036854775808", true},
-		{"9223372036854775808", false}, {"-9223372036854775809", false}, {"-0", false}, {"01", false},
-		{"+1", false}, {"", false}, {"-", false}, {" 1", false}, {"1 ", false}, {"1.0", false},
-		{"99999999999999999999", false},
-	} {
-		v, ok := parseInt(b(tc.in))
-		if ok != tc.ok || (ok && strconv.FormatInt(v, 10) != tc.in) {
-			t.Errorf("parseInt(%q) = %d, %v", tc.in, v, ok)
-		}
-	}
-}
-
 // build returns a set of each encoding that can hold n members, all with n
 // members (integers in the intset).
 func build(n int) map[string]*Set {
