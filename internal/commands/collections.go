@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"math"
+
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
@@ -49,6 +51,22 @@ func popCount(x *command.Ctx) (count int64, ok bool) {
 	n, ok := command.ParseInt(x.Args[2])
 	if !ok || n < 0 {
 		x.Error(command.ErrNotPositive)
+		return 0, false
+	}
+	return n, true
+}
+
+// randomCount parses the count of SRANDMEMBER, HRANDFIELD and ZRANDMEMBER:
+// any int64 but the one whose negation overflows (a negative count means
+// "allow repeats").
+func randomCount(x *command.Ctx, arg []byte) (int64, bool) {
+	n, ok := command.ParseInt(arg)
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return 0, false
+	}
+	if n == math.MinInt64 {
+		x.Error(errOutOfLongRange)
 		return 0, false
 	}
 	return n, true

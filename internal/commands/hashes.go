@@ -344,13 +344,8 @@ func hrandfield(x *command.Ctx) {
 		h.Random(rnd, 1, true, func(f, _ []byte) { x.W.Bulk(f) })
 		return
 	}
-	l, ok := command.ParseInt(args[2])
+	l, ok := randomCount(x, args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
-		return
-	}
-	if l == math.MinInt64 {
-		x.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
 		return
 	}
 	withValues := len(args) == 4

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"math"
 	"sort"
 	"strconv"
 
@@ -262,13 +261,8 @@ func srandmember(x *command.Ctx) {
 }
 
 func srandmemberCount(x *command.Ctx) {
-	n, ok := command.ParseInt(x.Args[2])
+	n, ok := randomCount(x, x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
-		return
-	}
-	if n == math.MinInt64 {
-		x.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
 		return
 	}
 	s, ok := lookupSet(x, x.Args[1], true)

@@ -1101,13 +1101,8 @@ func zrandmember(x *command.Ctx) {
 		x.W.BulkString(it.Member())
 		return
 	}
-	l, ok := command.ParseInt(args[2])
+	l, ok := randomCount(x, args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
-		return
-	}
-	if l == math.MinInt64 {
-		x.Error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")
 		return
 	}
 	withScores := false
