@@ -292,7 +292,8 @@ func (r *vsimQuery) reply(x *command.Ctx) {
 			w.Array(2)
 		}
 		if r.withScores {
-			w.Double(1 - float64(h.Dist)/2)
+			// Rounding can put a distance a hair outside [0, 2].
+			w.Double(min(max(1-float64(h.Dist)/2, 0), 1))
 		}
 		if r.withAttribs {
 			if h.Attrs == "" {
