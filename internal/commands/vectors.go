@@ -56,15 +56,7 @@ func parseVector(args [][]byte, i int, reduce bool) (v []float32, rdim, consumed
 		if !isInt || n < 1 || n > int64(len(args)-i-2) {
 			return nil, 0, 0, false
 		}
-		v = make([]float32, n)
-		for j := range v {
-			f, isNum := filter.ParseNumber(string(args[i+2+j]))
-			if !isNum {
-				return nil, 0, 0, false
-			}
-			v[j] = float32(f)
-		}
-		ok = true
+		v, ok = parseValues(args[i+2 : i+2+int(n)])
 		consumed += int(n) + 2
 	default:
 		return nil, 0, 0, false
@@ -73,6 +65,19 @@ func parseVector(args [][]byte, i int, reduce bool) (v []float32, rdim, consumed
 		return nil, 0, 0, false
 	}
 	return v, rdim, consumed, true
+}
+
+// parseValues reads one number per argument.
+func parseValues(args [][]byte) ([]float32, bool) {
+	v := make([]float32, len(args))
+	for j, a := range args {
+		f, ok := filter.ParseNumber(string(a))
+		if !ok {
+			return nil, false
+		}
+		v[j] = float32(f)
+	}
+	return v, true
 }
 
 // decodeFP32 reads a blob of little-endian float32s.
