@@ -239,6 +239,9 @@ func vsTruth(base [][]float32, q []float32, k int) []int {
 // TestVectorSetRecall builds a set over the server (pipelined VADDs from
 // several connections) and checks VSIM's recall@10 against brute force.
 func TestVectorSetRecall(t *testing.T) {
+	if vecRace {
+		t.Skip("too slow under -race")
+	}
 	s := start(t)
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -295,7 +298,7 @@ func TestVectorSetRecall(t *testing.T) {
 func TestVectorSetConcurrent(t *testing.T) {
 	s := start(t)
 	ctx := context.Background()
-	const writers, readers, per, dim = 4, 4, 150, 8
+	const writers, readers, per, dim = 4, 4, 60, 8
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	live := 0

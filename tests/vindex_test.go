@@ -196,6 +196,9 @@ func TestVectorIndexDocsAndInfo(t *testing.T) {
 // from several connections and checks recall@10 against brute force, for
 // cosine and L2, and that int8 codes with re-ranking keep recall.
 func TestVectorIndexRecall(t *testing.T) {
+	if vecRace {
+		t.Skip("too slow under -race")
+	}
 	s := start(t)
 	ctx := context.Background()
 	const n, dim, nq, k = 3000, 24, 50, 10
@@ -281,7 +284,7 @@ func vixTruth(base [][]float32, q []float32, k int, metric string) []int {
 func TestVectorIndexConcurrent(t *testing.T) {
 	s := start(t)
 	ctx := context.Background()
-	const writers, readers, per, dim = 4, 4, 120, 8
+	const writers, readers, per, dim = 4, 4, 48, 8
 	s.client(t).Do(ctx, "VSIM.CREATEINDEX", "c", "DIM", dim)
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -313,7 +316,7 @@ func TestVectorIndexConcurrent(t *testing.T) {
 			for range per {
 				args := []any{"VSIM.SEARCH", "c", "VALUES", dim, 1, 0, 0, 0, 0, 0, 0, 1, "K", 5}
 				if r%2 == 1 {
-					args = append(args, "FILTER", ".i >= 30", "WITHATTRIBS")
+					args = append(args, "FILTER", ".i >= 12", "WITHATTRIBS")
 				}
 				res, err := c.Do(ctx, args...).Slice()
 				if err != nil {
