@@ -14,7 +14,12 @@ import (
 // Parsing shared by the vector-set commands (VADD, VSIM) and the named
 // indexes (VSIM.SET, VSIM.SEARCH...).
 
-const errVecSpec = "ERR invalid vector specification"
+const (
+	errVecSpec = "ERR invalid vector specification"
+	// maxVectorDim bounds dimensions (and REDUCE's, whose matrix is
+	// dim x input dim), as later Redis versions do (VSET_MAX_VECTOR_DIM).
+	maxVectorDim = 1 << 16
+)
 
 // vecArity is the arity error of the vector-set commands: Redis's module
 // API names the command as registered, upper case, whatever the client sent.
@@ -31,7 +36,7 @@ func vecArity(x *command.Ctx, name string) {
 func parseVector(args [][]byte, i int, reduce bool) (v []float32, rdim, consumed int, ok bool) {
 	if reduce && len(args) > i+2 && strings.EqualFold(string(args[i]), "REDUCE") {
 		n, ok := command.ParseInt(args[i+1])
-		if !ok || n <= 0 || n > math.MaxInt32 {
+		if !ok || n <= 0 || n > maxVectorDim {
 			return nil, 0, 0, false
 		}
 		rdim = int(n)
@@ -61,7 +66,7 @@ func parseVector(args [][]byte, i int, reduce bool) (v []float32, rdim, consumed
 	default:
 		return nil, 0, 0, false
 	}
-	if !ok || vstore.CheckVector(v, false) != nil {
+	if !ok || len(v) > maxVectorDim || vstore.CheckVector(v, false) != nil {
 		return nil, 0, 0, false
 	}
 	return v, rdim, consumed, true

@@ -254,7 +254,7 @@ func parseVsimOptions(x *command.Ctx, opts [][]byte, r *vsimQuery) bool {
 		}
 	}
 	if filterEF == 0 {
-		filterEF = count * 100
+		filterEF = min(count, 1<<31) * 100
 	}
 	// Counts beyond any set's size only waste memory: cap them.
 	const maxInt32 = 1<<31 - 1

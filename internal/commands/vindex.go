@@ -24,7 +24,6 @@ const (
 	errNoIndex       = "ERR no such index"
 	vindexDefaultK   = 10
 	vindexDefaultEF  = 100
-	vindexMaxDim     = 65536
 	vindexParallelAt = 64 // VSIM.MSET batches at least this large insert on every core
 )
 
@@ -77,7 +76,7 @@ func vindexCreate(x *command.Ctx) {
 		switch {
 		case opt == "DIM" && more:
 			j++
-			if c.Dim, ok = intOpt(j, 1, vindexMaxDim, "DIM"); !ok {
+			if c.Dim, ok = intOpt(j, 1, maxVectorDim, "DIM"); !ok {
 				return
 			}
 		case opt == "M" && more:
@@ -211,7 +210,7 @@ func vindexMSet(x *command.Ctx) {
 			return
 		}
 		n, ok := command.ParseInt(a[3])
-		if !ok || n < 1 || n > vindexMaxDim {
+		if !ok || n < 1 || n > maxVectorDim {
 			x.Error(errVecSpec)
 			return
 		}
@@ -345,7 +344,7 @@ func parseSearch(x *command.Ctx, ix *vindex.Index) (*vindexQuery, bool) {
 		}
 	}
 	if filterEF == 0 {
-		filterEF = k * 100
+		filterEF = min(k, 1<<31) * 100
 	}
 	const maxInt32 = 1<<31 - 1
 	r.q.K, r.q.EF, r.q.FilterEF = int(min(k, maxInt32)), int(min(ef, maxInt32)), int(min(filterEF, maxInt32))
