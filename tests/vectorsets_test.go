@@ -348,3 +348,67 @@ func TestVectorSetConcurrent(t *testing.T) {
 		t.Errorf("VCARD = %v, want %d", got, live)
 	}
 }
+
+// TestVectorSetGoRedis drives the vector-set commands through go-redis's
+// typed API, which parses Redis 8's replies, in RESP3 and RESP2.
+func TestVectorSetGoRedis(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	for _, c := range []*redis.Client{s.client(t), s.client(t, resp2)} {
+		c.FlushAll(ctx)
+		if ok, err := c.VAdd(ctx, "m", "heat", &redis.VectorValues{Val: []float64{0.9, 0.1, 0}}).Result(); !ok || err != nil {
+			t.Fatalf("VAdd = %v, %v", ok, err)
+		}
+		c.VAddWithArgs(ctx, "m", "ronin", &redis.VectorValues{Val: []float64{0.8, 0.3, 0.1}}, &redis.VAddArgs{SetAttr: `{"year":1998}`})
+		c.VAddWithArgs(ctx, "m", "amelie", &redis.VectorFP32{Val: []byte(vsBlob(0, 0.2, 0.9))}, &redis.VAddArgs{Cas: true, EF: 100})
+		if n := c.VCard(ctx, "m").Val(); n != 3 {
+			t.Errorf("VCard = %d", n)
+		}
+		if n := c.VDim(ctx, "m").Val(); n != 3 {
+			t.Errorf("VDim = %d", n)
+		}
+		if emb, err := c.VEmb(ctx, "m", "heat", false).Result(); err != nil || len(emb) != 3 {
+			t.Errorf("VEmb = %v, %v", emb, err)
+		}
+		if a := c.VGetAttr(ctx, "m", "ronin").Val(); a != `{"year":1998}` {
+			t.Errorf("VGetAttr = %q", a)
+		}
+		if ok := c.VSetAttr(ctx, "m", "heat", map[string]any{"year": 1995}).Val(); !ok {
+			t.Error("VSetAttr failed")
+		}
+		if info, err := c.VInfo(ctx, "m").Result(); err != nil || info["size"] != int64(3) || info["quant-type"] != "int8" {
+			t.Errorf("VInfo = %v, %v", info, err)
+		}
+		if links, err := c.VLinks(ctx, "m", "heat").Result(); err != nil || len(links) != 1 || len(links[0]) != 2 {
+			t.Errorf("VLinks = %v, %v", links, err)
+		}
+		if links, err := c.VLinksWithScores(ctx, "m", "heat").Result(); err != nil || len(links) != 1 || len(links[0]) != 2 {
+			t.Errorf("VLinksWithScores = %v, %v", links, err)
+		}
+		if names := c.VSim(ctx, "m", &redis.VectorRef{Name: "heat"}).Val(); !slices.Equal(names, []string{"heat", "ronin", "amelie"}) {
+			t.Errorf("VSim = %v", names)
+		}
+		if hits, err := c.VSimWithScores(ctx, "m", &redis.VectorValues{Val: []float64{1, 0, 0}}).Result(); err != nil || len(hits) != 3 || hits[0].Name != "heat" || hits[0].Score < 0.99 {
+			t.Errorf("VSimWithScores = %v, %v", hits, err)
+		}
+		names := c.VSimWithArgs(ctx, "m", &redis.VectorRef{Name: "heat"}, &redis.VSimArgs{Count: 5, Filter: ".year > 1996", FilterEF: 50, EF: 10}).Val()
+		if !slices.Equal(names, []string{"ronin"}) {
+			t.Errorf("VSimWithArgs FILTER = %v", names)
+		}
+		if hits, err := c.VSimWithArgsWithScoresWithAttribs(ctx, "m", &redis.VectorRef{Name: "heat"}, &redis.VSimArgs{Count: 2}).Result(); err != nil || len(hits) != 2 || hits[1].Attribs == nil || *hits[1].Attribs != `{"year":1998}` {
+			t.Errorf("VSimWithArgsWithScoresWithAttribs = %+v, %v", hits, err)
+		}
+		if m := c.VRandMember(ctx, "m").Val(); m == "" {
+			t.Error("VRandMember empty")
+		}
+		if ms := c.VRandMemberCount(ctx, "m", 2).Val(); len(ms) != 2 {
+			t.Errorf("VRandMemberCount = %v", ms)
+		}
+		if ok := c.VIsMember(ctx, "m", "amelie").Val(); !ok {
+			t.Error("VIsMember amelie = false")
+		}
+		if ok := c.VRem(ctx, "m", "amelie").Val(); !ok || c.VIsMember(ctx, "m", "amelie").Val() {
+			t.Error("VRem")
+		}
+	}
+}
