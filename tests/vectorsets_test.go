@@ -183,6 +183,18 @@ func TestVectorSetReplies(t *testing.T) {
 		if got := r.do("VRANDMEMBER", "v"); got != "a" && got != "b" {
 			t.Errorf("VRANDMEMBER v = %v", got)
 		}
+		// Inside EXEC the search runs at its place in the transaction.
+		r.do("MULTI")
+		r.do("VADD", "v", "VALUES", "2", "-1", "0", "c")
+		r.do("VSIM", "v", "VALUES", "2", "-1", "0", "COUNT", "1")
+		r.do("VCARD", "v")
+		want = []any{int64(1), []any{"c"}, int64(3)}
+		if proto == "3" {
+			want = []any{true, []any{"c"}, int64(3)}
+		}
+		if got := r.do("EXEC"); !equalReply(got, want) {
+			t.Errorf("RESP%s EXEC = %#v, want %#v", proto, got, want)
+		}
 	}
 }
 

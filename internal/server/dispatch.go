@@ -131,14 +131,17 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	c.runAfter(cmd)
 }
 
-// runAfter runs the unlocked part of a command (Ctx.After), if any.
+// runAfter runs the unlocked part of a command (Ctx.After), if any, and
+// counts its time with the command's.
 func (c *client) runAfter(cmd *command.Cmd) {
 	f := c.ctx.After
 	if f == nil {
 		return
 	}
 	c.ctx.After = nil
+	start := time.Now()
 	c.guard(cmd, f)
+	c.usec[cmd.ID].Add(uint64(time.Since(start).Microseconds()))
 }
 
 // runLocked runs cmd once its locks are held (by call, or by EXEC for the
