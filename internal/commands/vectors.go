@@ -111,6 +111,98 @@ func compileFilter(x *command.Ctx, expr []byte) (*filter.Expr, bool) {
 	return f, true
 }
 
+// writeAttrs writes an element's attributes, null when it has none.
+func writeAttrs(w *resp.Writer, attrs string) {
+	if attrs == "" {
+		w.Null()
+		return
+	}
+	w.BulkString(attrs)
+}
+
+// writeVector writes a vector as an array of doubles.
+func writeVector(w *resp.Writer, v []float32) {
+	w.Array(len(v))
+	for _, f := range v {
+		writeFloat32(w, f)
+	}
+}
+
 // writeFloat32 writes a float32 as the double it widens to (what Redis's
 // replies of C floats show).
 func writeFloat32(w *resp.Writer, f float32) { w.Double(float64(f)) }
+
+// searchSyntax is what differs between VSIM's options and VSIM.SEARCH's.
+type searchSyntax struct {
+	count        string // the name of the result count option: COUNT or K
+	count0, ef0  int64  // defaults
+	errSyntax    string // the reply to an unknown option
+	allowAttribs bool   // WITHATTRIBS is an option
+	// own reads one of the command's other options, with its argument
+	// (nil when none follows); it returns how many arguments it used
+	// (-1: not an option of the command) or an error reply.
+	own func(opt string, arg []byte) (used int, bad string)
+}
+
+// parseSearchOptions reads search options into q (K, EF, FILTER, FILTER-EF)
+// and reports WITHATTRIBS; ok is false after an error reply.
+func parseSearchOptions(x *command.Ctx, opts [][]byte, syn searchSyntax, q *vstore.Query) (withAttribs, ok bool) {
+	count, ef, filterEF := syn.count0, syn.ef0, int64(0)
+	num := func(b []byte, dst *int64) bool {
+		n, ok := command.ParseInt(b)
+		*dst = n
+		return ok && n > 0
+	}
+	for j := 0; j < len(opts); j++ {
+		opt := strings.ToUpper(string(opts[j]))
+		var arg []byte
+		if j+1 < len(opts) {
+			arg = opts[j+1]
+		}
+		bad := ""
+		switch {
+		case opt == "WITHATTRIBS":
+			withAttribs = true
+		case opt == syn.count && arg != nil:
+			j++
+			if !num(arg, &count) {
+				bad = "ERR invalid " + syn.count
+			}
+		case opt == "EF" && arg != nil:
+			j++
+			if !num(arg, &ef) {
+				bad = "ERR invalid EF"
+			}
+		case opt == "FILTER-EF" && arg != nil:
+			j++
+			if !num(arg, &filterEF) {
+				bad = "ERR invalid FILTER-EF"
+			}
+		case opt == "FILTER" && arg != nil:
+			j++
+			if q.Filter, ok = compileFilter(x, arg); !ok {
+				return false, false
+			}
+		default:
+			used := -1
+			if syn.own != nil {
+				used, bad = syn.own(opt, arg)
+			}
+			if used < 0 {
+				bad = syn.errSyntax
+			}
+			j += max(used, 0)
+		}
+		if bad != "" {
+			x.Error(bad)
+			return false, false
+		}
+	}
+	if filterEF == 0 {
+		filterEF = min(count, 1<<31) * 100
+	}
+	// Counts beyond any index's size only waste memory: cap them.
+	const maxInt32 = 1<<31 - 1
+	q.K, q.EF, q.FilterEF = int(min(count, maxInt32)), int(min(ef, maxInt32)), int(min(filterEF, maxInt32))
+	return withAttribs, true
+}

@@ -38,6 +38,24 @@ func lookupVset(x *command.Ctx, key []byte, read bool) (*vset.Set, bool) {
 	return typed[*vset.Set](x, key, keyspace.KindVectorSet, read)
 }
 
+// vsetElement finds the element args[2] of the set at args[1] for a read;
+// ok is false after answering WRONGTYPE, or null for a missing key or
+// element.
+func vsetElement(x *command.Ctx) (s *vset.Set, id uint32, ok bool) {
+	s, ok = lookupVset(x, x.Args[1], true)
+	if !ok {
+		return nil, 0, false
+	}
+	if s != nil {
+		id, ok = s.ID(string(x.Args[2]))
+	}
+	if s == nil || !ok {
+		x.W.Null()
+		return nil, 0, false
+	}
+	return s, id, true
+}
+
 func vadd(x *command.Ctx) {
 	a := x.Args
 	if len(a) < 5 {
@@ -200,65 +218,30 @@ func vsim(x *command.Ctx) {
 
 // parseVsimOptions reads VSIM's options; false after an error reply.
 func parseVsimOptions(x *command.Ctx, opts [][]byte, r *vsimQuery) bool {
-	count, ef, filterEF := int64(vsetDefaultCount), int64(vsetDefaultEF), int64(0)
 	eps := 2.0
-	for j := 0; j < len(opts); j++ {
-		opt := strings.ToUpper(string(opts[j]))
-		more := j+1 < len(opts)
-		var bad string
-		switch {
-		case opt == "WITHSCORES":
-			r.withScores = true
-		case opt == "WITHATTRIBS":
-			r.withAttribs = true
-		case opt == "TRUTH":
-			r.q.Exact = true
-		case opt == "NOTHREAD":
-		case opt == "COUNT" && more:
-			j++
-			var ok bool
-			if count, ok = command.ParseInt(opts[j]); !ok || count <= 0 {
-				bad = "ERR invalid COUNT"
+	syn := searchSyntax{count: "COUNT", count0: vsetDefaultCount, ef0: vsetDefaultEF,
+		errSyntax: "ERR syntax error in VSIM command", own: func(opt string, arg []byte) (int, string) {
+			switch {
+			case opt == "WITHSCORES":
+				r.withScores = true
+			case opt == "TRUTH":
+				r.q.Exact = true
+			case opt == "NOTHREAD":
+			case opt == "EPSILON" && arg != nil:
+				var ok bool
+				if eps, ok = filter.ParseNumber(string(arg)); !ok || eps <= 0 {
+					return 1, "ERR invalid EPSILON"
+				}
+				return 1, ""
+			default:
+				return -1, ""
 			}
-		case opt == "EPSILON" && more:
-			j++
-			var ok bool
-			if eps, ok = filter.ParseNumber(string(opts[j])); !ok || eps <= 0 {
-				bad = "ERR invalid EPSILON"
-			}
-		case opt == "EF" && more:
-			j++
-			var ok bool
-			if ef, ok = command.ParseInt(opts[j]); !ok || ef <= 0 {
-				bad = "ERR invalid EF"
-			}
-		case opt == "FILTER-EF" && more:
-			j++
-			var ok bool
-			if filterEF, ok = command.ParseInt(opts[j]); !ok || filterEF <= 0 {
-				bad = "ERR invalid FILTER-EF"
-			}
-		case opt == "FILTER" && more:
-			j++
-			f, ok := compileFilter(x, opts[j])
-			if !ok {
-				return false
-			}
-			r.q.Filter = f
-		default:
-			bad = "ERR syntax error in VSIM command"
-		}
-		if bad != "" {
-			x.Error(bad)
-			return false
-		}
+			return 0, ""
+		}}
+	var ok bool
+	if r.withAttribs, ok = parseSearchOptions(x, opts, syn, &r.q); !ok {
+		return false
 	}
-	if filterEF == 0 {
-		filterEF = min(count, 1<<31) * 100
-	}
-	// Counts beyond any set's size only waste memory: cap them.
-	const maxInt32 = 1<<31 - 1
-	r.q.K, r.q.EF, r.q.FilterEF = int(min(count, maxInt32)), int(min(ef, maxInt32)), int(min(filterEF, maxInt32))
 	if eps < 2 {
 		r.q.MaxDist = float32(eps)
 	}
@@ -296,11 +279,7 @@ func (r *vsimQuery) reply(x *command.Ctx) {
 			w.Double(min(max(1-float64(h.Dist)/2, 0), 1))
 		}
 		if r.withAttribs {
-			if h.Attrs == "" {
-				w.Null()
-			} else {
-				w.BulkString(h.Attrs)
-			}
+			writeAttrs(w, h.Attrs)
 		}
 	}
 }
@@ -367,25 +346,13 @@ func vemb(x *command.Ctx) {
 		}
 		raw = true
 	}
-	s, ok := lookupVset(x, a[1], true)
+	s, id, ok := vsetElement(x)
 	if !ok {
-		return
-	}
-	var id uint32
-	if s != nil {
-		id, ok = s.ID(string(a[2]))
-	}
-	if s == nil || !ok {
-		x.W.Null()
 		return
 	}
 	idx := s.Index()
 	if !raw {
-		v := s.VectorOf(id)
-		x.W.Array(len(v))
-		for _, f := range v {
-			writeFloat32(x.W, f)
-		}
+		writeVector(x.W, s.VectorOf(id))
 		return
 	}
 	f := idx.Format()
@@ -429,11 +396,7 @@ func vgetattr(x *command.Ctx) {
 	if s != nil {
 		attrs, _ = s.Attrs(string(x.Args[2]))
 	}
-	if attrs == "" {
-		x.W.Null()
-		return
-	}
-	x.W.BulkString(attrs)
+	writeAttrs(x.W, attrs)
 }
 
 func vlinks(x *command.Ctx) {
@@ -443,16 +406,8 @@ func vlinks(x *command.Ctx) {
 		return
 	}
 	scores := len(a) == 4
-	s, ok := lookupVset(x, a[1], true)
+	s, id, ok := vsetElement(x)
 	if !ok {
-		return
-	}
-	var id uint32
-	if s != nil {
-		id, ok = s.ID(string(a[2]))
-	}
-	if s == nil || !ok {
-		x.W.Null()
 		return
 	}
 	idx := s.Index()

@@ -306,48 +306,10 @@ func parseSearch(x *command.Ctx, ix *vindex.Index) (*vindexQuery, bool) {
 		return nil, false
 	}
 	r := &vindexQuery{vec: v}
-	k, ef, filterEF := int64(vindexDefaultK), int64(vindexDefaultEF), int64(0)
-	opts := a[2+n:]
-	for j := 0; j < len(opts); j++ {
-		opt := strings.ToUpper(string(opts[j]))
-		more := j+1 < len(opts)
-		var bad string
-		switch {
-		case opt == "WITHATTRIBS":
-			r.withAttribs = true
-		case opt == "K" && more:
-			j++
-			if k, ok = command.ParseInt(opts[j]); !ok || k <= 0 {
-				bad = "ERR invalid K"
-			}
-		case opt == "EF" && more:
-			j++
-			if ef, ok = command.ParseInt(opts[j]); !ok || ef <= 0 {
-				bad = "ERR invalid EF"
-			}
-		case opt == "FILTER-EF" && more:
-			j++
-			if filterEF, ok = command.ParseInt(opts[j]); !ok || filterEF <= 0 {
-				bad = "ERR invalid FILTER-EF"
-			}
-		case opt == "FILTER" && more:
-			j++
-			if r.q.Filter, ok = compileFilter(x, opts[j]); !ok {
-				return nil, false
-			}
-		default:
-			bad = command.ErrSyntax
-		}
-		if bad != "" {
-			x.Error(bad)
-			return nil, false
-		}
+	syn := searchSyntax{count: "K", count0: vindexDefaultK, ef0: vindexDefaultEF, errSyntax: command.ErrSyntax}
+	if r.withAttribs, ok = parseSearchOptions(x, a[2+n:], syn, &r.q); !ok {
+		return nil, false
 	}
-	if filterEF == 0 {
-		filterEF = min(k, 1<<31) * 100
-	}
-	const maxInt32 = 1<<31 - 1
-	r.q.K, r.q.EF, r.q.FilterEF = int(min(k, maxInt32)), int(min(ef, maxInt32)), int(min(filterEF, maxInt32))
 	return r, true
 }
 
@@ -374,11 +336,7 @@ func vindexSearch(x *command.Ctx) {
 		x.W.BulkString(h.Name)
 		writeFloat32(x.W, h.Dist)
 		if r.withAttribs {
-			if h.Attrs == "" {
-				x.W.Null()
-			} else {
-				x.W.BulkString(h.Attrs)
-			}
+			writeAttrs(x.W, h.Attrs)
 		}
 	}
 }
@@ -394,17 +352,9 @@ func vindexGet(x *command.Ctx) {
 		x.W.Null()
 		return
 	}
-	v := ix.VectorOf(id)
 	x.W.Array(2)
-	x.W.Array(len(v))
-	for _, f := range v {
-		writeFloat32(x.W, f)
-	}
-	if e.Attrs == "" {
-		x.W.Null()
-	} else {
-		x.W.BulkString(e.Attrs)
-	}
+	writeVector(x.W, ix.VectorOf(id))
+	writeAttrs(x.W, e.Attrs)
 }
 
 func vindexDel(x *command.Ctx) {
