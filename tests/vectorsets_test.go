@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"cmp"
 	"context"
 	bin "encoding/binary"
 	"fmt"
@@ -229,22 +230,23 @@ func vsCosine(a, b []float32) float64 {
 	return 1 - d/math.Sqrt(na*nb)
 }
 
-// vsTruth is the exact top k (ids as indexes) of q among base.
-func vsTruth(base [][]float32, q []float32, k int) []int {
+// vsTruth is the exact top k (ids as indexes) of q among base, by cosine
+// distance or, for metric "L2", squared Euclidean distance.
+func vsTruth(base [][]float32, q []float32, k int, metric string) []int {
 	ids := make([]int, len(base))
 	d := make([]float64, len(base))
-	for i := range base {
-		ids[i], d[i] = i, vsCosine(base[i], q)
+	for i, b := range base {
+		ids[i] = i
+		if metric != "L2" {
+			d[i] = vsCosine(b, q)
+			continue
+		}
+		for j := range b {
+			x := float64(b[j]) - float64(q[j])
+			d[i] += x * x
+		}
 	}
-	slices.SortFunc(ids, func(a, b int) int {
-		if d[a] < d[b] {
-			return -1
-		}
-		if d[a] > d[b] {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ids, func(a, b int) int { return cmp.Compare(d[a], d[b]) })
 	return ids[:k]
 }
 
@@ -290,7 +292,7 @@ func TestVectorSetRecall(t *testing.T) {
 			t.Fatal(err)
 		}
 		truth := map[string]bool{}
-		for _, i := range vsTruth(base, q, k) {
+		for _, i := range vsTruth(base, q, k, "COSINE") {
 			truth[fmt.Sprint(i)] = true
 		}
 		for _, r := range res {

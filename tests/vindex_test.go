@@ -246,7 +246,7 @@ func TestVectorIndexRecall(t *testing.T) {
 				t.Fatal(err)
 			}
 			truth := map[string]bool{}
-			for _, i := range vixTruth(base, q, k, tc.metric) {
+			for _, i := range vsTruth(base, q, k, tc.metric) {
 				truth[strconv.Itoa(i)] = true
 			}
 			for i := 0; i < len(res); i += 2 {
@@ -259,23 +259,6 @@ func TestVectorIndexRecall(t *testing.T) {
 			t.Errorf("%s: recall@10 = %.3f, want >= %.2f", tc.name, recall, tc.min)
 		}
 	}
-}
-
-func vixTruth(base [][]float32, q []float32, k int, metric string) []int {
-	if metric != "L2" {
-		return vsTruth(base, q, k)
-	}
-	ids := make([]int, len(base))
-	d := make([]float64, len(base))
-	for i, b := range base {
-		ids[i] = i
-		for j := range b {
-			x := float64(b[j]) - float64(q[j])
-			d[i] += x * x
-		}
-	}
-	slices.SortFunc(ids, func(a, b int) int { return int(math.Copysign(1, d[a]-d[b])) })
-	return ids[:k]
 }
 
 // TestVectorIndexConcurrent inserts, replaces, deletes and searches one
