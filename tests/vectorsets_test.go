@@ -181,6 +181,9 @@ func TestVectorSetReplies(t *testing.T) {
 		if got, _ := r.do("VRANDMEMBER", "v", "-5").([]any); len(got) != 5 {
 			t.Errorf("VRANDMEMBER v -5 = %v", got)
 		}
+		if got := r.do("VRANDMEMBER", "v", "-100000000"); got != Err("ERR value is out of range") {
+			t.Errorf("VRANDMEMBER v -100000000 = %v", got)
+		}
 		if got := r.do("VRANDMEMBER", "v"); got != "a" && got != "b" {
 			t.Errorf("VRANDMEMBER v = %v", got)
 		}

@@ -32,6 +32,7 @@ const (
 	vsetMinM         = 4
 	vsetMaxM         = 4096
 	vsetMaxEF        = 1_000_000
+	vsetMaxRandom    = 1 << 24 // bound on VRANDMEMBER's negative count
 )
 
 func lookupVset(x *command.Ctx, key []byte, read bool) (*vset.Set, bool) {
@@ -490,6 +491,12 @@ func vrandmember(x *command.Ctx) {
 		}
 		if count == 0 {
 			x.W.Array(0)
+			return
+		}
+		if count < -vsetMaxRandom {
+			// Redis would try to send them all; a reply this size is
+			// only a way to exhaust memory.
+			x.Error("ERR value is out of range")
 			return
 		}
 	}
