@@ -56,7 +56,9 @@ func TestDifferentialVectorSets(t *testing.T) {
 		"VADD r VALUES 3 1 0 0 b", "VADD r VALUES 2 1 0 b", "VDIM r", "VCARD r",
 		"SET str x", "VADD str VALUES 2 1 0 a", "VSIM str ELE a", "VCARD str", "VDIM str", "VEMB str a",
 		"VREM str a", "VGETATTR str a", "VSETATTR str a {}", "VLINKS str a", "VINFO str", "VRANDMEMBER str",
-		"VISMEMBER str a",
+		"VISMEMBER str a", "VADD str VALUES 2 1 0 a BOGUS", "VADD str VALUES 2 1 x a", "VSIM str BOGUS 1",
+		"VEMB str a BOGUS", "VRANDMEMBER str x", "VRANDMEMBER str 0", "VLINKS str a BOGUS", "VSIM s ELE a BOGUS",
+		"VSIM s ELE zz BOGUS", "VSIM s VALUES 3 1 0 0 BOGUS", "VADD s VALUES 3 1 0 0 e M 8",
 		// reads
 		"VCARD s", "VCARD nokey", "VCARD", "VCARD s s", "VDIM s", "VDIM nokey", "VDIM",
 		"VEMB n a", "VEMB n b", "VEMB n a RAW", "VEMB n a raw", "VEMB n a BOGUS", "VEMB n a RAW x", "VEMB n zz",
