@@ -78,6 +78,13 @@ type Ctx struct {
 	// Blocker parks the client for blocking commands (BLPOP...); nil where a
 	// command must not block (inside MULTI), which then answers as on timeout.
 	Blocker Blocker
+
+	// After, when a handler sets it, runs once the shard locks are released
+	// (at once, still locked, inside MULTI/EXEC): a read that has pinned its
+	// object under the lock does its slow part there, reply included, so it
+	// neither blocks the shard nor is serialised with readers of the same
+	// key (VSIM). The dispatcher clears it.
+	After func()
 }
 
 // Blocker is the server side of blocking commands. A handler that finds

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hotkv/hotkv/internal/vector/vindex"
 )
 
 // ShardCount is the number of shards per database: a power of two well above
@@ -552,11 +554,14 @@ func (db *DB) RandomKey(now int64) (string, bool) {
 // Keyspace is the set of numbered databases.
 type Keyspace struct {
 	DBs []*DB
+	// Indexes are the named vector indexes (VSIM.CREATEINDEX): server-wide,
+	// not keys, untouched by FLUSHALL, locked by themselves (never by shards).
+	Indexes *vindex.Registry
 }
 
 // New makes a keyspace of n databases.
 func New(n int) *Keyspace {
-	ks := &Keyspace{DBs: make([]*DB, n)}
+	ks := &Keyspace{DBs: make([]*DB, n), Indexes: vindex.NewRegistry()}
 	for i := range ks.DBs {
 		ks.DBs[i] = new(DB)
 	}

@@ -128,6 +128,20 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	if h != nil {
 		c.s.serveLater(h)
 	}
+	c.runAfter(cmd)
+}
+
+// runAfter runs the unlocked part of a command (Ctx.After), if any, and
+// counts its time with the command's.
+func (c *client) runAfter(cmd *command.Cmd) {
+	f := c.ctx.After
+	if f == nil {
+		return
+	}
+	c.ctx.After = nil
+	start := time.Now()
+	c.guard(cmd, f)
+	c.usec[cmd.ID].Add(uint64(time.Since(start).Microseconds()))
 }
 
 // runLocked runs cmd once its locks are held (by call, or by EXEC for the
@@ -152,7 +166,10 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 // take the server down nor leave shard locks held: it is logged with its
 // stack, counted in INFO's recovered_panics, and answered with an error in
 // place of the partial reply, so the connection stays in sync.
-func (c *client) run(cmd *command.Cmd) {
+func (c *client) run(cmd *command.Cmd) { c.guard(cmd, func() { cmd.Run(&c.ctx) }) }
+
+// guard runs f, part of cmd, turning a panic into an error reply.
+func (c *client) guard(cmd *command.Cmd, f func()) {
 	mark := len(c.out.B)
 	defer func() {
 		if r := recover(); r != nil {
@@ -162,9 +179,10 @@ func (c *client) run(cmd *command.Cmd) {
 				c.out.B = c.out.B[:mark]
 			}
 			c.out.Error("ERR internal error running '" + cmd.Name + "'")
+			c.ctx.After = nil
 		}
 	}()
-	cmd.Run(&c.ctx)
+	f()
 }
 
 func (c *client) touchKeys(cmd *command.Cmd, args [][]byte) {

@@ -168,6 +168,13 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "gc_cpu_fraction", fmt.Sprintf("%.6f", ms.GCCPUFraction))
 		kv(b, "gc_pause_total_ms", ms.PauseTotalNs/1e6)
 		kv(b, "gc_last_pause_us", ms.PauseNs[(ms.NumGC+255)%256]/1e3)
+		// Named vector indexes (VSIM.CREATEINDEX); each vector set reports
+		// its own memory in VINFO.
+		nix, nvec, vbytes := s.ks.Indexes.Stats()
+		kv(b, "vector_indexes", nix)
+		kv(b, "vector_index_vectors", nvec)
+		kv(b, "vector_index_bytes", vbytes)
+		kv(b, "vector_index_bytes_per_vector", vbytes/int64(max(nvec, 1)))
 	case "persistence":
 		kv(b, "loading", 0)
 		kv(b, "async_loading", 0)

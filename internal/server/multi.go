@@ -149,6 +149,7 @@ func (c *client) execLocked(cmds []queued) {
 	c.ctx.Blocker = nil // blocking commands answer at once inside a transaction
 	for _, q := range cmds {
 		c.runLocked(q.cmd, q.args)
+		c.runAfter(q.cmd)
 	}
 	c.ctx.Blocker = c
 	// Clients blocked on keys the transaction wrote are served after all of

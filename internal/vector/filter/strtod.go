@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -130,6 +131,28 @@ func hexFloat(full, mant string) (float64, bool) {
 	f, err := strconv.ParseFloat(full, 64)
 	if err != nil && !isRange(err) {
 		return 0, false
+	}
+	return f, true
+}
+
+// ParseNumber parses a number argument as Redis's string2d does (strtod on
+// the whole argument): no leading space, no trailing bytes, no NaN, no
+// overflow; hexadecimal floats and "inf" are accepted.
+func ParseNumber(s string) (float64, bool) {
+	if s == "" || isSpace(s[0]) || strings.IndexByte(s, 0) >= 0 {
+		return 0, false
+	}
+	f, ok := strtod(s)
+	if !ok || f != f {
+		return 0, false
+	}
+	if math.IsInf(f, 0) {
+		// strtod's overflow (ERANGE) is refused; only a spelled-out
+		// infinity is accepted.
+		l := strings.ToLower(strings.TrimLeft(s, "+-"))
+		if l != "inf" && l != "infinity" {
+			return 0, false
+		}
 	}
 	return f, true
 }

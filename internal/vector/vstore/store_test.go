@@ -1,0 +1,176 @@
+package vstore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/hotkv/hotkv/internal/vector/filter"
+	"github.com/hotkv/hotkv/internal/vector/hnsw"
+)
+
+func newStore(t *testing.T, c hnsw.Config) *Store {
+	t.Helper()
+	s, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSetReplaceDeleteAttrs(t *testing.T) {
+	s := newStore(t, hnsw.Config{Dim: 2})
+	if added, _ := s.Set("a", []float32{1, 0}, `{"x":1}`, true); !added {
+		t.Fatal("first Set not added")
+	}
+	if added, _ := s.Set("a", []float32{0, 3}, "", false); added {
+		t.Fatal("replace reported added")
+	}
+	if at, _ := s.Attrs("a"); at != `{"x":1}` {
+		t.Errorf("replace without attributes lost them: %q", at)
+	}
+	if v, _ := s.Vector("a"); v[0] != 0 || v[1] < 2.999 || v[1] > 3.001 {
+		t.Errorf("Vector = %v, want the replacement [0 3]", v)
+	}
+	s.Set("b", []float32{1, 1}, `{"x":2}`, true)
+	if s.Len() != 2 || s.AttrCount() != 2 {
+		t.Errorf("Len %d AttrCount %d, want 2 2", s.Len(), s.AttrCount())
+	}
+	s.SetAttrs("b", "")
+	s.Set("a", []float32{0, 1}, "", true)
+	if s.AttrCount() != 0 {
+		t.Errorf("AttrCount = %d after removing both", s.AttrCount())
+	}
+	if s.Delete("zz") || !s.Delete("a") || s.Contains("a") || s.Len() != 1 {
+		t.Error("Delete")
+	}
+	if _, err := s.Set("c", []float32{1}, "", false); err == nil {
+		t.Error("Set of a wrong dimension succeeded")
+	}
+	if s.Len() != 1 {
+		t.Errorf("failed Set changed Len to %d", s.Len())
+	}
+}
+
+func TestSearchFilterAndMaxDist(t *testing.T) {
+	s := newStore(t, hnsw.Config{Dim: 2})
+	s.Set("a", []float32{1, 0}, `{"k":1}`, true)
+	s.Set("b", []float32{0, 1}, `{"k":2}`, true)
+	s.Set("c", []float32{1, 1}, "", true)
+	names := func(hs []Hit) (out []string) {
+		for _, h := range hs {
+			out = append(out, h.Name)
+		}
+		return out
+	}
+	hs, _ := s.Search([]float32{1, 0}, Query{K: 10, EF: 10})
+	if got := names(hs); !slices.Equal(got, []string{"a", "c", "b"}) {
+		t.Errorf("Search = %v", got)
+	}
+	f, _ := filter.Compile(".k >= 2")
+	hs, _ = s.Search([]float32{1, 0}, Query{K: 10, EF: 10, Filter: f, FilterEF: 100})
+	if got := names(hs); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("filtered Search = %v", got)
+	}
+	hs, _ = s.Search([]float32{1, 0}, Query{K: 10, EF: 10, MaxDist: 0.5})
+	if got := names(hs); !slices.Equal(got, []string{"a", "c"}) {
+		t.Errorf("Search within 0.5 = %v", got)
+	}
+	hs, _ = s.Search([]float32{1, 0}, Query{K: 1, Exact: true})
+	if got := names(hs); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("exact Search = %v", got)
+	}
+}
+
+func TestCloneEachSample(t *testing.T) {
+	s := newStore(t, hnsw.Config{Dim: 3})
+	for i := range 50 {
+		s.Set(fmt.Sprint(i), []float32{float32(i), 1, 2}, fmt.Sprintf(`{"i":%d}`, i), true)
+	}
+	c := s.Clone()
+	s.Delete("7")
+	if c.Len() != 50 || !c.Contains("7") {
+		t.Fatalf("clone shares state: Len %d", c.Len())
+	}
+	if at, _ := c.Attrs("9"); at != `{"i":9}` {
+		t.Errorf("clone attrs = %q", at)
+	}
+	n := 0
+	c.Each(func(id uint32, e *Element) bool { n++; return n < 10 })
+	if n != 10 {
+		t.Errorf("Each did not stop: %d", n)
+	}
+	for _, k := range []int{3, 30, 49, 80} {
+		got := s.Sample(k)
+		slices.Sort(got)
+		if len(got) != min(k, 49) || len(slices.Compact(got)) != len(got) {
+			t.Errorf("Sample(%d) = %d names, duplicates or wrong count", k, len(got))
+		}
+	}
+	if e := s.Random(); e == nil || e.Name == "7" {
+		t.Errorf("Random = %v", e)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	s := newStore(t, hnsw.Config{Dim: 2})
+	nan := float32(0)
+	nan /= nan
+	for _, tc := range []struct {
+		v      []float32
+		zeroOK bool
+		want   error
+	}{
+		{[]float32{1, 0}, false, nil}, {[]float32{0, 0}, true, nil}, {[]float32{0, 0}, false, ErrZero},
+		{[]float32{nan, 0}, true, ErrNotFinite}, {[]float32{1}, true, hnsw.ErrDimension},
+	} {
+		if got := s.Check(tc.v, tc.zeroOK); got != tc.want {
+			t.Errorf("Check(%v, %v) = %v, want %v", tc.v, tc.zeroOK, got, tc.want)
+		}
+	}
+}
+
+// TestConcurrentSameNames hammers a few names with Set, Delete, SetAttrs
+// and Search from many goroutines (run with -race): afterwards the name map,
+// the published elements and the graph must agree.
+func TestConcurrentSameNames(t *testing.T) {
+	s := newStore(t, hnsw.Config{Dim: 4})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			for range 300 {
+				name := fmt.Sprint(rng.IntN(20))
+				v := []float32{rng.Float32() + 0.1, rng.Float32(), rng.Float32(), rng.Float32()}
+				switch rng.IntN(4) {
+				case 0:
+					s.Delete(name)
+				case 1:
+					s.SetAttrs(name, `{"a":1}`)
+				case 2:
+					if hs, err := s.Search(v, Query{K: 5, EF: 20}); err != nil || len(hs) > 5 {
+						t.Errorf("Search: %v, %d hits", err, len(hs))
+					}
+				default:
+					s.Set(name, v, "", false)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	live := 0
+	s.Each(func(id uint32, e *Element) bool {
+		live++
+		if got, ok := s.ID(e.Name); !ok || got != id {
+			t.Errorf("element %q at node %d, map says %d %v", e.Name, id, got, ok)
+		}
+		return true
+	})
+	if live != s.Len() || s.Index().Len() != s.Len() {
+		t.Errorf("elements %d, Len %d, graph %d", live, s.Len(), s.Index().Len())
+	}
+}
