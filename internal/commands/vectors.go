@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"strings"
@@ -34,7 +35,7 @@ func vecArity(x *command.Ctx, name string) {
 // including NaN or infinite components (which Redis refuses only in part:
 // an infinity would make the normalised vector NaN).
 func parseVector(args [][]byte, i int, reduce bool) (v []float32, rdim, consumed int, ok bool) {
-	if reduce && len(args) > i+2 && strings.EqualFold(string(args[i]), "REDUCE") {
+	if reduce && len(args) > i+2 && bytes.EqualFold(args[i], []byte("REDUCE")) {
 		n, ok := command.ParseInt(args[i+1])
 		if !ok || n <= 0 || n > maxVectorDim {
 			return nil, 0, 0, false
@@ -47,13 +48,13 @@ func parseVector(args [][]byte, i int, reduce bool) (v []float32, rdim, consumed
 		return nil, 0, 0, false
 	}
 	switch {
-	case strings.EqualFold(string(args[i]), "FP32"):
+	case bytes.EqualFold(args[i], []byte("FP32")):
 		if len(args) < i+2 {
 			return nil, 0, 0, false
 		}
 		v, ok = decodeFP32(args[i+1])
 		consumed += 2
-	case strings.EqualFold(string(args[i]), "VALUES"):
+	case bytes.EqualFold(args[i], []byte("VALUES")):
 		if len(args) < i+2 {
 			return nil, 0, 0, false
 		}
