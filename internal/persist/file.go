@@ -179,18 +179,20 @@ func ReadSnapshot(r io.Reader, fn func(db int, key []byte, en *keyspace.Entry) e
 	}
 }
 
-// Append-only log records: uint32 payload length, CRC-32C of the payload,
-// then the payload: one or more commands (a transaction's commands share a
-// record, so a crash keeps all of it or none), each as database, time of
-// execution (unix ms), argument count and arguments. Replaying a command at
-// its recorded time makes relative expiries (EXPIRE 10, SET EX) land where
-// they first did.
-const recordHead = 8
+// Append-only log records: uint32 payload length, CRC-32C of that length,
+// CRC-32C of the payload, then the payload: one or more commands (a
+// transaction's commands share a record, so a crash keeps all of it or
+// none), each as database, time of execution (unix ms), argument count and
+// arguments. Replaying a command at its recorded time makes relative
+// expiries (EXPIRE 10, SET EX) land where they first did. The length has its
+// own checksum so that a damaged length is told from a record cut short by a
+// crash: only the latter may be dropped.
+const recordHead = 12
 
 // BeginRecord reserves a record header at the end of dst and returns the
 // buffer and the record's start, for SealRecord.
 func BeginRecord(dst []byte) ([]byte, int) {
-	return append(dst, 0, 0, 0, 0, 0, 0, 0, 0), len(dst)
+	return append(dst, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), len(dst)
 }
 
 // AppendCommand appends one command to the record begun at the end of dst.
@@ -209,7 +211,8 @@ func AppendCommand(dst []byte, db int, now int64, args [][]byte) []byte {
 func SealRecord(dst []byte, start int) []byte {
 	p := dst[start+recordHead:]
 	binary.LittleEndian.PutUint32(dst[start:], uint32(len(p)))
-	binary.LittleEndian.PutUint32(dst[start+4:], crc32.Checksum(p, castagnoli))
+	binary.LittleEndian.PutUint32(dst[start+4:], crc32.Checksum(dst[start:start+4], castagnoli))
+	binary.LittleEndian.PutUint32(dst[start+8:], crc32.Checksum(p, castagnoli))
 	return dst
 }
 
@@ -251,13 +254,13 @@ func ReadLog(r io.Reader, fn func(cmds []LogCommand) error) (int64, error) {
 			return off, &FormatError{off, ErrTruncated}
 		}
 		size := binary.LittleEndian.Uint32(h[:])
-		if size >= maxBlock {
-			return off, damaged(br, off, "bad record length")
+		if crc32.Checksum(h[:4], castagnoli) != binary.LittleEndian.Uint32(h[4:]) || size >= maxBlock {
+			return off, &FormatError{off, fmt.Errorf("%w: record header checksum mismatch", ErrCorrupt)}
 		}
 		if buf, err = readN(br, buf, int(size)); err != nil {
 			return off, &FormatError{off, ErrTruncated}
 		}
-		if crc32.Checksum(buf, castagnoli) != binary.LittleEndian.Uint32(h[4:]) {
+		if crc32.Checksum(buf, castagnoli) != binary.LittleEndian.Uint32(h[8:]) {
 			return off, damaged(br, off, "record checksum mismatch")
 		}
 		cmds, args = cmds[:0], args[:0]

@@ -304,6 +304,12 @@ func TestLogRoundTripAndDamage(t *testing.T) {
 	if !errors.As(err, &fe) || errors.Is(err, ErrTruncated) || fe.Offset != headerSize {
 		t.Errorf("damaged first record: %v", err)
 	}
+	// A damaged length that points past the end is not a torn write.
+	bad = bytes.Clone(file)
+	bad[headerSize+2] = 0x7f
+	if _, _, err = readAll(bad); !errors.As(err, &fe) || errors.Is(err, ErrTruncated) || fe.Offset != headerSize {
+		t.Errorf("damaged length: %v", err)
+	}
 }
 
 func TestCheckFile(t *testing.T) {

@@ -161,6 +161,7 @@ func (s *Server) Serve() error {
 		}
 	}
 	s.wg.Wait()
+	s.persistAtExit() // before returning: the process may exit right after
 	return first
 }
 
