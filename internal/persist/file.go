@@ -121,9 +121,27 @@ type LoadStats struct {
 }
 
 // ReadSnapshot reads a snapshot (header included), calling fn for every key;
-// the key aliases a buffer reused for the next block. Any damage is a
-// *FormatError: a snapshot is loaded whole or not at all.
+// the key aliases the block's buffer. Any damage is a *FormatError: a
+// snapshot is loaded whole or not at all.
 func ReadSnapshot(r io.Reader, fn func(db int, key []byte, en *keyspace.Entry) error) (LoadStats, error) {
+	keys := 0
+	st, err := ReadBlocks(r, func(off int64, payload []byte) error {
+		n, err := DecodeBlock(off, payload, fn)
+		keys += n
+		return err
+	})
+	if err == nil && keys != st.Keys {
+		err = &FormatError{st.Bytes, fmt.Errorf("%w: end block counts %d keys, blocks hold %d", ErrCorrupt, st.Keys, keys)}
+	}
+	return st, err
+}
+
+// ReadBlocks reads a snapshot's blocks, checking the header, every
+// checksum and the number of blocks, and hands each keys block's payload
+// (fn may keep it: each has its own buffer) to fn with its offset, so
+// blocks can be decoded in parallel. st.Keys is the count the end block
+// states; the caller compares it with what DecodeBlock found.
+func ReadBlocks(r io.Reader, fn func(off int64, payload []byte) error) (LoadStats, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var st LoadStats
 	magic, err := readHeader(br)
@@ -134,7 +152,6 @@ func ReadSnapshot(r io.Reader, fn func(db int, key []byte, en *keyspace.Entry) e
 		return st, &FormatError{0, fmt.Errorf("%w: an append-only log, not a snapshot", ErrCorrupt)}
 	}
 	off := int64(headerSize)
-	var buf []byte
 	for {
 		var h [blockHead]byte
 		if _, err := io.ReadFull(br, h[:]); err != nil {
@@ -144,39 +161,52 @@ func ReadSnapshot(r io.Reader, fn func(db int, key []byte, en *keyspace.Entry) e
 		if n >= maxBlock || h[0] != blockKeys && h[0] != blockEnd {
 			return st, &FormatError{off, fmt.Errorf("%w: bad block header", ErrCorrupt)}
 		}
-		if buf, err = readN(br, buf, int(n)+4); err != nil {
+		buf, err := readN(br, nil, int(n)+4)
+		if err != nil {
 			return st, &FormatError{off, fmt.Errorf("%w: file ends inside a block", ErrCorrupt)}
 		}
 		crc := crc32.Update(crc32.Checksum(h[:], castagnoli), castagnoli, buf[:n])
 		if crc != binary.LittleEndian.Uint32(buf[n:]) {
 			return st, &FormatError{off, fmt.Errorf("%w: block checksum mismatch", ErrCorrupt)}
 		}
-		d := Dec{B: buf[:n]}
 		if h[0] == blockEnd {
+			d := Dec{B: buf[:n]}
 			blocks, keys := d.Uvarint(), d.Uvarint()
-			if d.Err() != nil || d.Left() != 0 || blocks != uint64(st.Blocks) || keys != uint64(st.Keys) {
+			if d.Err() != nil || d.Left() != 0 || blocks != uint64(st.Blocks) || keys > 1<<40 {
 				return st, &FormatError{off, fmt.Errorf("%w: end block does not match the blocks read", ErrCorrupt)}
 			}
+			st.Keys = int(keys)
 			st.Bytes = off + blockHead + int64(n) + 4
 			return st, nil
 		}
-		db := d.Uvarint()
-		if d.Err() != nil || db > 1<<20 {
-			return st, &FormatError{off, fmt.Errorf("%w: bad database number", ErrCorrupt)}
-		}
-		for d.Left() > 0 {
-			key, en, err := DecodeEntry(&d)
-			if err != nil {
-				return st, &FormatError{off, err}
-			}
-			if err := fn(int(db), key, en); err != nil {
-				return st, &FormatError{off, err}
-			}
-			st.Keys++
+		if err := fn(off, buf[:n:n]); err != nil {
+			return st, err
 		}
 		st.Blocks++
 		off += blockHead + int64(n) + 4
 	}
+}
+
+// DecodeBlock decodes one keys block payload (from ReadBlocks), calling fn
+// for every key, and returns how many it held.
+func DecodeBlock(off int64, payload []byte, fn func(db int, key []byte, en *keyspace.Entry) error) (int, error) {
+	d := Dec{B: payload}
+	db := d.Uvarint()
+	if d.Err() != nil || db > 1<<20 {
+		return 0, &FormatError{off, fmt.Errorf("%w: bad database number", ErrCorrupt)}
+	}
+	n := 0
+	for d.Left() > 0 {
+		key, en, err := DecodeEntry(&d)
+		if err != nil {
+			return n, &FormatError{off, err}
+		}
+		if err := fn(int(db), key, en); err != nil {
+			return n, &FormatError{off, err}
+		}
+		n++
+	}
+	return n, nil
 }
 
 // Append-only log records: uint32 payload length, CRC-32C of that length,
