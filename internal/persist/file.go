@@ -325,6 +325,9 @@ func ReadLog(r io.Reader, fn func(cmds []LogCommand) error) (int64, error) {
 // readN reads n bytes into buf (reused), growing it as the bytes arrive, so
 // that a corrupt length makes a short read, not a huge allocation.
 func readN(r io.Reader, buf []byte, n int) ([]byte, error) {
+	if first := min(n, 1<<20); cap(buf) < first {
+		buf = make([]byte, 0, first)
+	}
 	buf = buf[:0]
 	for len(buf) < n {
 		if len(buf) == cap(buf) {

@@ -219,15 +219,22 @@ func syncDir(dir string) error {
 
 // loadSnapshot fills the (empty, not yet serving) keyspace from path; keys
 // expired by now are skipped. Blocks are decoded by one worker per CPU while
-// the file is read; the garbage collector runs less often meanwhile, since
-// everything allocated is kept.
+// the file is read. Nearly everything a load allocates is kept, so the
+// collector would only re-mark a growing heap: it is held off until the heap
+// reaches a generous multiple of the file size (memory is about six times
+// the file for small keys).
 func (s *Server) loadSnapshot(path string) (persist.LoadStats, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return persist.LoadStats{}, 0, err
 	}
 	defer f.Close()
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	if fi, err := f.Stat(); err == nil {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(ms.HeapAlloc) + 16*fi.Size() + 64<<20))
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	}
 	now := time.Now().UnixMilli()
 	var keys, expired atomic.Int64
 	type block struct {
