@@ -302,7 +302,6 @@ type saveState struct {
 	dirtyBase  atomic.Uint64 // write calls counted at the last save
 	lastLoaded atomic.Int64
 	lastExpire atomic.Int64
-	refuse     atomic.Bool // stop-writes-on-bgsave-error is in force
 }
 
 // dirty counts write commands since start, the measure of "changes" the
@@ -336,15 +335,16 @@ func (s *Server) runSave(background bool) error {
 	defer s.persist.running.Store(false)
 	start := time.Now()
 	if background {
-		s.persist.bgStart.Store(start.Unix())
+		s.persist.bgStart.CompareAndSwap(0, start.Unix()) // set already by a BGSAVE that started it
 		defer s.persist.bgStart.Store(0)
 	}
 	base := s.dirty()
 	keys, err := s.writeSnapshot(s.snapshotPath(), nil)
 	s.persist.lastSecs.Store(int64(time.Since(start).Seconds()))
 	if err != nil {
-		s.persist.lastOK.Store(false)
-		s.updateRefuse()
+		if background { // as Redis: a failed SAVE reports its error and leaves the status
+			s.persist.lastOK.Store(false)
+		}
 		s.logf("warning", "Error saving DB on disk: %v", err)
 		return err
 	}
@@ -352,25 +352,20 @@ func (s *Server) runSave(background bool) error {
 	s.persist.saves.Add(1)
 	s.persist.dirtyBase.Store(base)
 	s.lastSave.Store(time.Now().Unix())
-	s.updateRefuse()
 	s.logf("notice", "DB saved on disk (%d keys, %.3f s)", keys, time.Since(start).Seconds())
 	return nil
-}
-
-// updateRefuse decides whether writes are refused: Redis's
-// writeCommandsDeniedByDiskError, for snapshots.
-func (s *Server) updateRefuse() {
-	cfg := s.Config()
-	s.persist.refuse.Store(cfg.StopWritesOnBgsaveErr && len(cfg.Save) > 0 && !s.persist.lastOK.Load())
 }
 
 // errMisconf is Redis's reply to writes while snapshots fail.
 const errMisconf = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
 
-// diskError is the reason writes are refused, or "".
+// diskError is the reason writes are refused, or "" (Redis's
+// writeCommandsDeniedByDiskError).
 func (s *Server) diskError() string {
-	if s.persist.refuse.Load() {
-		return errMisconf
+	if !s.persist.lastOK.Load() {
+		if cfg := s.Config(); cfg.StopWritesOnBgsaveErr && len(cfg.Save) > 0 {
+			return errMisconf
+		}
 	}
 	if a := s.aof; a != nil {
 		if err := a.writeErr.Load(); err != nil {
@@ -433,6 +428,7 @@ func bgsaveCmd(x *command.Ctx) {
 		x.Error(errSaveInProgress.Error())
 		return
 	}
+	s.persist.bgStart.Store(time.Now().Unix()) // in progress as soon as it is acknowledged
 	go s.runSave(true)
 	x.W.Simple("Background saving started")
 }
