@@ -35,6 +35,19 @@ type Config struct {
 	MaxMemoryPolicy        string
 	PubSubOutputLimit      int64 // hard output buffer limit for pub/sub clients
 
+	// Persistence (docs/persistence.md).
+	Save                  []SaveRule // snapshot after Seconds if at least Changes writes
+	DBFilename            string
+	AppendOnly            bool
+	AppendFsync           string // always, everysec, no
+	AppendDirname         string
+	AppendFilename        string
+	AutoAOFRewritePercent int64
+	AutoAOFRewriteMinSize int64
+	AOFLoadTruncated      bool
+	StopWritesOnBgsaveErr bool
+	saveGiven, dirGiven   bool // for the default save rules, see FromArgs
+
 	File string // absolute path of the configuration file, if any (INFO config_file)
 }
 
@@ -59,6 +72,63 @@ func Default() *Config {
 		Dir:                    ".",
 		MaxMemoryPolicy:        "noeviction",
 		PubSubOutputLimit:      32 << 20,
+		DBFilename:             "dump.rdb",
+		AppendFsync:            "everysec",
+		AppendDirname:          "appendonlydir",
+		AppendFilename:         "appendonly.aof",
+		AutoAOFRewritePercent:  100,
+		AutoAOFRewriteMinSize:  64 << 20,
+		AOFLoadTruncated:       true,
+		StopWritesOnBgsaveErr:  true,
+	}
+}
+
+// SaveRule is one "save <seconds> <changes>" point.
+type SaveRule struct{ Seconds, Changes int64 }
+
+// DefaultSave is Redis's built-in save points, in force when a data
+// directory is configured and no save line is (see FromArgs).
+var DefaultSave = []SaveRule{{3600, 1}, {300, 100}, {60, 10000}}
+
+func parseSave(c *Config, v []string) error {
+	f := strings.Fields(strings.Join(v, " "))
+	if len(f)%2 != 0 {
+		return errors.New("Invalid save parameters")
+	}
+	var rules []SaveRule
+	for i := 0; i < len(f); i += 2 {
+		sec, ok1 := parseStrictInt(f[i])
+		n, ok2 := parseStrictInt(f[i+1])
+		if !ok1 || !ok2 || sec < 1 || n < 0 {
+			return errors.New("Invalid save parameters")
+		}
+		rules = append(rules, SaveRule{sec, n})
+	}
+	c.Save = rules
+	return nil
+}
+
+func boolParam(name string, immutable bool, field func(*Config) *bool) *Param {
+	return &Param{
+		Name:      name,
+		Immutable: immutable,
+		Get: func(c *Config) string {
+			if *field(c) {
+				return "yes"
+			}
+			return "no"
+		},
+		Set: func(c *Config, v []string) error {
+			switch strings.ToLower(v[0]) {
+			case "yes":
+				*field(c) = true
+			case "no":
+				*field(c) = false
+			default:
+				return errors.New("argument must be 'yes' or 'no'")
+			}
+			return nil
+		},
 	}
 }
 
@@ -66,6 +136,7 @@ func Default() *Config {
 func (c *Config) Clone() *Config {
 	n := *c
 	n.Bind = append([]string(nil), c.Bind...)
+	n.Save = append([]SaveRule(nil), c.Save...)
 	return &n
 }
 
@@ -136,11 +207,28 @@ func immutable(p *Param) *Param { p.Immutable = true; return p }
 // Params is the settings table, sorted by name. Ranges are Redis's, except
 // where noted in docs/configuration.md.
 var Params = []*Param{
+	boolParam("aof-load-truncated", false, func(c *Config) *bool { return &c.AOFLoadTruncated }),
+	immutable(stringParam("appenddirname", true, func(c *Config) *string { return &c.AppendDirname })),
+	immutable(stringParam("appendfilename", true, func(c *Config) *string { return &c.AppendFilename })),
+	{Name: "appendfsync",
+		Get: func(c *Config) string { return c.AppendFsync },
+		Set: func(c *Config, v []string) error {
+			switch l := strings.ToLower(v[0]); l {
+			case "always", "everysec", "no":
+				c.AppendFsync = l
+				return nil
+			}
+			return errors.New("argument(s) must be one of the following: always, everysec, no")
+		}},
+	boolParam("appendonly", true, func(c *Config) *bool { return &c.AppendOnly }),
+	numParam("auto-aof-rewrite-min-size", true, 0, math.MaxInt64, func(c *Config) *int64 { return &c.AutoAOFRewriteMinSize }),
+	numParam("auto-aof-rewrite-percentage", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.AutoAOFRewritePercent }),
 	{Name: "bind", Immutable: true, Multi: true,
 		Get: func(c *Config) string { return strings.Join(c.Bind, " ") },
 		Set: func(c *Config, v []string) error { c.Bind = append([]string(nil), v...); return nil }},
 	numParam("client-query-buffer-limit", true, 1<<20, math.MaxInt64, func(c *Config) *int64 { return &c.ClientQueryBufferLimit }),
 	immutable(numParam("databases", false, 1, MaxDatabases, func(c *Config) *int { return &c.Databases })),
+	stringParam("dbfilename", false, func(c *Config) *string { return &c.DBFilename }),
 	stringParam("dir", true, func(c *Config) *string { return &c.Dir }),
 	{Name: "hz",
 		Get: func(c *Config) string { return strconv.Itoa(c.Hz) },
@@ -183,6 +271,16 @@ var Params = []*Param{
 	numParam("proto-max-multibulk-len", true, 1<<10, math.MaxInt32, func(c *Config) *int64 { return &c.ProtoMaxMultibulkLen }),
 	numParam("pubsub-output-buffer-limit", true, 1<<10, math.MaxInt64, func(c *Config) *int64 { return &c.PubSubOutputLimit }),
 	stringParam("requirepass", false, func(c *Config) *string { return &c.RequirePass }),
+	{Name: "save", Multi: true,
+		Get: func(c *Config) string {
+			var f []string
+			for _, r := range c.Save {
+				f = append(f, strconv.FormatInt(r.Seconds, 10), strconv.FormatInt(r.Changes, 10))
+			}
+			return strings.Join(f, " ")
+		},
+		Set: parseSave},
+	boolParam("stop-writes-on-bgsave-error", false, func(c *Config) *bool { return &c.StopWritesOnBgsaveErr }),
 	numParam("tcp-keepalive", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.TCPKeepAlive }),
 	numParam("timeout", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.Timeout }),
 }
@@ -302,7 +400,9 @@ func (c *Config) Text() string {
 		b.WriteString(p.Name)
 		vals := []string{p.Get(c)}
 		if p.Multi {
-			vals = c.Bind
+			if vals = strings.Fields(vals[0]); len(vals) == 0 {
+				vals = []string{""} // save "": no save points
+			}
 		}
 		for _, v := range vals {
 			b.WriteByte(' ')
@@ -318,7 +418,7 @@ func (c *Config) Text() string {
 // FILE), then "--directive value..." pairs that override it.
 func FromArgs(argv []string) (*Config, error) {
 	c := Default()
-	var file string
+	var file, fileText string
 	var lines []string
 	for i := 0; i < len(argv); i++ {
 		a := argv[i]
@@ -344,7 +444,8 @@ func FromArgs(argv []string) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("Fatal error, can't open config file '%s': %v", file, err)
 		}
-		if err := Parse(c, string(b)); err != nil {
+		fileText = string(b)
+		if err := Parse(c, fileText); err != nil {
 			return nil, err
 		}
 		if abs, err := filepath.Abs(file); err == nil {
@@ -354,7 +455,24 @@ func FromArgs(argv []string) (*Config, error) {
 	if err := Parse(c, strings.Join(lines, "\n")); err != nil {
 		return nil, err
 	}
+	// Redis saves by default into its working directory; HotKV takes Redis's
+	// save points only once a data directory is named, so that a bare
+	// "hotkv" (and every test server) leaves no files behind.
+	if text := fileText + "\n" + strings.Join(lines, "\n"); names(text)["dir"] && !names(text)["save"] {
+		c.Save = append([]SaveRule(nil), DefaultSave...)
+	}
 	return c, nil
+}
+
+// names is the set of directives text sets.
+func names(text string) map[string]bool {
+	m := map[string]bool{}
+	for _, line := range strings.Split(text, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			m[strings.ToLower(f[0])] = true
+		}
+	}
+	return m
 }
 
 // quote wraps s in double quotes that SplitArgs reads back byte for byte.

@@ -119,6 +119,12 @@ func shutdown(x *command.Ctx) {
 		x.Error("ERR No shutdown in progress.")
 		return
 	}
+	switch {
+	case save:
+		c.s.shutdownSave.Store(1)
+	case nosave:
+		c.s.shutdownSave.Store(-1)
+	}
 	c.closing, c.shutdown = true, true
 }
 

@@ -213,7 +213,13 @@ func (s *Server) runWaiter(b *blocked) {
 	if b.hasData(now) {
 		x := command.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
 			Conn: b.c, Hits: &b.c.hits, Misses: &b.c.misses, Blocker: &again}
+		if j := s.snap.Load(); j != nil {
+			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)
+		}
 		b.cmd.Run(&x)
+		if s.aof != nil && !again {
+			s.aof.appendCmd(b.dbID, now, b.args) // replayed, it finds the data it found now
+		}
 	} else {
 		again = true
 	}

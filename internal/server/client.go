@@ -55,6 +55,9 @@ type client struct {
 	pubsub   *subscriber // non-nil once the client has subscribed
 	running  *command.Cmd
 	blocked  *blocked // set while waiting in a blocking command
+	aofEnd   int64    // log offset the replies in out wait for (aof.go)
+	tx       []byte   // the running transaction's log record
+	txStart  int
 
 	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).
 	nsub       [3]atomic.Int32 // subscriptions per kind (channel, pattern, shard)
@@ -254,6 +257,10 @@ func (c *client) grow(cfg *config.Config) bool {
 func (c *client) flush() bool {
 	if len(c.out.B) == 0 {
 		return true
+	}
+	if c.aofEnd != 0 {
+		c.s.aof.await(c.aofEnd)
+		c.aofEnd = 0
 	}
 	if c.pubsub != nil && !c.subscribed() {
 		c.leavePubSub()

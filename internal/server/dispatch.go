@@ -46,6 +46,12 @@ func (c *client) execute(args [][]byte) {
 		c.reject(cmd, fmt.Sprintf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.Name))
 		return
 	}
+	if cmd.Flags&command.Write != 0 {
+		if msg := c.s.diskError(); msg != "" {
+			c.reject(cmd, msg)
+			return
+		}
+	}
 	if c.multi != nil && !txControl[cmd.Name] {
 		c.multi.queue(cmd, args)
 		c.queued.Store(int32(len(c.multi.cmds)))
@@ -150,7 +156,16 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	c.ctx.Args = args
 	start := time.Now()
 	mark := len(c.out.B)
+	write := cmd.Flags&command.Write != 0
+	if write {
+		if j := c.s.snap.Load(); j != nil {
+			c.captureFor(j, cmd, args)
+		}
+	}
 	c.run(cmd)
+	if write && c.s.aof != nil && c.blocked == nil {
+		c.logWrite(cmd, args, mark)
+	}
 	// A command that blocked changed nothing; SelfTouch ones touch what they change.
 	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write && c.blocked == nil {
 		c.touchKeys(cmd, args)

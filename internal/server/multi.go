@@ -152,6 +152,9 @@ func (c *client) execLocked(cmds []queued) {
 		c.runAfter(q.cmd)
 	}
 	c.ctx.Blocker = c
+	if c.s.aof != nil {
+		c.logTx()
+	}
 	// Clients blocked on keys the transaction wrote are served after all of
 	// it, before anything else can run.
 	if keyspace.ReadyPending.Load() > 0 {

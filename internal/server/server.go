@@ -57,6 +57,13 @@ type Server struct {
 	blockSeq       atomic.Uint64 // arrival order of blocked clients
 	blockedClients atomic.Int64
 	startMem       uint64
+
+	snap    atomic.Pointer[snapJob] // the snapshot being written, if any
+	persist saveState
+	aof     *aofLog // nil unless appendonly yes
+
+	exitOnce     sync.Once
+	shutdownSave atomic.Int32 // SHUTDOWN SAVE 1, NOSAVE -1, plain 0
 }
 
 // New makes a server from cfg; Serve or ListenAndServe starts it.
@@ -78,6 +85,7 @@ func New(cfg *config.Config) *Server {
 	s.cfg.Store(cfg)
 	s.activeExpire.Store(true)
 	s.lastSave.Store(s.started.Unix())
+	s.persist.lastOK.Store(true)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	s.startMem = ms.HeapAlloc + ms.StackInuse
@@ -87,8 +95,11 @@ func New(cfg *config.Config) *Server {
 // Config returns the settings in force.
 func (s *Server) Config() *config.Config { return s.cfg.Load() }
 
-// Listen opens the configured addresses.
+// Listen loads the data on disk, then opens the configured addresses.
 func (s *Server) Listen() error {
+	if err := s.loadData(); err != nil {
+		return err
+	}
 	cfg := s.Config()
 	port := cfg.Port
 	for _, addr := range cfg.Bind {
@@ -135,6 +146,10 @@ func (s *Server) Serve() error {
 	s.logf("notice", "HotKV %s (Redis %s compatible) ready to accept connections on %v", Version, RedisVersion, s.Addr())
 	s.wg.Add(1)
 	go s.cron()
+	if s.aof != nil {
+		s.wg.Add(1)
+		go s.aof.loop()
+	}
 	errc := make(chan error, len(s.listeners))
 	for _, l := range s.listeners {
 		go func(l net.Listener) { errc <- s.accept(l) }(l)
@@ -146,6 +161,7 @@ func (s *Server) Serve() error {
 		}
 	}
 	s.wg.Wait()
+	s.persistAtExit() // before returning: the process may exit right after
 	return first
 }
 
@@ -226,6 +242,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	go func() { s.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		s.persistAtExit()
 		s.logf("notice", "HotKV is now ready to exit, bye bye...")
 		return nil
 	case <-ctx.Done():
@@ -263,7 +280,9 @@ func (s *Server) cron() {
 		case <-s.closed:
 			return
 		case now := <-t.C:
-			keyspace.Clock.Store(uint32(now.Unix()))
+			if keyspace.Clock.Swap(uint32(now.Unix())) != uint32(now.Unix()) { // once a second
+				s.checkSavePoints(now)
+			}
 			s.sample(now)
 			if s.activeExpire.Load() {
 				exp.Cycle(time.Second / time.Duration(hz) / 4)

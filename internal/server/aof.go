@@ -1,0 +1,652 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/persist"
+)
+
+// The append-only log: appenddirname holds a manifest naming one base
+// snapshot and the incremental logs written since, in order. Write commands
+// append a record while they still hold their shard locks, so records of
+// commands on the same keys are in execution order (commands on disjoint
+// shards commute). A client's replies wait in flush until its last record
+// is written to the file (fsynced too under appendfsync always): the first
+// client to wait writes, and fsyncs, everything appended so far, so one
+// write serves every client that appended meanwhile (group commit).
+type aofLog struct {
+	s   *Server
+	dir string
+
+	mu       sync.Mutex // guards buf and appended; held only to copy a record in
+	buf      []byte
+	appended int64 // logical offset (bytes ever appended) at the end of buf
+
+	wmu     sync.Mutex // one writer at a time; guards f, spare and the file names
+	f       *os.File
+	spare   []byte
+	base    string   // base snapshot file, "" if none yet
+	incrs   []string // incremental logs, the last one being written
+	seq     int
+	written atomic.Int64 // logical offset handed to the OS
+	synced  atomic.Int64 // logical offset known durable
+
+	size     atomic.Int64 // bytes in the incremental logs
+	baseSize atomic.Int64 // bytes in the base snapshot
+	rwBase   atomic.Int64 // base plus logs after the last rewrite (or load): the growth reference
+	writeErr atomic.Pointer[error]
+
+	rewriting atomic.Bool
+	rewrites  atomic.Int64
+	lastRwOK  atomic.Bool
+	lastRwSec atomic.Int64
+	rwStart   atomic.Int64
+}
+
+func (s *Server) aofDir() string {
+	cfg := s.Config()
+	return filepath.Join(cfg.Dir, cfg.AppendDirname)
+}
+
+func (a *aofLog) manifestPath() string {
+	return filepath.Join(a.dir, a.s.Config().AppendFilename+".manifest")
+}
+
+// logWrite appends the command just run; inside EXEC, to the transaction's
+// record. The caller holds the command's locks.
+func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int) {
+	if len(c.out.B) > mark && c.out.B[mark] == '-' {
+		return // refused: it changed nothing
+	}
+	if cmd.Name == "spop" { // random: log what it removed instead
+		if args = spopAsSrem(args, c.out.B[mark:]); args == nil {
+			return
+		}
+	}
+	if c.inExec {
+		if c.tx == nil {
+			c.tx, c.txStart = persist.BeginRecord(nil)
+		}
+		c.tx = persist.AppendCommand(c.tx, c.ctx.DBID, c.ctx.Now, args)
+		return
+	}
+	c.aofEnd = c.s.aof.appendCmd(c.ctx.DBID, c.ctx.Now, args)
+}
+
+// logTx appends the transaction's record, all of its commands or none.
+func (c *client) logTx() {
+	if c.tx == nil {
+		return
+	}
+	c.aofEnd = c.s.aof.appendRecord(persist.SealRecord(c.tx, c.txStart)[c.txStart:])
+	c.tx = nil
+}
+
+// spopAsSrem turns SPOP's reply into the SREM that removes the same members,
+// or nil when it removed nothing.
+func spopAsSrem(args [][]byte, reply []byte) [][]byte {
+	out := [][]byte{[]byte("srem"), append([]byte(nil), args[1]...)}
+	r := bufio.NewReader(bytes.NewReader(reply))
+	line, _ := r.ReadString('\n')
+	n := 1
+	if line == "" {
+		return nil
+	}
+	if line[0] == '*' || line[0] == '~' {
+		n, _ = strconv.Atoi(strings.TrimSpace(line[1:]))
+		line, _ = r.ReadString('\n')
+	}
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			line, _ = r.ReadString('\n')
+		}
+		if len(line) < 2 || line[0] != '$' {
+			return nil
+		}
+		size, err := strconv.Atoi(strings.TrimSpace(line[1:]))
+		if err != nil || size < 0 {
+			return nil
+		}
+		m := make([]byte, size+2)
+		if _, err := io.ReadFull(r, m); err != nil {
+			return nil
+		}
+		out = append(out, m[:size])
+	}
+	if len(out) == 2 {
+		return nil
+	}
+	return out
+}
+
+func (a *aofLog) appendCmd(db int, now int64, args [][]byte) int64 {
+	a.mu.Lock()
+	var start int
+	a.buf, start = persist.BeginRecord(a.buf)
+	a.buf = persist.AppendCommand(a.buf, db, now, args)
+	a.buf = persist.SealRecord(a.buf, start)
+	a.appended += int64(len(a.buf) - start)
+	end := a.appended
+	a.mu.Unlock()
+	return end
+}
+
+func (a *aofLog) appendRecord(rec []byte) int64 {
+	a.mu.Lock()
+	a.buf = append(a.buf, rec...)
+	a.appended += int64(len(rec))
+	end := a.appended
+	a.mu.Unlock()
+	return end
+}
+
+// await returns once the log up to end is written, and fsynced under
+// appendfsync always.
+func (a *aofLog) await(end int64) {
+	always := a.s.Config().AppendFsync == "always"
+	target := &a.written
+	if always {
+		target = &a.synced
+	}
+	if target.Load() >= end {
+		return
+	}
+	a.wmu.Lock()
+	if target.Load() < end {
+		a.writeOut(always)
+	}
+	a.wmu.Unlock()
+}
+
+// writeOut writes everything appended so far, and fsyncs if asked. The
+// caller holds wmu. On a failed write the data stays queued (the file is cut
+// back to its last whole record) and writes are refused until one succeeds.
+func (a *aofLog) writeOut(sync bool) {
+	a.mu.Lock()
+	data, end := a.buf, a.appended
+	a.buf = a.spare[:0]
+	a.mu.Unlock()
+	if len(data) > 0 {
+		n, err := a.f.Write(data)
+		if err != nil {
+			if n > 0 {
+				a.f.Truncate(a.size.Load())
+			}
+			a.fail(err)
+			a.mu.Lock()
+			a.buf = append(data, a.buf...)
+			a.mu.Unlock()
+			return
+		}
+		a.size.Add(int64(n))
+	}
+	a.spare = data
+	a.written.Store(end)
+	if sync {
+		if err := a.f.Sync(); err != nil {
+			a.fail(err)
+			return
+		}
+		a.synced.Store(end)
+	}
+	if a.writeErr.Load() != nil {
+		a.writeErr.Store(nil)
+		a.s.logf("warning", "AOF write error looks solved, HotKV can write again.")
+	}
+}
+
+func (a *aofLog) fail(err error) {
+	if a.writeErr.Load() == nil {
+		a.s.logf("warning", "Error writing to the AOF file: %v", err)
+	}
+	a.writeErr.Store(&err)
+}
+
+// loop writes what clients have not (blocked clients' pops, appendfsync no)
+// and fsyncs every second under everysec, outside wmu so clients keep
+// writing meanwhile.
+func (a *aofLog) loop() {
+	defer a.s.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.s.closed:
+			return
+		case <-t.C:
+		}
+		a.wmu.Lock()
+		a.writeOut(false)
+		f, end := a.f, a.written.Load()
+		a.wmu.Unlock()
+		if a.s.Config().AppendFsync == "everysec" && a.synced.Load() < end {
+			if err := f.Sync(); err == nil { // a file rotated meanwhile was synced by rotate
+				a.synced.Store(max(a.synced.Load(), end))
+			}
+		}
+		a.s.checkRewrite()
+	}
+}
+
+// close writes and fsyncs everything (at shutdown).
+func (a *aofLog) close() {
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	a.writeOut(true)
+	a.f.Close()
+}
+
+func (a *aofLog) name(seq int, kind string) string {
+	return fmt.Sprintf("%s.%d.%s", a.s.Config().AppendFilename, seq, kind)
+}
+
+// writeManifest replaces the manifest (temporary file, fsync, rename).
+func (a *aofLog) writeManifest(base string, incrs []string) error {
+	var b strings.Builder
+	if base != "" {
+		fmt.Fprintf(&b, "file %s seq %d type b\n", base, seqOf(base))
+	}
+	for _, f := range incrs {
+		fmt.Fprintf(&b, "file %s seq %d type i\n", f, seqOf(f))
+	}
+	p := a.manifestPath()
+	tmp := p + ".tmp"
+	if err := writeSynced(tmp, []byte(b.String())); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		return err
+	}
+	return syncDir(a.dir)
+}
+
+func writeSynced(path string, data []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func seqOf(name string) int {
+	parts := strings.Split(name, ".")
+	if len(parts) >= 3 {
+		n, _ := strconv.Atoi(parts[len(parts)-3])
+		return n
+	}
+	return 0
+}
+
+// readManifest returns the base and incremental files it names.
+func readManifest(path string) (base string, incrs []string, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 6 || f[0] != "file" || f[2] != "seq" || f[4] != "type" || strings.ContainsAny(f[1], "/\\") {
+			return "", nil, fmt.Errorf("invalid manifest %s line %d: %q", path, i+1, line)
+		}
+		switch f[5] {
+		case "b":
+			base = f[1]
+		case "i":
+			incrs = append(incrs, f[1])
+		default:
+			return "", nil, fmt.Errorf("invalid manifest %s line %d: %q", path, i+1, line)
+		}
+	}
+	return base, incrs, nil
+}
+
+// openIncr starts a new incremental log with sequence seq. Caller holds wmu
+// (or nothing else runs yet).
+func (a *aofLog) openIncr(seq int) error {
+	name := a.name(seq, "incr.aof")
+	f, err := os.OpenFile(filepath.Join(a.dir, name), os.O_CREATE|os.O_TRUNC|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	h := persist.AppendHeader(nil, persist.LogMagic)
+	if _, err := f.Write(h); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if a.f != nil {
+		a.f.Close()
+	}
+	a.f, a.seq = f, seq
+	a.incrs = append(a.incrs, name)
+	a.size.Add(int64(len(h)))
+	return nil
+}
+
+// rewrite compacts the log: at a snapshot's instant (every shard locked) the
+// log moves on to a new incremental file; the snapshot becomes the new base;
+// then the manifest names only those two and the old files go.
+func (s *Server) rewriteAOF() error {
+	a := s.aof
+	if !s.persist.running.CompareAndSwap(false, true) {
+		return errSaveInProgress
+	}
+	defer s.persist.running.Store(false)
+	a.rewriting.Store(true)
+	defer a.rewriting.Store(false)
+	start := time.Now()
+	a.rwStart.Store(start.Unix())
+	defer a.rwStart.Store(0)
+
+	var oldBase string
+	var oldIncrs []string
+	seq := 0
+	rotate := func() error { // every shard is locked: no record is being appended
+		a.wmu.Lock()
+		defer a.wmu.Unlock()
+		a.writeOut(true)
+		if err := a.writeErr.Load(); err != nil {
+			return *err
+		}
+		oldBase, oldIncrs, seq = a.base, append([]string(nil), a.incrs...), a.seq+1
+		if err := a.openIncr(seq); err != nil {
+			a.incrs = oldIncrs
+			return err
+		}
+		a.size.Store(int64(len(persist.AppendHeader(nil, persist.LogMagic))))
+		// Until the new base exists, the old files plus the new one are the log.
+		return a.writeManifest(oldBase, a.incrs)
+	}
+	var baseName string
+	tmpBase := filepath.Join(a.dir, "temp-rewrite.base.hkv")
+	_, err := s.writeSnapshot(tmpBase, rotate)
+	if err == nil { // seq is known once rotate ran
+		baseName = a.name(seq, "base.hkv")
+		err = os.Rename(tmpBase, filepath.Join(a.dir, baseName))
+	}
+	if err == nil {
+		a.wmu.Lock()
+		cur := a.incrs[len(a.incrs)-1]
+		if err = a.writeManifest(baseName, []string{cur}); err == nil {
+			a.base, a.incrs = baseName, []string{cur}
+		}
+		a.wmu.Unlock()
+	}
+	a.lastRwSec.Store(int64(time.Since(start).Seconds()))
+	if err != nil {
+		a.lastRwOK.Store(false)
+		s.logf("warning", "Background AOF rewrite failed: %v", err)
+		return err
+	}
+	for _, f := range append(oldIncrs, oldBase) {
+		if f != "" {
+			os.Remove(filepath.Join(a.dir, f))
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(a.dir, baseName)); err == nil {
+		a.baseSize.Store(fi.Size())
+		a.rwBase.Store(fi.Size() + a.size.Load())
+	}
+	a.rewrites.Add(1)
+	a.lastRwOK.Store(true)
+	s.logf("notice", "Background AOF rewrite finished successfully (%.3f s)", time.Since(start).Seconds())
+	return nil
+}
+
+// checkRewrite starts a rewrite when the log has grown by
+// auto-aof-rewrite-percentage over its size after the last rewrite.
+func (s *Server) checkRewrite() {
+	cfg := s.Config()
+	a := s.aof
+	if cfg.AutoAOFRewritePercent == 0 || s.persist.running.Load() {
+		return
+	}
+	size, base := a.size.Load()+a.baseSize.Load(), max(a.rwBase.Load(), 1)
+	if size >= cfg.AutoAOFRewriteMinSize && (size-base)*100/base >= cfg.AutoAOFRewritePercent {
+		s.logf("notice", "Starting automatic rewriting of AOF on %d%% growth", (size-base)*100/base)
+		go s.rewriteAOF()
+	}
+}
+
+// loadAOF loads the log named by the manifest (base snapshot, then every
+// incremental log) into the empty keyspace and opens it for appending. A
+// torn last record is cut off with a warning when aof-load-truncated is on.
+func (s *Server) loadAOF(a *aofLog) error {
+	base, incrs, err := readManifest(a.manifestPath())
+	if err != nil {
+		return err
+	}
+	a.base, a.incrs = base, incrs
+	if base != "" {
+		p := filepath.Join(a.dir, base)
+		st, _, err := s.loadSnapshot(p)
+		if err != nil {
+			return fmt.Errorf("bad base file %s: %w", p, err)
+		}
+		a.baseSize.Store(st.Bytes)
+	}
+	r := newReplayer(s)
+	for i, name := range incrs {
+		p := filepath.Join(a.dir, name)
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		end, err := persist.ReadLog(f, r.replay)
+		f.Close()
+		if errors.Is(err, persist.ErrTruncated) && i == len(incrs)-1 {
+			if !s.Config().AOFLoadTruncated {
+				return fmt.Errorf("bad file format reading the append only file %s: %w (set aof-load-truncated yes to load up to offset %d)", p, err, end)
+			}
+			s.logf("warning", "!!! Warning: short read while loading the AOF file %s!!! AOF loaded anyway because aof-load-truncated is enabled; truncating it at offset %d", p, end)
+			if err := os.Truncate(p, end); err != nil {
+				return err
+			}
+			err = nil
+		}
+		if err != nil {
+			return fmt.Errorf("bad file format reading the append only file %s: %w", p, err)
+		}
+		a.size.Add(end)
+	}
+	a.rwBase.Store(a.baseSize.Load() + a.size.Load())
+	if len(incrs) == 0 {
+		return a.openIncr(seqOf(base) + 1)
+	}
+	last := incrs[len(incrs)-1]
+	f, err := os.OpenFile(filepath.Join(a.dir, last), os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	a.f, a.seq = f, seqOf(last)
+	return nil
+}
+
+// replayer runs logged commands through the command table as a client
+// with no connection would, at their recorded time.
+type replayer struct {
+	s        *Server
+	c        *client
+	commands int
+}
+
+func newReplayer(s *Server) *replayer {
+	c := newClient(s, nil)
+	c.ctx.Blocker = nil
+	return &replayer{s: s, c: c}
+}
+
+func (r *replayer) replay(cmds []persist.LogCommand) error {
+	c := r.c
+	for _, lc := range cmds {
+		if lc.DB >= len(r.s.ks.DBs) {
+			return fmt.Errorf("database %d out of range", lc.DB)
+		}
+		cmd := command.Lookup(lc.Args[0])
+		if cmd != nil && cmd.Subs != nil && len(lc.Args) > 1 {
+			cmd = cmd.Sub(lc.Args[1])
+		}
+		if cmd == nil || cmd.Run == nil || !cmd.CheckArity(len(lc.Args)) {
+			return fmt.Errorf("unknown command %q in the log", lc.Args[0])
+		}
+		c.selectDB(lc.DB)
+		c.ctx.Now = lc.Now
+		c.ctx.Args = lc.Args
+		c.run(cmd)
+		c.out.B = c.out.B[:0]
+		r.commands++
+	}
+	return nil
+}
+
+// openAOF sets up the log at start-up, after any snapshot was loaded: an
+// existing log is loaded; without one, the current data becomes its base.
+func (s *Server) openAOF() error {
+	a := &aofLog{s: s, dir: s.aofDir()}
+	a.lastRwOK.Store(true)
+	if err := os.MkdirAll(a.dir, 0o755); err != nil {
+		return err
+	}
+	if _, err := os.Stat(a.manifestPath()); err == nil {
+		if err := s.loadAOF(a); err != nil {
+			return err
+		}
+		s.aof = a
+		return nil
+	}
+	if err := a.openIncr(1); err != nil {
+		return err
+	}
+	if err := a.writeManifest("", a.incrs); err != nil {
+		return err
+	}
+	s.aof = a
+	return s.rewriteAOF() // the data loaded from a snapshot becomes the base
+}
+
+func bgrewriteaofCmd(x *command.Ctx) {
+	s := cl(x).s
+	if s.aof == nil {
+		x.Error("ERR BGREWRITEAOF needs appendonly yes in HotKV")
+		return
+	}
+	if s.persist.running.Load() {
+		x.Error("ERR Background append only file rewriting already in progress")
+		return
+	}
+	go s.rewriteAOF()
+	x.W.Simple("Background append only file rewriting started")
+}
+
+func init() {
+	command.Register(&command.Cmd{Name: "bgrewriteaof", Arity: 1, Flags: command.Admin | command.NoScript, Run: bgrewriteaofCmd,
+		Group: "server", Since: "1.0.0", Summary: "Asynchronously rewrites the append-only file to disk."})
+}
+
+// infoPersistence is INFO's persistence section, with Redis's field names;
+// the fork and copy-on-write fields are 0, as there is no child process.
+func (s *Server) infoPersistence(b *strings.Builder) {
+	st := &s.persist
+	now := time.Now().Unix()
+	status := func(ok bool) string {
+		if ok {
+			return "ok"
+		}
+		return "err"
+	}
+	since := func(t int64) int64 {
+		if t == 0 {
+			return -1
+		}
+		return now - t
+	}
+	a := s.aof
+	rw := a != nil && a.rewriting.Load()
+	bg := st.bgStart.Load()
+	kv(b, "loading", 0)
+	kv(b, "async_loading", 0)
+	kv(b, "current_cow_peak", 0)
+	kv(b, "current_cow_size", 0)
+	kv(b, "current_cow_size_age", 0)
+	kv(b, "current_fork_perc", "0.00")
+	kv(b, "current_save_keys_processed", 0)
+	kv(b, "current_save_keys_total", 0)
+	kv(b, "rdb_changes_since_last_save", s.dirty()-st.dirtyBase.Load())
+	kv(b, "rdb_bgsave_in_progress", b2i(bg != 0))
+	kv(b, "rdb_last_save_time", s.lastSave.Load())
+	kv(b, "rdb_last_bgsave_status", status(st.lastOK.Load()))
+	lastSecs := int64(-1)
+	if st.saves.Load() > 0 || !st.lastOK.Load() {
+		lastSecs = st.lastSecs.Load()
+	}
+	kv(b, "rdb_last_bgsave_time_sec", lastSecs)
+	kv(b, "rdb_current_bgsave_time_sec", since(bg))
+	kv(b, "rdb_saves", st.saves.Load())
+	kv(b, "rdb_last_cow_size", 0)
+	kv(b, "rdb_last_load_keys_expired", st.lastExpire.Load())
+	kv(b, "rdb_last_load_keys_loaded", st.lastLoaded.Load())
+	kv(b, "aof_enabled", b2i(a != nil))
+	kv(b, "aof_rewrite_in_progress", b2i(rw))
+	kv(b, "aof_rewrite_scheduled", 0)
+	var rwSecs, rwCur, rewrites int64 = -1, -1, 0
+	rwOK, writeOK := true, true
+	if a != nil {
+		if a.rewrites.Load() > 0 || !a.lastRwOK.Load() {
+			rwSecs = a.lastRwSec.Load()
+		}
+		rwCur, rewrites, rwOK, writeOK = since(a.rwStart.Load()), a.rewrites.Load(), a.lastRwOK.Load(), a.writeErr.Load() == nil
+	}
+	kv(b, "aof_last_rewrite_time_sec", rwSecs)
+	kv(b, "aof_current_rewrite_time_sec", rwCur)
+	kv(b, "aof_last_bgrewrite_status", status(rwOK))
+	kv(b, "aof_rewrites", rewrites)
+	kv(b, "aof_rewrites_consecutive_failures", b2i(!rwOK))
+	kv(b, "aof_last_write_status", status(writeOK))
+	kv(b, "aof_last_cow_size", 0)
+	kv(b, "module_fork_in_progress", 0)
+	kv(b, "module_fork_last_cow_size", 0)
+	if a != nil {
+		a.mu.Lock()
+		pending := len(a.buf)
+		a.mu.Unlock()
+		kv(b, "aof_current_size", a.size.Load()+a.baseSize.Load())
+		kv(b, "aof_base_size", a.rwBase.Load())
+		kv(b, "aof_pending_rewrite", 0)
+		kv(b, "aof_buffer_length", pending)
+		kv(b, "aof_pending_bio_fsync", 0)
+		kv(b, "aof_delayed_fsync", 0)
+	}
+}
+
+func b2i(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,496 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/persist"
+)
+
+// Point-in-time snapshots without fork (docs/persistence.md has the
+// argument). Taking every shard lock at once fixes the instant: a snapshot
+// job is published while no command runs. From then on, a write command
+// first captures (encodes) each shard it is about to modify, unless that
+// shard was already captured; the saver walks the shards and captures the
+// rest. Every shard is therefore encoded exactly once, as it was at the
+// instant. Blocks are independent, so captured ones are written in whatever
+// order they come.
+
+// snapJob is one snapshot in progress.
+type snapJob struct {
+	now  int64    // the instant, unix ms: keys expired by then are left out
+	done [][]bool // [db][shard] captured; each read and written under its shard's lock
+
+	mu       sync.Mutex
+	captured [][]byte // blocks captured by writers, waiting for the saver
+	keys     int      // keys in captured blocks
+	err      error
+}
+
+// capture encodes shard i of database db unless it was already. The caller
+// holds the shard's lock.
+func (j *snapJob) capture(db, i int, sh *keyspace.Shard) {
+	if j.done[db][i] {
+		return
+	}
+	j.done[db][i] = true
+	if sh.Len() == 0 {
+		return
+	}
+	b, n, err := encodeShard(nil, db, sh, j.now)
+	j.mu.Lock()
+	if err != nil && j.err == nil {
+		j.err = err
+	}
+	if n > 0 {
+		j.captured = append(j.captured, b)
+		j.keys += n
+	}
+	j.mu.Unlock()
+}
+
+func encodeShard(dst []byte, db int, sh *keyspace.Shard, now int64) ([]byte, int, error) {
+	blk := persist.BeginKeys(dst, db)
+	for k, e := range sh.All() {
+		if e.Expired(now) {
+			continue
+		}
+		if err := blk.Add(k, e); err != nil {
+			return dst, 0, err
+		}
+	}
+	if blk.Keys == 0 {
+		return dst, 0, nil
+	}
+	return blk.Finish(), blk.Keys, nil
+}
+
+// captureFor captures, before cmd runs, every shard it may modify. Its
+// locks are held (by call, EXEC or a waiter's holder).
+func (c *client) captureFor(j *snapJob, cmd *command.Cmd, args [][]byte) {
+	switch {
+	case cmd.Flags&command.LockAll != 0:
+		for d, db := range c.s.ks.DBs {
+			captureDB(j, d, db)
+		}
+	case cmd.Flags&command.LockDB != 0:
+		captureDB(j, c.ctx.DBID, c.ctx.DB)
+	default:
+		other := -1
+		if cmd.OtherDB != nil {
+			if n := cmd.OtherDB(args, c.ctx.DBID); n >= 0 && n < len(c.s.ks.DBs) {
+				other = n
+			}
+		}
+		captureKeys(j, c.s.ks, c.ctx.DBID, other, cmd.KeyPositions(args, c.keys[:0]), args)
+	}
+}
+
+func captureDB(j *snapJob, d int, db *keyspace.DB) {
+	for i := range keyspace.ShardCount {
+		j.capture(d, i, db.Shard(i))
+	}
+}
+
+func captureKeys(j *snapJob, ks *keyspace.Keyspace, d, other int, pos []int, args [][]byte) {
+	for _, p := range pos {
+		i := keyspace.ShardIndex(args[p])
+		j.capture(d, i, ks.DBs[d].Shard(i))
+		if other >= 0 {
+			j.capture(other, i, ks.DBs[other].Shard(i))
+		}
+	}
+}
+
+// ErrSaveInProgress is refused SAVE/BGSAVE/BGREWRITEAOF while one runs.
+var errSaveInProgress = errors.New("ERR Background save already in progress")
+
+// writeSnapshot writes a point-in-time snapshot of the whole keyspace to path
+// (through a temporary file, fsynced, then renamed). atInstant, if not nil,
+// runs while every shard is locked, at the snapshot's instant.
+func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, err error) {
+	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	f, err := os.Create(tmp)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	j := &snapJob{now: time.Now().UnixMilli(), done: make([][]bool, len(s.ks.DBs))}
+	for i := range j.done {
+		j.done[i] = make([]bool, keyspace.ShardCount)
+	}
+	s.ks.LockAll()
+	if atInstant != nil {
+		if err := atInstant(); err != nil {
+			s.ks.UnlockAll()
+			return 0, err
+		}
+	}
+	s.snap.Store(j)
+	s.ks.UnlockAll()
+	// Every shard is captured once the loop below ends; clearing the job
+	// earlier (on an error) only lets writers stop capturing for it.
+	defer s.snap.Store(nil)
+
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.Write(persist.AppendHeader(nil, persist.SnapshotMagic))
+	var buf []byte
+	blocks := 0
+	drain := func() {
+		j.mu.Lock()
+		got := j.captured
+		j.captured = nil
+		keys += j.keys
+		j.keys = 0
+		j.mu.Unlock()
+		for _, b := range got {
+			w.Write(b)
+			blocks++
+		}
+	}
+	for d, db := range s.ks.DBs {
+		for i := range keyspace.ShardCount {
+			sh := db.Shard(i)
+			sh.Lock()
+			n := 0
+			if !j.done[d][i] {
+				j.done[d][i] = true
+				buf, n, err = encodeShard(buf[:0], d, sh, j.now)
+			}
+			sh.Unlock()
+			if err != nil {
+				return 0, err
+			}
+			if n > 0 {
+				w.Write(buf)
+				blocks++
+				keys += n
+			}
+			if i%64 == 0 {
+				drain()
+			}
+		}
+	}
+	drain()
+	if j.err != nil {
+		return 0, j.err
+	}
+	w.Write(persist.AppendEnd(nil, blocks, keys))
+	if err := w.Flush(); err != nil {
+		return 0, err
+	}
+	if err := f.Sync(); err != nil {
+		return 0, err
+	}
+	if err := f.Close(); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return 0, err
+	}
+	return keys, syncDir(filepath.Dir(path))
+}
+
+// syncDir makes a rename in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// loadSnapshot fills the (empty, not yet serving) keyspace from path; keys
+// expired by now are skipped. Blocks are decoded by one worker per CPU while
+// the file is read. Nearly everything a load allocates is kept, so the
+// collector would only re-mark a growing heap: it is held off until the heap
+// reaches a generous multiple of the file size (memory is about six times
+// the file for small keys).
+func (s *Server) loadSnapshot(path string) (persist.LoadStats, int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return persist.LoadStats{}, 0, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(ms.HeapAlloc) + 16*fi.Size() + 64<<20))
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	}
+	now := time.Now().UnixMilli()
+	var keys, expired atomic.Int64
+	type block struct {
+		off     int64
+		payload []byte
+	}
+	work := make(chan block, 64)
+	var wg sync.WaitGroup
+	var errMu sync.Mutex
+	var firstErr error
+	put := func(db int, key []byte, e *keyspace.Entry) error {
+		if db >= len(s.ks.DBs) {
+			return fmt.Errorf("database %d out of range (databases is %d)", db, len(s.ks.DBs))
+		}
+		if e.Expired(now) {
+			expired.Add(1)
+			return nil
+		}
+		sh := s.ks.DBs[db].ShardFor(key)
+		sh.Lock()
+		sh.Put(key, e)
+		sh.Unlock()
+		return nil
+	}
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				n, err := persist.DecodeBlock(b.off, b.payload, put)
+				keys.Add(int64(n))
+				if err != nil {
+					errMu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					errMu.Unlock()
+				}
+			}
+		}()
+	}
+	st, err := persist.ReadBlocks(f, func(off int64, payload []byte) error {
+		work <- block{off, payload}
+		return nil
+	})
+	close(work)
+	wg.Wait()
+	if err == nil {
+		err = firstErr
+	}
+	if err == nil && keys.Load() != int64(st.Keys) {
+		err = &persist.FormatError{Offset: st.Bytes, Err: fmt.Errorf("%w: end block counts %d keys, blocks hold %d", persist.ErrCorrupt, st.Keys, keys.Load())}
+	}
+	return st, int(expired.Load()), err
+}
+
+// saveState is what INFO persistence reports about snapshots, and the lock
+// that runs one snapshot (or log rewrite) at a time.
+type saveState struct {
+	running    atomic.Bool
+	bgStart    atomic.Int64 // unix seconds the running BGSAVE started, 0 if none
+	lastOK     atomic.Bool
+	lastSecs   atomic.Int64
+	saves      atomic.Int64
+	dirtyBase  atomic.Uint64 // write calls counted at the last save
+	lastLoaded atomic.Int64
+	lastExpire atomic.Int64
+}
+
+// dirty counts write commands since start, the measure of "changes" the
+// save points and rdb_changes_since_last_save use.
+func (s *Server) dirty() uint64 {
+	calls, _, _, _ := s.commandTotals()
+	var n uint64
+	for id, k := range calls {
+		if cmd := command.ByID(id); cmd != nil && cmd.Flags&command.Write != 0 {
+			n += k
+		}
+	}
+	return n
+}
+
+func (s *Server) snapshotPath() string {
+	cfg := s.Config()
+	return filepath.Join(cfg.Dir, cfg.DBFilename)
+}
+
+// save runs one snapshot now; only one snapshot or rewrite runs at a time.
+func (s *Server) save(background bool) error {
+	if !s.persist.running.CompareAndSwap(false, true) {
+		return errSaveInProgress
+	}
+	return s.runSave(background)
+}
+
+// runSave saves once the caller has set persist.running, and clears it.
+func (s *Server) runSave(background bool) error {
+	defer s.persist.running.Store(false)
+	start := time.Now()
+	if background {
+		s.persist.bgStart.CompareAndSwap(0, start.Unix()) // set already by a BGSAVE that started it
+		defer s.persist.bgStart.Store(0)
+	}
+	base := s.dirty()
+	keys, err := s.writeSnapshot(s.snapshotPath(), nil)
+	s.persist.lastSecs.Store(int64(time.Since(start).Seconds()))
+	if err != nil {
+		if background { // as Redis: a failed SAVE reports its error and leaves the status
+			s.persist.lastOK.Store(false)
+		}
+		s.logf("warning", "Error saving DB on disk: %v", err)
+		return err
+	}
+	s.persist.lastOK.Store(true)
+	s.persist.saves.Add(1)
+	s.persist.dirtyBase.Store(base)
+	s.lastSave.Store(time.Now().Unix())
+	s.logf("notice", "DB saved on disk (%d keys, %.3f s)", keys, time.Since(start).Seconds())
+	return nil
+}
+
+// errMisconf is Redis's reply to writes while snapshots fail.
+const errMisconf = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
+
+// diskError is the reason writes are refused, or "" (Redis's
+// writeCommandsDeniedByDiskError).
+func (s *Server) diskError() string {
+	if !s.persist.lastOK.Load() {
+		if cfg := s.Config(); cfg.StopWritesOnBgsaveErr && len(cfg.Save) > 0 {
+			return errMisconf
+		}
+	}
+	if a := s.aof; a != nil {
+		if err := a.writeErr.Load(); err != nil {
+			return "MISCONF Errors writing to the AOF file: " + (*err).Error()
+		}
+	}
+	return ""
+}
+
+// checkSavePoints runs from cron: a BGSAVE when a save point is due (after a
+// failed save, Redis waits 5 seconds before trying again).
+func (s *Server) checkSavePoints(now time.Time) {
+	cfg := s.Config()
+	if len(cfg.Save) == 0 || s.persist.running.Load() {
+		return
+	}
+	changes := s.dirty() - s.persist.dirtyBase.Load()
+	since := now.Unix() - s.lastSave.Load()
+	for _, r := range cfg.Save {
+		if changes >= uint64(r.Changes) && since >= r.Seconds && (s.persist.lastOK.Load() || since > 5) {
+			s.logf("notice", "%d changes in %d seconds. Saving...", r.Changes, r.Seconds)
+			if s.persist.running.CompareAndSwap(false, true) {
+				go s.runSave(true)
+			}
+			return
+		}
+	}
+}
+
+func saveCmd(x *command.Ctx) {
+	if err := cl(x).s.save(false); err != nil {
+		if err == errSaveInProgress {
+			x.Error(err.Error())
+			return
+		}
+		x.Error("ERR")
+		return
+	}
+	x.W.OK()
+}
+
+func bgsaveCmd(x *command.Ctx) {
+	s := cl(x).s
+	schedule := len(x.Args) == 2 && command.Is(x.Args[1], "schedule")
+	if len(x.Args) == 2 && !schedule {
+		x.Error(command.ErrSyntax)
+		return
+	}
+	if !s.persist.running.CompareAndSwap(false, true) {
+		if schedule {
+			x.W.Simple("Background saving scheduled")
+			go func() { // after the one running
+				for s.persist.running.Load() {
+					time.Sleep(10 * time.Millisecond)
+				}
+				s.save(true)
+			}()
+			return
+		}
+		x.Error(errSaveInProgress.Error())
+		return
+	}
+	s.persist.bgStart.Store(time.Now().Unix()) // in progress as soon as it is acknowledged
+	go s.runSave(true)
+	x.W.Simple("Background saving started")
+}
+
+func init() {
+	const g = "server"
+	f := command.Admin | command.NoScript
+	command.Register(
+		&command.Cmd{Name: "save", Arity: 1, Flags: f | command.NoMulti, Run: saveCmd, Group: g, Since: "1.0.0",
+			Summary: "Synchronously saves the database(s) to disk."},
+		&command.Cmd{Name: "bgsave", Arity: -1, Flags: f, Run: bgsaveCmd, Group: g, Since: "1.0.0",
+			Summary: "Asynchronously saves the database(s) to disk.", Args: "[SCHEDULE]"},
+	)
+}
+
+// loadData loads what is on disk before the server listens: the append-only
+// log when appendonly is on and one exists, else the snapshot.
+func (s *Server) loadData() error {
+	cfg := s.Config()
+	start := time.Now()
+	if cfg.AppendOnly {
+		if _, err := os.Stat(filepath.Join(s.aofDir(), cfg.AppendFilename+".manifest")); err == nil {
+			if err := s.openAOF(); err != nil {
+				return err
+			}
+			s.logf("notice", "DB loaded from append only file: %.3f seconds", time.Since(start).Seconds())
+			return nil
+		}
+	}
+	path := s.snapshotPath()
+	if _, err := os.Stat(path); err == nil {
+		st, expired, err := s.loadSnapshot(path)
+		if err != nil {
+			if b, _ := os.ReadFile(path); bytes.HasPrefix(b, []byte("REDIS")) {
+				return fmt.Errorf("%s is a Redis RDB file, which HotKV does not read", path)
+			}
+			return fmt.Errorf("bad snapshot file %s: %w", path, err)
+		}
+		s.persist.lastLoaded.Store(int64(st.Keys - expired))
+		s.persist.lastExpire.Store(int64(expired))
+		s.logf("notice", "DB loaded from disk: %d keys, %.3f seconds", st.Keys-expired, time.Since(start).Seconds())
+	}
+	if cfg.AppendOnly {
+		return s.openAOF()
+	}
+	return nil
+}
+
+// persistAtExit saves as Redis does on shutdown: a snapshot when save points
+// are configured or SHUTDOWN SAVE asked (not with NOSAVE), and the log
+// written and fsynced.
+func (s *Server) persistAtExit() {
+	s.exitOnce.Do(func() {
+		mode := s.shutdownSave.Load()
+		if mode > 0 || mode == 0 && len(s.Config().Save) > 0 {
+			s.logf("notice", "Saving the final snapshot before exiting.")
+			for s.save(false) == errSaveInProgress {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		if s.aof != nil {
+			s.aof.close()
+		}
+	})
+}

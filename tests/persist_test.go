@@ -1,0 +1,480 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Durability tests: they kill the real server process (kill -9) and check
+// what a restart finds.
+
+// persistKill ends the process at once, as a crash would.
+func persistKill(t *testing.T, p *proc) {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.wait(t)
+}
+
+// persistWriters runs n writers until stop is closed. Each sets its own keys
+// in sequence and, every few writes, moves a unit between two counters in a
+// transaction; acked[i] is the last sequence number whose reply arrived.
+func persistWriters(t *testing.T, p *proc, n int, stop chan struct{}) (acked []int, wg *sync.WaitGroup) {
+	acked = make([]int, n)
+	wg = &sync.WaitGroup{}
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := redis.NewClient(&redis.Options{Addr: p.addr, MaxRetries: -1, PoolSize: 1})
+			defer c.Close()
+			ctx := context.Background()
+			for seq := 1; ; seq++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if seq%4 == 0 {
+					_, err := c.TxPipelined(ctx, func(tx redis.Pipeliner) error {
+						tx.IncrBy(ctx, fmt.Sprintf("from:%d", i), -1)
+						tx.IncrBy(ctx, fmt.Sprintf("to:%d", i), 1)
+						tx.Set(ctx, fmt.Sprintf("w:%d:%d", i, seq), seq, 0)
+						return nil
+					})
+					if err != nil {
+						return
+					}
+				} else if err := c.Set(ctx, fmt.Sprintf("w:%d:%d", i, seq), seq, 0).Err(); err != nil {
+					return
+				}
+				acked[i] = seq
+			}
+		}()
+	}
+	return acked, wg
+}
+
+// persistAwaitAcks waits (10 s at most) until the server has run n writes.
+func persistAwaitAcks(p *proc, n int) {
+	c := redis.NewClient(&redis.Options{Addr: p.addr})
+	defer c.Close()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if v, _ := c.Info(context.Background(), "persistence").Result(); !strings.Contains(v, "rdb_changes_since_last_save:") {
+			continue
+		} else if i := strings.Index(v, "rdb_changes_since_last_save:"); i >= 0 {
+			var k int
+			fmt.Sscan(v[i+len("rdb_changes_since_last_save:"):], &k)
+			if k >= n {
+				return
+			}
+		}
+	}
+}
+
+// persistVerify checks that every acknowledged write is there and that the
+// transactions were kept whole.
+func persistVerify(t *testing.T, p *proc, acked []int) {
+	t.Helper()
+	c := p.client(t)
+	ctx := context.Background()
+	for i, last := range acked {
+		for seq := 1; seq <= last; seq++ {
+			v, err := c.Get(ctx, fmt.Sprintf("w:%d:%d", i, seq)).Result()
+			if err != nil || v != strconv.Itoa(seq) {
+				t.Fatalf("writer %d: acknowledged write %d of %d lost after restart: %q %v", i, seq, last, v, err)
+			}
+		}
+		from, _ := c.Get(ctx, fmt.Sprintf("from:%d", i)).Int()
+		to, _ := c.Get(ctx, fmt.Sprintf("to:%d", i)).Int()
+		if from+to != 0 || to < last/4 {
+			t.Fatalf("writer %d: transaction torn or lost: from %d to %d, %d acknowledged", i, from, to, last/4)
+		}
+	}
+}
+
+func TestPersistAlwaysSurvivesKill9(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--loglevel", "warning"}
+	var prev []int
+	for round := range 3 {
+		p := startBinary(t, args...)
+		if prev != nil {
+			persistVerify(t, p, prev) // what the previous round acknowledged
+		}
+		stop := make(chan struct{})
+		acked, wg := persistWriters(t, p, 16, stop)
+		persistAwaitAcks(p, 20)
+		time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
+		persistKill(t, p)
+		close(stop)
+		wg.Wait()
+		total := 0
+		for _, n := range acked {
+			total += n
+		}
+		if total == 0 {
+			t.Fatalf("round %d: no write acknowledged", round)
+		}
+		t.Logf("round %d: %d writes acknowledged before kill -9", round, total)
+		// Writers of the next round start their sequences over: keep the
+		// higher of the two acknowledgements per writer.
+		for i := range acked {
+			if prev != nil && prev[i] > acked[i] {
+				acked[i] = prev[i]
+			}
+		}
+		prev = acked
+	}
+	p := startBinary(t, args...)
+	persistVerify(t, p, prev)
+}
+
+// Under everysec, a write reaches the OS before its reply goes out, so a
+// process crash loses nothing; only a machine crash can lose the last
+// second, which kill -9 cannot show. The test measures the process-crash
+// window (writes acknowledged but lost).
+func TestPersistEverysecKill9(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "everysec", "--loglevel", "warning"}
+	p := startBinary(t, args...)
+	stop := make(chan struct{})
+	acked, wg := persistWriters(t, p, 8, stop)
+	persistAwaitAcks(p, 20)
+	time.Sleep(200 * time.Millisecond)
+	persistKill(t, p)
+	close(stop)
+	wg.Wait()
+	p = startBinary(t, args...)
+	persistVerify(t, p, acked)
+}
+
+// persistLogFile is the incremental log the server writes to in dir.
+func persistLogFile(t *testing.T, dir string) string {
+	t.Helper()
+	m, err := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for _, line := range strings.Split(string(m), "\n") {
+		if f := strings.Fields(line); len(f) == 6 && f[5] == "i" {
+			last = f[1]
+		}
+	}
+	return filepath.Join(dir, "appendonlydir", last)
+}
+
+// persistFill writes n keys under always and kills the server.
+func persistFill(t *testing.T, dir string, n int) {
+	p := startBinary(t, "--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--loglevel", "warning")
+	c := p.client(t)
+	for i := range n {
+		if err := c.Set(context.Background(), fmt.Sprint("k", i), i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	persistKill(t, p)
+}
+
+func TestPersistTruncatedTail(t *testing.T) {
+	dir := t.TempDir()
+	persistFill(t, dir, 100)
+	log := persistLogFile(t, dir)
+	fi, _ := os.Stat(log)
+	if err := os.Truncate(log, fi.Size()-3); err != nil { // the last record, torn
+		t.Fatal(err)
+	}
+	// With aof-load-truncated no, start-up stops and says where.
+	bad := persistMustFail(t, binary(t), "--dir", dir, "--appendonly", "yes", "--aof-load-truncated", "no", "--port", "0")
+	if !strings.Contains(bad, log) || !strings.Contains(bad, "truncated last record") {
+		t.Fatalf("refusal does not name the file and the problem: %s", bad)
+	}
+	p := startBinary(t, "--dir", dir, "--appendonly", "yes")
+	c := p.client(t)
+	if n := c.DBSize(context.Background()).Val(); n != 99 {
+		t.Fatalf("%d keys loaded, want the 99 whole records", n)
+	}
+	// The torn record was cut off: new writes follow whole records.
+	c.Set(context.Background(), "new", "v", 0)
+	persistKill(t, p)
+	if !strings.Contains(p.stderr.String(), "aof-load-truncated") { // read once the process is gone
+		t.Errorf("no warning logged:\n%s", p.stderr)
+	}
+	p = startBinary(t, "--dir", dir, "--appendonly", "yes")
+	if v := p.client(t).Get(context.Background(), "new").Val(); v != "v" {
+		t.Fatalf("write after a truncated load lost: %q", v)
+	}
+}
+
+func TestPersistCorruptMiddle(t *testing.T) {
+	dir := t.TempDir()
+	persistFill(t, dir, 100)
+	log := persistLogFile(t, dir)
+	b, _ := os.ReadFile(log)
+	b[len(b)/2] ^= 0xff
+	os.WriteFile(log, b, 0o644)
+	out := persistMustFail(t, binary(t), "--dir", dir, "--appendonly", "yes", "--port", "0")
+	if !strings.Contains(out, log) || !strings.Contains(out, "at offset") || !strings.Contains(out, "checksum") {
+		t.Fatalf("start-up error does not name the file and offset: %s", out)
+	}
+	chk := persistMustFail(t, binary(t), "--check", log)
+	if !strings.Contains(chk, "at offset") {
+		t.Fatalf("--check: %s", chk)
+	}
+}
+
+// persistMustFail runs the binary to completion and returns its output; it
+// must fail.
+func persistMustFail(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, args...).CombinedOutput()
+	if err == nil {
+		t.Fatalf("%v succeeded: %s", args, out)
+	}
+	return string(out)
+}
+
+// A snapshot taken while transactions move units between keys on different
+// shards holds every transaction whole: the sums stay zero.
+func TestPersistSnapshotPointInTime(t *testing.T) {
+	dir := t.TempDir()
+	p := startBinary(t, "--dir", dir, "--save", "", "--loglevel", "warning")
+	c := p.client(t)
+	ctx := context.Background()
+	// Enough keys that the saver takes a while to walk them.
+	for i := 0; i < 50000; i += 1000 {
+		pipe := c.Pipeline()
+		for j := i; j < i+1000; j++ {
+			pipe.Set(ctx, fmt.Sprint("fill:", j), strings.Repeat("x", 50), 0)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := make(chan struct{})
+	acked, wg := persistWriters(t, p, 8, stop)
+	for range 3 {
+		time.Sleep(50 * time.Millisecond)
+		if err := c.Do(ctx, "bgsave").Err(); err != nil && !strings.Contains(err.Error(), "in progress") {
+			t.Fatal(err)
+		}
+	}
+	// Wait for the last snapshot, then crash.
+	for strings.Contains(c.Info(ctx, "persistence").Val(), "rdb_bgsave_in_progress:1") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	persistKill(t, p)
+	p = startBinary(t, "--dir", dir, "--save", "")
+	c = p.client(t)
+	for i := range acked {
+		from, _ := c.Get(ctx, fmt.Sprintf("from:%d", i)).Int()
+		to, _ := c.Get(ctx, fmt.Sprintf("to:%d", i)).Int()
+		if from+to != 0 {
+			t.Fatalf("writer %d: torn transaction in the snapshot: from %d to %d", i, from, to)
+		}
+		// Its plain writes form a prefix: a snapshot is one instant.
+		var missing bool
+		for seq := 1; seq <= acked[i]; seq++ {
+			has := c.Exists(ctx, fmt.Sprintf("w:%d:%d", i, seq)).Val() == 1
+			if has && missing {
+				t.Fatalf("writer %d: write %d is in the snapshot but an earlier one is not", i, seq)
+			}
+			missing = missing || !has
+		}
+	}
+	if n := c.DBSize(ctx).Val(); n < 50000 {
+		t.Fatalf("%d keys loaded", n)
+	}
+}
+
+// Every type round-trips through SHUTDOWN (which saves when save points are
+// in force: a --dir brings Redis's defaults) and a restart.
+func TestPersistShutdownSavesEveryType(t *testing.T) {
+	dir := t.TempDir()
+	p := startBinary(t, "--dir", dir)
+	c := p.client(t)
+	ctx := context.Background()
+	c.Set(ctx, "s", "v", time.Hour)
+	c.SetBit(ctx, "bits", 1000, 1)
+	c.PFAdd(ctx, "hll", "a", "b", "c")
+	c.RPush(ctx, "l", "a", "b", "c")
+	c.HSet(ctx, "h", "f", "v", "g", "w")
+	c.HExpire(ctx, "h", time.Hour, "g")
+	c.SAdd(ctx, "set", "1", "2", "x")
+	c.ZAdd(ctx, "z", redis.Z{Score: 1.5, Member: "a"}, redis.Z{Score: -2, Member: "b"})
+	c3 := p.client(t, func(o *redis.Options) { o.DB = 3 })
+	c3.Set(ctx, "db3", "x", 0)
+	if cfg := c.ConfigGet(ctx, "save").Val(); cfg["save"] != "3600 1 300 100 60 10000" {
+		t.Fatalf("save points with --dir: %v", cfg)
+	}
+	c.Shutdown(ctx)
+	p.wait(t)
+	p = startBinary(t, "--dir", dir)
+	c = p.client(t)
+	if ttl := c.TTL(ctx, "s").Val(); ttl < 59*time.Minute {
+		t.Errorf("ttl %v", ttl)
+	}
+	if c.GetBit(ctx, "bits", 1000).Val() != 1 || c.PFCount(ctx, "hll").Val() != 3 {
+		t.Error("bitmap or HyperLogLog lost")
+	}
+	if v := c.LRange(ctx, "l", 0, -1).Val(); fmt.Sprint(v) != "[a b c]" {
+		t.Errorf("list %v", v)
+	}
+	if v := c.HGetAll(ctx, "h").Val(); len(v) != 2 {
+		t.Errorf("hash %v", v)
+	}
+	if ttl := c.HTTL(ctx, "h", "g").Val(); len(ttl) != 1 || ttl[0] < 3500 {
+		t.Errorf("field ttl %v", ttl)
+	}
+	if n := c.SCard(ctx, "set").Val(); n != 3 {
+		t.Errorf("set %d", n)
+	}
+	if v := c.ZRangeWithScores(ctx, "z", 0, -1).Val(); len(v) != 2 || v[0].Score != -2 {
+		t.Errorf("zset %v", v)
+	}
+	if v := p.client(t, func(o *redis.Options) { o.DB = 3 }).Get(ctx, "db3").Val(); v != "x" {
+		t.Errorf("db 3: %q", v)
+	}
+}
+
+// A background save that fails makes writes fail with MISCONF while save
+// points are in force; the next good save lifts it.
+func TestPersistMisconf(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, "--dir", dir, "--save", "3600 1")
+	r := s.raw(t)
+	os.Mkdir(filepath.Join(dir, "dump.rdb"), 0o755) // the rename onto it fails
+	if v := r.do("SAVE"); !strings.HasPrefix(fmt.Sprint(v), "ERR") {
+		t.Fatalf("SAVE onto a directory: %v", v)
+	}
+	if v := fmt.Sprint(r.do("SET", "k", "v")); v != "OK" { // as Redis: only a failed BGSAVE refuses writes
+		t.Fatalf("write after a failed SAVE: %v", v)
+	}
+	r.do("DEL", "k")
+	r.do("BGSAVE")
+	for i := 0; i < 200 && !strings.Contains(fmt.Sprint(r.do("INFO", "persistence")), "rdb_bgsave_in_progress:0"); i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if v := fmt.Sprint(r.do("SET", "k", "v")); !strings.HasPrefix(v, "MISCONF") {
+		t.Fatalf("write after a failed BGSAVE: %v", v)
+	}
+	if v := r.do("GET", "k"); v != nil {
+		t.Fatalf("reads still work: %v", v)
+	}
+	if info := fmt.Sprint(r.do("INFO", "persistence")); !strings.Contains(info, "rdb_last_bgsave_status:err") {
+		t.Fatalf("INFO: %s", info)
+	}
+	os.Remove(filepath.Join(dir, "dump.rdb"))
+	if v := fmt.Sprint(r.do("SAVE")); v != "OK" {
+		t.Fatalf("SAVE: %v", v)
+	}
+	if v := fmt.Sprint(r.do("SET", "k", "v")); v != "OK" {
+		t.Fatalf("write after recovery: %v", v)
+	}
+}
+
+func TestPersistCheckFlag(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, "--dir", dir)
+	r := s.raw(t)
+	r.do("SET", "a", "b")
+	if v := fmt.Sprint(r.do("SAVE")); v != "OK" {
+		t.Fatal(v)
+	}
+	out, err := exec.Command(binary(t), "--check", filepath.Join(dir, "dump.rdb")).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "snapshot OK: 1 keys") {
+		t.Fatalf("%s %v", out, err)
+	}
+}
+
+// The log replays every kind of write to the same state: relative expiries
+// land where they did, SPOP removes the same members, served blocked
+// clients pop the same element, cross-database commands and transactions.
+func TestPersistLogReplay(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--dir", dir, "--save", "", "--appendonly", "yes"}
+	s := start(t, args...)
+	r := s.raw(t)
+	blocked := s.raw(t)
+	blocked.send(encode("BLPOP", "q", "0"))
+	time.Sleep(50 * time.Millisecond)
+	for _, c := range [][]string{
+		{"SET", "a", "1", "EX", "100"},
+		{"SADD", "s", "a", "b", "c", "d", "e"},
+		{"SPOP", "s", "2"},
+		{"SPOP", "s"},
+		{"RPUSH", "q", "x", "y"},
+		{"HSET", "h", "f", "v", "g", "w"},
+		{"HEXPIRE", "h", "100", "FIELDS", "1", "g"},
+		{"SET", "m", "moved"},
+		{"MOVE", "m", "2"},
+		{"COPY", "a", "a2", "DB", "3"},
+		{"MULTI"}, {"INCR", "n"}, {"INCR", "n"}, {"EXEC"},
+		{"SET", "gone", "x"}, {"DEL", "gone"},
+		{"ZADD", "z", "1", "a", "2", "b"}, {"ZINCRBY", "z", "5", "a"},
+		{"SELECT", "5"}, {"SET", "five", "5"}, {"SWAPDB", "5", "6"},
+	} {
+		r.do(c...)
+	}
+	if v := blocked.read(); fmt.Sprint(v) != "[q x]" {
+		t.Fatalf("BLPOP got %v", v)
+	}
+	r.do("SELECT", "0")
+	before := persistState(r)
+	s.Shutdown(context.Background())
+
+	s2 := start(t, args...)
+	if after := persistState(s2.raw(t)); after != before {
+		t.Fatalf("after replay:\n%s\nwant:\n%s", after, before)
+	}
+}
+
+// persistState describes the keys TestPersistLogReplay writes.
+func persistState(r *raw) string {
+	var b strings.Builder
+	for _, c := range [][]string{
+		{"PEXPIRETIME", "a"}, {"SMEMBERS", "s"}, {"LRANGE", "q", "0", "-1"}, {"HGETALL", "h"},
+		{"HPEXPIRETIME", "h", "FIELDS", "1", "g"}, {"EXISTS", "m"}, {"GET", "n"}, {"EXISTS", "gone"},
+		{"ZRANGE", "z", "0", "-1", "WITHSCORES"},
+		{"SELECT", "2"}, {"GET", "m"}, {"SELECT", "3"}, {"PEXPIRETIME", "a2"},
+		{"SELECT", "5"}, {"EXISTS", "five"}, {"SELECT", "6"}, {"GET", "five"}, {"SELECT", "0"},
+	} {
+		v := r.do(c...)
+		if c[0] == "SMEMBERS" || c[0] == "HGETALL" {
+			v = sortedAny(v)
+		}
+		fmt.Fprintf(&b, "%v: %v\n", c, v)
+	}
+	return b.String()
+}
+
+func sortedAny(v any) string {
+	var s []string
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			s = append(s, fmt.Sprint(e))
+		}
+	default:
+		return fmt.Sprint(v)
+	}
+	slices.Sort(s)
+	return fmt.Sprint(s)
+}
