@@ -22,7 +22,7 @@ type sentry struct {
 	item
 	prompt, response, attrs string
 	ttl                     int64
-	used                    atomic.Int64 // last store or hit (ms), for eviction
+	used                    atomic.Int64 // the cache's tick at the last store or hit, for eviction
 	key, phash              [32]byte
 }
 
@@ -34,6 +34,7 @@ type SemCache struct {
 	byKey    map[[32]byte]*sentry   // hash of prompt and attributes: storing both again replaces
 	byPrompt map[[32]byte][]*sentry // hash of prompt: the exact-match tier
 
+	tick                             atomic.Int64 // counts stores and hits: an LRU clock without ties
 	hits, exactHits, misses, evicted atomic.Int64
 	hitDist                          atomic.Uint64 // sum of hit distances, float64 bits
 }
@@ -108,7 +109,7 @@ func (c *SemCache) Store(s SemStore, now int64) (uint64, error) {
 	if e.ttl > 0 {
 		e.expire.at.Store(now + e.ttl)
 	}
-	e.used.Store(now)
+	e.used.Store(c.tick.Add(1))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sweep(now)
@@ -205,7 +206,7 @@ func (c *SemCache) Lookup(q SemLookup, now int64) (SemHit, bool, error) {
 	}
 	c.hits.Add(1)
 	addFloat(&c.hitDist, float64(dist))
-	hit.used.Store(now)
+	hit.used.Store(c.tick.Add(1))
 	if c.opt.Refresh && !q.NoRefresh && hit.ttl > 0 {
 		hit.expire.at.Store(now + hit.ttl)
 	}

@@ -119,6 +119,7 @@ func (r *Registry) Restore(s *Snapshot, now int64) error {
 			x := c.byID[e.ID]
 			x.ttl = e.TTL
 			x.used.Store(e.Used)
+			c.tick.Store(max(c.tick.Load(), e.Used))
 			x.expire.at.Store(e.Expire)
 			c.schedule(x)
 		}
