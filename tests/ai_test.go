@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -422,5 +423,33 @@ func TestAICommandDocs(t *testing.T) {
 	doc := docs[1].(Map)
 	if docs[0] != "scache.lookup" || doc[0] != "summary" || doc[1] == "" || !reflect.DeepEqual(doc[4:6], Map{"group", "ai"}) {
 		t.Fatalf("COMMAND DOCS = %#v", docs)
+	}
+}
+
+// BenchmarkAIBigValues: SET and GET of KV-cache-chunk-sized values (1 MiB,
+// 16 MiB) through the real server; b.SetBytes makes the output MB/s.
+func BenchmarkAIBigValues(b *testing.B) {
+	s := start(b)
+	ctx := context.Background()
+	c := s.client(b)
+	for _, size := range []int{1 << 20, 16 << 20} {
+		val := strings.Repeat("x", size)
+		name := strconv.Itoa(size>>20) + "MiB"
+		b.Run("SET/"+name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for i := 0; b.Loop(); i++ {
+				if err := c.Set(ctx, "chunk:"+strconv.Itoa(i%8), val, 0).Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("GET/"+name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				if v, err := c.Get(ctx, "chunk:0").Result(); err != nil || len(v) != size {
+					b.Fatal(len(v), err)
+				}
+			}
+		})
 	}
 }
