@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -62,6 +63,7 @@ func main() {
 			fail(fmt.Errorf("%s has %d vectors, need %d", *fvecs, len(blobs), *n+*nq))
 		}
 		load(ctx, rdb, blobs[:*n], dim, *threshold, *typ)
+		recallAt1(ctx, rdb, blobs[:*n], blobs[*n:], 100)
 		for _, c := range counts {
 			lookups(ctx, rdb, blobs[*n:], c, *dur)
 		}
@@ -117,6 +119,58 @@ func load(ctx context.Context, rdb *redis.Client, blobs [][]byte, dim int, thres
 	}
 	el := time.Since(t0)
 	fmt.Printf("loaded %d entries of dim %d (%s) in %.1fs (%.0f stores/s)\n", len(blobs), dim, typ, el.Seconds(), float64(len(blobs))/el.Seconds())
+}
+
+// recallAt1 checks that lookups find the true nearest entry: for the first
+// m queries, the id LOOKUP returns with THRESHOLD 2 (any distance hits)
+// against a brute-force cosine scan of the entries (ids are load order + 1).
+func recallAt1(ctx context.Context, rdb *redis.Client, base, queries [][]byte, m int) {
+	vec := func(b []byte) []float64 {
+		v := make([]float64, len(b)/4)
+		var n float64
+		for i := range v {
+			v[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+			n += v[i] * v[i]
+		}
+		for i := range v {
+			v[i] /= math.Sqrt(n)
+		}
+		return v
+	}
+	vs := make([][]float64, len(base))
+	for i, b := range base {
+		vs[i] = vec(b)
+	}
+	found := 0
+	m = min(m, len(queries))
+	for _, qb := range queries[:m] {
+		q := vec(qb)
+		best, bestDot := 0, math.Inf(-1)
+		for i, v := range vs {
+			var d float64
+			for j := range v {
+				d += v[j] * q[j]
+			}
+			if d > bestDot {
+				best, bestDot = i, d
+			}
+		}
+		r, err := rdb.Do(ctx, "SCACHE.LOOKUP", "bench", "FP32", qb, "THRESHOLD", 2, "NOREFRESH").Result()
+		if err != nil {
+			fail(err)
+		}
+		var id int64
+		switch v := r.(type) {
+		case map[any]any:
+			id = v["id"].(int64)
+		case []any:
+			id = v[1].(int64)
+		}
+		if id == int64(best)+1 {
+			found++
+		}
+	}
+	fmt.Printf("recall@1 against brute force: %.2f (%d queries)\n", float64(found)/float64(m), m)
 }
 
 func lookups(ctx context.Context, rdb *redis.Client, queries [][]byte, clients int, dur time.Duration) {

@@ -3,6 +3,9 @@ package ai
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
+	"strconv"
+	"sync"
 	"reflect"
 	"testing"
 
@@ -157,5 +160,41 @@ func TestSemLookupFilterNeverLeaks(t *testing.T) {
 		if h, ok, _ := c.Lookup(q, 2); !ok || h.Response != "mine" {
 			t.Errorf("lookup %+v = %+v", q, h)
 		}
+	}
+}
+
+// Stores, lookups, invalidations and expiry at once: the element store's
+// locking (graph inserts run outside the write lock) under the race
+// detector, and no lookup ever answers an entry that was not stored.
+func TestSemConcurrent(t *testing.T) {
+	c, _ := newSemCache(SemOptions{VectorOptions: VectorOptions{Dim: 8}, Threshold: 2, MaxEntries: 300, Refresh: true})
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(g), 1))
+			v := make([]float32, 8)
+			for i := range 300 {
+				for j := range v {
+					v[j] = float32(rng.NormFloat64())
+				}
+				now := int64(i)
+				switch g {
+				case 0, 1, 2:
+					c.Store(SemStore{Prompt: strconv.Itoa(i % 50), Response: "r" + strconv.Itoa(i%50), Vector: v, TTL: int64(1 + i%20)}, now)
+				case 3, 4:
+					if h, ok, err := c.Lookup(SemLookup{Vector: v, Threshold: math.NaN()}, now); err != nil || (ok && h.Response != "r"+h.Prompt) {
+						t.Errorf("lookup = %+v, %v", h, err)
+					}
+				case 5:
+					c.Delete([]uint64{uint64(rng.IntN(900) + 1)}, now)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if s := c.Stats(1000); s.Entries != 0 {
+		t.Errorf("%d entries outlived their TTL", s.Entries)
 	}
 }

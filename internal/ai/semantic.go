@@ -110,12 +110,16 @@ func (c *SemCache) Store(s SemStore, now int64) (uint64, error) {
 		e.expire.at.Store(now + e.ttl)
 	}
 	e.used.Store(c.tick.Add(1))
+	// The graph insert, the slow part, runs before the lock: lookups and
+	// other stores go on meanwhile.
+	node, err := c.idx.Add(s.Vector)
+	if err != nil {
+		return 0, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sweep(now)
-	if err := c.insert(s.Vector, e, s.ID); err != nil {
-		return 0, err
-	}
+	c.register(e, node, s.ID)
 	if old := c.byKey[e.key]; old != nil {
 		c.remove(old)
 	}

@@ -57,6 +57,14 @@ func (s *store[E]) insert(v []float32, e E, id uint64) error {
 	if err != nil {
 		return err
 	}
+	s.register(e, node, id)
+	return nil
+}
+
+// register maps node (returned by idx.Add, which may run without mu: a
+// search that meets the node before it is registered skips it) to e and
+// gives e an id (0: the next one). Called with mu held.
+func (s *store[E]) register(e E, node uint32, id uint64) {
 	b := e.base()
 	if id == 0 {
 		s.next++
@@ -71,7 +79,6 @@ func (s *store[E]) insert(v []float32, e E, id uint64) error {
 	s.byNode[node] = e
 	s.byID[id] = e
 	s.schedule(e)
-	return nil
 }
 
 func (s *store[E]) schedule(e E) {
