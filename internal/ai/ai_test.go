@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strconv"
 	"sync"
-	"reflect"
 	"testing"
 
 	"github.com/hotkv/hotkv/internal/vector/filter"
