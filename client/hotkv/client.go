@@ -9,6 +9,7 @@ package hotkv
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -30,6 +31,19 @@ func (c *Client) Redis() redis.UniversalClient { return c.rdb }
 
 func (c *Client) do(ctx context.Context, args ...any) (any, error) {
 	return c.rdb.Do(ctx, args...).Result()
+}
+
+// mapReply runs a command whose reply is a map, or nil (then both results
+// are nil).
+func (c *Client) mapReply(ctx context.Context, args ...any) (reply, error) {
+	v, err := c.do(ctx, args...)
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return toReply(v)
 }
 
 // fp32 encodes a vector as the little-endian float32 blob of FP32.

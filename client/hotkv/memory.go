@@ -2,10 +2,7 @@ package hotkv
 
 import (
 	"context"
-	"errors"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // MemoryOptions configure an agent memory namespace. Zero values take the
@@ -82,11 +79,7 @@ func (c *Client) AddMemory(ctx context.Context, ns string, m NewMemory) (id int6
 	if !m.At.IsZero() {
 		a = append(a, "AT", m.At.UnixMilli())
 	}
-	v, err := c.do(ctx, append(a, ttlArgs(m.TTL)...)...)
-	if err != nil {
-		return 0, false, err
-	}
-	r, err := toReply(v)
+	r, err := c.mapReply(ctx, append(a, ttlArgs(m.TTL)...)...)
 	if err != nil {
 		return 0, false, err
 	}
@@ -176,15 +169,8 @@ func (c *Client) Recall(ctx context.Context, ns string, vec []float32, o RecallO
 
 // GetMemory is AMEM.GET; it returns nil when there is no such memory.
 func (c *Client) GetMemory(ctx context.Context, ns string, id int64) (*MemoryRecord, error) {
-	v, err := c.do(ctx, "AMEM.GET", ns, id)
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	r, err := toReply(v)
-	if err != nil {
+	r, err := c.mapReply(ctx, "AMEM.GET", ns, id)
+	if r == nil {
 		return nil, err
 	}
 	m := toRecord(r)

@@ -101,11 +101,7 @@ type PromptCacheInfo struct {
 
 // PromptCacheInfo is PCACHE.INFO.
 func (c *Client) PromptCacheInfo(ctx context.Context, ns string) (PromptCacheInfo, error) {
-	v, err := c.do(ctx, "PCACHE.INFO", ns)
-	if err != nil {
-		return PromptCacheInfo{}, err
-	}
-	r, err := toReply(v)
+	r, err := c.mapReply(ctx, "PCACHE.INFO", ns)
 	if err != nil {
 		return PromptCacheInfo{}, err
 	}

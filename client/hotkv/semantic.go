@@ -2,10 +2,7 @@ package hotkv
 
 import (
 	"context"
-	"errors"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // SemanticCacheOptions configure a semantic cache. Threshold is a distance
@@ -94,15 +91,8 @@ func (c *Client) Lookup(ctx context.Context, name string, vec []float32, o Looku
 	if o.NoRefresh {
 		a = append(a, "NOREFRESH")
 	}
-	v, err := c.do(ctx, a...)
-	if errors.Is(err, redis.Nil) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	r, err := toReply(v)
-	if err != nil {
+	r, err := c.mapReply(ctx, a...)
+	if r == nil {
 		return nil, err
 	}
 	return &SemanticHit{ID: r.int("id"), Response: r.str("response"), Prompt: r.str("prompt"),
@@ -134,11 +124,7 @@ type SemanticCacheInfo struct {
 
 // SemanticCacheInfo is SCACHE.INFO.
 func (c *Client) SemanticCacheInfo(ctx context.Context, name string) (SemanticCacheInfo, error) {
-	v, err := c.do(ctx, "SCACHE.INFO", name)
-	if err != nil {
-		return SemanticCacheInfo{}, err
-	}
-	r, err := toReply(v)
+	r, err := c.mapReply(ctx, "SCACHE.INFO", name)
 	if err != nil {
 		return SemanticCacheInfo{}, err
 	}

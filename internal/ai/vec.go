@@ -101,24 +101,9 @@ func checkAttrs(a string) error {
 	return nil
 }
 
-// MetricName and QuantName are the names replies and INFO use.
-func MetricName(m hnsw.Metric) string {
-	switch m {
-	case hnsw.L2:
-		return "L2"
-	case hnsw.InnerProduct:
-		return "IP"
-	}
-	return "COSINE"
-}
-
-// QuantName is the storage type's name.
-func QuantName(k quant.Kind) string {
-	switch k {
-	case quant.Q8:
-		return "INT8"
-	case quant.Bin:
-		return "BINARY"
-	}
-	return "FLOAT32"
-}
+// MetricNames and QuantNames are the names commands and replies use,
+// indexed by hnsw.Metric and quant.Kind.
+var (
+	MetricNames = [...]string{hnsw.Cosine: "COSINE", hnsw.L2: "L2", hnsw.InnerProduct: "IP"}
+	QuantNames  = [...]string{quant.F32: "FLOAT32", quant.Q8: "INT8", quant.Bin: "BINARY"}
+)

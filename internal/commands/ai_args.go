@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/command"
@@ -154,6 +155,18 @@ func (o *opts) filter() *filter.Expr {
 	return f
 }
 
+// choice reads one of names (case-insensitively) and returns its index.
+func (o *opts) choice(names []string, msg string) int {
+	b := o.next()
+	for i, n := range names {
+		if strings.EqualFold(string(b), n) {
+			return i
+		}
+	}
+	o.fail(msg)
+	return 0
+}
+
 // index parses the vector index options of SCACHE.CREATE and AMEM.CREATE;
 // it reports whether it consumed one.
 func (o *opts) index(v *ai.VectorOptions) bool {
@@ -161,27 +174,9 @@ func (o *opts) index(v *ai.VectorOptions) bool {
 	case o.kw("dim"):
 		v.Dim = int(o.int(1, maxVectorDim))
 	case o.kw("metric"):
-		switch m := o.next(); {
-		case command.Is(m, "cosine"):
-			v.Metric = hnsw.Cosine
-		case command.Is(m, "l2"):
-			v.Metric = hnsw.L2
-		case command.Is(m, "ip"):
-			v.Metric = hnsw.InnerProduct
-		default:
-			o.fail("ERR METRIC must be COSINE, L2 or IP")
-		}
+		v.Metric = hnsw.Metric(o.choice(ai.MetricNames[:], "ERR METRIC must be COSINE, L2 or IP"))
 	case o.kw("type"):
-		switch t := o.next(); {
-		case command.Is(t, "float32"):
-			v.Quant = quant.F32
-		case command.Is(t, "int8"):
-			v.Quant = quant.Q8
-		case command.Is(t, "binary"):
-			v.Quant = quant.Bin
-		default:
-			o.fail("ERR TYPE must be FLOAT32, INT8 or BINARY")
-		}
+		v.Quant = quant.Kind(o.choice(ai.QuantNames[:], "ERR TYPE must be FLOAT32, INT8 or BINARY"))
 	case o.kw("m"):
 		v.M = int(o.int(2, 4096))
 	case o.kw("ef"):
@@ -224,6 +219,35 @@ func (o *opts) idList() []uint64 {
 		o.fail(command.ErrSyntax)
 	}
 	return ids
+}
+
+// options reads optional arguments until they run out: opt reports whether
+// it recognised the next one; anything else is a syntax error.
+func (o *opts) options(opt func() bool) string {
+	for o.more() {
+		if !opt() {
+			o.fail(command.ErrSyntax)
+		}
+	}
+	return o.err
+}
+
+// aiCall is the order every AI command answers errors in: its arguments
+// after the object's name (parse), then the object (obj answers its own
+// error when it does not exist), then the operation (do).
+func aiCall[R, O any](x *command.Ctx, parse func([][]byte) (R, string), obj func(*command.Ctx) *O, do func(R, *O) error) {
+	r, msg := parse(x.Args[2:])
+	if msg != "" {
+		x.Error(msg)
+		return
+	}
+	o := obj(x)
+	if o == nil {
+		return
+	}
+	if err := do(r, o); err != nil {
+		x.Error(err.Error())
+	}
 }
 
 // writeAttrs writes JSON attributes, or null when there are none.

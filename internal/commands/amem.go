@@ -62,14 +62,7 @@ func (o *opts) dedup() float64 {
 
 // kind reads a memory kind.
 func (o *opts) kind() ai.MemKind {
-	b := o.next()
-	for k, n := range ai.KindNames {
-		if command.Is(b, n) {
-			return ai.MemKind(k)
-		}
-	}
-	o.fail(ai.ErrMemoryKind.Error())
-	return 0
+	return ai.MemKind(o.choice(ai.KindNames[:], ai.ErrMemoryKind.Error()))
 }
 
 func memory(x *command.Ctx) *ai.Memory {
@@ -87,7 +80,7 @@ func parseMemAdd(args [][]byte) (ai.MemAdd, string) {
 	a := ai.MemAdd{Text: string(args[0]), Kind: ai.Episodic, Importance: 0.5, Dedup: math.NaN()}
 	o := opts{args: args, i: 1}
 	a.Vector = o.vector()
-	for o.more() {
+	msg := o.options(func() bool {
 		switch {
 		case o.kw("kind"):
 			a.Kind = o.kind()
@@ -103,32 +96,25 @@ func parseMemAdd(args [][]byte) (ai.MemAdd, string) {
 		case o.kw("at"):
 			a.At = o.int(1, math.MaxInt64/2)
 		default:
-			o.fail(command.ErrSyntax)
+			return false
 		}
-	}
-	return a, o.err
+		return true
+	})
+	return a, msg
 }
 
 func amemAdd(x *command.Ctx) {
-	a, msg := parseMemAdd(x.Args[2:])
-	if msg != "" {
-		x.Error(msg)
-		return
-	}
-	m := memory(x)
-	if m == nil {
-		return
-	}
-	id, created, err := m.Add(a, x.Now)
-	if err != nil {
-		x.Error(err.Error())
-		return
-	}
-	x.W.Map(2)
-	x.W.BulkString("id")
-	x.W.Int(int64(id))
-	x.W.BulkString("created")
-	x.W.Bool(created)
+	aiCall(x, parseMemAdd, memory, func(a ai.MemAdd, m *ai.Memory) error {
+		id, created, err := m.Add(a, x.Now)
+		if err == nil {
+			x.W.Map(2)
+			x.W.BulkString("id")
+			x.W.Int(int64(id))
+			x.W.BulkString("created")
+			x.W.Bool(created)
+		}
+		return err
+	})
 }
 
 // Default recall weights: similarity, recency, importance.
@@ -141,7 +127,7 @@ func parseRecall(args [][]byte) (ai.Recall, string) {
 	r := ai.Recall{K: 10, Weights: defaultWeights}
 	o := opts{args: args}
 	r.Vector = o.vector()
-	for o.more() {
+	msg := o.options(func() bool {
 		switch {
 		case o.kw("k"):
 			r.K = int(o.int(1, 1<<20))
@@ -164,28 +150,21 @@ func parseRecall(args [][]byte) (ai.Recall, string) {
 		case o.kw("notouch"):
 			r.NoTouch = true
 		default:
-			o.fail(command.ErrSyntax)
+			return false
 		}
-	}
-	return r, o.err
+		return true
+	})
+	return r, msg
 }
 
 func amemRecall(x *command.Ctx) {
-	r, msg := parseRecall(x.Args[2:])
-	if msg != "" {
-		x.Error(msg)
-		return
-	}
-	m := memory(x)
-	if m == nil {
-		return
-	}
-	recs, err := m.Recall(r, x.Now)
-	if err != nil {
-		x.Error(err.Error())
-		return
-	}
-	writeRecords(x.W, recs, true)
+	aiCall(x, parseRecall, memory, func(r ai.Recall, m *ai.Memory) error {
+		recs, err := m.Recall(r, x.Now)
+		if err == nil {
+			writeRecords(x.W, recs, true)
+		}
+		return err
+	})
 }
 
 // writeRecord writes a memory as a map; recall adds distance and score.
@@ -350,9 +329,9 @@ func amemInfo(x *command.Ctx) {
 	w.BulkString("dim")
 	w.Int(int64(p.Dim))
 	w.BulkString("metric")
-	w.BulkString(ai.MetricName(p.Metric))
+	w.BulkString(ai.MetricNames[p.Metric])
 	w.BulkString("type")
-	w.BulkString(ai.QuantName(p.Quant))
+	w.BulkString(ai.QuantNames[p.Quant])
 	w.BulkString("dedup_distance")
 	w.Double(p.Dedup)
 	w.BulkString("halflife")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/resp"
 	"github.com/hotkv/hotkv/internal/vector/filter"
 )
 
@@ -68,34 +69,27 @@ func parseSemStore(args [][]byte) (ai.SemStore, string) {
 	s := ai.SemStore{Prompt: string(args[0]), Response: string(args[1])}
 	o := opts{args: args, i: 2}
 	s.Vector = o.vector()
-	for o.more() {
+	msg := o.options(func() bool {
 		switch {
 		case o.kw("attrs"):
 			s.Attrs = o.str()
 		case o.ttl(&s.TTL):
 		default:
-			o.fail(command.ErrSyntax)
+			return false
 		}
-	}
-	return s, o.err
+		return true
+	})
+	return s, msg
 }
 
 func scacheStore(x *command.Ctx) {
-	s, msg := parseSemStore(x.Args[2:])
-	if msg != "" {
-		x.Error(msg)
-		return
-	}
-	c := semCache(x)
-	if c == nil {
-		return
-	}
-	id, err := c.Store(s, x.Now)
-	if err != nil {
-		x.Error(err.Error())
-		return
-	}
-	x.W.Int(int64(id))
+	aiCall(x, parseSemStore, semCache, func(s ai.SemStore, c *ai.SemCache) error {
+		id, err := c.Store(s, x.Now)
+		if err == nil {
+			x.W.Int(int64(id))
+		}
+		return err
+	})
 }
 
 // parseSemLookup parses SCACHE.LOOKUP's arguments after the cache name:
@@ -105,7 +99,7 @@ func parseSemLookup(args [][]byte) (ai.SemLookup, string) {
 	q := ai.SemLookup{Threshold: math.NaN()}
 	o := opts{args: args}
 	q.Vector = o.vector()
-	for o.more() {
+	msg := o.options(func() bool {
 		switch {
 		case o.kw("threshold"):
 			q.Threshold = o.float()
@@ -119,32 +113,29 @@ func parseSemLookup(args [][]byte) (ai.SemLookup, string) {
 		case o.kw("norefresh"):
 			q.NoRefresh = true
 		default:
-			o.fail(command.ErrSyntax)
+			return false
 		}
-	}
-	return q, o.err
+		return true
+	})
+	return q, msg
 }
 
 func scacheLookup(x *command.Ctx) {
-	q, msg := parseSemLookup(x.Args[2:])
-	if msg != "" {
-		x.Error(msg)
+	aiCall(x, parseSemLookup, semCache, func(q ai.SemLookup, c *ai.SemCache) error {
+		h, ok, err := c.Lookup(q, x.Now)
+		if err == nil {
+			writeHit(x.W, h, ok)
+		}
+		return err
+	})
+}
+
+// writeHit writes a lookup's answer: a map, or nil on a miss.
+func writeHit(w *resp.Writer, h ai.SemHit, ok bool) {
+	if !ok {
+		w.Null()
 		return
 	}
-	c := semCache(x)
-	if c == nil {
-		return
-	}
-	h, ok, err := c.Lookup(q, x.Now)
-	switch {
-	case err != nil:
-		x.Error(err.Error())
-		return
-	case !ok:
-		x.W.Null()
-		return
-	}
-	w := x.W
 	w.Map(6)
 	w.BulkString("id")
 	w.Int(int64(h.ID))
@@ -206,9 +197,9 @@ func scacheInfo(x *command.Ctx) {
 	w.BulkString("dim")
 	w.Int(int64(p.Dim))
 	w.BulkString("metric")
-	w.BulkString(ai.MetricName(p.Metric))
+	w.BulkString(ai.MetricNames[p.Metric])
 	w.BulkString("type")
-	w.BulkString(ai.QuantName(p.Quant))
+	w.BulkString(ai.QuantNames[p.Quant])
 	w.BulkString("threshold_distance")
 	w.Double(p.Threshold)
 	w.BulkString("ttl")
