@@ -3,9 +3,11 @@ package tests
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,7 +59,7 @@ func aiCmd(parts ...any) []string {
 	return out
 }
 
-func aiClient(t *testing.T, s *testServer, opts ...func(*redis.Options)) *hotkv.Client {
+func aiClient(t testing.TB, s *testServer, opts ...func(*redis.Options)) *hotkv.Client {
 	return hotkv.New(s.client(t, opts...))
 }
 
@@ -452,4 +454,43 @@ func BenchmarkAIBigValues(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAISemanticLookup: SCACHE.LOOKUP through the server from parallel
+// clients, on 5000 random 100-d entries (docs/bench/ai.md has the 100k
+// GloVe figures from cmd/hotkv-aibench).
+func BenchmarkAISemanticLookup(b *testing.B) {
+	s := start(b)
+	ctx := context.Background()
+	c := aiClient(b, s)
+	if err := c.CreateSemanticCache(ctx, "b", hotkv.SemanticCacheOptions{IndexOptions: hotkv.IndexOptions{Dim: 100}}); err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	vec := func() []float32 {
+		v := make([]float32, 100)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	for i := range 5000 {
+		if _, err := c.Store(ctx, "b", hotkv.SemanticEntry{Prompt: strconv.Itoa(i), Response: "r", Vector: vec()}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	queries := make([][]float32, 256)
+	for i := range queries {
+		queries[i] = vec()
+	}
+	var n atomic.Int64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := c.Lookup(ctx, "b", queries[n.Add(1)%256], hotkv.LookupOptions{}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
 }

@@ -38,6 +38,9 @@ func main() {
 		dur       = flag.Duration("time", 5*time.Second, "measuring time per client count")
 		threshold = flag.Float64("threshold", 0.1, "cosine distance threshold")
 		typ       = flag.String("type", "FLOAT32", "storage type")
+		ef        = flag.Int("ef", 0, "lookup EF (0: the cache's default)")
+		loaders   = flag.Int("loaders", 2, "connections loading in parallel")
+		noload    = flag.Bool("noload", false, "reuse the cache a previous run loaded")
 		size      = flag.Int("size", 1<<20, "value size, for big")
 		ops       = flag.Int("ops", 200, "SETs and GETs per client, for big")
 	)
@@ -62,10 +65,16 @@ func main() {
 		if len(blobs) < *n+*nq {
 			fail(fmt.Errorf("%s has %d vectors, need %d", *fvecs, len(blobs), *n+*nq))
 		}
-		load(ctx, rdb, blobs[:*n], dim, *threshold, *typ)
-		recallAt1(ctx, rdb, blobs[:*n], blobs[*n:], 100)
+		if !*noload {
+			load(ctx, rdb, blobs[:*n], dim, *threshold, *typ, *loaders)
+		}
+		extra := []any{}
+		if *ef > 0 {
+			extra = append(extra, "EF", *ef)
+		}
+		recallAt1(ctx, rdb, blobs[:*n], blobs[*n:], 100, extra)
 		for _, c := range counts {
-			lookups(ctx, rdb, blobs[*n:], c, *dur)
+			lookups(ctx, rdb, blobs[*n:], c, *dur, extra)
 		}
 	case "big":
 		for _, c := range counts {
@@ -100,31 +109,44 @@ func readFvecs(path string, max int) (blobs [][]byte, dim int, err error) {
 	return blobs, dim, nil
 }
 
-func load(ctx context.Context, rdb *redis.Client, blobs [][]byte, dim int, threshold float64, typ string) {
+func load(ctx context.Context, rdb *redis.Client, blobs [][]byte, dim int, threshold float64, typ string, loaders int) {
 	rdb.Do(ctx, "SCACHE.DROP", "bench")
 	if err := rdb.Do(ctx, "SCACHE.CREATE", "bench", "DIM", dim, "TYPE", typ, "THRESHOLD", threshold).Err(); err != nil {
 		fail(err)
 	}
 	t0 := time.Now()
 	const batch = 500
-	for i := 0; i < len(blobs); i += batch {
-		p := rdb.Pipeline()
-		for j := i; j < min(i+batch, len(blobs)); j++ {
-			p.Do(ctx, "SCACHE.STORE", "bench", "prompt "+strconv.Itoa(j), "response "+strconv.Itoa(j), "FP32", blobs[j],
-				"ATTRS", `{"user":`+strconv.Itoa(j%100)+`}`)
-		}
-		if _, err := p.Exec(ctx); err != nil {
-			fail(err)
-		}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range loaders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(batch)) - batch
+				if i >= len(blobs) {
+					return
+				}
+				p := rdb.Pipeline()
+				for j := i; j < min(i+batch, len(blobs)); j++ {
+					p.Do(ctx, "SCACHE.STORE", "bench", "prompt "+strconv.Itoa(j), "response "+strconv.Itoa(j), "FP32", blobs[j],
+						"ATTRS", `{"user":`+strconv.Itoa(j%100)+`}`)
+				}
+				if _, err := p.Exec(ctx); err != nil {
+					fail(err)
+				}
+			}
+		}()
 	}
+	wg.Wait()
 	el := time.Since(t0)
 	fmt.Printf("loaded %d entries of dim %d (%s) in %.1fs (%.0f stores/s)\n", len(blobs), dim, typ, el.Seconds(), float64(len(blobs))/el.Seconds())
 }
 
 // recallAt1 checks that lookups find the true nearest entry: for the first
-// m queries, the id LOOKUP returns with THRESHOLD 2 (any distance hits)
-// against a brute-force cosine scan of the entries (ids are load order + 1).
-func recallAt1(ctx context.Context, rdb *redis.Client, base, queries [][]byte, m int) {
+// m queries, the entry LOOKUP returns with THRESHOLD 2 (any distance hits)
+// against a brute-force cosine scan (entry j has the prompt "prompt j").
+func recallAt1(ctx context.Context, rdb *redis.Client, base, queries [][]byte, m int, extra []any) {
 	vec := func(b []byte) []float64 {
 		v := make([]float64, len(b)/4)
 		var n float64
@@ -155,25 +177,25 @@ func recallAt1(ctx context.Context, rdb *redis.Client, base, queries [][]byte, m
 				best, bestDot = i, d
 			}
 		}
-		r, err := rdb.Do(ctx, "SCACHE.LOOKUP", "bench", "FP32", qb, "THRESHOLD", 2, "NOREFRESH").Result()
+		r, err := rdb.Do(ctx, append([]any{"SCACHE.LOOKUP", "bench", "FP32", qb, "THRESHOLD", 2, "NOREFRESH"}, extra...)...).Result()
 		if err != nil {
 			fail(err)
 		}
-		var id int64
+		var prompt any
 		switch v := r.(type) {
 		case map[any]any:
-			id = v["id"].(int64)
+			prompt = v["prompt"]
 		case []any:
-			id = v[1].(int64)
+			prompt = v[5]
 		}
-		if id == int64(best)+1 {
+		if prompt == "prompt "+strconv.Itoa(best) {
 			found++
 		}
 	}
 	fmt.Printf("recall@1 against brute force: %.2f (%d queries)\n", float64(found)/float64(m), m)
 }
 
-func lookups(ctx context.Context, rdb *redis.Client, queries [][]byte, clients int, dur time.Duration) {
+func lookups(ctx context.Context, rdb *redis.Client, queries [][]byte, clients int, dur time.Duration, extra []any) {
 	var hits, total atomic.Int64
 	lat := make([][]time.Duration, clients)
 	var wg sync.WaitGroup
@@ -185,7 +207,7 @@ func lookups(ctx context.Context, rdb *redis.Client, queries [][]byte, clients i
 			defer wg.Done()
 			for i := c; time.Now().Before(stop); i += clients {
 				s := time.Now()
-				v, err := rdb.Do(ctx, "SCACHE.LOOKUP", "bench", "FP32", queries[i%len(queries)]).Result()
+				v, err := rdb.Do(ctx, append([]any{"SCACHE.LOOKUP", "bench", "FP32", queries[i%len(queries)]}, extra...)...).Result()
 				lat[c] = append(lat[c], time.Since(s))
 				if err != nil && err != redis.Nil {
 					fail(err)
