@@ -1,0 +1,246 @@
+package commands
+
+import (
+	"math"
+
+	"github.com/hotkv/hotkv/internal/ai"
+	"github.com/hotkv/hotkv/internal/command"
+)
+
+// PCACHE.*: the exact prompt cache (package ai holds the state), and
+// PCACHE.PREFIX, the KV-cache offload probe over ordinary keys.
+
+const errNoNamespace = "ERR no such namespace"
+
+// promptRequest is the part of PCACHE.GET/SET/DEL/TTL that names an entry:
+// the prompt, then [MODEL m] [PARAMS n name value ...].
+type promptRequest struct {
+	prompt []byte
+	model  string
+	params [][2]string
+}
+
+// promptOpt consumes a MODEL or PARAMS option; it reports whether it
+// found one.
+func (o *opts) promptOpt(r *promptRequest) bool {
+	switch {
+	case o.kw("model"):
+		r.model = o.str()
+	case o.kw("params"):
+		n := o.int(0, math.MaxInt32)
+		if o.err == "" && int64(len(o.args)-o.i) < 2*n {
+			o.fail(command.ErrSyntax)
+		}
+		for range n {
+			if o.err != "" {
+				break
+			}
+			r.params = append(r.params, [2]string{o.str(), o.str()})
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// parsePromptArgs parses everything after the namespace of GET, DEL and
+// TTL: prompt [MODEL m] [PARAMS n name value ...].
+func parsePromptArgs(args [][]byte) (promptRequest, string) {
+	r := promptRequest{prompt: args[0]}
+	o := opts{args: args, i: 1}
+	for o.more() {
+		if !o.promptOpt(&r) {
+			o.fail(command.ErrSyntax)
+		}
+	}
+	return r, o.err
+}
+
+// promptCache returns the namespace named by args[1] and the parsed entry
+// key, or answers an error and returns nil.
+func promptCache(x *command.Ctx) (*ai.PromptCache, ai.PromptKey) {
+	r, msg := parsePromptArgs(x.Args[2:])
+	if msg != "" {
+		x.Error(msg)
+		return nil, ai.PromptKey{}
+	}
+	c := ai.Of(x.KS).Prompt(string(x.Args[1]))
+	if c == nil {
+		x.Error(errNoNamespace)
+		return nil, ai.PromptKey{}
+	}
+	return c, ai.HashPrompt(string(x.Args[1]), r.model, r.params, r.prompt)
+}
+
+func pcacheCreate(x *command.Ctx) {
+	o := opts{args: x.Args, i: 2}
+	p := ai.PromptOptions{Refresh: true}
+	for o.more() {
+		switch {
+		case o.kw("ttl"):
+			p.TTL = o.seconds()
+		case o.kw("maxentries"):
+			p.MaxEntries = o.int(0, math.MaxInt64)
+		case o.kw("maxbytes"):
+			p.MaxBytes = o.int(0, math.MaxInt64)
+		case o.kw("refresh"):
+			p.Refresh = true
+		case o.kw("norefresh"):
+			p.Refresh = false
+		default:
+			o.fail(command.ErrSyntax)
+		}
+	}
+	if o.err != "" {
+		x.Error(o.err)
+		return
+	}
+	if err := ai.Of(x.KS).CreatePrompt(string(x.Args[1]), p); err != nil {
+		x.Error(err.Error())
+		return
+	}
+	x.W.OK()
+}
+
+// pcacheSet is PCACHE.SET ns prompt response [MODEL m] [PARAMS ...]
+// [EX s | PX ms | PERSIST].
+func pcacheSet(x *command.Ctx) {
+	r := promptRequest{prompt: x.Args[2]}
+	var ttl int64
+	o := opts{args: x.Args, i: 4}
+	for o.more() {
+		if !o.promptOpt(&r) && !o.ttl(&ttl) {
+			o.fail(command.ErrSyntax)
+		}
+	}
+	if o.err != "" {
+		x.Error(o.err)
+		return
+	}
+	c := ai.Of(x.KS).Prompt(string(x.Args[1]))
+	if c == nil {
+		x.Error(errNoNamespace)
+		return
+	}
+	added, err := c.Set(ai.HashPrompt(string(x.Args[1]), r.model, r.params, r.prompt), x.Args[3], ttl, x.Now)
+	if err != nil {
+		x.Error(err.Error())
+		return
+	}
+	x.W.Int(b2i(added))
+}
+
+func pcacheGet(x *command.Ctx) {
+	c, k := promptCache(x)
+	if c == nil {
+		return
+	}
+	if v, ok := c.Get(k, x.Now); ok {
+		x.W.Bulk(v)
+		return
+	}
+	x.W.Null()
+}
+
+func pcacheDel(x *command.Ctx) {
+	if c, k := promptCache(x); c != nil {
+		x.W.Int(b2i(c.Delete(k, x.Now)))
+	}
+}
+
+func pcacheTTL(x *command.Ctx) {
+	if c, k := promptCache(x); c != nil {
+		x.W.Int(c.TTL(k, x.Now))
+	}
+}
+
+func pcacheInfo(x *command.Ctx) {
+	c := ai.Of(x.KS).Prompt(string(x.Args[1]))
+	if c == nil {
+		x.Error(errNoNamespace)
+		return
+	}
+	p, s := c.Options(), c.Stats(x.Now)
+	w := x.W
+	w.Map(11)
+	w.BulkString("entries")
+	w.Int(s.Entries)
+	w.BulkString("bytes")
+	w.Int(s.Bytes)
+	w.BulkString("hits")
+	w.Int(s.Hits)
+	w.BulkString("misses")
+	w.Int(s.Misses)
+	w.BulkString("sets")
+	w.Int(s.Sets)
+	w.BulkString("evicted")
+	w.Int(s.Evicted)
+	w.BulkString("expired")
+	w.Int(s.Expired)
+	w.BulkString("ttl")
+	w.Double(float64(p.TTL) / 1000)
+	w.BulkString("maxentries")
+	w.Int(p.MaxEntries)
+	w.BulkString("maxbytes")
+	w.Int(p.MaxBytes)
+	w.BulkString("refresh")
+	w.Bool(p.Refresh)
+}
+
+func pcacheDrop(x *command.Ctx) {
+	if !ai.Of(x.KS).DropPrompt(string(x.Args[1])) {
+		x.Error(errNoNamespace)
+		return
+	}
+	x.W.OK()
+}
+
+// pcachePrefix is PCACHE.PREFIX key [key ...]: how many of the keys, from
+// the first, exist without a gap. It is the prefix probe of an LLM
+// KV-cache offload (one key per token chunk): one round trip instead of one
+// EXISTS per chunk.
+func pcachePrefix(x *command.Ctx) {
+	n := 0
+	for _, k := range x.Args[1:] {
+		if x.Lookup(k) == nil {
+			break
+		}
+		n++
+	}
+	x.W.Int(int64(n))
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func init() {
+	const g = "ai"
+	w, r := command.Write|command.DenyOOM, command.ReadOnly
+	entry := "namespace prompt [MODEL model] [PARAMS count name value [name value ...]]"
+	command.Register(
+		&command.Cmd{Name: "pcache.create", Arity: -2, Flags: w, Run: pcacheCreate, Group: g, Since: "1.0.0",
+			Summary: "Creates a prompt cache namespace: default TTL in seconds, size caps (LRU eviction), TTL refresh on hit.",
+			Args:    "namespace [TTL seconds] [MAXENTRIES count] [MAXBYTES bytes] [REFRESH | NOREFRESH]"},
+		&command.Cmd{Name: "pcache.set", Arity: -4, Flags: w, Run: pcacheSet, Group: g, Since: "1.0.0",
+			Summary: "Caches a response under the server-side hash of namespace, model, parameters and prompt. Returns 1 if new, 0 if replaced.",
+			Args:    "namespace prompt response [MODEL model] [PARAMS count name value [name value ...]] [EX seconds | PX milliseconds | PERSIST]"},
+		&command.Cmd{Name: "pcache.get", Arity: -3, Flags: r | command.Fast, Run: pcacheGet, Group: g, Since: "1.0.0",
+			Summary: "Returns the cached response (a hit) or nil (a miss).", Args: entry},
+		&command.Cmd{Name: "pcache.del", Arity: -3, Flags: command.Write | command.Fast, Run: pcacheDel, Group: g, Since: "1.0.0",
+			Summary: "Deletes a cached response. Returns 1 if it existed.", Args: entry},
+		&command.Cmd{Name: "pcache.ttl", Arity: -3, Flags: r | command.Fast, Run: pcacheTTL, Group: g, Since: "1.0.0",
+			Summary: "Returns a cached response's remaining time to live in milliseconds (-1: none, -2: absent).", Args: entry},
+		&command.Cmd{Name: "pcache.info", Arity: 2, Flags: r, Run: pcacheInfo, Group: g, Since: "1.0.0",
+			Summary: "Returns a namespace's configuration and counters (hits, misses, bytes...).", Args: "namespace"},
+		&command.Cmd{Name: "pcache.drop", Arity: 2, Flags: command.Write, Run: pcacheDrop, Group: g, Since: "1.0.0",
+			Summary: "Deletes a prompt cache namespace and its entries.", Args: "namespace"},
+		&command.Cmd{Name: "pcache.list", Arity: 1, Flags: r, Run: func(x *command.Ctx) { writeNames(x.W, ai.Of(x.KS).PromptNames()) },
+			Group: g, Since: "1.0.0", Summary: "Lists the prompt cache namespaces."},
+		&command.Cmd{Name: "pcache.prefix", Arity: -2, Flags: r | command.Fast, First: 1, Last: -1, Step: 1, Run: pcachePrefix, Group: g, Since: "1.0.0",
+			Summary: "Returns how many of the keys, from the first, exist without a gap (KV-cache chunk prefix probe).", Args: "key [key ...]"},
+	)
+}
