@@ -18,9 +18,6 @@ import (
 // Parsers return Redis-style error text and never keep x.Args: strings are
 // copied out.
 
-// maxVectorDim bounds a VALUES count before anything is allocated.
-const maxVectorDim = 1 << 16
-
 // opts walks a command's optional arguments; the first error sticks.
 type opts struct {
 	args [][]byte
@@ -248,15 +245,6 @@ func aiCall[R, O any](x *command.Ctx, parse func([][]byte) (R, string), obj func
 	if err := do(r, o); err != nil {
 		x.Error(err.Error())
 	}
-}
-
-// writeAttrs writes JSON attributes, or null when there are none.
-func writeAttrs(w *resp.Writer, a string) {
-	if a == "" {
-		w.Null()
-		return
-	}
-	w.BulkString(a)
 }
 
 // writeNames writes a sorted list of object names.

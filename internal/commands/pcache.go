@@ -210,13 +210,6 @@ func pcachePrefix(x *command.Ctx) {
 	x.W.Int(int64(n))
 }
 
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func init() {
 	const g = "ai"
 	w, r := command.Write|command.DenyOOM, command.ReadOnly
