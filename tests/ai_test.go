@@ -133,11 +133,12 @@ func TestAIPromptCacheTTL(t *testing.T) {
 	// A hit restarts the lifetime unless the namespace says NOREFRESH.
 	r.expect("z", "PCACHE.GET", "ns", "default")
 	r.expect("v", "PCACHE.GET", "fixed", "p")
-	if ttl := r.do("PCACHE.TTL", "ns", "default").(int64); ttl < 99_900 {
-		t.Errorf("refreshed TTL = %d ms", ttl)
-	}
-	if ttl := r.do("PCACHE.TTL", "fixed", "p").(int64); ttl > 99_950 {
-		t.Errorf("NOREFRESH TTL = %d ms", ttl)
+	// Both were set before the sleep; only the refreshed one restarted after
+	// it, so it has more left whatever the machine's speed.
+	refreshed := r.do("PCACHE.TTL", "ns", "default").(int64)
+	fixed := r.do("PCACHE.TTL", "fixed", "p").(int64)
+	if refreshed <= fixed || refreshed > 100_000 || fixed > 100_000-60 {
+		t.Errorf("TTL after a hit: %d ms with REFRESH, %d ms with NOREFRESH", refreshed, fixed)
 	}
 }
 
