@@ -366,6 +366,12 @@ func TestAIMemory(t *testing.T) {
 		t.Errorf("filtered recall = %+v", recs)
 	}
 
+	// RESP2: an array of flat arrays, doubles as bulk strings.
+	raw2 := r.do(aiCmd("AMEM.RECALL", "u1", aiVec(5, 6, 0), "K", "1", "KIND", "episodic", "NOTOUCH")...).([]any)
+	if rec := raw2[0].([]any); len(raw2) != 1 || len(rec) != 22 || rec[1] != old || rec[19] != "0" || rec[20] != "score" {
+		t.Errorf("RESP2 recall = %#v", raw2)
+	}
+
 	// The working-memory buffer keeps the last WORKINGMAX of a session.
 	for i := range 5 {
 		r.do(aiCmd("AMEM.ADD", "u1", "w"+strconv.Itoa(i), aiVec(1+i, 7, 0.5), "KIND", "working", "SESSION", "s1")...)
