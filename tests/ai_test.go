@@ -133,11 +133,12 @@ func TestAIPromptCacheTTL(t *testing.T) {
 	// A hit restarts the lifetime unless the namespace says NOREFRESH.
 	r.expect("z", "PCACHE.GET", "ns", "default")
 	r.expect("v", "PCACHE.GET", "fixed", "p")
-	if ttl := r.do("PCACHE.TTL", "ns", "default").(int64); ttl < 99_900 {
-		t.Errorf("refreshed TTL = %d ms", ttl)
-	}
-	if ttl := r.do("PCACHE.TTL", "fixed", "p").(int64); ttl > 99_950 {
-		t.Errorf("NOREFRESH TTL = %d ms", ttl)
+	// Both were set before the sleep; only the refreshed one restarted after
+	// it, so it has more left whatever the machine's speed.
+	refreshed := r.do("PCACHE.TTL", "ns", "default").(int64)
+	fixed := r.do("PCACHE.TTL", "fixed", "p").(int64)
+	if refreshed <= fixed || refreshed > 100_000 || fixed > 100_000-60 {
+		t.Errorf("TTL after a hit: %d ms with REFRESH, %d ms with NOREFRESH", refreshed, fixed)
 	}
 }
 
@@ -363,6 +364,12 @@ func TestAIMemory(t *testing.T) {
 	recs, _ := c.Recall(ctx, "u1", aiVecAt(0, 1), hotkv.RecallOptions{K: 5, Filter: `.topic == "food"`})
 	if len(recs) != 1 || recs[0].ID != id || recs[0].Distance > 1e-6 {
 		t.Errorf("filtered recall = %+v", recs)
+	}
+
+	// RESP2: an array of flat arrays, doubles as bulk strings.
+	raw2 := r.do(aiCmd("AMEM.RECALL", "u1", aiVec(5, 6, 0), "K", "1", "KIND", "episodic", "NOTOUCH")...).([]any)
+	if rec := raw2[0].([]any); len(raw2) != 1 || len(rec) != 22 || rec[1] != old || rec[19] != "0" || rec[20] != "score" {
+		t.Errorf("RESP2 recall = %#v", raw2)
 	}
 
 	// The working-memory buffer keeps the last WORKINGMAX of a session.

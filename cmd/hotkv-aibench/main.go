@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -41,6 +42,8 @@ func main() {
 		ef        = flag.Int("ef", 0, "lookup EF (0: the cache's default)")
 		loaders   = flag.Int("loaders", 2, "connections loading in parallel")
 		noload    = flag.Bool("noload", false, "reuse the cache a previous run loaded")
+		para      = flag.Float64("paraphrase", 0, "instead of held-out vectors, query stored ones moved to this cosine distance (a paraphrase)")
+		pid       = flag.Int("pid", 0, "server process id: report lookups per server CPU-second (robust to a busy machine)")
 		size      = flag.Int("size", 1<<20, "value size, for big")
 		ops       = flag.Int("ops", 200, "SETs and GETs per client, for big")
 	)
@@ -68,13 +71,17 @@ func main() {
 		if !*noload {
 			load(ctx, rdb, blobs[:*n], dim, *threshold, *typ, *loaders)
 		}
+		queries := blobs[*n:]
+		if *para > 0 {
+			queries = paraphrases(blobs[:*n], *nq, *para)
+		}
 		extra := []any{}
 		if *ef > 0 {
 			extra = append(extra, "EF", *ef)
 		}
-		recallAt1(ctx, rdb, blobs[:*n], blobs[*n:], 100, extra)
+		recallAt1(ctx, rdb, blobs[:*n], queries, 100, extra)
 		for _, c := range counts {
-			lookups(ctx, rdb, blobs[*n:], c, *dur, extra)
+			lookups(ctx, rdb, queries, c, *dur, extra, *pid)
 		}
 	case "big":
 		for _, c := range counts {
@@ -143,6 +150,41 @@ func load(ctx context.Context, rdb *redis.Client, blobs [][]byte, dim int, thres
 	fmt.Printf("loaded %d entries of dim %d (%s) in %.1fs (%.0f stores/s)\n", len(blobs), dim, typ, el.Seconds(), float64(len(blobs))/el.Seconds())
 }
 
+// paraphrases makes m queries at cosine distance d from stored vectors
+// (spread over the base): v/|v| + e·g, g a random unit vector orthogonal
+// to v, e = tan(acos(1-d)).
+func paraphrases(base [][]byte, m int, d float64) [][]byte {
+	rng := rand.New(rand.NewPCG(7, 11))
+	e := math.Tan(math.Acos(1 - d))
+	out := make([][]byte, m)
+	for i := range out {
+		src := base[(i*7919)%len(base)]
+		v := make([]float64, len(src)/4)
+		var n float64
+		for j := range v {
+			v[j] = float64(math.Float32frombits(binary.LittleEndian.Uint32(src[4*j:])))
+			n += v[j] * v[j]
+		}
+		g := make([]float64, len(v))
+		var dot, gn float64
+		for j := range v {
+			v[j] /= math.Sqrt(n)
+			g[j] = rng.NormFloat64()
+			dot += g[j] * v[j]
+		}
+		for j := range g {
+			g[j] -= dot * v[j]
+			gn += g[j] * g[j]
+		}
+		b := make([]byte, len(src))
+		for j := range v {
+			binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(float32(v[j]+e*g[j]/math.Sqrt(gn))))
+		}
+		out[i] = b
+	}
+	return out
+}
+
 // recallAt1 checks that lookups find the true nearest entry: for the first
 // m queries, the entry LOOKUP returns with THRESHOLD 2 (any distance hits)
 // against a brute-force cosine scan (entry j has the prompt "prompt j").
@@ -195,7 +237,25 @@ func recallAt1(ctx context.Context, rdb *redis.Client, base, queries [][]byte, m
 	fmt.Printf("recall@1 against brute force: %.2f (%d queries)\n", float64(found)/float64(m), m)
 }
 
-func lookups(ctx context.Context, rdb *redis.Client, queries [][]byte, clients int, dur time.Duration, extra []any) {
+// cpuSeconds is the user+system CPU time of process pid (0: not measured).
+func cpuSeconds(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		fail(err)
+	}
+	// Fields after the parenthesised command name; utime and stime are the
+	// 14th and 15th of the whole line, in clock ticks (100 per second).
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	u, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (u + st) / 100
+}
+
+func lookups(ctx context.Context, rdb *redis.Client, queries [][]byte, clients int, dur time.Duration, extra []any, pid int) {
+	cpu0 := cpuSeconds(pid)
 	var hits, total atomic.Int64
 	lat := make([][]time.Duration, clients)
 	var wg sync.WaitGroup
@@ -224,9 +284,13 @@ func lookups(ctx context.Context, rdb *redis.Client, queries [][]byte, clients i
 	all := slices.Concat(lat...)
 	slices.Sort(all)
 	q := func(p float64) time.Duration { return all[min(int(p*float64(len(all))), len(all)-1)] }
-	fmt.Printf("lookup clients=%d qps=%.0f p50=%v p99=%v hit_ratio=%.3f (%d lookups)\n", clients,
+	perCPU := ""
+	if pid != 0 {
+		perCPU = fmt.Sprintf(" lookups_per_server_cpu_s=%.0f", float64(total.Load())/(cpuSeconds(pid)-cpu0))
+	}
+	fmt.Printf("lookup clients=%d qps=%.0f p50=%v p99=%v hit_ratio=%.3f (%d lookups)%s\n", clients,
 		float64(total.Load())/el.Seconds(), q(0.5).Round(time.Microsecond), q(0.99).Round(time.Microsecond),
-		float64(hits.Load())/float64(total.Load()), total.Load())
+		float64(hits.Load())/float64(total.Load()), total.Load(), perCPU)
 }
 
 func big(ctx context.Context, rdb *redis.Client, size, clients, ops int) {

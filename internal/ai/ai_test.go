@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hotkv/hotkv/internal/vector/filter"
+	"github.com/hotkv/hotkv/internal/vector/hnsw"
 )
 
 func TestPromptCacheLRUAndBytes(t *testing.T) {
@@ -196,5 +197,14 @@ func TestSemConcurrent(t *testing.T) {
 	wg.Wait()
 	if s := c.Stats(1000); s.Entries != 0 {
 		t.Errorf("%d entries outlived their TTL", s.Entries)
+	}
+}
+
+func TestInnerProductDistanceMayBeNegative(t *testing.T) {
+	c, _ := newSemCache(SemOptions{VectorOptions: VectorOptions{Dim: 2, Metric: hnsw.InnerProduct}, Threshold: 0})
+	c.Store(SemStore{Prompt: "p", Response: "r", Vector: []float32{2, 0}}, 1)
+	h, ok, err := c.Lookup(SemLookup{Vector: []float32{1, 0}, Threshold: math.NaN()}, 1)
+	if err != nil || !ok || h.Distance != -1 {
+		t.Fatalf("IP lookup = %+v %v %v, want distance -1 (1 - 2)", h, ok, err)
 	}
 }

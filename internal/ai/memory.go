@@ -245,7 +245,7 @@ func (m *Memory) Recall(r Recall, now int64) ([]Record, error) {
 		e := m.byNode[h.ID]
 		rec := e.record()
 		idle := float64(max(now-rec.LastAccess, 0))
-		rec.Distance = max(h.Dist, 0)
+		rec.Distance = reported(m.opt.Metric, h.Dist)
 		rec.Score = r.Weights[0]*Similarity(m.opt.Metric, h.Dist) +
 			r.Weights[1]*math.Exp2(-idle/float64(half)) + r.Weights[2]*e.importance
 		out = append(out, rec)

@@ -215,7 +215,7 @@ func (c *SemCache) Lookup(q SemLookup, now int64) (SemHit, bool, error) {
 		hit.expire.at.Store(now + hit.ttl)
 	}
 	return SemHit{ID: hit.id, Prompt: hit.prompt, Response: hit.response, Attrs: hit.attrs,
-		Distance: max(dist, 0), Exact: exact}, true, nil
+		Distance: reported(c.opt.Metric, dist), Exact: exact}, true, nil
 }
 
 func addFloat(a *atomic.Uint64, d float64) {

@@ -86,6 +86,15 @@ func Similarity(m hnsw.Metric, d float32) float64 {
 	return min(max(1-float64(d), 0), 1)
 }
 
+// reported is a distance as replies show it: rounding can make a cosine
+// or L2 distance slightly negative, an inner-product one can really be.
+func reported(m hnsw.Metric, d float32) float32 {
+	if m == hnsw.InnerProduct {
+		return d
+	}
+	return max(d, 0)
+}
+
 // checkAttrs accepts "" (no attributes) or a JSON object.
 func checkAttrs(a string) error {
 	if a == "" {

@@ -247,6 +247,38 @@ func aiCall[R, O any](x *command.Ctx, parse func([][]byte) (R, string), obj func
 	}
 }
 
+// info is one field of an *.INFO reply.
+type info struct {
+	name string
+	v    any // int, int64, float64 (a double), string or bool
+}
+
+// writeInfo writes *.INFO fields as a map.
+func writeInfo(w *resp.Writer, fields ...info) {
+	w.Map(len(fields))
+	for _, f := range fields {
+		w.BulkString(f.name)
+		switch v := f.v.(type) {
+		case int:
+			w.Int(int64(v))
+		case int64:
+			w.Int(v)
+		case float64:
+			w.Double(v)
+		case string:
+			w.BulkString(v)
+		case bool:
+			w.Bool(v)
+		}
+	}
+}
+
+// indexInfo is the part of SCACHE.INFO and AMEM.INFO that describes the
+// vector index.
+func indexInfo(v ai.VectorOptions) []info {
+	return []info{{"dim", v.Dim}, {"metric", ai.MetricNames[v.Metric]}, {"type", ai.QuantNames[v.Quant]}}
+}
+
 // writeNames writes a sorted list of object names.
 func writeNames(w *resp.Writer, names []string) {
 	w.Array(len(names))

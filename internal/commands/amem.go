@@ -324,32 +324,13 @@ func amemInfo(x *command.Ctx) {
 		return
 	}
 	p, s := m.Options(), m.Stats(x.Now)
-	w := x.W
-	w.Map(13)
-	w.BulkString("dim")
-	w.Int(int64(p.Dim))
-	w.BulkString("metric")
-	w.BulkString(ai.MetricNames[p.Metric])
-	w.BulkString("type")
-	w.BulkString(ai.QuantNames[p.Quant])
-	w.BulkString("dedup_distance")
-	w.Double(p.Dedup)
-	w.BulkString("halflife")
-	w.Double(float64(p.HalfLife) / 1000)
-	w.BulkString("workingmax")
-	w.Int(int64(p.WorkingMax))
-	w.BulkString("workingttl")
-	w.Double(float64(p.WorkingTTL) / 1000)
-	w.BulkString("memories")
-	w.Int(int64(s.Kinds[0] + s.Kinds[1] + s.Kinds[2]))
-	for k, n := range ai.KindNames {
-		w.BulkString(n)
-		w.Int(int64(s.Kinds[k]))
-	}
-	w.BulkString("sessions")
-	w.Int(int64(s.Sessions))
-	w.BulkString("expired")
-	w.Int(s.Expired)
+	writeInfo(x.W, append(indexInfo(p.VectorOptions),
+		info{"dedup_distance", p.Dedup}, info{"halflife", float64(p.HalfLife) / 1000},
+		info{"workingmax", p.WorkingMax}, info{"workingttl", float64(p.WorkingTTL) / 1000},
+		info{"memories", s.Kinds[0] + s.Kinds[1] + s.Kinds[2]},
+		info{ai.KindNames[ai.Working], s.Kinds[ai.Working]}, info{ai.KindNames[ai.Episodic], s.Kinds[ai.Episodic]},
+		info{ai.KindNames[ai.Semantic], s.Kinds[ai.Semantic]},
+		info{"sessions", s.Sessions}, info{"expired", s.Expired})...)
 }
 
 func amemDrop(x *command.Ctx) {

@@ -161,30 +161,10 @@ func pcacheInfo(x *command.Ctx) {
 		return
 	}
 	p, s := c.Options(), c.Stats(x.Now)
-	w := x.W
-	w.Map(11)
-	w.BulkString("entries")
-	w.Int(s.Entries)
-	w.BulkString("bytes")
-	w.Int(s.Bytes)
-	w.BulkString("hits")
-	w.Int(s.Hits)
-	w.BulkString("misses")
-	w.Int(s.Misses)
-	w.BulkString("sets")
-	w.Int(s.Sets)
-	w.BulkString("evicted")
-	w.Int(s.Evicted)
-	w.BulkString("expired")
-	w.Int(s.Expired)
-	w.BulkString("ttl")
-	w.Double(float64(p.TTL) / 1000)
-	w.BulkString("maxentries")
-	w.Int(p.MaxEntries)
-	w.BulkString("maxbytes")
-	w.Int(p.MaxBytes)
-	w.BulkString("refresh")
-	w.Bool(p.Refresh)
+	writeInfo(x.W, info{"entries", s.Entries}, info{"bytes", s.Bytes}, info{"hits", s.Hits},
+		info{"misses", s.Misses}, info{"sets", s.Sets}, info{"evicted", s.Evicted}, info{"expired", s.Expired},
+		info{"ttl", float64(p.TTL) / 1000}, info{"maxentries", p.MaxEntries}, info{"maxbytes", p.MaxBytes},
+		info{"refresh", p.Refresh})
 }
 
 func pcacheDrop(x *command.Ctx) {

@@ -192,40 +192,12 @@ func scacheInfo(x *command.Ctx) {
 		return
 	}
 	p, s := c.Options(), c.Stats(x.Now)
-	w := x.W
-	w.Map(16)
-	w.BulkString("dim")
-	w.Int(int64(p.Dim))
-	w.BulkString("metric")
-	w.BulkString(ai.MetricNames[p.Metric])
-	w.BulkString("type")
-	w.BulkString(ai.QuantNames[p.Quant])
-	w.BulkString("threshold_distance")
-	w.Double(p.Threshold)
-	w.BulkString("ttl")
-	w.Double(float64(p.TTL) / 1000)
-	w.BulkString("maxentries")
-	w.Int(int64(p.MaxEntries))
-	w.BulkString("refresh")
-	w.Bool(p.Refresh)
-	w.BulkString("entries")
-	w.Int(int64(s.Entries))
-	w.BulkString("hits")
-	w.Int(s.Hits)
-	w.BulkString("exact_hits")
-	w.Int(s.ExactHits)
-	w.BulkString("misses")
-	w.Int(s.Misses)
-	w.BulkString("hit_ratio")
-	w.Double(s.HitRatio)
-	w.BulkString("avg_hit_distance")
-	w.Double(s.AvgHitDistance)
-	w.BulkString("evicted")
-	w.Int(s.Evicted)
-	w.BulkString("expired")
-	w.Int(s.Expired)
-	w.BulkString("index_bytes")
-	w.Int(s.IndexBytes)
+	writeInfo(x.W, append(indexInfo(p.VectorOptions),
+		info{"threshold_distance", p.Threshold}, info{"ttl", float64(p.TTL) / 1000},
+		info{"maxentries", p.MaxEntries}, info{"refresh", p.Refresh}, info{"entries", s.Entries},
+		info{"hits", s.Hits}, info{"exact_hits", s.ExactHits}, info{"misses", s.Misses},
+		info{"hit_ratio", s.HitRatio}, info{"avg_hit_distance", s.AvgHitDistance},
+		info{"evicted", s.Evicted}, info{"expired", s.Expired}, info{"index_bytes", s.IndexBytes})...)
 }
 
 func scacheDrop(x *command.Ctx) {
