@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -52,6 +53,15 @@ func logY(p *plot.Plot, lo, hi float64) {
 	}
 }
 
+// headroom leaves room above the data for the legend.
+func headroom(p *plot.Plot) {
+	if _, ok := p.Y.Scale.(plot.LogScale); ok {
+		p.Y.Max *= 2
+		return
+	}
+	p.Y.Max += 0.25 * (p.Y.Max - p.Y.Min)
+}
+
 // Vector draws, into dir with names starting with prefix, QPS vs recall
 // for each client count and QPS vs clients for each recall target.
 func Vector(v *report.Vector, dir, prefix string) ([]Written, error) {
@@ -83,6 +93,7 @@ func Vector(v *report.Vector, dir, prefix string) ([]Written, error) {
 			continue
 		}
 		logY(p, lo, hi)
+		headroom(p)
 		base := filepath.Join(dir, fmt.Sprintf("%s-qps-recall-c%d", prefix, c))
 		if err := save(p, 6*vg.Inch, 4*vg.Inch, base); err != nil {
 			return out, err
@@ -114,6 +125,7 @@ func Vector(v *report.Vector, dir, prefix string) ([]Written, error) {
 		if n == 0 {
 			continue
 		}
+		headroom(p)
 		base := filepath.Join(dir, fmt.Sprintf("%s-qps-clients-r%02.0f", prefix, 100*t))
 		if err := save(p, 6*vg.Inch, 4*vg.Inch, base); err != nil {
 			return out, err
@@ -164,10 +176,10 @@ func KV(k *report.KV, dir, prefix string) ([]Written, error) {
 	var out []Written
 	var servers, cmds []string
 	for _, p := range k.Points {
-		if !contains(servers, p.Server) {
+		if !slices.Contains(servers, p.Server) {
 			servers = append(servers, p.Server)
 		}
-		if !contains(cmds, p.Command) {
+		if !slices.Contains(cmds, p.Command) {
 			cmds = append(cmds, p.Command)
 		}
 	}
@@ -196,6 +208,9 @@ func KV(k *report.KV, dir, prefix string) ([]Written, error) {
 			p.Legend.Add(sv, b)
 		}
 		p.NominalX(cmds...)
+		p.X.Min, p.X.Max = -0.7, float64(len(cmds))-0.3
+		p.Y.Min = 0
+		headroom(p)
 		p.Y.Tick.Marker = thousands{}
 		base := filepath.Join(dir, fmt.Sprintf("%s-ops-p%d", prefix, pl))
 		if err := save(p, vg.Length(max(6, 0.4*float64(len(cmds)*len(servers))+2))*vg.Inch, 4*vg.Inch, base); err != nil {
@@ -204,15 +219,6 @@ func KV(k *report.KV, dir, prefix string) ([]Written, error) {
 		out = append(out, Written{title, base})
 	}
 	return out, nil
-}
-
-func contains(s []string, x string) bool {
-	for _, v := range s {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // thousands labels the default ticks with k/M suffixes.
