@@ -15,6 +15,7 @@ import (
 	"github.com/hotkv/hotkv/internal/bench/progress"
 	"github.com/hotkv/hotkv/internal/bench/report"
 	"github.com/hotkv/hotkv/internal/bench/respclient"
+	"github.com/hotkv/hotkv/internal/bench/sysinfo"
 	"github.com/hotkv/hotkv/internal/bench/target"
 )
 
@@ -143,6 +144,11 @@ func runKV(args []string) error {
 					if err != nil {
 						line.Done()
 						return fmt.Errorf("%s %s: %v", t.Name, w.Name, err)
+					}
+					if res.ClientBound {
+						line.Done()
+						logf("warning: %s: the load generator used %.0f%% of a core (of %d usable): client-bound, the figure is a floor for the server",
+							detail, 100*res.ClientCores, sysinfo.UsableCores())
 					}
 					pt.Runs = append(pt.Runs, res)
 				}

@@ -66,39 +66,48 @@ func headroom(p *plot.Plot) {
 // for each client count and QPS vs clients for each recall target.
 func Vector(v *report.Vector, dir, prefix string) ([]Written, error) {
 	var out []Written
-	for _, c := range v.Settings.Clients {
-		title := fmt.Sprintf("QPS vs recall@%d, %d client(s)", v.Dataset.K, c)
-		p := newPlot(title, fmt.Sprintf("recall@%d", v.Dataset.K), "queries/s")
-		lo, hi := math.Inf(1), 0.0
-		n := 0
+	draw := func(p *plot.Plot, title, name string, xyOf func(i int, e *report.EngineResult) plotter.XYs) error {
+		lo, hi, n := math.Inf(1), 0.0, 0
 		for i, e := range v.Engines {
-			var xy plotter.XYs
-			for _, g := range e.Grid {
-				r, ok := recall(e, g.EF)
-				if g.Clients != c || !ok {
-					continue
-				}
-				xy = append(xy, plotter.XY{X: r, Y: g.Median.OpsPerSec})
-				lo, hi = min(lo, g.Median.OpsPerSec), max(hi, g.Median.OpsPerSec)
-			}
+			xy := xyOf(i, e)
 			if len(xy) == 0 {
 				continue
 			}
+			for _, pt := range xy {
+				lo, hi = min(lo, pt.Y), max(hi, pt.Y)
+			}
 			n++
 			if err := addLine(p, e.Name, xy, i); err != nil {
-				return out, err
+				return err
 			}
 		}
 		if n == 0 {
-			continue
+			return nil
 		}
 		logY(p, lo, hi)
 		headroom(p)
-		base := filepath.Join(dir, fmt.Sprintf("%s-qps-recall-c%d", prefix, c))
+		base := filepath.Join(dir, prefix+"-"+name)
 		if err := save(p, 6*vg.Inch, 4*vg.Inch, base); err != nil {
-			return out, err
+			return err
 		}
 		out = append(out, Written{title, base})
+		return nil
+	}
+	for _, c := range v.Settings.Clients {
+		title := fmt.Sprintf("QPS vs recall@%d, %d client(s)", v.Dataset.K, c)
+		p := newPlot(title, fmt.Sprintf("recall@%d", v.Dataset.K), "queries/s")
+		err := draw(p, title, fmt.Sprintf("qps-recall-c%d", c), func(_ int, e *report.EngineResult) plotter.XYs {
+			var xy plotter.XYs
+			for _, g := range e.Grid {
+				if r, ok := recall(e, g.EF); ok && g.Clients == c {
+					xy = append(xy, plotter.XY{X: r, Y: g.Median.OpsPerSec})
+				}
+			}
+			return xy
+		})
+		if err != nil {
+			return out, err
+		}
 	}
 	matches := report.Matched(v.Engines, []float64{0.90, 0.95, 0.99})
 	for _, t := range []float64{0.90, 0.95, 0.99} {
@@ -106,31 +115,18 @@ func Vector(v *report.Vector, dir, prefix string) ([]Written, error) {
 		p := newPlot(title, "clients", "queries/s")
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = clientTicks(v.Settings.Clients)
-		n := 0
-		for i, e := range v.Engines {
+		err := draw(p, title, fmt.Sprintf("qps-clients-r%02.0f", 100*t), func(i int, _ *report.EngineResult) plotter.XYs {
 			var xy plotter.XYs
 			for _, m := range matches {
 				if m.Target == t && m.Picks[i] != nil {
 					xy = append(xy, plotter.XY{X: float64(m.Clients), Y: m.Picks[i].QPS})
 				}
 			}
-			if len(xy) == 0 {
-				continue
-			}
-			n++
-			if err := addLine(p, e.Name, xy, i); err != nil {
-				return out, err
-			}
-		}
-		if n == 0 {
-			continue
-		}
-		headroom(p)
-		base := filepath.Join(dir, fmt.Sprintf("%s-qps-clients-r%02.0f", prefix, 100*t))
-		if err := save(p, 6*vg.Inch, 4*vg.Inch, base); err != nil {
+			return xy
+		})
+		if err != nil {
 			return out, err
 		}
-		out = append(out, Written{title, base})
 	}
 	return out, nil
 }

@@ -2,38 +2,12 @@ package kv
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hotkv/hotkv/internal/bench/nullserver"
-	"github.com/hotkv/hotkv/internal/bench/respclient"
-	"github.com/hotkv/hotkv/internal/config"
-	"github.com/hotkv/hotkv/internal/server"
 )
-
-// startHotKV runs a real HotKV server in the test process.
-func startHotKV(t *testing.T) string {
-	t.Helper()
-	cfg, err := config.FromArgs([]string{"--port", "0", "--loglevel", "warning"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := server.New(cfg)
-	if err := s.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- s.Serve() }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-		<-done
-	})
-	return s.Addr().String()
-}
 
 func TestEncodeRing(t *testing.T) {
 	w, _ := Lookup("mset")
@@ -67,34 +41,6 @@ func TestLookup(t *testing.T) {
 	}
 	if _, err := Lookup("frobnicate"); err == nil || !strings.Contains(err.Error(), "unknown command") {
 		t.Fatal(err)
-	}
-}
-
-func TestRunAgainstHotKV(t *testing.T) {
-	addr := startHotKV(t)
-	w, _ := Lookup("set")
-	res, err := Run(Encode(w, 100, 8, 1000, 8, 1), Options{Addr: addr, Connections: 4, Pipeline: 8,
-		Requests: 2000, DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Ops < 2000 || res.Errors != 0 || res.OpsPerSec <= 0 || res.P50us <= 0 || res.P99us < res.P50us {
-		t.Fatalf("result %+v", res)
-	}
-	c, err := respclient.Dial(addr, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if n, err := c.Do("DBSIZE"); err != nil || n.(int64) == 0 || n.(int64) > 100 {
-		t.Fatalf("DBSIZE %v %v after SET over 100 keys", n, err)
-	}
-	// Error replies are counted, not fatal: INCR on a value that is not a number.
-	inc, _ := Lookup("INCR key:__rand_int__")
-	res, err = Run(Encode(inc, 100, 0, 100, 1, 1), Options{Addr: addr, Connections: 2, Pipeline: 1,
-		Requests: 100, DialTimeout: 5 * time.Second})
-	if err != nil || res.Errors == 0 || !strings.Contains(res.FirstError, "not an integer") {
-		t.Fatalf("%+v %v", res, err)
 	}
 }
 

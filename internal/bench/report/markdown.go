@@ -72,14 +72,23 @@ func us(v float64) string {
 	return fmt.Sprintf("%.0f µs", v)
 }
 
-func serverNames(points []KVPoint) []string {
+// distinct lists field(p) of every point, in first-seen order.
+func distinct(points []KVPoint, field func(KVPoint) string) []string {
 	var out []string
 	for _, p := range points {
-		if !slices.Contains(out, p.Server) {
-			out = append(out, p.Server)
+		if v := field(p); !slices.Contains(out, v) {
+			out = append(out, v)
 		}
 	}
 	return out
+}
+
+func serverNames(points []KVPoint) []string {
+	return distinct(points, func(p KVPoint) string { return p.Server })
+}
+
+func commands(points []KVPoint) []string {
+	return distinct(points, func(p KVPoint) string { return p.Command })
 }
 
 func kvMarkdown(w io.Writer, k *KV) {
@@ -168,16 +177,6 @@ func kvCell(m kv.Result) string {
 		s = "error"
 	}
 	return s
-}
-
-func commands(points []KVPoint) []string {
-	var out []string
-	for _, p := range points {
-		if !slices.Contains(out, p.Command) {
-			out = append(out, p.Command)
-		}
-	}
-	return out
 }
 
 func findKV(points []KVPoint, server, cmd string, pipeline int) *KVPoint {

@@ -304,17 +304,7 @@ func unwrapNet(err error) error {
 // Do sends one command and decodes its reply; an error reply is returned
 // as a ServerError error.
 func (c *Conn) Do(args ...string) (any, error) {
-	if _, err := c.Write(AppendStrings(nil, args...)); err != nil {
-		return nil, err
-	}
-	v, err := c.R.Read()
-	if err != nil {
-		return nil, err
-	}
-	if e, ok := v.(ServerError); ok {
-		return nil, e
-	}
-	return v, nil
+	return c.DoBytes(AppendStrings(nil, args...))
 }
 
 // DoBytes is Do for a request already encoded.
