@@ -85,7 +85,15 @@ func Vector(v *report.Vector, dir, prefix string) ([]Written, error) {
 			return nil
 		}
 		logY(p, lo, hi)
+		if _, log := p.Y.Scale.(plot.LogScale); !log {
+			p.Y.Min = 0
+			p.Y.Tick.Marker = thousands{}
+		}
 		headroom(p)
+		if _, log := p.X.Scale.(plot.LogScale); !log {
+			pad := 0.03 * (p.X.Max - p.X.Min)
+			p.X.Min, p.X.Max = p.X.Min-pad, p.X.Max+pad
+		}
 		base := filepath.Join(dir, prefix+"-"+name)
 		if err := save(p, 6*vg.Inch, 4*vg.Inch, base); err != nil {
 			return err
@@ -228,6 +236,8 @@ func (thousands) Ticks(lo, hi float64) []plot.Tick {
 		}
 		v := t[i].Value
 		switch {
+		case v < 1e3:
+			t[i].Label = fmt.Sprintf("%.0f", v)
 		case v >= 1e6:
 			t[i].Label = strings.TrimSuffix(fmt.Sprintf("%.1f", v/1e6), ".0") + "M"
 		case v >= 1e3:

@@ -143,8 +143,9 @@ func kvMarkdown(w io.Writer, k *KV) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintf(w, "Latency and CPU, pipeline %d (p50 / p99 / p99.9; load generator cores; server CPU µs per op where the server is local):\n\n", pl)
-		fmt.Fprintln(w, "| server | command | p50 | p99 | p99.9 | generator cores | server µs/op | errors |\n|---|---|---|---|---|---|---|---|")
+		cpuTable(w, k.Points, servers, pl)
+		fmt.Fprintf(w, "Latency and CPU, pipeline %d (p50 / p99 / p99.9; load generator CPU in cores and µs per request; server CPU µs per request where the server is local):\n\n", pl)
+		fmt.Fprintln(w, "| server | command | p50 | p99 | p99.9 | generator cores | generator µs/op | server cores | server µs/op | errors |\n|---|---|---|---|---|---|---|---|---|---|")
 		for _, sv := range servers {
 			for _, cmd := range commands(k.Points) {
 				p := findKV(k.Points, sv, cmd, pl)
@@ -152,20 +153,73 @@ func kvMarkdown(w io.Writer, k *KV) {
 					continue
 				}
 				m := p.Median
-				srv := "-"
+				srv := "- | -"
 				if m.ServerUsOp > 0 {
-					srv = fmt.Sprintf("%.2f", m.ServerUsOp)
+					srv = fmt.Sprintf("%.2f | %.2f", m.ServerCores, m.ServerUsOp)
 				}
 				errs := "0"
 				if m.Errors > 0 {
 					errs = fmt.Sprintf("%d (%s)", m.Errors, m.FirstError)
 				}
-				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.2f | %s | %s |\n", sv, cmd, us(m.P50us), us(m.P99us), us(m.P999us), m.ClientCores, srv, errs)
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.2f | %.2f | %s | %s |\n", sv, cmd, us(m.P50us), us(m.P99us), us(m.P999us), m.ClientCores, m.ClientCores*1e6/max(m.OpsPerSec, 1), srv, errs)
 			}
 		}
 		fmt.Fprintln(w)
 	}
+	fmt.Fprintf(w, "The load generator's ceiling on one core is about 10⁶ / (generator µs/op) requests per second.\n")
 	fmt.Fprintf(w, "\"(client-bound)\" marks runs where the load generator used more than 85%% of the cores it may use: the figure is a floor for that server, not its limit.\n\n")
+}
+
+// cpuTable compares the servers' CPU time per request, which a machine
+// busy with other work disturbs far less than throughput.
+func cpuTable(w io.Writer, points []KVPoint, servers []string, pl int) {
+	var local []string
+	for _, sv := range servers {
+		for _, p := range points {
+			if p.Server == sv && p.Pipeline == pl && p.Median.ServerUsOp > 0 {
+				local = append(local, sv)
+				break
+			}
+		}
+	}
+	if len(local) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Server CPU µs per request, pipeline %d (user + system time of the server process over the counted window; lower is better):\n\n| command |", pl)
+	for _, sv := range local {
+		fmt.Fprintf(w, " %s |", sv)
+	}
+	if len(local) > 1 {
+		fmt.Fprintf(w, " %s / %s |", local[0], local[1])
+	}
+	fmt.Fprintf(w, "\n|---|%s", strings.Repeat("---|", len(local)))
+	if len(local) > 1 {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprintln(w)
+	for _, cmd := range commands(points) {
+		fmt.Fprintf(w, "| %s |", cmd)
+		var v []float64
+		for _, sv := range local {
+			p := findKV(points, sv, cmd, pl)
+			if p == nil || p.Median.ServerUsOp == 0 {
+				fmt.Fprint(w, " - |")
+				v = append(v, 0)
+				continue
+			}
+			fmt.Fprintf(w, " %.2f |", p.Median.ServerUsOp)
+			v = append(v, p.Median.ServerUsOp)
+		}
+		if len(local) > 1 {
+			if v[0] > 0 && v[1] > 0 {
+				fmt.Fprintf(w, " %.2fx |", v[0]/v[1])
+			} else {
+				fmt.Fprint(w, " - |")
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
 }
 
 func kvCell(m kv.Result) string {
