@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -50,6 +51,7 @@ func ReadParquet(path, column string) (Vectors, error) {
 		}
 		if out.Dim == 0 {
 			out.Dim = len(row)
+			out.Data = slices.Grow(out.Data, int(pf.NumRows())*out.Dim) // one allocation for the whole file
 		}
 		if len(row) != out.Dim || out.Dim == 0 {
 			return fmt.Errorf("row %d has %d dimensions, row 0 has %d", out.Len(), len(row), out.Dim)

@@ -15,6 +15,9 @@ func ReadFvecs(path string) (Vectors, error) {
 	err := readVecs(path, func(d int, rec []byte) error {
 		if out.Dim == 0 {
 			out.Dim = d
+			if st, err := os.Stat(path); err == nil { // one allocation for the whole file
+				out.Data = make([]float32, 0, int(st.Size())/(4+4*d)*d)
+			}
 		} else if d != out.Dim {
 			return fmt.Errorf("vector %d has %d dimensions, vector 0 has %d", out.Len(), d, out.Dim)
 		}

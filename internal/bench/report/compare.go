@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Compare prints B/A ratios for every point measured in both reports.
@@ -15,6 +16,9 @@ func Compare(w io.Writer, a, b *Report, nameA, nameB string) error {
 		fmt.Fprintf(w, "Key-value ops/s (B = %s, A = %s)\n\n", nameB, nameA)
 		fmt.Fprintf(w, "%-10s %-8s %-12s %14s %14s %8s\n", "server", "pipeline", "command", "A ops/s", "B ops/s", "B/A")
 		sa, sb := serverNames(a.KV.Points), serverNames(b.KV.Points)
+		if len(pairs(sa, sb)) == 0 {
+			fmt.Fprintf(w, "(no server in both: A has %s, B has %s)\n", strings.Join(sa, ", "), strings.Join(sb, ", "))
+		}
 		for _, pair := range pairs(sa, sb) {
 			for _, pa := range a.KV.Points {
 				if pa.Server != pair[0] {
@@ -33,6 +37,9 @@ func Compare(w io.Writer, a, b *Report, nameA, nameB string) error {
 	if a.Vector != nil && b.Vector != nil {
 		printed = true
 		na, nb := engineNames(a.Vector.Engines), engineNames(b.Vector.Engines)
+		if len(pairs(na, nb)) == 0 {
+			fmt.Fprintf(w, "Vector: no engine in both: A has %s, B has %s\n", strings.Join(na, ", "), strings.Join(nb, ", "))
+		}
 		for _, pair := range pairs(na, nb) {
 			ea, eb := findEngine(a.Vector.Engines, pair[0]), findEngine(b.Vector.Engines, pair[1])
 			fmt.Fprintf(w, "Vector %s (A, %s) vs %s (B, %s)\n\n", ea.Name, nameA, eb.Name, nameB)
