@@ -111,38 +111,9 @@ func kvMarkdown(w io.Writer, k *KV) {
 	servers := serverNames(k.Points)
 	for _, pl := range s.Pipelines {
 		fmt.Fprintf(w, "### ops/s, pipeline %d\n\n", pl)
-		fmt.Fprintf(w, "| command | %s |", strings.Join(servers, " | "))
-		if len(servers) > 1 {
-			fmt.Fprintf(w, " %s / %s |", servers[0], servers[1])
-		}
-		fmt.Fprintf(w, "\n|---|%s", strings.Repeat("---|", len(servers)))
-		if len(servers) > 1 {
-			fmt.Fprint(w, "---|")
-		}
-		fmt.Fprintln(w)
-		for _, cmd := range commands(k.Points) {
-			fmt.Fprintf(w, "| %s |", cmd)
-			var rates []float64
-			for _, sv := range servers {
-				p := findKV(k.Points, sv, cmd, pl)
-				if p == nil {
-					fmt.Fprint(w, " - |")
-					rates = append(rates, 0)
-					continue
-				}
-				fmt.Fprintf(w, " %s |", kvCell(p.Median))
-				rates = append(rates, p.Median.OpsPerSec)
-			}
-			if len(servers) > 1 {
-				if rates[1] > 0 {
-					fmt.Fprintf(w, " %.2fx |", rates[0]/rates[1])
-				} else {
-					fmt.Fprint(w, " - |")
-				}
-			}
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintln(w)
+		commandTable(w, k.Points, servers, pl, func(p *KVPoint) (string, float64) {
+			return kvCell(p.Median), p.Median.OpsPerSec
+		})
 		cpuTable(w, k.Points, servers, pl)
 		fmt.Fprintf(w, "Latency and CPU, pipeline %d (p50 / p99 / p99.9; load generator CPU in cores and µs per request; server CPU µs per request where the server is local):\n\n", pl)
 		fmt.Fprintln(w, "| server | command | p50 | p99 | p99.9 | generator cores | generator µs/op | server cores | server µs/op | errors |\n|---|---|---|---|---|---|---|---|---|---|")
@@ -185,32 +156,44 @@ func cpuTable(w io.Writer, points []KVPoint, servers []string, pl int) {
 	if len(local) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "Server CPU µs per request, pipeline %d (user + system time of the server process over the counted window; lower is better):\n\n| command |", pl)
-	for _, sv := range local {
-		fmt.Fprintf(w, " %s |", sv)
+	fmt.Fprintf(w, "Server CPU µs per request, pipeline %d (user + system time of the server process over the counted window; lower is better):\n\n", pl)
+	commandTable(w, points, local, pl, func(p *KVPoint) (string, float64) {
+		if p.Median.ServerUsOp == 0 {
+			return "-", 0
+		}
+		return fmt.Sprintf("%.2f", p.Median.ServerUsOp), p.Median.ServerUsOp
+	})
+}
+
+// commandTable writes, at pipeline pl, one row per command and one column per server
+// (cell gives a point's text and value), plus the ratio of the first two
+// servers' values.
+func commandTable(w io.Writer, points []KVPoint, servers []string, pl int, cell func(*KVPoint) (string, float64)) {
+	fmt.Fprintf(w, "| command | %s |", strings.Join(servers, " | "))
+	ratio := len(servers) > 1
+	if ratio {
+		fmt.Fprintf(w, " %s / %s |", servers[0], servers[1])
 	}
-	if len(local) > 1 {
-		fmt.Fprintf(w, " %s / %s |", local[0], local[1])
-	}
-	fmt.Fprintf(w, "\n|---|%s", strings.Repeat("---|", len(local)))
-	if len(local) > 1 {
+	fmt.Fprintf(w, "\n|---|%s", strings.Repeat("---|", len(servers)))
+	if ratio {
 		fmt.Fprint(w, "---|")
 	}
 	fmt.Fprintln(w)
 	for _, cmd := range commands(points) {
 		fmt.Fprintf(w, "| %s |", cmd)
 		var v []float64
-		for _, sv := range local {
+		for _, sv := range servers {
 			p := findKV(points, sv, cmd, pl)
-			if p == nil || p.Median.ServerUsOp == 0 {
+			if p == nil {
 				fmt.Fprint(w, " - |")
 				v = append(v, 0)
 				continue
 			}
-			fmt.Fprintf(w, " %.2f |", p.Median.ServerUsOp)
-			v = append(v, p.Median.ServerUsOp)
+			text, val := cell(p)
+			fmt.Fprintf(w, " %s |", text)
+			v = append(v, val)
 		}
-		if len(local) > 1 {
+		if ratio {
 			if v[0] > 0 && v[1] > 0 {
 				fmt.Fprintf(w, " %.2fx |", v[0]/v[1])
 			} else {

@@ -50,6 +50,7 @@ type Reader struct {
 	pos, end  int
 	lastFill  time.Time
 	needsTime bool
+	errBuf    [128]byte // the first error text of a reply, kept across refills
 }
 
 // NewReader reads from rd with a buffer of size bytes. With stamp set, the
@@ -107,6 +108,18 @@ func (r *Reader) line() ([]byte, error) {
 	}
 }
 
+// header reads the next type line: its type byte and the rest.
+func (r *Reader) header() (byte, []byte, error) {
+	l, err := r.line()
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(l) == 0 {
+		return 0, nil, errors.New("protocol error: empty line")
+	}
+	return l[0], l[1:], nil
+}
+
 // skipBytes discards n bytes plus the trailing CRLF.
 func (r *Reader) skipBytes(n int) error {
 	n += 2
@@ -142,39 +155,39 @@ func atoi(b []byte) (int, error) {
 	return n, nil
 }
 
-// Skip reads one complete value and discards it. If it is an error reply,
-// errText holds its text (aliasing the buffer until the next read).
+// Skip reads one complete value and discards it. If it is or holds an
+// error reply, errText is the first error's text (up to 128 bytes, valid
+// until the next Skip).
 // It does not allocate.
 func (r *Reader) Skip() (errText []byte, err error) {
 	pending := 1
 	for pending > 0 {
 		pending--
-		l, err := r.line()
+		t, l, err := r.header()
 		if err != nil {
 			return nil, err
 		}
-		if len(l) == 0 {
-			return nil, errors.New("protocol error: empty line")
-		}
-		switch l[0] {
-		case '-', '!':
+		switch t {
+		case '-':
 			if errText == nil {
-				if l[0] == '!' { // RESP3 blob error: the text is the payload
-					n, err := atoi(l[1:])
-					if err != nil {
-						return nil, err
-					}
-					if err := r.skipBytes(n); err != nil {
-						return nil, err
-					}
-					errText = []byte("ERR (blob error)")
-					continue
+				errText = r.errBuf[:copy(r.errBuf[:], l)]
+			}
+		case '!': // RESP3 blob error
+			n, err := atoi(l)
+			if err != nil {
+				return nil, err
+			}
+			if n >= 0 {
+				if err := r.skipBytes(n); err != nil {
+					return nil, err
 				}
-				errText = l[1:]
+			}
+			if errText == nil {
+				errText = r.errBuf[:copy(r.errBuf[:], "ERR (blob error)")]
 			}
 		case '+', ':', '_', ',', '#', '(':
 		case '$', '=':
-			n, err := atoi(l[1:])
+			n, err := atoi(l)
 			if err != nil {
 				return nil, err
 			}
@@ -184,7 +197,7 @@ func (r *Reader) Skip() (errText []byte, err error) {
 				}
 			}
 		case '*', '~', '>':
-			n, err := atoi(l[1:])
+			n, err := atoi(l)
 			if err != nil {
 				return nil, err
 			}
@@ -192,7 +205,7 @@ func (r *Reader) Skip() (errText []byte, err error) {
 				pending += n
 			}
 		case '%', '|':
-			n, err := atoi(l[1:])
+			n, err := atoi(l)
 			if err != nil {
 				return nil, err
 			}
@@ -200,7 +213,7 @@ func (r *Reader) Skip() (errText []byte, err error) {
 				pending += 2 * n
 			}
 		default:
-			return nil, fmt.Errorf("protocol error: unexpected byte %q", l[0])
+			return nil, fmt.Errorf("protocol error: unexpected byte %q", t)
 		}
 	}
 	return errText, nil
@@ -210,30 +223,27 @@ func (r *Reader) Skip() (errText []byte, err error) {
 // float64 for RESP3 doubles, nil, []any for arrays, sets and pushes,
 // []any of alternating keys and values for maps, ServerError for errors.
 func (r *Reader) Read() (any, error) {
-	l, err := r.line()
+	t, l, err := r.header()
 	if err != nil {
 		return nil, err
 	}
-	if len(l) == 0 {
-		return nil, errors.New("protocol error: empty line")
-	}
-	switch l[0] {
+	switch t {
 	case '+':
-		return string(l[1:]), nil
+		return string(l), nil
 	case '-':
-		return ServerError(l[1:]), nil
+		return ServerError(l), nil
 	case ':':
-		return strconv.ParseInt(string(l[1:]), 10, 64)
+		return strconv.ParseInt(string(l), 10, 64)
 	case ',':
-		return strconv.ParseFloat(string(l[1:]), 64)
+		return strconv.ParseFloat(string(l), 64)
 	case '_':
 		return nil, nil
 	case '#':
-		return len(l) > 1 && l[1] == 't', nil
+		return len(l) > 0 && l[0] == 't', nil
 	case '(':
-		return string(l[1:]), nil
+		return string(l), nil
 	case '$', '=', '!':
-		n, err := atoi(l[1:])
+		n, err := atoi(l)
 		if err != nil || n < 0 {
 			return nil, err
 		}
@@ -244,16 +254,16 @@ func (r *Reader) Read() (any, error) {
 		}
 		s := string(r.buf[r.pos : r.pos+n])
 		r.pos += n + 2
-		if l[0] == '!' {
+		if t == '!' {
 			return ServerError(s), nil
 		}
 		return s, nil
 	case '*', '~', '>', '%', '|':
-		n, err := atoi(l[1:])
+		n, err := atoi(l)
 		if err != nil || n < 0 {
 			return nil, err
 		}
-		if l[0] == '%' || l[0] == '|' {
+		if t == '%' || t == '|' {
 			n *= 2
 		}
 		out := make([]any, n)
@@ -264,7 +274,7 @@ func (r *Reader) Read() (any, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("protocol error: unexpected byte %q", l[0])
+	return nil, fmt.Errorf("protocol error: unexpected byte %q", t)
 }
 
 // Conn is one client connection.

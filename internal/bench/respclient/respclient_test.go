@@ -72,3 +72,17 @@ func TestAppendCommand(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+func TestSkipNestedErrors(t *testing.T) {
+	// Errors inside an array: the first one's text survives the refills that
+	// read the rest, and every blob error's payload is skipped.
+	in := "*4\r\n-ERR first\r\n!3\r\nabc\r\n!2\r\nde\r\n$5\r\nhello\r\n+OK\r\n"
+	r := NewReader(strings.NewReader(in), 1, false)
+	e, err := r.Skip()
+	if err != nil || string(e) != "ERR first" {
+		t.Fatalf("got %q, %v", e, err)
+	}
+	if v, err := r.Read(); v != "OK" || err != nil {
+		t.Fatalf("next reply %v, %v", v, err)
+	}
+}
