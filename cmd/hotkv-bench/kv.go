@@ -122,6 +122,7 @@ func runKV(args []string) error {
 					line.Done()
 					return fmt.Errorf("server %s at %s does not support %s (use --skip-unsupported to go on without it)", t.Name, t.Addr, w.Name)
 				}
+				r.Notes = append(r.Notes, fmt.Sprintf("%s does not support %s: not measured", t.Name, w.Name))
 				continue
 			}
 			for _, pl := range pls {
