@@ -196,24 +196,9 @@ func Run(ring *Ring, opts Options) (Result, error) {
 		quota = (opts.Requests + int64(opts.Connections*opts.Pipeline) - 1) / int64(opts.Connections*opts.Pipeline)
 	}
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	lastDone := time.Time{}
 	for i, w := range ws {
-		start := (i * 7919) % ring.Len()
-		wg.Go(func() {
-			w.loop(ring, start, opts.Pipeline, quota, &counting, &stop)
-			mu.Lock()
-			lastDone = time.Now()
-			mu.Unlock()
-		})
-	}
-	failed := func() error {
-		for _, w := range ws {
-			if w.err != nil {
-				return w.err
-			}
-		}
-		return nil
+		start := (i * 7919) % ring.Len() // spread the connections over the ring
+		wg.Go(func() { w.loop(ring, start, opts.Pipeline, quota, &counting, &stop) })
 	}
 	sleep(opts.Warmup, &stop)
 	cpu0, srv0 := sysinfo.SelfCPU(), serverCPU(opts.ServerCPU)
@@ -244,11 +229,10 @@ func Run(ring *Ring, opts Options) (Result, error) {
 		w.c.SetDeadline(time.Now().Add(opts.DialTimeout)) // unblock readers of a stalled server
 	}
 	wg.Wait()
-	if opts.Requests > 0 && lastDone.After(t0) {
-		t1 = lastDone
-	}
-	if err := failed(); err != nil && !errors.Is(err, errStopped) {
-		return Result{}, err
+	for _, w := range ws {
+		if w.err != nil && !errors.Is(w.err, errStopped) {
+			return Result{}, w.err
+		}
 	}
 	res := Result{Seconds: t1.Sub(t0).Seconds()}
 	h := hdrhistogram.New(1, int64(100*time.Second), 3)

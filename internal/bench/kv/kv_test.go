@@ -2,6 +2,7 @@ package kv
 
 import (
 	"bytes"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +74,32 @@ func TestMedian(t *testing.T) {
 	m := Median([]Result{{OpsPerSec: 3, P99us: 9}, {OpsPerSec: 1, P99us: 1, ClientBound: true}, {OpsPerSec: 2, P99us: 5}})
 	if m.OpsPerSec != 2 || m.P99us != 5 || !m.ClientBound {
 		t.Fatalf("%+v", m)
+	}
+}
+
+func TestRunServerHangsUp(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	// Answers the PING of Dial, then closes the connection.
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 64)
+			c.Read(buf)
+			c.Write([]byte("+PONG\r\n"))
+			c.Close()
+		}
+	}()
+	w, _ := Lookup("get")
+	_, err = Run(Encode(w, 10, 3, 10, 1, 1), Options{Addr: ln.Addr().String(), Connections: 2, Pipeline: 1,
+		Duration: time.Second, DialTimeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), ln.Addr().String()) {
+		t.Fatalf("got %v", err)
 	}
 }
