@@ -168,52 +168,35 @@ func (r *Reader) Skip() (errText []byte, err error) {
 			return nil, err
 		}
 		switch t {
+		case '+', ':', '_', ',', '#', '(':
+			continue
 		case '-':
 			if errText == nil {
 				errText = r.errBuf[:copy(r.errBuf[:], l)]
 			}
-		case '!': // RESP3 blob error
-			n, err := atoi(l)
-			if err != nil {
-				return nil, err
-			}
-			if n >= 0 {
-				if err := r.skipBytes(n); err != nil {
-					return nil, err
-				}
-			}
-			if errText == nil {
-				errText = r.errBuf[:copy(r.errBuf[:], "ERR (blob error)")]
-			}
-		case '+', ':', '_', ',', '#', '(':
-		case '$', '=':
-			n, err := atoi(l)
-			if err != nil {
-				return nil, err
-			}
-			if n >= 0 {
-				if err := r.skipBytes(n); err != nil {
-					return nil, err
-				}
-			}
-		case '*', '~', '>':
-			n, err := atoi(l)
-			if err != nil {
-				return nil, err
-			}
-			if n > 0 {
-				pending += n
-			}
-		case '%', '|':
-			n, err := atoi(l)
-			if err != nil {
-				return nil, err
-			}
-			if n > 0 {
-				pending += 2 * n
-			}
+			continue
+		case '$', '=', '!', '*', '~', '>', '%', '|':
 		default:
 			return nil, fmt.Errorf("protocol error: unexpected byte %q", t)
+		}
+		n, err := atoi(l)
+		if err != nil {
+			return nil, err
+		}
+		switch t {
+		case '$', '=', '!':
+			if n >= 0 {
+				if err := r.skipBytes(n); err != nil {
+					return nil, err
+				}
+			}
+			if t == '!' && errText == nil { // RESP3 blob error
+				errText = r.errBuf[:copy(r.errBuf[:], "ERR (blob error)")]
+			}
+		case '*', '~', '>':
+			pending += max(n, 0)
+		default: // maps and attributes: key and value per entry
+			pending += 2 * max(n, 0)
 		}
 	}
 	return errText, nil
