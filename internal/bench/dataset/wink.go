@@ -51,7 +51,9 @@ func jsonFromTarball(path string) ([]byte, error) {
 			return nil, fmt.Errorf("no embeddings JSON in %s: %w", path, err)
 		}
 		if strings.HasSuffix(h.Name, ".json") && !strings.HasSuffix(h.Name, "package.json") {
-			return io.ReadAll(tr)
+			data := make([]byte, h.Size) // sized up front: growing it costs more than parsing
+			_, err := io.ReadFull(tr, data)
+			return data, err
 		}
 	}
 }
@@ -103,21 +105,30 @@ func parseWink(data []byte) ([][]float32, error) {
 		if k < 0 || e < k {
 			return nil, fmt.Errorf("vector %d: expected an array", len(out))
 		}
-		fields := bytes.Split(p[k+1:e], []byte{','})
-		if len(fields) <= idxAt || len(fields) < dim {
-			return nil, fmt.Errorf("vector %d: %d numbers", len(out), len(fields))
-		}
 		v := make([]float32, dim)
-		for d := range dim {
-			f, err := strconv.ParseFloat(string(fields[d]), 32)
-			if err != nil {
-				return nil, fmt.Errorf("vector %d: %w", len(out), err)
+		idx, n := -1, 0
+		for body := p[k+1 : e]; body != nil; n++ {
+			field := body
+			if c := bytes.IndexByte(body, ','); c >= 0 {
+				field, body = body[:c], body[c+1:]
+			} else {
+				body = nil
 			}
-			v[d] = float32(f)
+			switch {
+			case n < dim:
+				f, err := strconv.ParseFloat(string(field), 32)
+				if err != nil {
+					return nil, fmt.Errorf("vector %d: %w", len(out), err)
+				}
+				v[n] = float32(f)
+			case n == idxAt:
+				if idx, err = strconv.Atoi(string(field)); err != nil {
+					return nil, fmt.Errorf("vector %d: word index: %w", len(out), err)
+				}
+			}
 		}
-		idx, err := strconv.Atoi(string(fields[idxAt]))
-		if err != nil {
-			return nil, fmt.Errorf("vector %d: word index: %w", len(out), err)
+		if n <= idxAt || n < dim {
+			return nil, fmt.Errorf("vector %d: %d numbers", len(out), n)
 		}
 		out = append(out, entry{idx, v})
 		p = p[e+1:]
