@@ -13,8 +13,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -25,6 +23,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/bench/dataset"
+	"github.com/hotkv/hotkv/internal/bench/groundtruth"
 	"github.com/hotkv/hotkv/internal/vector/distance"
 	"github.com/hotkv/hotkv/internal/vector/hnsw"
 	"github.com/hotkv/hotkv/internal/vector/quant"
@@ -54,19 +54,19 @@ func main() {
 		os.Exit(2)
 	}
 	t0 := time.Now()
-	var vecs [][]float32
+	var all dataset.Vectors
 	var err error
 	if *gen > 0 {
-		vecs = generate(*n+*nq, *gen)
+		all = dataset.Clustered(*n+*nq, *gen, 42)
 	} else {
-		vecs, err = load(*data)
+		all, err = dataset.Load(*data, dataset.Options{})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	if *save != "" {
-		if err := saveFvecs(*save, vecs); err != nil {
+		if err := dataset.WriteFvecs(*save, all); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -81,24 +81,20 @@ func main() {
 		pprof.StartCPUProfile(f)
 		defer pprof.StopCPUProfile()
 	}
-	if len(vecs) < *n+*nq {
-		*n = len(vecs) - *nq
+	if all.Len() < *n+*nq {
+		*n = all.Len() - *nq
 	}
-	base, queries := vecs[:*n], vecs[len(vecs)-*nq:]
-	fmt.Fprintf(os.Stderr, "loaded %d vectors of dim %d in %v\n", len(vecs), len(base[0]), time.Since(t0).Round(time.Millisecond))
+	baseV, queriesV := all.Slice(0, *n), all.Slice(all.Len()-*nq, all.Len())
+	base, queries := rows(baseV), rows(queriesV)
+	fmt.Fprintf(os.Stderr, "loaded %d vectors of dim %d in %v\n", all.Len(), all.Dim, time.Since(t0).Round(time.Millisecond))
 
 	cfg := hnsw.Config{Dim: len(base[0]), M: *m, EfConstruction: *efc, Rerank: *rerank, Seed: 1}
-	switch *metric {
-	case "cosine":
-		cfg.Metric = hnsw.Cosine
-	case "l2":
-		cfg.Metric = hnsw.L2
-	case "ip":
-		cfg.Metric = hnsw.InnerProduct
-	default:
-		fmt.Fprintln(os.Stderr, "unknown metric", *metric)
+	gtMetric, err := groundtruth.ParseMetric(*metric)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
+	cfg.Metric = map[groundtruth.Metric]hnsw.Metric{groundtruth.Cosine: hnsw.Cosine, groundtruth.L2: hnsw.L2, groundtruth.IP: hnsw.InnerProduct}[gtMetric]
 	switch *qk {
 	case "f32":
 		cfg.Quant = quant.F32
@@ -112,7 +108,7 @@ func main() {
 	}
 
 	t0 = time.Now()
-	gt := groundTruth(cfg.Metric, base, queries, *k)
+	gt := groundtruth.Compute(gtMetric, baseV, queriesV, *k, nil)
 	fmt.Fprintf(os.Stderr, "ground truth in %v\n", time.Since(t0).Round(time.Millisecond))
 
 	fmt.Printf("## %d base vectors, %d queries, dim %d, %s, %s, M=%d, efC=%d, k=%d\n\n",
@@ -173,12 +169,12 @@ func build(x *hnsw.Index, base [][]float32, threads int) {
 }
 
 // Ids equal base positions: the index was filled in order by one goroutine.
-func recall(x *hnsw.Index, queries [][]float32, gt [][]int, k, ef int) float64 {
+func recall(x *hnsw.Index, queries [][]float32, gt [][]int32, k, ef int) float64 {
 	hit := 0
 	for i, q := range queries {
 		res, _ := x.Search(q, k, ef, nil, 0)
 		for _, r := range res {
-			if slices.Contains(gt[i], int(r.ID)) {
+			if slices.Contains(gt[i], int32(r.ID)) {
 				hit++
 			}
 		}
@@ -215,101 +211,11 @@ func cpuTime(who int) float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// groundTruth is the exact top k of each query by brute force in float64.
-func groundTruth(m hnsw.Metric, base, queries [][]float32, k int) [][]int {
-	norm := func(v []float32) []float64 {
-		out := make([]float64, len(v))
-		s := 0.0
-		for i, x := range v {
-			out[i] = float64(x)
-			s += out[i] * out[i]
-		}
-		if m == hnsw.Cosine && s > 0 {
-			s = 1 / math.Sqrt(s)
-			for i := range out {
-				out[i] *= s
-			}
-		}
-		return out
-	}
-	b := make([][]float64, len(base))
-	for i, v := range base {
-		b[i] = norm(v)
-	}
-	gt := make([][]int, len(queries))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			type cand struct {
-				d float64
-				i int
-			}
-			for qi := range next {
-				q := norm(queries[qi])
-				best := make([]cand, 0, k+1)
-				for i, v := range b {
-					var d float64
-					switch m {
-					case hnsw.L2:
-						for j := range v {
-							t := v[j] - q[j]
-							d += t * t
-						}
-					default:
-						for j := range v {
-							d += v[j] * q[j]
-						}
-						d = 1 - d
-					}
-					if len(best) == k && d >= best[k-1].d {
-						continue
-					}
-					j := len(best)
-					best = append(best, cand{})
-					for j > 0 && best[j-1].d > d {
-						best[j] = best[j-1]
-						j--
-					}
-					best[j] = cand{d, i}
-					best = best[:min(len(best), k)]
-				}
-				ids := make([]int, len(best))
-				for i, c := range best {
-					ids[i] = c.i
-				}
-				gt[qi] = ids
-			}
-		})
-	}
-	for qi := range queries {
-		next <- qi
-	}
-	close(next)
-	wg.Wait()
-	return gt
-}
-
-// generate returns n vectors around 1000 Gaussian centres (spread 0.5 per
-// dimension around unit-variance centres), a stand-in for embeddings when no
-// data file is at hand.
-func generate(n, dim int) [][]float32 {
-	r := rand.New(rand.NewPCG(42, uint64(dim)))
-	centres := make([][]float32, 1000)
-	for i := range centres {
-		centres[i] = make([]float32, dim)
-		for j := range centres[i] {
-			centres[i][j] = float32(r.NormFloat64())
-		}
-	}
-	out := make([][]float32, n)
+// rows views packed vectors as one slice per vector.
+func rows(v dataset.Vectors) [][]float32 {
+	out := make([][]float32, v.Len())
 	for i := range out {
-		c := centres[r.IntN(len(centres))]
-		v := make([]float32, dim)
-		for j := range v {
-			v[j] = c[j] + 0.5*float32(r.NormFloat64())
-		}
-		out[i] = v
+		out[i] = v.At(i)
 	}
 	return out
 }

