@@ -443,6 +443,7 @@ func (s *Server) loadAOF(a *aofLog) error {
 		return err
 	}
 	a.base, a.incrs = base, incrs
+	a.removeStale()
 	if base != "" {
 		p := filepath.Join(a.dir, base)
 		st, _, err := s.loadSnapshot(p)
@@ -486,6 +487,23 @@ func (s *Server) loadAOF(a *aofLog) error {
 	}
 	a.f, a.seq = f, seqOf(last)
 	return nil
+}
+
+// removeStale deletes what a rewrite interrupted by a crash left behind:
+// its temporary base and log files the manifest no longer names.
+func (a *aofLog) removeStale() {
+	keep := map[string]bool{a.base: true, filepath.Base(a.manifestPath()): true}
+	for _, f := range a.incrs {
+		keep[f] = true
+	}
+	entries, _ := os.ReadDir(a.dir)
+	prefix := a.s.Config().AppendFilename + "."
+	for _, e := range entries {
+		n := e.Name()
+		if !keep[n] && (n == "temp-rewrite.base.hkv" || strings.HasPrefix(n, prefix) && (strings.HasSuffix(n, ".base.hkv") || strings.HasSuffix(n, ".incr.aof"))) {
+			os.Remove(filepath.Join(a.dir, n))
+		}
+	}
 }
 
 // replayer runs logged commands through the command table as a client

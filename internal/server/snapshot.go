@@ -245,26 +245,52 @@ func (s *Server) loadSnapshot(path string) (persist.LoadStats, int, error) {
 	var wg sync.WaitGroup
 	var errMu sync.Mutex
 	var firstErr error
-	put := func(db int, key []byte, e *keyspace.Entry) error {
-		if db >= len(s.ks.DBs) {
-			return fmt.Errorf("database %d out of range (databases is %d)", db, len(s.ks.DBs))
-		}
-		if e.Expired(now) {
-			expired.Add(1)
+	// A block is one shard's keys: they are decoded first, then put under
+	// one lock into a table sized for them.
+	type kv struct {
+		key []byte
+		e   *keyspace.Entry
+	}
+	load := func(b block) (int, error) {
+		var db int
+		var got []kv
+		n, err := persist.DecodeBlock(b.off, b.payload, func(d int, key []byte, e *keyspace.Entry) error {
+			if d >= len(s.ks.DBs) {
+				return fmt.Errorf("database %d out of range (databases is %d)", d, len(s.ks.DBs))
+			}
+			if e.Expired(now) {
+				expired.Add(1)
+				return nil
+			}
+			db = d
+			got = append(got, kv{key, e})
 			return nil
+		})
+		if err != nil || len(got) == 0 {
+			return n, err
 		}
-		sh := s.ks.DBs[db].ShardFor(key)
+		ks := s.ks.DBs[db]
+		sh := ks.ShardFor(got[0].key)
 		sh.Lock()
-		sh.Put(key, e)
+		sh.Reserve(len(got))
+		for _, x := range got {
+			if o := ks.ShardFor(x.key); o != sh { // not a file HotKV wrote, but valid
+				o.Lock()
+				o.Put(x.key, x.e)
+				o.Unlock()
+				continue
+			}
+			sh.Put(x.key, x.e)
+		}
 		sh.Unlock()
-		return nil
+		return n, nil
 	}
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for b := range work {
-				n, err := persist.DecodeBlock(b.off, b.payload, put)
+				n, err := load(b)
 				keys.Add(int64(n))
 				if err != nil {
 					errMu.Lock()
