@@ -574,8 +574,17 @@ func bgrewriteaofCmd(x *command.Ctx) {
 		x.Error("ERR BGREWRITEAOF needs appendonly yes in HotKV")
 		return
 	}
-	if s.persist.running.Load() {
+	if s.aof.rewriting.Load() {
 		x.Error("ERR Background append only file rewriting already in progress")
+		return
+	}
+	if s.persist.running.Load() { // a BGSAVE: rewrite after it, as Redis schedules
+		go func() {
+			for s.rewriteAOF() == errSaveInProgress && !s.aof.rewriting.Load() {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+		x.W.Simple("Background append only file rewriting scheduled")
 		return
 	}
 	go s.rewriteAOF()

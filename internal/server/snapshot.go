@@ -441,6 +441,10 @@ func bgsaveCmd(x *command.Ctx) {
 		return
 	}
 	if !s.persist.running.CompareAndSwap(false, true) {
+		if !schedule && s.aof != nil && s.aof.rewriting.Load() {
+			x.Error("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
+			return
+		}
 		if schedule {
 			x.W.Simple("Background saving scheduled")
 			go func() { // after the one running
@@ -516,6 +520,9 @@ func (s *Server) persistAtExit() {
 			}
 		}
 		if s.aof != nil {
+			for s.persist.running.Load() { // a rewrite switches files: let it finish
+				time.Sleep(10 * time.Millisecond)
+			}
 			s.aof.close()
 		}
 	})
