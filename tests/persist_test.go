@@ -381,6 +381,10 @@ func TestPersistMisconf(t *testing.T) {
 	if info := fmt.Sprint(r.do("INFO", "persistence")); !strings.Contains(info, "rdb_last_bgsave_status:err") {
 		t.Fatalf("INFO: %s", info)
 	}
+	r.do("CONFIG", "RESETSTAT") // the change count restarts, it does not wrap
+	if info := fmt.Sprint(r.do("INFO", "persistence")); !strings.Contains(info, "rdb_changes_since_last_save:0") {
+		t.Fatalf("INFO after RESETSTAT: %s", info)
+	}
 	os.Remove(filepath.Join(dir, "dump.rdb"))
 	if v := fmt.Sprint(r.do("SAVE")); v != "OK" {
 		t.Fatalf("SAVE: %v", v)

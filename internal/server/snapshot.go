@@ -343,6 +343,17 @@ func (s *Server) dirty() uint64 {
 	return n
 }
 
+// changes is the number of writes since the last save. CONFIG RESETSTAT
+// zeroes the counters it is taken from: then it counts from there.
+func (s *Server) changes() uint64 {
+	d, base := s.dirty(), s.persist.dirtyBase.Load()
+	if d < base {
+		s.persist.dirtyBase.Store(0)
+		return d
+	}
+	return d - base
+}
+
 func (s *Server) snapshotPath() string {
 	cfg := s.Config()
 	return filepath.Join(cfg.Dir, cfg.DBFilename)
@@ -408,7 +419,7 @@ func (s *Server) checkSavePoints(now time.Time) {
 	if len(cfg.Save) == 0 || s.persist.running.Load() {
 		return
 	}
-	changes := s.dirty() - s.persist.dirtyBase.Load()
+	changes := s.changes()
 	since := now.Unix() - s.lastSave.Load()
 	for _, r := range cfg.Save {
 		if changes >= uint64(r.Changes) && since >= r.Seconds && (s.persist.lastOK.Load() || since > 5) {
