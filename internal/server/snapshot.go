@@ -67,7 +67,7 @@ func encodeShard(dst []byte, db int, sh *keyspace.Shard, now int64) ([]byte, int
 			continue
 		}
 		if err := blk.Add(k, e); err != nil {
-			return dst, 0, err
+			return dst, 0, fmt.Errorf("key %q: %w", k, err)
 		}
 	}
 	if blk.Keys == 0 {
