@@ -36,6 +36,7 @@ type aofLog struct {
 
 	wmu     sync.Mutex // one writer at a time; guards f, spare and the file names
 	f       *os.File
+	fsize   int64 // bytes in f
 	spare   []byte
 	base    string   // base snapshot file, "" if none yet
 	incrs   []string // incremental logs, the last one being written
@@ -77,7 +78,7 @@ func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int) {
 	}
 	if c.inExec {
 		if c.tx == nil {
-			c.tx, c.txStart = persist.BeginRecord(nil)
+			c.tx, _ = persist.BeginRecord(nil) // the record starts at 0
 		}
 		c.tx = persist.AppendCommand(c.tx, c.ctx.DBID, c.ctx.Now, args)
 		return
@@ -90,7 +91,7 @@ func (c *client) logTx() {
 	if c.tx == nil {
 		return
 	}
-	c.aofEnd = c.s.aof.appendRecord(persist.SealRecord(c.tx, c.txStart)[c.txStart:])
+	c.aofEnd = c.s.aof.appendRecord(persist.SealRecord(c.tx, 0))
 	c.tx = nil
 }
 
@@ -168,6 +169,12 @@ func (a *aofLog) await(end int64) {
 		a.writeOut(always)
 	}
 	a.wmu.Unlock()
+	if always && target.Load() < end {
+		// The reply would acknowledge a write that is not durable (Redis
+		// exits here too).
+		a.s.logf("warning", "Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
+		os.Exit(1)
+	}
 }
 
 // writeOut writes everything appended so far, and fsyncs if asked. The
@@ -182,7 +189,7 @@ func (a *aofLog) writeOut(sync bool) {
 		n, err := a.f.Write(data)
 		if err != nil {
 			if n > 0 {
-				a.f.Truncate(a.size.Load())
+				a.f.Truncate(a.fsize)
 			}
 			a.fail(err)
 			a.mu.Lock()
@@ -191,6 +198,7 @@ func (a *aofLog) writeOut(sync bool) {
 			return
 		}
 		a.size.Add(int64(n))
+		a.fsize += int64(n)
 	}
 	a.spare = data
 	a.written.Store(end)
@@ -343,7 +351,7 @@ func (a *aofLog) openIncr(seq int) error {
 	if a.f != nil {
 		a.f.Close()
 	}
-	a.f, a.seq = f, seq
+	a.f, a.seq, a.fsize = f, seq, int64(len(h))
 	a.incrs = append(a.incrs, name)
 	a.size.Add(int64(len(h)))
 	return nil
@@ -475,6 +483,7 @@ func (s *Server) loadAOF(a *aofLog) error {
 			return fmt.Errorf("bad file format reading the append only file %s: %w", p, err)
 		}
 		a.size.Add(end)
+		a.fsize = end
 	}
 	a.rwBase.Store(a.baseSize.Load() + a.size.Load())
 	if len(incrs) == 0 {
