@@ -381,6 +381,10 @@ func TestPersistMisconf(t *testing.T) {
 	if info := fmt.Sprint(r.do("INFO", "persistence")); !strings.Contains(info, "rdb_last_bgsave_status:err") {
 		t.Fatalf("INFO: %s", info)
 	}
+	r.do("CONFIG", "RESETSTAT") // the change count restarts, it does not wrap
+	if info := fmt.Sprint(r.do("INFO", "persistence")); !strings.Contains(info, "rdb_changes_since_last_save:0") {
+		t.Fatalf("INFO after RESETSTAT: %s", info)
+	}
 	os.Remove(filepath.Join(dir, "dump.rdb"))
 	if v := fmt.Sprint(r.do("SAVE")); v != "OK" {
 		t.Fatalf("SAVE: %v", v)
@@ -477,4 +481,43 @@ func sortedAny(v any) string {
 	}
 	slices.Sort(s)
 	return fmt.Sprint(s)
+}
+
+// Rewrites (BGREWRITEAOF and automatic ones, from a tiny size threshold)
+// while writers run lose nothing: each cut between the base and the new log
+// falls between commands.
+func TestPersistRewriteUnderLoad(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always",
+		"--auto-aof-rewrite-min-size", "20kb", "--auto-aof-rewrite-percentage", "50", "--loglevel", "warning"}
+	p := startBinary(t, args...)
+	stop := make(chan struct{})
+	acked, wg := persistWriters(t, p, 8, stop)
+	c := p.client(t)
+	ctx := context.Background()
+	persistAwaitAcks(p, 20)
+	for range 3 {
+		c.Do(ctx, "bgrewriteaof") // may find one running
+		time.Sleep(150 * time.Millisecond)
+	}
+	rewrites := 0
+	if info := c.Info(ctx, "persistence").Val(); strings.Contains(info, "aof_rewrites:") {
+		fmt.Sscan(info[strings.Index(info, "aof_rewrites:")+len("aof_rewrites:"):], &rewrites)
+	}
+	persistKill(t, p)
+	close(stop)
+	wg.Wait()
+	if rewrites < 2 { // the start-up one and at least one more
+		t.Fatalf("only %d rewrites", rewrites)
+	}
+	p = startBinary(t, args...)
+	persistVerify(t, p, acked)
+	entries, _ := os.ReadDir(filepath.Join(dir, "appendonlydir"))
+	if len(entries) != 3 { // manifest, base, incr: old files are gone
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files left: %v", names)
+	}
 }

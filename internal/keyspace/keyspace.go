@@ -254,6 +254,14 @@ func (s *Shard) Put(key []byte, e *Entry) {
 	}
 }
 
+// Reserve sizes an empty shard's table for n keys, so that loading a
+// snapshot does not grow it step by step.
+func (s *Shard) Reserve(n int) {
+	if s.m == nil {
+		s.m = make(map[string]*Entry, n)
+	}
+}
+
 // SetExpire sets (at > 0) or clears (at == 0) e's expiry.
 func (s *Shard) SetExpire(key []byte, e *Entry, at int64) {
 	if at == 0 {

@@ -36,6 +36,7 @@ type aofLog struct {
 
 	wmu     sync.Mutex // one writer at a time; guards f, spare and the file names
 	f       *os.File
+	fsize   int64 // bytes in f
 	spare   []byte
 	base    string   // base snapshot file, "" if none yet
 	incrs   []string // incremental logs, the last one being written
@@ -77,7 +78,7 @@ func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int) {
 	}
 	if c.inExec {
 		if c.tx == nil {
-			c.tx, c.txStart = persist.BeginRecord(nil)
+			c.tx, _ = persist.BeginRecord(nil) // the record starts at 0
 		}
 		c.tx = persist.AppendCommand(c.tx, c.ctx.DBID, c.ctx.Now, args)
 		return
@@ -90,7 +91,7 @@ func (c *client) logTx() {
 	if c.tx == nil {
 		return
 	}
-	c.aofEnd = c.s.aof.appendRecord(persist.SealRecord(c.tx, c.txStart)[c.txStart:])
+	c.aofEnd = c.s.aof.appendRecord(persist.SealRecord(c.tx, 0))
 	c.tx = nil
 }
 
@@ -168,6 +169,12 @@ func (a *aofLog) await(end int64) {
 		a.writeOut(always)
 	}
 	a.wmu.Unlock()
+	if always && target.Load() < end {
+		// The reply would acknowledge a write that is not durable (Redis
+		// exits here too).
+		a.s.logf("warning", "Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
+		os.Exit(1)
+	}
 }
 
 // writeOut writes everything appended so far, and fsyncs if asked. The
@@ -182,7 +189,7 @@ func (a *aofLog) writeOut(sync bool) {
 		n, err := a.f.Write(data)
 		if err != nil {
 			if n > 0 {
-				a.f.Truncate(a.size.Load())
+				a.f.Truncate(a.fsize)
 			}
 			a.fail(err)
 			a.mu.Lock()
@@ -191,6 +198,7 @@ func (a *aofLog) writeOut(sync bool) {
 			return
 		}
 		a.size.Add(int64(n))
+		a.fsize += int64(n)
 	}
 	a.spare = data
 	a.written.Store(end)
@@ -343,7 +351,7 @@ func (a *aofLog) openIncr(seq int) error {
 	if a.f != nil {
 		a.f.Close()
 	}
-	a.f, a.seq = f, seq
+	a.f, a.seq, a.fsize = f, seq, int64(len(h))
 	a.incrs = append(a.incrs, name)
 	a.size.Add(int64(len(h)))
 	return nil
@@ -443,6 +451,7 @@ func (s *Server) loadAOF(a *aofLog) error {
 		return err
 	}
 	a.base, a.incrs = base, incrs
+	a.removeStale()
 	if base != "" {
 		p := filepath.Join(a.dir, base)
 		st, _, err := s.loadSnapshot(p)
@@ -474,6 +483,7 @@ func (s *Server) loadAOF(a *aofLog) error {
 			return fmt.Errorf("bad file format reading the append only file %s: %w", p, err)
 		}
 		a.size.Add(end)
+		a.fsize = end
 	}
 	a.rwBase.Store(a.baseSize.Load() + a.size.Load())
 	if len(incrs) == 0 {
@@ -486,6 +496,23 @@ func (s *Server) loadAOF(a *aofLog) error {
 	}
 	a.f, a.seq = f, seqOf(last)
 	return nil
+}
+
+// removeStale deletes what a rewrite interrupted by a crash left behind:
+// its temporary base and log files the manifest no longer names.
+func (a *aofLog) removeStale() {
+	keep := map[string]bool{a.base: true, filepath.Base(a.manifestPath()): true}
+	for _, f := range a.incrs {
+		keep[f] = true
+	}
+	entries, _ := os.ReadDir(a.dir)
+	prefix := a.s.Config().AppendFilename + "."
+	for _, e := range entries {
+		n := e.Name()
+		if !keep[n] && (n == "temp-rewrite.base.hkv" || strings.HasPrefix(n, prefix) && (strings.HasSuffix(n, ".base.hkv") || strings.HasSuffix(n, ".incr.aof"))) {
+			os.Remove(filepath.Join(a.dir, n))
+		}
+	}
 }
 
 // replayer runs logged commands through the command table as a client
@@ -556,8 +583,17 @@ func bgrewriteaofCmd(x *command.Ctx) {
 		x.Error("ERR BGREWRITEAOF needs appendonly yes in HotKV")
 		return
 	}
-	if s.persist.running.Load() {
+	if s.aof.rewriting.Load() {
 		x.Error("ERR Background append only file rewriting already in progress")
+		return
+	}
+	if s.persist.running.Load() { // a BGSAVE: rewrite after it, as Redis schedules
+		go func() {
+			for s.rewriteAOF() == errSaveInProgress && !s.aof.rewriting.Load() {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+		x.W.Simple("Background append only file rewriting scheduled")
 		return
 	}
 	go s.rewriteAOF()
@@ -597,7 +633,7 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 	kv(b, "current_fork_perc", "0.00")
 	kv(b, "current_save_keys_processed", 0)
 	kv(b, "current_save_keys_total", 0)
-	kv(b, "rdb_changes_since_last_save", s.dirty()-st.dirtyBase.Load())
+	kv(b, "rdb_changes_since_last_save", s.changes())
 	kv(b, "rdb_bgsave_in_progress", b2i(bg != 0))
 	kv(b, "rdb_last_save_time", s.lastSave.Load())
 	kv(b, "rdb_last_bgsave_status", status(st.lastOK.Load()))

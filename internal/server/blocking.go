@@ -50,6 +50,7 @@ type blocked struct {
 	nullBulk bool
 	waiter   keyspace.Waiter
 	out      resp.Writer // the reply, written by whoever serves the command
+	aofEnd   int64       // the log offset the reply waits for, set by whoever serves it
 
 	mu    sync.Mutex
 	state int
@@ -217,8 +218,8 @@ func (s *Server) runWaiter(b *blocked) {
 			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)
 		}
 		b.cmd.Run(&x)
-		if s.aof != nil && !again {
-			s.aof.appendCmd(b.dbID, now, b.args) // replayed, it finds the data it found now
+		if s.aof != nil && !again { // replayed, it finds the data it found now
+			b.aofEnd = s.aof.appendCmd(b.dbID, now, b.args)
 		}
 	} else {
 		again = true
@@ -308,6 +309,7 @@ func (c *client) waitBlocked() bool {
 		if state == served {
 			b.mu.Unlock()
 			c.out.B = append(c.out.B, b.out.B...)
+			c.aofEnd = max(c.aofEnd, b.aofEnd)
 			break
 		}
 		// Set under mu, so a writer serving b either already stored served

@@ -57,7 +57,6 @@ type client struct {
 	blocked  *blocked // set while waiting in a blocking command
 	aofEnd   int64    // log offset the replies in out wait for (aof.go)
 	tx       []byte   // the running transaction's log record
-	txStart  int
 
 	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).
 	nsub       [3]atomic.Int32 // subscriptions per kind (channel, pattern, shard)

@@ -67,7 +67,7 @@ func encodeShard(dst []byte, db int, sh *keyspace.Shard, now int64) ([]byte, int
 			continue
 		}
 		if err := blk.Add(k, e); err != nil {
-			return dst, 0, err
+			return dst, 0, fmt.Errorf("key %q: %w", k, err)
 		}
 	}
 	if blk.Keys == 0 {
@@ -245,26 +245,52 @@ func (s *Server) loadSnapshot(path string) (persist.LoadStats, int, error) {
 	var wg sync.WaitGroup
 	var errMu sync.Mutex
 	var firstErr error
-	put := func(db int, key []byte, e *keyspace.Entry) error {
-		if db >= len(s.ks.DBs) {
-			return fmt.Errorf("database %d out of range (databases is %d)", db, len(s.ks.DBs))
-		}
-		if e.Expired(now) {
-			expired.Add(1)
+	// A block is one shard's keys: they are decoded first, then put under
+	// one lock into a table sized for them.
+	type kv struct {
+		key []byte
+		e   *keyspace.Entry
+	}
+	load := func(b block) (int, error) {
+		var db int
+		var got []kv
+		n, err := persist.DecodeBlock(b.off, b.payload, func(d int, key []byte, e *keyspace.Entry) error {
+			if d >= len(s.ks.DBs) {
+				return fmt.Errorf("database %d out of range (databases is %d)", d, len(s.ks.DBs))
+			}
+			if e.Expired(now) {
+				expired.Add(1)
+				return nil
+			}
+			db = d
+			got = append(got, kv{key, e})
 			return nil
+		})
+		if err != nil || len(got) == 0 {
+			return n, err
 		}
-		sh := s.ks.DBs[db].ShardFor(key)
+		ks := s.ks.DBs[db]
+		sh := ks.ShardFor(got[0].key)
 		sh.Lock()
-		sh.Put(key, e)
+		sh.Reserve(len(got))
+		for _, x := range got {
+			if o := ks.ShardFor(x.key); o != sh { // not a file HotKV wrote, but valid
+				o.Lock()
+				o.Put(x.key, x.e)
+				o.Unlock()
+				continue
+			}
+			sh.Put(x.key, x.e)
+		}
 		sh.Unlock()
-		return nil
+		return n, nil
 	}
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for b := range work {
-				n, err := persist.DecodeBlock(b.off, b.payload, put)
+				n, err := load(b)
 				keys.Add(int64(n))
 				if err != nil {
 					errMu.Lock()
@@ -315,6 +341,17 @@ func (s *Server) dirty() uint64 {
 		}
 	}
 	return n
+}
+
+// changes is the number of writes since the last save. CONFIG RESETSTAT
+// zeroes the counters it is taken from: then it counts from there.
+func (s *Server) changes() uint64 {
+	d, base := s.dirty(), s.persist.dirtyBase.Load()
+	if d < base {
+		s.persist.dirtyBase.Store(0)
+		return d
+	}
+	return d - base
 }
 
 func (s *Server) snapshotPath() string {
@@ -382,7 +419,7 @@ func (s *Server) checkSavePoints(now time.Time) {
 	if len(cfg.Save) == 0 || s.persist.running.Load() {
 		return
 	}
-	changes := s.dirty() - s.persist.dirtyBase.Load()
+	changes := s.changes()
 	since := now.Unix() - s.lastSave.Load()
 	for _, r := range cfg.Save {
 		if changes >= uint64(r.Changes) && since >= r.Seconds && (s.persist.lastOK.Load() || since > 5) {
@@ -415,6 +452,10 @@ func bgsaveCmd(x *command.Ctx) {
 		return
 	}
 	if !s.persist.running.CompareAndSwap(false, true) {
+		if !schedule && s.aof != nil && s.aof.rewriting.Load() {
+			x.Error("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
+			return
+		}
 		if schedule {
 			x.W.Simple("Background saving scheduled")
 			go func() { // after the one running
@@ -490,6 +531,9 @@ func (s *Server) persistAtExit() {
 			}
 		}
 		if s.aof != nil {
+			for s.persist.running.Load() { // a rewrite switches files: let it finish
+				time.Sleep(10 * time.Millisecond)
+			}
 			s.aof.close()
 		}
 	})
