@@ -133,6 +133,7 @@ func EncodeStore(e *Enc, s *vstore.Store) {
 	e.Uvarint(uint64(c.EfConstruction))
 	e.B = append(e.B, byte(c.Metric), byte(c.Quant), b2u(c.Rerank))
 	e.Uvarint(s.Inserts())
+	e.Bytes(x.LevelState())
 	e.Uvarint(uint64(len(nodes)))
 	entry, top := uint32(0), -1
 	ep, _, _ := x.Entry()
@@ -191,6 +192,7 @@ func DecodeStore(d *Dec) (*vstore.Store, error) {
 	}
 	d.Off += 3
 	inserts := d.Uvarint()
+	levels := d.Bytes()
 	words := quant.NewFormat(c.Quant, max(c.Dim, 1)).Words()
 	n := d.Count(7 + 8*words)
 	if d.Err() != nil {
@@ -198,6 +200,9 @@ func DecodeStore(d *Dec) (*vstore.Store, error) {
 	}
 	r, err := hnsw.NewRestorer(c, n)
 	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if err := r.LevelState(levels); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	elems := make([]vstore.Element, n)

@@ -49,6 +49,15 @@ func (x *Index) Export(fn func(n *Node) bool) {
 	}
 }
 
+// LevelState returns the state of the level generator, so that a restored
+// index draws the levels the saved one would have drawn next.
+func (x *Index) LevelState() []byte {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	b, _ := x.src.MarshalBinary()
+	return b
+}
+
 // Entry returns the entry point and its level; ok is false when the index
 // is empty.
 func (x *Index) Entry() (id uint32, level int, ok bool) { return x.entryPoint() }
@@ -126,6 +135,15 @@ func (r *Restorer) Node(level int, norm float32, code []uint64, exact []float32,
 	nd.linked.Store(true)
 	nd.state.Store(stateLive)
 	r.n++
+	return nil
+}
+
+// LevelState restores the level generator's state (from
+// Index.LevelState).
+func (r *Restorer) LevelState(b []byte) error {
+	if err := r.x.src.UnmarshalBinary(b); err != nil {
+		return fmt.Errorf("%w: level generator state", ErrRestore)
+	}
 	return nil
 }
 

@@ -1,0 +1,154 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Vector sets, named indexes and the AI layer through every way to disk:
+// snapshot, SHUTDOWN, log rewrite, log replay after kill -9.
+
+// vpersistVec returns a random vector as VALUES arguments.
+func vpersistVec(rng *rand.Rand, dim int) []any {
+	out := []any{"VALUES", dim}
+	for range dim {
+		out = append(out, fmt.Sprintf("%.4f", rng.Float64()*2-1))
+	}
+	return out
+}
+
+func vpersistDo(t *testing.T, c *redis.Client, args ...any) any {
+	t.Helper()
+	v, err := c.Do(context.Background(), args...).Result()
+	if err != nil && err != redis.Nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return v
+}
+
+// vpersistFill writes vector sets (every coding, REDUCE, attributes,
+// deletes, an expiry), a named index, and prompt cache, semantic cache and
+// memory entries. Seed varies the data so a second call adds more.
+func vpersistFill(t *testing.T, c *redis.Client, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	do := func(args ...any) { vpersistDo(t, c, args...) }
+	if seed == 1 {
+		do("VSIM.CREATEINDEX", "docs", "DIM", 8, "M", 8)
+		do("VSIM.CREATEINDEX", "l2", "DIM", 4, "METRIC", "L2", "TYPE", "INT8", "RERANK")
+		do("PCACHE.CREATE", "pc", "TTL", 3600)
+		do("SCACHE.CREATE", "sc", "DIM", 4, "THRESHOLD", 0.2)
+		do("AMEM.CREATE", "mem", "DIM", 4)
+	}
+	for i := range 150 {
+		n := fmt.Sprint(seed, ":", i)
+		do(append(append([]any{"VADD", "vs"}, vpersistVec(rng, 8)...), n, "SETATTR", fmt.Sprintf(`{"i":%d}`, i))...)
+		do(append(append([]any{"VADD", "q8"}, vpersistVec(rng, 8)...), n, "Q8")...)
+		do(append(append([]any{"VADD", "bin"}, vpersistVec(rng, 8)...), n, "BIN")...)
+		do(append(append([]any{"VADD", "red", "REDUCE", 4}, vpersistVec(rng, 12)...), n)...)
+		do(append(append([]any{"VSIM.SET", "docs", n}, vpersistVec(rng, 8)...), "ATTRS", `{"n":1}`)...)
+		do(append([]any{"VSIM.SET", "l2", n}, vpersistVec(rng, 4)...)...)
+		if i%10 == 0 {
+			do("VREM", "vs", fmt.Sprint(seed, ":", i/2))
+			do("VSIM.DEL", "docs", fmt.Sprint(seed, ":", i/2))
+			do(append([]any{"SCACHE.STORE", "sc", fmt.Sprint("prompt", seed, i), "response"}, vpersistVec(rng, 4)...)...)
+			do(append([]any{"AMEM.ADD", "mem", fmt.Sprint("fact", seed, i)}, append(vpersistVec(rng, 4), "IMPORTANCE", 0.5)...)...)
+			do("PCACHE.SET", "pc", fmt.Sprint("p", seed, i), fmt.Sprint("r", i))
+		}
+	}
+	do("EXPIRE", "bin", 3600)
+}
+
+// vpersistState describes everything vpersistFill writes, searches
+// included: the same graph gives the same answers.
+func vpersistState(t *testing.T, c *redis.Client) string {
+	var b strings.Builder
+	rng := rand.New(rand.NewPCG(99, 1))
+	q := func(args ...any) {
+		fmt.Fprintf(&b, "%v: %v\n", args, vpersistDo(t, c, args...))
+	}
+	for _, k := range []string{"vs", "q8", "bin", "red"} {
+		q("VCARD", k)
+		q("VDIM", k)
+		q("TYPE", k)
+	}
+	b.WriteString(fmt.Sprintln(vpersistDo(t, c, "TTL", "bin").(int64) > 3000))
+	q("VGETATTR", "vs", "1:3")
+	q("VEMB", "vs", "1:3")
+	q("VEMB", "q8", "1:3")
+	q("VLINKS", "vs", "1:7")
+	q("VLINKS", "bin", "1:9")
+	for range 10 {
+		q(append(append([]any{"VSIM", "vs"}, vpersistVec(rng, 8)...), "WITHSCORES", "COUNT", 5, "EF", 20)...)
+		q(append(append([]any{"VSIM", "q8"}, vpersistVec(rng, 8)...), "COUNT", 5, "EF", 10)...)
+		q(append(append([]any{"VSIM", "bin"}, vpersistVec(rng, 8)...), "COUNT", 5)...)
+		q(append(append([]any{"VSIM", "red"}, vpersistVec(rng, 12)...), "COUNT", 5)...)
+		q(append(append([]any{"VSIM.SEARCH", "docs"}, vpersistVec(rng, 8)...), "K", 5, "EF", 10, "WITHATTRIBS")...)
+		q(append(append([]any{"VSIM.SEARCH", "l2"}, vpersistVec(rng, 4)...), "K", 3)...)
+	}
+	q("VSIM.LIST")
+	q("VSIM.GET", "docs", "1:3")
+	q("PCACHE.LIST")
+	q("PCACHE.GET", "pc", "p110")
+	q("SCACHE.LIST")
+	q(append([]any{"SCACHE.LOOKUP", "sc"}, vpersistVec(rng, 4)...)...)
+	q("AMEM.LIST")
+	q("AMEM.RANGE", "mem")
+	return b.String()
+}
+
+func TestVPersistEveryWayToDisk(t *testing.T) {
+	ctx := context.Background()
+	restart := func(t *testing.T, dir string, args []string, stop func(p *proc, c *redis.Client), fill2 bool) {
+		p := startBinary(t, append([]string{"--dir", dir}, args...)...)
+		c := p.client(t)
+		vpersistFill(t, c, 1)
+		stop(p, c)
+		if fill2 {
+			vpersistFill(t, c, 2) // after the snapshot: only the log has these
+		}
+		before := vpersistState(t, c)
+		persistKill(t, p)
+		p = startBinary(t, append([]string{"--dir", dir}, args...)...)
+		if after := vpersistState(t, p.client(t)); after != before {
+			t.Fatalf("after restart:\n%.3000s\nwant:\n%.3000s", after, before)
+		}
+	}
+	noLog := []string{"--save", ""}
+	always := []string{"--save", "", "--appendonly", "yes", "--appendfsync", "always"}
+	t.Run("save", func(t *testing.T) {
+		restart(t, t.TempDir(), noLog, func(p *proc, c *redis.Client) { c.Save(ctx) }, false)
+	})
+	t.Run("shutdown", func(t *testing.T) {
+		dir := t.TempDir()
+		p := startBinary(t, "--dir", dir)
+		c := p.client(t)
+		vpersistFill(t, c, 1)
+		before := vpersistState(t, c)
+		c.Shutdown(ctx)
+		p.wait(t)
+		p = startBinary(t, "--dir", dir)
+		if after := vpersistState(t, p.client(t)); after != before {
+			t.Fatalf("after restart:\n%.3000s\nwant:\n%.3000s", after, before)
+		}
+	})
+	t.Run("bgrewriteaof", func(t *testing.T) {
+		restart(t, t.TempDir(), always, func(p *proc, c *redis.Client) {
+			c.BgRewriteAOF(ctx)
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if strings.Contains(c.Info(ctx, "persistence").Val(), "aof_rewrite_in_progress:0") {
+					return
+				}
+			}
+			t.Fatal("rewrite did not finish")
+		}, true)
+	})
+	t.Run("replay", func(t *testing.T) {
+		restart(t, t.TempDir(), always, func(*proc, *redis.Client) {}, true)
+	})
+}
