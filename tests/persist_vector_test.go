@@ -45,7 +45,7 @@ func vpersistFill(t *testing.T, c *redis.Client, seed uint64) {
 		do("SCACHE.CREATE", "sc", "DIM", 4, "THRESHOLD", 0.2)
 		do("AMEM.CREATE", "mem", "DIM", 4)
 	}
-	for i := range 150 {
+	for i := range 60 {
 		n := fmt.Sprint(seed, ":", i)
 		do(append(append([]any{"VADD", "vs"}, vpersistVec(rng, 8)...), n, "SETATTR", fmt.Sprintf(`{"i":%d}`, i))...)
 		do(append(append([]any{"VADD", "q8"}, vpersistVec(rng, 8)...), n, "Q8")...)
@@ -94,7 +94,7 @@ func vpersistState(t *testing.T, c *redis.Client) string {
 	q("VSIM.LIST")
 	q("VSIM.GET", "docs", "1:3")
 	q("PCACHE.LIST")
-	q("PCACHE.GET", "pc", "p110")
+	q("PCACHE.GET", "pc", "p150")
 	q("SCACHE.LIST")
 	q(append([]any{"SCACHE.LOOKUP", "sc"}, vpersistVec(rng, 4)...)...)
 	q("AMEM.LIST")

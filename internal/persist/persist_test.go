@@ -18,6 +18,7 @@ import (
 	"github.com/hotkv/hotkv/internal/value/vset"
 	"github.com/hotkv/hotkv/internal/value/zset"
 	"github.com/hotkv/hotkv/internal/vector/quant"
+	"github.com/hotkv/hotkv/internal/vector/vindex"
 )
 
 // sample returns one entry of every kind and encoding, keyed by name.
@@ -350,6 +351,7 @@ func FuzzReadSnapshot(f *testing.F) {
 		EncodeEntry(&e, k, small[k])
 		f.Add(e.B)
 	}
+	f.Add(sampleIndexes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ReadSnapshot(bytes.NewReader(b), func(int, []byte, *keyspace.Entry) error { return nil })
 		// Block contents behind a valid checksum: decode entries directly.
@@ -359,6 +361,7 @@ func FuzzReadSnapshot(f *testing.F) {
 				break
 			}
 		}
+		DecodeIndexes(&Dec{B: b}, vindex.NewRegistry())
 	})
 }
 

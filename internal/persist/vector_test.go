@@ -2,9 +2,12 @@ package persist
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,15 +114,28 @@ func TestVectorSetRoundTrip(t *testing.T) {
 	}
 }
 
-func TestIndexesRoundTrip(t *testing.T) {
+// sampleRegistry holds an empty index and one of n quantized vectors.
+func sampleRegistry(n int) *vindex.Registry {
 	r := vindex.NewRegistry()
 	r.Create("empty", hnsw.Config{Dim: 4, Metric: hnsw.L2})
 	x, _ := r.Create("docs", hnsw.Config{Dim: 8, Quant: quant.Q8, Rerank: true})
-	src := sampleVSet(150, quant.F32, 0)
+	src := sampleVSet(n, quant.F32, 0)
 	src.Each(func(id uint32, e *vstore.Element) bool {
 		x.Set(e.Name, src.VectorOf(id), e.Attrs, true)
 		return true
 	})
+	return r
+}
+
+// sampleIndexes is a small encoded registry (a fuzz seed).
+func sampleIndexes() []byte {
+	var e Enc
+	EncodeIndexes(&e, sampleRegistry(6))
+	return e.B
+}
+
+func TestIndexesRoundTrip(t *testing.T) {
+	r := sampleRegistry(150)
 	var e Enc
 	EncodeIndexes(&e, r)
 	r2 := vindex.NewRegistry()
@@ -139,5 +155,33 @@ func TestIndexesRoundTrip(t *testing.T) {
 		if err := DecodeIndexes(&Dec{B: e.B[:i]}, vindex.NewRegistry()); !errors.Is(err, ErrCorrupt) {
 			t.Fatalf("cut at %d of %d: %v", i, len(e.B), err)
 		}
+	}
+}
+
+// Aux blocks reach the aux callback, count as blocks, and an unknown kind
+// is refused; a version 1 file (before aux blocks) still loads.
+func TestAuxBlocksAndVersion1(t *testing.T) {
+	keys := writeSnapshot(t, map[int]map[string]*keyspace.Entry{0: {"s": sample()["str"]}})
+	body := keys[16 : len(keys)-len(AppendEnd(nil, 1, 1))]
+	file := AppendHeader(nil, SnapshotMagic)
+	file = AppendAux(file, AuxIndexes, []byte("idx"))
+	file = append(file, body...)
+	file = AppendAux(file, AuxAI, []byte("ai"))
+	file = AppendEnd(file, 3, 1)
+	var got []string
+	st, err := ReadBlocks(bytes.NewReader(file), func(int64, []byte) error { return nil },
+		func(_ int64, kind byte, b []byte) error { got = append(got, fmt.Sprint(kind, string(b))); return nil })
+	if err != nil || st.Blocks != 3 || fmt.Sprint(got) != "[1idx 2ai]" {
+		t.Fatalf("%+v %v %v", st, err, got)
+	}
+	bad := AppendAux(AppendHeader(nil, SnapshotMagic), 9, nil)
+	if _, err := ReadSnapshot(bytes.NewReader(AppendEnd(bad, 1, 0)), nil); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("unknown aux kind: %v", err)
+	}
+	v1 := slices.Clone(keys)
+	v1[8] = 1
+	binary.LittleEndian.PutUint32(v1[12:], crc32.Checksum(v1[:12], castagnoli))
+	if st, err := ReadSnapshot(bytes.NewReader(v1), func(int, []byte, *keyspace.Entry) error { return nil }); err != nil || st.Keys != 1 {
+		t.Fatalf("version 1: %+v %v", st, err)
 	}
 }
