@@ -360,7 +360,10 @@ func readN(r io.Reader, buf []byte, n int) ([]byte, error) {
 	buf = buf[:0]
 	for len(buf) < n {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			// Doubling (append grows large slices by only 1.25x, which
+			// copies a large block many times over).
+			nb := make([]byte, len(buf), min(n, 2*cap(buf)))
+			buf = nb[:copy(nb, buf)]
 		}
 		m, err := io.ReadFull(r, buf[len(buf):min(n, cap(buf))])
 		buf = buf[:len(buf)+m]

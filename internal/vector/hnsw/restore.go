@@ -157,7 +157,8 @@ func (r *Restorer) Finish(entry uint32) (*Index, error) {
 		nd := x.node(id)
 		top = max(top, int(nd.level))
 		for l := 0; l <= int(nd.level); l++ {
-			for _, t := range readLinks(nil, x.links(id, l)) {
+			ls := x.links(id, l) // no one else sees the index yet
+			for _, t := range ls[1 : 1+ls[0]] {
 				tn := x.node(t)
 				if t >= r.n || int(tn.level) < l {
 					return nil, fmt.Errorf("%w: node %d layer %d: link to %d", ErrRestore, id, l, t)
