@@ -152,3 +152,61 @@ func TestVPersistEveryWayToDisk(t *testing.T) {
 		restart(t, t.TempDir(), always, func(*proc, *redis.Client) {}, true)
 	})
 }
+
+// Concurrent keyless writers (index inserts, memories whose ids the server
+// assigns) through a log rewrite and a kill -9: every acknowledged insert
+// is there after the restart, and every acknowledged memory id holds the
+// text it was given.
+func TestVPersistConcurrentKeylessWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	args := []string{"--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always"}
+	p := startBinary(t, args...)
+	c := p.client(t)
+	vpersistDo(t, c, "VSIM.CREATEINDEX", "docs", "DIM", 4)
+	vpersistDo(t, c, "AMEM.CREATE", "mem", "DIM", 4, "DEDUP", "OFF")
+	const writers = 4
+	ids := make([]map[int64]string, writers)
+	sets := make([]int, writers)
+	done := make(chan struct{})
+	for w := range writers {
+		ids[w] = map[int64]string{}
+		go func() {
+			defer func() { done <- struct{}{} }()
+			wc := p.client(t)
+			rng := rand.New(rand.NewPCG(uint64(w), 3))
+			for i := range 150 {
+				name := fmt.Sprint(w, ":", i)
+				if err := wc.Do(ctx, append([]any{"VSIM.SET", "docs", name}, vpersistVec(rng, 4)...)...).Err(); err != nil {
+					return
+				}
+				sets[w] = i + 1
+				v, err := wc.Do(ctx, append([]any{"AMEM.ADD", "mem", name}, vpersistVec(rng, 4)...)...).Result()
+				if err != nil {
+					return
+				}
+				ids[w][v.(map[any]any)["id"].(int64)] = name
+			}
+		}()
+	}
+	time.Sleep(100 * time.Millisecond)
+	c.BgRewriteAOF(ctx)
+	for range writers {
+		<-done
+	}
+	persistKill(t, p)
+	p = startBinary(t, args...)
+	c = p.client(t)
+	for w := range writers {
+		for i := range sets[w] {
+			if v := vpersistDo(t, c, "VSIM.GET", "docs", fmt.Sprint(w, ":", i)); v == nil {
+				t.Fatalf("index element %d:%d lost", w, i)
+			}
+		}
+		for id, name := range ids[w] {
+			if v, _ := vpersistDo(t, c, "AMEM.GET", "mem", id).(map[any]any); v == nil || v["text"] != name {
+				t.Fatalf("memory %d: %s, want text %s", id, v, name)
+			}
+		}
+	}
+}
