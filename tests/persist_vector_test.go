@@ -239,3 +239,65 @@ func TestVPersistConcurrentKeylessWrites(t *testing.T) {
 		}
 	}
 }
+
+// Saves and log rewrites while vector sets, indexes and memories are
+// written and searched, in the test process (so the race detector sees the
+// server): every save succeeds and a restart has every element.
+func TestVPersistSavesDuringWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	args := []string{"--dir", dir, "--save", "", "--appendonly", "yes"}
+	s := start(t, args...)
+	c := s.client(t)
+	vpersistDo(t, c, "VSIM.CREATEINDEX", "docs", "DIM", 4)
+	vpersistDo(t, c, "AMEM.CREATE", "mem", "DIM", 4)
+	done := make(chan struct{})
+	for w := range 3 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			wc := s.client(t)
+			rng := rand.New(rand.NewPCG(uint64(w), 5))
+			for i := range 100 {
+				name := fmt.Sprint(w, ":", i)
+				for _, cmd := range [][]any{
+					append([]any{"VSIM.SET", "docs", name}, vpersistVec(rng, 4)...),
+					append(append([]any{"VADD", "vs"}, vpersistVec(rng, 4)...), name),
+					append([]any{"AMEM.ADD", "mem", name}, vpersistVec(rng, 4)...),
+					append([]any{"VSIM.SEARCH", "docs"}, vpersistVec(rng, 4)...),
+					append([]any{"VSIM", "vs"}, vpersistVec(rng, 4)...),
+				} {
+					if err := wc.Do(ctx, cmd...).Err(); err != nil {
+						t.Errorf("%v: %v", cmd[0], err)
+						return
+					}
+				}
+				if i%10 == 0 {
+					wc.Do(ctx, "VREM", "vs", fmt.Sprint(w, ":", i/2))
+				}
+			}
+		}()
+	}
+	idle := func() {
+		for strings.Contains(c.Info(ctx, "persistence").Val(), "aof_rewrite_in_progress:1") {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	for range 3 {
+		if err := c.Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.BgRewriteAOF(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		idle()
+	}
+	for range 3 {
+		<-done
+	}
+	want := fmt.Sprint(vpersistDo(t, c, "VCARD", "vs"), vpersistDo(t, c, "VSIM.INFO", "docs").(map[any]any)["size"])
+	s.Shutdown(ctx)
+	c = start(t, args...).client(t)
+	if got := fmt.Sprint(vpersistDo(t, c, "VCARD", "vs"), vpersistDo(t, c, "VSIM.INFO", "docs").(map[any]any)["size"]); got != want || want != "270 300" {
+		t.Fatalf("after restart: %s, before %s (want 270 300)", got, want)
+	}
+}
