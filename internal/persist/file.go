@@ -17,8 +17,9 @@ import (
 const (
 	SnapshotMagic = "HOTKVSNP"
 	LogMagic      = "HOTKVAOF"
-	Version       = 1
-	headerSize    = 16
+	// Version 2 added snapshot aux blocks; version 1 files still load.
+	Version    = 2
+	headerSize = 16
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -54,7 +55,7 @@ func readHeader(r io.Reader) (string, error) {
 	if crc32.Checksum(h[:12], castagnoli) != binary.LittleEndian.Uint32(h[12:]) {
 		return "", &FormatError{0, fmt.Errorf("%w: header checksum", ErrCorrupt)}
 	}
-	if v := binary.LittleEndian.Uint32(h[8:]); v != Version {
+	if v := binary.LittleEndian.Uint32(h[8:]); v < 1 || v > Version {
 		return "", &FormatError{8, fmt.Errorf("unsupported format version %d (this build reads %d)", v, Version)}
 	}
 	return magic, nil
@@ -65,8 +66,13 @@ func readHeader(r io.Reader) (string, error) {
 // shard's worth, in any order relative to other blocks); the end block
 // closes the file and counts what came before, so a file cut after a whole
 // block is still detected.
+//
+// An aux block holds server-wide state that is not keys (the named vector
+// indexes, the AI layer's registry): a kind byte, then that state's own
+// encoding. A reader refuses a kind it does not know rather than drop data.
 const (
 	blockKeys = 'K'
+	blockAux  = 'X'
 	blockEnd  = 'E'
 	blockHead = 5
 	// maxBlock bounds what a loader allocates for one block.
@@ -114,6 +120,20 @@ func AppendEnd(dst []byte, blocks, keys int) []byte {
 	return seal(dst, start)
 }
 
+// Aux block kinds.
+const (
+	AuxIndexes = 1 // named vector indexes (EncodeIndexes)
+	AuxAI      = 2 // the AI layer's registry (ai.Registry.Save)
+)
+
+// AppendAux appends an aux block of the given kind holding body.
+func AppendAux(dst []byte, kind byte, body []byte) []byte {
+	start := len(dst)
+	dst = append(dst, blockAux, 0, 0, 0, 0, kind)
+	dst = append(dst, body...)
+	return seal(dst, start)
+}
+
 // LoadStats says what a snapshot held.
 type LoadStats struct {
 	Blocks, Keys int
@@ -129,7 +149,7 @@ func ReadSnapshot(r io.Reader, fn func(db int, key []byte, en *keyspace.Entry) e
 		n, err := DecodeBlock(off, payload, fn)
 		keys += n
 		return err
-	})
+	}, nil)
 	if err == nil && keys != st.Keys {
 		err = &FormatError{st.Bytes, fmt.Errorf("%w: end block counts %d keys, blocks hold %d", ErrCorrupt, st.Keys, keys)}
 	}
@@ -139,9 +159,10 @@ func ReadSnapshot(r io.Reader, fn func(db int, key []byte, en *keyspace.Entry) e
 // ReadBlocks reads a snapshot's blocks, checking the header, every
 // checksum and the number of blocks, and hands each keys block's payload
 // (fn may keep it: each has its own buffer) to fn with its offset, so
-// blocks can be decoded in parallel. st.Keys is the count the end block
-// states; the caller compares it with what DecodeBlock found.
-func ReadBlocks(r io.Reader, fn func(off int64, payload []byte) error) (LoadStats, error) {
+// blocks can be decoded in parallel, and each aux block's kind and body to
+// aux (nil: aux blocks are checked and skipped). st.Keys is the count the
+// end block states; the caller compares it with what DecodeBlock found.
+func ReadBlocks(r io.Reader, fn func(off int64, payload []byte) error, aux func(off int64, kind byte, body []byte) error) (LoadStats, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var st LoadStats
 	magic, err := readHeader(br)
@@ -158,7 +179,7 @@ func ReadBlocks(r io.Reader, fn func(off int64, payload []byte) error) (LoadStat
 			return st, &FormatError{off, fmt.Errorf("%w: file ends before the end block", ErrCorrupt)}
 		}
 		n := binary.LittleEndian.Uint32(h[1:])
-		if n >= maxBlock || h[0] != blockKeys && h[0] != blockEnd {
+		if n >= maxBlock || h[0] != blockKeys && h[0] != blockEnd && h[0] != blockAux {
 			return st, &FormatError{off, fmt.Errorf("%w: bad block header", ErrCorrupt)}
 		}
 		buf, err := readN(br, nil, int(n)+4)
@@ -179,7 +200,15 @@ func ReadBlocks(r io.Reader, fn func(off int64, payload []byte) error) (LoadStat
 			st.Bytes = off + blockHead + int64(n) + 4
 			return st, nil
 		}
-		if err := fn(off, buf[:n:n]); err != nil {
+		switch {
+		case h[0] == blockKeys:
+			err = fn(off, buf[:n:n])
+		case n == 0 || buf[0] != AuxIndexes && buf[0] != AuxAI:
+			err = &FormatError{off, fmt.Errorf("%w: unknown aux block", ErrCorrupt)}
+		case aux != nil:
+			err = aux(off, buf[0], buf[1:n:n])
+		}
+		if err != nil {
 			return st, err
 		}
 		st.Blocks++
@@ -331,7 +360,10 @@ func readN(r io.Reader, buf []byte, n int) ([]byte, error) {
 	buf = buf[:0]
 	for len(buf) < n {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			// Doubling (append grows large slices by only 1.25x, which
+			// copies a large block many times over).
+			nb := make([]byte, len(buf), min(n, 2*cap(buf)))
+			buf = nb[:copy(nb, buf)]
 		}
 		m, err := io.ReadFull(r, buf[len(buf):min(n, cap(buf))])
 		buf = buf[:len(buf)+m]

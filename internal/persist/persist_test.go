@@ -15,7 +15,10 @@ import (
 	"github.com/hotkv/hotkv/internal/value/hll"
 	"github.com/hotkv/hotkv/internal/value/list"
 	"github.com/hotkv/hotkv/internal/value/set"
+	"github.com/hotkv/hotkv/internal/value/vset"
 	"github.com/hotkv/hotkv/internal/value/zset"
+	"github.com/hotkv/hotkv/internal/vector/quant"
+	"github.com/hotkv/hotkv/internal/vector/vindex"
 )
 
 // sample returns one entry of every kind and encoding, keyed by name.
@@ -88,6 +91,8 @@ func sample() map[string]*keyspace.Entry {
 		bz.Set(fmt.Sprintf("member:%d", i), float64(i%50)/3)
 	}
 	m["bigzset"] = &keyspace.Entry{Kind: keyspace.KindZSet, Obj: bz}
+	m["vset"] = &keyspace.Entry{Kind: keyspace.KindVectorSet, Obj: sampleVSet(20, quant.Q8, 0)}
+	m["reduced"] = &keyspace.Entry{Kind: keyspace.KindVectorSet, Obj: sampleVSet(3, quant.F32, 10), Expire: 7}
 	return m
 }
 
@@ -114,6 +119,8 @@ func dump(t *testing.T, e *keyspace.Entry) string {
 		o.Range(func(m []byte) bool { lines = append(lines, string(m)); return true })
 		sortStrings(lines)
 		b.WriteString(strings.Join(lines, ","))
+	case *vset.Set:
+		fmt.Fprintf(&b, "%d %v\n%s", o.InDim, o.Projection(), dumpStore(o.Store))
 	case *zset.ZSet:
 		for it := o.At(0); it.Valid(); it.Next() {
 			fmt.Fprintf(&b, "%s:%v,", it.Member(), it.Score())
@@ -339,11 +346,12 @@ func FuzzReadSnapshot(f *testing.F) {
 	}
 	f.Add(writeSnapshot(&testing.T{}, map[int]map[string]*keyspace.Entry{1: small}))
 	f.Add(writeSnapshot(&testing.T{}, map[int]map[string]*keyspace.Entry{0: {"h": small["hash"]}, 2: {"z": small["zset"]}}))
-	for _, k := range []string{"hash", "zset", "intset", "lpset", "smalllist", "volatile"} {
+	for _, k := range []string{"hash", "zset", "intset", "lpset", "smalllist", "volatile", "vset", "reduced"} {
 		var e Enc // bare entries: mutations of these reach the value decoders
 		EncodeEntry(&e, k, small[k])
 		f.Add(e.B)
 	}
+	f.Add(sampleIndexes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ReadSnapshot(bytes.NewReader(b), func(int, []byte, *keyspace.Entry) error { return nil })
 		// Block contents behind a valid checksum: decode entries directly.
@@ -353,6 +361,7 @@ func FuzzReadSnapshot(f *testing.F) {
 				break
 			}
 		}
+		DecodeIndexes(&Dec{B: b}, vindex.NewRegistry())
 	})
 }
 

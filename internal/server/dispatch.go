@@ -162,9 +162,13 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 			c.captureFor(j, cmd, args)
 		}
 	}
-	c.run(cmd)
-	if write && c.s.aof != nil && c.blocked == nil {
-		c.logWrite(cmd, args, mark)
+	if write && c.keyless(cmd, args) {
+		c.runKeyless(cmd, args, mark)
+	} else {
+		c.run(cmd)
+		if write && c.s.aof != nil && c.blocked == nil {
+			c.logWrite(cmd, args, mark)
+		}
 	}
 	// A command that blocked changed nothing; SelfTouch ones touch what they change.
 	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write && c.blocked == nil {

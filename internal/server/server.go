@@ -58,7 +58,10 @@ type Server struct {
 	blockedClients atomic.Int64
 	startMem       uint64
 
-	snap    atomic.Pointer[snapJob] // the snapshot being written, if any
+	snap atomic.Pointer[snapJob] // the snapshot being written, if any
+	// regMu orders keyless writes (named indexes, AI layer) against the
+	// snapshot instant; see runLocked.
+	regMu   sync.RWMutex
 	persist saveState
 	aof     *aofLog // nil unless appendonly yes
 

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/persist"
@@ -136,8 +137,13 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 		j.done[i] = make([]bool, keyspace.ShardCount)
 	}
 	s.ks.LockAll()
+	// Keyless writes (named indexes, AI layer) hold regMu shared: taking it
+	// here puts each of them wholly before or after the instant, and the
+	// registries are encoded as of the instant while it is held.
+	s.regMu.Lock()
 	if atInstant != nil {
 		if err := atInstant(); err != nil {
+			s.regMu.Unlock()
 			s.ks.UnlockAll()
 			return 0, err
 		}
@@ -147,11 +153,16 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 	// Every shard is captured once the loop below ends; clearing the job
 	// earlier (on an error) only lets writers stop capturing for it.
 	defer s.snap.Store(nil)
+	aux, blocks, err := s.encodeRegistries(j.now)
+	s.regMu.Unlock()
+	if err != nil {
+		return 0, err
+	}
 
 	w := bufio.NewWriterSize(f, 1<<20)
 	w.Write(persist.AppendHeader(nil, persist.SnapshotMagic))
+	w.Write(aux)
 	var buf []byte
-	blocks := 0
 	drain := func() {
 		j.mu.Lock()
 		got := j.captured
@@ -205,6 +216,45 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 		return 0, err
 	}
 	return keys, syncDir(filepath.Dir(path))
+}
+
+// encodeRegistries encodes the named vector indexes and the AI registry
+// into aux blocks (none for an empty registry). regMu is held.
+func (s *Server) encodeRegistries(now int64) (aux []byte, blocks int, err error) {
+	if len(s.ks.Indexes.Names()) > 0 {
+		var e persist.Enc
+		persist.EncodeIndexes(&e, s.ks.Indexes)
+		aux = persist.AppendAux(aux, persist.AuxIndexes, e.B)
+		blocks++
+	}
+	r := ai.Of(s.ks)
+	if len(r.PromptNames())+len(r.SemNames())+len(r.MemoryNames()) > 0 {
+		var b bytes.Buffer
+		if err := r.Save(&b, now); err != nil {
+			return nil, 0, err
+		}
+		aux = persist.AppendAux(aux, persist.AuxAI, b.Bytes())
+		blocks++
+	}
+	return aux, blocks, nil
+}
+
+// loadRegistry loads an aux block into the (empty) registries.
+func (s *Server) loadRegistry(kind byte, body []byte, now int64) (err error) {
+	if kind == persist.AuxIndexes {
+		return persist.DecodeIndexes(&persist.Dec{B: body}, s.ks.Indexes)
+	}
+	// encoding/gob is not hardened against crafted input (the block's
+	// checksum catches damage): a panic is a refused file, not a crash.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: AI registry: %v", persist.ErrCorrupt, p)
+		}
+	}()
+	if err := ai.Of(s.ks).Load(bytes.NewReader(body), now); err != nil {
+		return fmt.Errorf("%w: AI registry: %v", persist.ErrCorrupt, err)
+	}
+	return nil
 }
 
 // syncDir makes a rename in dir durable.
@@ -304,6 +354,11 @@ func (s *Server) loadSnapshot(path string) (persist.LoadStats, int, error) {
 	}
 	st, err := persist.ReadBlocks(f, func(off int64, payload []byte) error {
 		work <- block{off, payload}
+		return nil
+	}, func(off int64, kind byte, body []byte) error {
+		if err := s.loadRegistry(kind, body, now); err != nil {
+			return &persist.FormatError{Offset: off, Err: err}
+		}
 		return nil
 	})
 	close(work)

@@ -4,6 +4,7 @@
 package vset
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
@@ -85,3 +86,12 @@ func (s *Set) Encoding() string { return "raw" }
 // Projection returns the REDUCE matrix (Dim x InDim, row-major; nil without
 // projection), for persistence. It must not be modified.
 func (s *Set) Projection() []float32 { return s.proj }
+
+// Restore returns a set over a restored store, with a new uid; proj is the
+// REDUCE matrix (Dim x inDim), nil when inDim is 0.
+func Restore(st *vstore.Store, inDim int, proj []float32) (*Set, error) {
+	if len(proj) != st.Dim()*inDim {
+		return nil, errors.New("vset: projection does not match the dimensions")
+	}
+	return &Set{Store: st, UID: uids.Add(1), InDim: inDim, proj: proj}, nil
+}

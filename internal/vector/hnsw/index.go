@@ -121,6 +121,7 @@ type Index struct {
 	upperNext [MaxLevel + 1]uint32
 	upperFree [MaxLevel + 1][]uint32
 	rng       *rand.Rand
+	src       *rand.PCG // rng's state, saved with the graph
 
 	epoch reclaimer
 	live  atomic.Int64
@@ -166,8 +167,9 @@ func New(c Config) (*Index, error) {
 		rerank:   c.Rerank && c.Quant != quant.F32,
 		exactDot: c.Metric != L2,
 		mL:       1 / math.Log(1/levelP),
-		rng:      rand.New(rand.NewPCG(c.Seed, 0x9e3779b97f4a7c15)),
+		src:      rand.NewPCG(c.Seed, 0x9e3779b97f4a7c15),
 	}
+	x.rng = rand.New(x.src)
 	x.codeLines = (x.format.Bytes() + 63) / 64
 	x.nodes.init(1)
 	x.links0.init(1 + x.m0)

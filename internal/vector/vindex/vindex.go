@@ -91,3 +91,14 @@ func (r *Registry) Stats() (indexes, vectors int, bytes int64) {
 	}
 	return len(r.m), vectors, bytes
 }
+
+// Put adds a loaded index; false if its name is taken.
+func (r *Registry) Put(x *Index) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.m[x.Name]; ok {
+		return false
+	}
+	r.m[x.Name] = x
+	return true
+}

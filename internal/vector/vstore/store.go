@@ -425,3 +425,23 @@ func (s *Store) Bytes() int64 {
 	s.mu.RUnlock()
 	return b + s.idx.Bytes()
 }
+
+// ErrDuplicate is returned by Restore for a name given twice.
+var ErrDuplicate = errors.New("duplicate element name")
+
+// Restore returns a store over a restored graph whose node i is elems[i];
+// inserts is the Inserts count to carry on from.
+func Restore(idx *hnsw.Index, elems []Element, inserts uint64) (*Store, error) {
+	s := &Store{idx: idx, ids: make(map[string]uint32, len(elems)), adds: inserts, hi: uint32(len(elems))}
+	s.dir.Store(new([]*chunk))
+	for i := range elems {
+		e := &elems[i]
+		if _, ok := s.ids[e.Name]; ok {
+			return nil, ErrDuplicate
+		}
+		s.ids[e.Name] = uint32(i)
+		s.account(e, 1)
+		s.grow(uint32(i)).Store(e)
+	}
+	return s, nil
+}

@@ -1,0 +1,42 @@
+package server
+
+import (
+	"strings"
+
+	"github.com/hotkv/hotkv/internal/command"
+)
+
+// Keyless writes change state that lives beside the keyspace (the named
+// vector indexes, the AI layer's caches and memories) and so take no shard
+// lock. They hold regMu shared while they run and append their log record,
+// which the snapshot instant takes exclusively: each is then wholly before
+// or after the instant, in the saved registries and the log alike.
+
+// keyless reports whether cmd, a write, names no key and locks no database.
+func (c *client) keyless(cmd *command.Cmd, args [][]byte) bool {
+	return cmd.Flags&(command.LockDB|command.LockAll) == 0 && len(cmd.KeyPositions(args, c.keys[:0])) == 0
+}
+
+// runKeyless runs and logs a keyless write. AI writes assign ids, LRU
+// order and dedup merges under their own objects' locks, so with the log
+// on they run one at a time: the log's order is then the order they took
+// effect in, and replay assigns the same ids. Index writes stay parallel
+// (two clients setting the same element at once are the one case whose
+// log order may differ from the order they took effect in).
+func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
+	if c.s.aof != nil && isAIWrite(cmd.Name) {
+		c.s.regMu.Lock()
+		defer c.s.regMu.Unlock()
+	} else {
+		c.s.regMu.RLock()
+		defer c.s.regMu.RUnlock()
+	}
+	c.run(cmd)
+	if c.s.aof != nil && c.blocked == nil {
+		c.logWrite(cmd, args, mark)
+	}
+}
+
+func isAIWrite(name string) bool {
+	return strings.HasPrefix(name, "pcache.") || strings.HasPrefix(name, "scache.") || strings.HasPrefix(name, "amem.")
+}
