@@ -172,7 +172,13 @@ func (x *Index) unlinkNear(s *searcher, d uint32, l int, saved [][]uint32) {
 	if limit := 5 * x.maxLinks(l); len(pool) > limit {
 		dq := x.code(d)
 		s.res = s.res[:0]
-		for _, e := range pool[len(saved[l]):] {
+		for _, e := range pool {
+			// d's own neighbours go in anyway. They are not necessarily the
+			// start of pool: one also reached as a neighbour's neighbour
+			// was placed where it was first seen.
+			if slices.Contains(saved[l], e) {
+				continue
+			}
 			dist := x.dist(dq, x.code(e))
 			if len(s.res) < limit-len(saved[l]) {
 				s.res.push(item{dist, e})
@@ -239,7 +245,10 @@ func (x *Index) unlinkFrom(s *searcher, c, d uint32, l int, pool []uint32) {
 		if len(keep) >= x.maxLinks(l) {
 			break
 		}
-		if x.diverse(cand, keep) && x.ref(cand.id, l) {
+		// Identical codes (binary ones collide often) are at distance 0
+		// and pass the heuristic next to each other: never take one twice.
+		if !slices.ContainsFunc(keep, func(k item) bool { return k.id == cand.id }) &&
+			x.diverse(cand, keep) && x.ref(cand.id, l) {
 			keep = append(keep, cand)
 		}
 	}
