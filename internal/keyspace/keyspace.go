@@ -182,7 +182,9 @@ func (s *Shard) Lookup(key []byte, now int64) *Entry {
 		ExpiredKeys.Add(1)
 		return nil
 	}
-	e.Access = Clock.Load()
+	if c := Clock.Load(); e.Access != c {
+		e.Access = c // only when it changes: a read should not dirty the cache line
+	}
 	return e
 }
 
@@ -210,8 +212,7 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 		if s.m == nil {
 			s.m = make(map[string]*Entry)
 		}
-		e = &Entry{Kind: KindString, Str: append(make([]byte, 0, len(val)), val...)}
-		k := string(key)
+		e, k := newStringEntry(key, val)
 		s.m[k] = e
 		if expire != 0 {
 			s.setExpire(k, e, expire)
@@ -219,7 +220,9 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 		e.Access = Clock.Load()
 		return e
 	}
-	if e.Kind == KindString && cap(e.Str) >= len(val) && cap(e.Str) <= 2*len(val)+16 {
+	// Keep the buffer unless it is more than twice too big; buffers up to
+	// maxInline are kept anyway (an inline one cannot be freed on its own).
+	if e.Kind == KindString && cap(e.Str) >= len(val) && cap(e.Str) <= max(2*len(val)+16, maxInline) {
 		e.Str = append(e.Str[:0], val...)
 	} else {
 		e.Str = append(make([]byte, 0, len(val)), val...)
