@@ -170,7 +170,43 @@ func (c *Cmd) CheckArity(n int) bool {
 var (
 	table = map[string]*Cmd{}
 	byID  []*Cmd
+	index []slot // open addressing by nameHash, for Lookup
 )
+
+type slot struct {
+	hash uint32
+	cmd  *Cmd
+}
+
+// nameHash is FNV-1a of the lower-cased name.
+func nameHash(name []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range name {
+		if c-'A' < 26 {
+			c += 'a' - 'A'
+		}
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
+}
+
+// reindex rebuilds index at a quarter full, so a lookup nearly always
+// compares one entry.
+func reindex() {
+	size := 16
+	for size < 4*len(table) {
+		size *= 2
+	}
+	index = make([]slot, size)
+	for name, c := range table {
+		h := nameHash([]byte(name))
+		i := h & uint32(size-1)
+		for index[i].cmd != nil {
+			i = (i + 1) & uint32(size-1)
+		}
+		index[i] = slot{h, c}
+	}
+}
 
 // Register adds commands to the table; a duplicate name is a programming error.
 func Register(cmds ...*Cmd) {
@@ -187,6 +223,7 @@ func Register(cmds ...*Cmd) {
 			byID = append(byID, sc)
 		}
 	}
+	reindex()
 }
 
 // Count is the number of commands and subcommands (the range of Cmd.ID).
@@ -195,19 +232,20 @@ func Count() int { return len(byID) }
 // ByID returns the command or subcommand with the given ID.
 func ByID(id int) *Cmd { return byID[id] }
 
-// Lookup finds a command by name, case-insensitively, without allocating.
+// Lookup finds a command by name, case-insensitively, without allocating:
+// one pass lower-cases and hashes the name, then usually one entry compares.
 func Lookup(name []byte) *Cmd {
-	var buf [32]byte
-	if len(name) > len(buf) {
-		return table[strings.ToLower(string(name))]
+	if len(index) == 0 {
+		return nil
 	}
-	for i, c := range name {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+	h := nameHash(name)
+	mask := uint32(len(index) - 1)
+	for i := h & mask; index[i].cmd != nil; i = (i + 1) & mask {
+		if s := index[i]; s.hash == h && Is(name, s.cmd.Name) {
+			return s.cmd
 		}
-		buf[i] = c
 	}
-	return table[string(buf[:len(name)])]
+	return nil
 }
 
 // All returns every command sorted by name.
