@@ -375,6 +375,17 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
 	return sampled, expired
 }
 
+// observers counts WATCH and blocked-client registrations in every shard of
+// every keyspace, so that a write can skip hashing its keys again to look for
+// them (Touch) while there are none. It changes under the registered key's
+// shard lock, which the writer holds when it asks, so it never misses a
+// registration made before the write.
+var observers atomic.Int64
+
+// Observed reports whether any key of any shard is watched or waited on: if
+// not, Touch has nothing to do.
+func Observed() bool { return observers.Load() != 0 }
+
 // AddWatch registers w on key.
 func (s *Shard) AddWatch(key []byte, w *Watch) {
 	if s.watchers == nil {
@@ -382,6 +393,7 @@ func (s *Shard) AddWatch(key []byte, w *Watch) {
 	}
 	k := string(key)
 	s.watchers[k] = append(s.watchers[k], w)
+	observers.Add(1)
 }
 
 // RemoveWatch unregisters w from key.
@@ -392,6 +404,7 @@ func (s *Shard) RemoveWatch(key []byte, w *Watch) {
 		if x == w {
 			ws[i] = ws[len(ws)-1]
 			ws = ws[:len(ws)-1]
+			observers.Add(-1)
 			break
 		}
 	}

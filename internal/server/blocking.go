@@ -212,8 +212,10 @@ func (s *Server) runWaiter(b *blocked) {
 	var again reblock
 	if b.hasData(now) {
 		x := command.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
-			Conn: b.c, Hits: &b.c.hits, Misses: &b.c.misses, Blocker: &again}
+			Conn: b.c, Blocker: &again}
 		b.cmd.Run(&x)
+		b.c.hits.Add(x.Hits)
+		b.c.misses.Add(x.Misses)
 	} else {
 		again = true
 	}

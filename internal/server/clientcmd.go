@@ -244,7 +244,7 @@ func (o *client) kill(by *client) {
 		by.closing = true
 		return
 	}
-	o.conn.Close()
+	o.closeConn()
 }
 
 // clientSetInfo is CLIENT SETINFO: the attribute is checked before the value,

@@ -21,6 +21,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/tick"
 
 	_ "github.com/hotkv/hotkv/internal/commands" // registers the data commands
 )
@@ -218,7 +219,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.closeListeners()
 		s.mu.Lock()
 		for _, c := range s.clients {
-			c.conn.Close()
+			c.closeConn()
 		}
 		s.mu.Unlock()
 	})
@@ -264,6 +265,7 @@ func (s *Server) cron() {
 			return
 		case now := <-t.C:
 			keyspace.Clock.Store(uint32(now.Unix()))
+			tick.Calibrate()
 			s.sample(now)
 			if s.activeExpire.Load() {
 				exp.Cycle(time.Second / time.Duration(hz) / 4)
