@@ -2,15 +2,14 @@ package keyspace
 
 import "unsafe"
 
-// A string entry is created as one allocation holding the Entry, the key the
-// map refers to and the value: looking a key up then touches one object (the
-// map compares the key, the handler reads the entry and its value) instead
-// of three, and the collector has a third of the objects to track. The key
+// A string entry is created as one allocation holding the Entry, its key and
+// the value: looking a key up then touches one object (the table compares
+// the key, the handler reads the entry and its value) instead of three, and the collector has a third of the objects to track. The key
 // bytes are never written after creation; the value occupies the rest of the
 // buffer, so an overwrite or an append that fits stays in place.
 //
 // The buffer sizes make Entry+buffer fill a Go size class exactly (Entry is
-// 56 bytes; classes 64, 80, 96, 112, 128, 160, 192, 256), so no rounding is
+// 72 bytes; classes 80, 96, 112, 128, 160, 192, 256), so no rounding is
 // wasted. Longer keys and values are allocated separately, as before.
 type inline[B any] struct {
 	Entry
@@ -23,7 +22,7 @@ func newInline[B any]() (*Entry, []byte) {
 }
 
 // maxInline is the largest key+value stored with its entry.
-const maxInline = 200
+const maxInline = 184
 
 // newStringEntry makes a string entry for key and val, returning it with the
 // key string to store it under (which may alias the entry's memory).
@@ -43,12 +42,10 @@ func newStringEntry(key, val []byte) (*Entry, string) {
 		e, buf = newInline[[40]byte]()
 	case n <= 56:
 		e, buf = newInline[[56]byte]()
-	case n <= 72:
-		e, buf = newInline[[72]byte]()
-	case n <= 104:
-		e, buf = newInline[[104]byte]()
-	case n <= 136:
-		e, buf = newInline[[136]byte]()
+	case n <= 88:
+		e, buf = newInline[[88]byte]()
+	case n <= 120:
+		e, buf = newInline[[120]byte]()
 	case n <= maxInline:
 		e, buf = newInline[[maxInline]byte]()
 	default:

@@ -11,7 +11,7 @@ import (
 
 func TestStringEntriesOfEverySize(t *testing.T) {
 	var s Shard
-	sizes := []int{0, 1, 3, 7, 8, 9, 23, 24, 25, 100, 199, 200, 201, 1000}
+	sizes := []int{0, 1, 3, 7, 8, 9, 23, 24, 25, 100, 183, 184, 185, 1000}
 	for _, kl := range sizes {
 		for _, vl := range sizes {
 			key := []byte(strings.Repeat("k", kl) + strconv.Itoa(vl))

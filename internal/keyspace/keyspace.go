@@ -44,6 +44,7 @@ func (k Kind) String() string {
 type Entry struct {
 	Str    []byte
 	Obj    any
+	key    string // the key it is stored under, set by the shard's table
 	Expire int64  // absolute unix milliseconds, 0 when the key does not expire
 	Access uint32 // LRU clock (seconds) of the last access, for OBJECT IDLETIME
 	Kind   Kind
@@ -145,7 +146,7 @@ func (w *Watch) Reset() { w.dirty.Store(false) }
 // the lock (Lock/Unlock).
 type Shard struct {
 	mu       sync.Mutex
-	m        map[string]*Entry
+	m        table
 	expires  map[string]*Entry // the volatile subset of m, sampled by active expiry
 	subexp   map[string]*Entry // keys whose values have expiring parts (hash field TTLs)
 	watchers map[string][]*Watch
@@ -161,7 +162,7 @@ func (s *Shard) Lock() { s.mu.Lock() }
 func (s *Shard) Unlock() { s.mu.Unlock() }
 
 // Len is the number of keys, including expired ones not yet reclaimed.
-func (s *Shard) Len() int { return len(s.m) }
+func (s *Shard) Len() int { return s.m.n }
 
 // Volatile is the number of keys with an expiry.
 func (s *Shard) Volatile() int { return len(s.expires) }
@@ -173,12 +174,12 @@ func init() { Clock.Store(uint32(time.Now().Unix())) } // keys made before the f
 
 // Lookup returns the live entry for key, deleting it first if it has expired.
 func (s *Shard) Lookup(key []byte, now int64) *Entry {
-	e := s.m[string(key)]
+	e := s.m.get(bstr(key))
 	if e == nil {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= now {
-		s.remove(string(key), e)
+		s.remove(e.key, e)
 		ExpiredKeys.Add(1)
 		return nil
 	}
@@ -191,12 +192,12 @@ func (s *Shard) Lookup(key []byte, now int64) *Entry {
 // Peek is Lookup without updating the access time (OBJECT, TTL-style reads
 // that Redis does not count as access still delete an expired key).
 func (s *Shard) Peek(key []byte, now int64) *Entry {
-	e := s.m[string(key)]
+	e := s.m.get(bstr(key))
 	if e == nil {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= now {
-		s.remove(string(key), e)
+		s.remove(e.key, e)
 		ExpiredKeys.Add(1)
 		return nil
 	}
@@ -207,13 +208,10 @@ func (s *Shard) Peek(key []byte, now int64) *Entry {
 // is a string with room, so overwriting a key allocates nothing. The expiry is
 // set to expire (0 clears it) unless keepTTL.
 func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
-	e := s.m[string(key)]
+	e := s.m.get(bstr(key))
 	if e == nil {
-		if s.m == nil {
-			s.m = make(map[string]*Entry)
-		}
 		e, k := newStringEntry(key, val)
-		s.m[k] = e
+		s.m.put(k, e)
 		if expire != 0 {
 			s.setExpire(k, e, expire)
 		}
@@ -238,14 +236,16 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 // Put stores e under key, replacing any previous value (and its expiry
 // bookkeeping) with e's.
 func (s *Shard) Put(key []byte, e *Entry) {
-	if s.m == nil {
-		s.m = make(map[string]*Entry)
+	var k string
+	if old := s.m.get(bstr(key)); old != nil {
+		k = old.key
+		if old.Expire != 0 {
+			delete(s.expires, k)
+		}
+	} else {
+		k = string(key)
 	}
-	k := string(key)
-	if old := s.m[k]; old != nil && old.Expire != 0 {
-		delete(s.expires, k)
-	}
-	s.m[k] = e
+	s.m.put(k, e)
 	e.Access = Clock.Load()
 	if e.Expire != 0 {
 		s.setExpire(k, e, e.Expire)
@@ -281,11 +281,11 @@ func (s *Shard) setExpire(k string, e *Entry, at int64) {
 
 // Delete removes key and reports whether it held a live value.
 func (s *Shard) Delete(key []byte, now int64) bool {
-	e := s.m[string(key)]
+	e := s.m.get(bstr(key))
 	if e == nil {
 		return false
 	}
-	s.remove(string(key), e)
+	s.remove(e.key, e)
 	if e.Expired(now) {
 		ExpiredKeys.Add(1)
 		return false
@@ -294,7 +294,7 @@ func (s *Shard) Delete(key []byte, now int64) bool {
 }
 
 func (s *Shard) remove(k string, e *Entry) {
-	delete(s.m, k)
+	s.m.del(k)
 	if e.Expire != 0 {
 		delete(s.expires, k)
 	}
@@ -310,19 +310,20 @@ func (s *Shard) remove(k string, e *Entry) {
 // release drops the tables of a shard that has emptied: Go maps never shrink,
 // and a burst of keys that all expire would otherwise keep its tables forever.
 func (s *Shard) release() {
-	if len(s.m) == 0 {
-		s.m, s.expires = nil, nil
+	if s.m.n == 0 {
+		s.m, s.expires = table{}, nil
 	}
 }
 
 // Range calls fn for every live key until it returns false. The key string is
 // the map's own; fn must not modify the shard.
 func (s *Shard) Range(now int64, fn func(key string, e *Entry) bool) {
-	for k, e := range s.m {
-		if e.Expire != 0 && e.Expire <= now {
+	for _, sl := range s.m.slots {
+		e := sl.e
+		if e == nil || e.Expire != 0 && e.Expire <= now {
 			continue
 		}
-		if !fn(k, e) {
+		if !fn(e.key, e) {
 			return
 		}
 	}
@@ -332,8 +333,8 @@ func (s *Shard) Range(now int64, fn func(key string, e *Entry) bool) {
 // modify the shard.
 func (s *Shard) All() iter.Seq2[string, *Entry] {
 	return func(yield func(string, *Entry) bool) {
-		for k, e := range s.m {
-			if !yield(k, e) {
+		for _, sl := range s.m.slots {
+			if sl.e != nil && !yield(sl.e.key, sl.e) {
 				return
 			}
 		}
@@ -343,13 +344,13 @@ func (s *Shard) All() iter.Seq2[string, *Entry] {
 // Clear drops every key, touching watched ones.
 func (s *Shard) Clear() {
 	for k, ws := range s.watchers {
-		if _, ok := s.m[k]; ok {
+		if s.m.get(k) != nil {
 			for _, w := range ws {
 				w.MarkDirty()
 			}
 		}
 	}
-	s.m, s.expires, s.subexp = nil, nil, nil
+	s.m, s.expires, s.subexp = table{}, nil, nil
 }
 
 // ExpireSample deletes expired keys among up to n volatile keys (Go's map
@@ -362,7 +363,7 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
 		}
 		sampled++
 		if e.Expire <= now {
-			delete(s.m, k)
+			s.m.del(k)
 			delete(s.expires, k)
 			for _, w := range s.watchers[k] {
 				w.MarkDirty()
@@ -449,7 +450,7 @@ func (s *Shard) touchSwapped(o *Shard, now int64) {
 }
 
 func (s *Shard) live(k string, now int64) bool {
-	e := s.m[k]
+	e := s.m.get(k)
 	return e != nil && !e.Expired(now)
 }
 
@@ -486,7 +487,7 @@ func (db *DB) UnlockAll() {
 func (db *DB) Size() int {
 	n := 0
 	for i := range db.shards {
-		n += len(db.shards[i].m)
+		n += db.shards[i].m.n
 	}
 	return n
 }
@@ -496,7 +497,7 @@ func (db *DB) Stats() (keys, volatile int) {
 	for i := range db.shards {
 		s := &db.shards[i]
 		s.mu.Lock()
-		keys += len(s.m)
+		keys += s.m.n
 		volatile += len(s.expires)
 		s.mu.Unlock()
 	}
@@ -539,26 +540,30 @@ func (db *DB) RandomKey(now int64) (string, bool) {
 		r := rand.IntN(total)
 		s := &db.shards[0]
 		for i := range db.shards {
-			if s = &db.shards[i]; r < len(s.m) {
+			if s = &db.shards[i]; r < s.m.n {
 				break
 			}
-			r -= len(s.m)
+			r -= s.m.n
 		}
-		for k, e := range s.m {
-			if !e.Expired(now) {
-				return k, true
+		// Then the first entry from a random slot on.
+		slots := s.m.slots
+		for i, j := 0, rand.IntN(len(slots)); i < len(slots); i, j = i+1, (j+1)&(len(slots)-1) {
+			if e := slots[j].e; e != nil {
+				if !e.Expired(now) {
+					return e.key, true
+				}
+				s.remove(e.key, e)
+				ExpiredKeys.Add(1)
+				break
 			}
-			s.remove(k, e)
-			ExpiredKeys.Add(1)
-			break
 		}
 	}
 	// Mostly expired keys nobody reclaimed (active expiry off): look for a
 	// live one in order rather than draw forever.
 	for i := range db.shards {
-		for k, e := range db.shards[i].m {
-			if !e.Expired(now) {
-				return k, true
+		for _, sl := range db.shards[i].m.slots {
+			if sl.e != nil && !sl.e.Expired(now) {
+				return sl.e.key, true
 			}
 		}
 	}

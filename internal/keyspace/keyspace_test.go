@@ -83,7 +83,7 @@ func TestDeleteAndRelease(t *testing.T) {
 	if !s.Delete([]byte("p"), 200) {
 		t.Fatal("Delete of a live key reported false")
 	}
-	if s.m != nil || s.expires != nil {
+	if s.m.slots != nil || s.expires != nil {
 		t.Fatal("an emptied shard keeps its tables")
 	}
 	s.SetString(k, []byte("v"), 0, false)
@@ -191,7 +191,7 @@ func TestExpirerReclaims(t *testing.T) {
 	}
 	released := 0
 	for i := range ks.DBs[0].shards {
-		if ks.DBs[0].shards[i].m == nil {
+		if ks.DBs[0].shards[i].m.slots == nil {
 			released++
 		}
 	}

@@ -46,7 +46,7 @@ func (s *Shard) ExpireSubSample(n, quota int, now int64) (sampled, hit, expired 
 		}
 		sampled++
 		se, ok := e.Obj.(SubExpirer)
-		if !ok || s.m[k] != e || !se.SubVolatile() {
+		if !ok || s.m.get(k) != e || !se.SubVolatile() {
 			delete(s.subexp, k)
 			continue
 		}

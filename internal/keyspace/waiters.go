@@ -82,7 +82,7 @@ func (s *Shard) wake(k string) {
 		return
 	}
 	var kind Kind
-	if e := s.m[k]; e != nil {
+	if e := s.m.get(k); e != nil {
 		kind = e.Kind
 	}
 	for _, w := range ws {
