@@ -152,6 +152,7 @@ type Shard struct {
 	watchers map[string][]*Watch
 	waiters  map[string][]*Waiter
 	ready    []*Waiter // waiters a write has readied; served before the lock is released
+	db       *DB       // for its mayExpire hint; nil in a shard made on its own (tests)
 	_        [64]byte  // keep neighbouring shards' locks off one cache line
 }
 
@@ -275,6 +276,7 @@ func (s *Shard) setExpire(k string, e *Entry, at int64) {
 	if s.expires == nil {
 		s.expires = make(map[string]*Entry)
 	}
+	s.hintExpiry()
 	e.Expire = at
 	s.expires[k] = e
 }
@@ -457,6 +459,19 @@ func (s *Shard) live(k string, now int64) bool {
 // DB is one numbered database.
 type DB struct {
 	shards [ShardCount]Shard
+	// mayExpire is false only while no shard holds keys with an expiry or
+	// expiring parts, so that the active expiry cycle can skip the whole
+	// database without locking its shards (see Expirer.Cycle).
+	mayExpire atomic.Bool
+}
+
+// hintExpiry notes that s now holds something to expire. Called under s's
+// lock whenever a key gets an expiry or starts being tracked for expiring
+// parts.
+func (s *Shard) hintExpiry() {
+	if s.db != nil && !s.db.mayExpire.Load() {
+		s.db.mayExpire.Store(true)
+	}
 }
 
 // ShardIndex is the shard that holds key.
@@ -525,6 +540,8 @@ func Swap(a, b *DB, now int64) {
 		x.wakeAll() // after the swap: blocked clients are served by the new contents
 		y.wakeAll()
 	}
+	a.mayExpire.Store(true) // each got the other's volatile keys; the next cycle looks
+	b.mayExpire.Store(true)
 }
 
 // RandomKey returns a random live key, deleting the expired keys it draws, or
@@ -579,7 +596,11 @@ type Keyspace struct {
 func New(n int) *Keyspace {
 	ks := &Keyspace{DBs: make([]*DB, n)}
 	for i := range ks.DBs {
-		ks.DBs[i] = new(DB)
+		db := new(DB)
+		for j := range db.shards {
+			db.shards[j].db = db
+		}
+		ks.DBs[i] = db
 	}
 	return ks
 }

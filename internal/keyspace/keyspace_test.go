@@ -224,3 +224,28 @@ func TestExpirerBudget(t *testing.T) {
 		x.Cycle(time.Millisecond)
 	}
 }
+
+// TestExpirerSkipsQuietDatabases: a pass that finds nothing volatile lets
+// later cycles skip the database, and a key given an expiry afterwards, even
+// in a shard whose expiry table is already there, brings it back.
+func TestExpirerSkipsQuietDatabases(t *testing.T) {
+	ks := New(3)
+	now := time.Now().UnixMilli()
+	sh := ks.DBs[1].ShardFor([]byte("{t}p"))
+	sh.SetString([]byte("{t}p"), []byte("v"), 0, false) // keeps the shard's tables
+	sh.SetString([]byte("{t}v"), []byte("v"), now-1, false)
+	x := NewExpirer(ks)
+	if n := x.Cycle(time.Minute); n != 1 {
+		t.Fatalf("first cycle reclaimed %d, want 1", n)
+	}
+	x.Cycle(time.Minute) // a pass that finds nothing
+	for d, db := range ks.DBs {
+		if db.mayExpire.Load() {
+			t.Fatalf("db %d still marked after a pass that found nothing volatile", d)
+		}
+	}
+	sh.SetString([]byte("{t}w"), []byte("v"), now-1, false)
+	if n := x.Cycle(time.Minute); n != 1 || ks.DBs[1].Size() != 1 {
+		t.Fatalf("after a new volatile key: reclaimed %d, %d keys left", n, ks.DBs[1].Size())
+	}
+}

@@ -28,6 +28,7 @@ func (s *Shard) TrackSubExpire(key []byte, e *Entry) {
 	if s.subexp == nil {
 		s.subexp = make(map[string]*Entry)
 	}
+	s.hintExpiry()
 	s.subexp[string(key)] = e
 }
 
