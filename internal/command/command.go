@@ -7,8 +7,8 @@ package command
 import (
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
@@ -73,7 +73,16 @@ type Ctx struct {
 	Now  int64 // unix milliseconds, fixed for the command
 	Conn any   // the server's client, for connection-level commands
 
-	Hits, Misses *atomic.Int64 // keyspace_hits/misses of the connection
+	// keyspace_hits/misses counted by LookupRead. The connection owns the
+	// context and publishes these to INFO in batches, so they are plain ints.
+	Hits, Misses int64
+
+	// The key argument the dispatcher hashed to lock its shard, so that
+	// Shard need not hash it again (see SetKeyShard).
+	keyData  *byte
+	keyLen   int
+	keyDB    *keyspace.DB
+	keyShard *keyspace.Shard
 
 	// Blocker parks the client for blocking commands (BLPOP...); nil where a
 	// command must not block (inside MULTI), which then answers as on timeout.
@@ -96,26 +105,39 @@ type Blocker interface {
 	Block(keys [][]byte, timeout time.Duration, nullBulk bool)
 }
 
+// SetKeyShard records, for the command about to run, that the argument key
+// lives in shard sh of the current database; a nil sh forgets it. The
+// dispatcher sets or clears it around every command, because the argument's
+// memory is reused by the next one.
+func (c *Ctx) SetKeyShard(key []byte, sh *keyspace.Shard) {
+	c.keyData, c.keyLen, c.keyDB, c.keyShard = unsafe.SliceData(key), len(key), c.DB, sh
+}
+
 // Shard returns the (locked) shard holding key.
-func (c *Ctx) Shard(key []byte) *keyspace.Shard { return c.DB.ShardFor(key) }
+func (c *Ctx) Shard(key []byte) *keyspace.Shard {
+	if c.keyShard != nil && unsafe.SliceData(key) == c.keyData && len(key) == c.keyLen && c.DB == c.keyDB {
+		return c.keyShard // the very argument the dispatcher hashed
+	}
+	return c.DB.ShardFor(key)
+}
 
 // Lookup returns key's live entry, or nil.
-func (c *Ctx) Lookup(key []byte) *keyspace.Entry { return c.DB.ShardFor(key).Lookup(key, c.Now) }
+func (c *Ctx) Lookup(key []byte) *keyspace.Entry { return c.Shard(key).Lookup(key, c.Now) }
 
 // LookupRead is Lookup for a read command: it counts a keyspace hit or miss.
 func (c *Ctx) LookupRead(key []byte) *keyspace.Entry {
-	e := c.DB.ShardFor(key).Lookup(key, c.Now)
+	e := c.Shard(key).Lookup(key, c.Now)
 	if e != nil {
-		c.Hits.Add(1)
+		c.Hits++
 	} else {
-		c.Misses.Add(1)
+		c.Misses++
 	}
 	return e
 }
 
 // Touch signals that key was modified (WATCH, blocked clients): handlers of
 // SelfTouch commands call it for each key they really change.
-func (c *Ctx) Touch(key []byte) { c.DB.ShardFor(key).Touch(key) }
+func (c *Ctx) Touch(key []byte) { c.Shard(key).Touch(key) }
 
 // Error writes an error reply.
 func (c *Ctx) Error(msg string) { c.W.Error(msg) }
@@ -177,7 +199,43 @@ func (c *Cmd) CheckArity(n int) bool {
 var (
 	table = map[string]*Cmd{}
 	byID  []*Cmd
+	index []slot // open addressing by nameHash, for Lookup
 )
+
+type slot struct {
+	hash uint32
+	cmd  *Cmd
+}
+
+// nameHash is FNV-1a of the lower-cased name.
+func nameHash(name []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range name {
+		if c-'A' < 26 {
+			c += 'a' - 'A'
+		}
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
+}
+
+// reindex rebuilds index at a quarter full, so a lookup nearly always
+// compares one entry.
+func reindex() {
+	size := 16
+	for size < 4*len(table) {
+		size *= 2
+	}
+	index = make([]slot, size)
+	for name, c := range table {
+		h := nameHash([]byte(name))
+		i := h & uint32(size-1)
+		for index[i].cmd != nil {
+			i = (i + 1) & uint32(size-1)
+		}
+		index[i] = slot{h, c}
+	}
+}
 
 // Register adds commands to the table; a duplicate name is a programming error.
 func Register(cmds ...*Cmd) {
@@ -194,6 +252,7 @@ func Register(cmds ...*Cmd) {
 			byID = append(byID, sc)
 		}
 	}
+	reindex()
 }
 
 // Count is the number of commands and subcommands (the range of Cmd.ID).
@@ -202,19 +261,20 @@ func Count() int { return len(byID) }
 // ByID returns the command or subcommand with the given ID.
 func ByID(id int) *Cmd { return byID[id] }
 
-// Lookup finds a command by name, case-insensitively, without allocating.
+// Lookup finds a command by name, case-insensitively, without allocating:
+// one pass lower-cases and hashes the name, then usually one entry compares.
 func Lookup(name []byte) *Cmd {
-	var buf [32]byte
-	if len(name) > len(buf) {
-		return table[strings.ToLower(string(name))]
+	if len(index) == 0 {
+		return nil
 	}
-	for i, c := range name {
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+	h := nameHash(name)
+	mask := uint32(len(index) - 1)
+	for i := h & mask; index[i].cmd != nil; i = (i + 1) & mask {
+		if s := index[i]; s.hash == h && Is(name, s.cmd.Name) {
+			return s.cmd
 		}
-		buf[i] = c
 	}
-	return table[string(buf[:len(name)])]
+	return nil
 }
 
 // All returns every command sorted by name.

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"sync/atomic"
 	"testing"
 
 	"github.com/hotkv/hotkv/internal/command"
@@ -14,7 +13,7 @@ import (
 // would pass it (locking is irrelevant to a single goroutine).
 func benchCtx() *command.Ctx {
 	ks := keyspace.New(1)
-	return &command.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 2}, Hits: new(atomic.Int64), Misses: new(atomic.Int64)}
+	return &command.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 2}}
 }
 
 func run(x *command.Ctx, fn func(*command.Ctx), args ...[]byte) {

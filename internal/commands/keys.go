@@ -34,9 +34,9 @@ const (
 func peekRead(x *command.Ctx, key []byte) *keyspace.Entry {
 	e := x.Shard(key).Peek(key, x.Now)
 	if e != nil {
-		x.Hits.Add(1)
+		x.Hits++
 	} else {
-		x.Misses.Add(1)
+		x.Misses++
 	}
 	return e
 }
@@ -404,13 +404,13 @@ func scanFilter(x *command.Ctx, s *keyspace.Shard, items []scan.Item[*keyspace.E
 		}
 		if it.Val.Expired(x.Now) {
 			if typ != nil {
-				x.Misses.Add(1)
+				x.Misses++
 			}
 			s.Peek([]byte(it.Key), x.Now) // deletes it
 			continue
 		}
 		if typ != nil {
-			x.Hits.Add(1)
+			x.Hits++
 			if !strings.EqualFold(it.Val.Kind.String(), string(typ)) {
 				continue
 			}

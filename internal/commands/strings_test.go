@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
@@ -18,14 +17,13 @@ import (
 // strKV runs handlers directly on a keyspace, as the dispatcher would (without
 // locking: tests are single-goroutine).
 type strKV struct {
-	x            *command.Ctx
-	hits, misses atomic.Int64
+	x *command.Ctx
 }
 
 func newStrKV(proto int) *strKV {
 	ks := keyspace.New(1)
 	k := &strKV{}
-	k.x = &command.Ctx{W: &resp.Writer{Proto: proto}, KS: ks, DB: ks.DBs[0], Hits: &k.hits, Misses: &k.misses, Now: time.Now().UnixMilli()}
+	k.x = &command.Ctx{W: &resp.Writer{Proto: proto}, KS: ks, DB: ks.DBs[0], Now: time.Now().UnixMilli()}
 	return k
 }
 

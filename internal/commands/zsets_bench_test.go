@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync/atomic"
 	"testing"
 
 	"github.com/hotkv/hotkv/internal/command"
@@ -22,7 +21,7 @@ func zsetBenchCtx(n int) *command.Ctx {
 		z.Set("member:"+strconv.Itoa(i), r.Float64()*float64(n))
 	}
 	ks := keyspace.New(1)
-	x := &command.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 3}, Hits: new(atomic.Int64), Misses: new(atomic.Int64)}
+	x := &command.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 3}}
 	storeZSet(x, []byte("z"), z)
 	return x
 }

@@ -3,7 +3,6 @@ package commands
 import (
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/hotkv/hotkv/internal/command"
@@ -47,7 +46,7 @@ func zRun(x *command.Ctx, h func(*command.Ctx), args string) string {
 
 func TestPlainSetsAsInputs(t *testing.T) {
 	ks := keyspace.New(1)
-	x := &command.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 2}, Hits: new(atomic.Int64), Misses: new(atomic.Int64)}
+	x := &command.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 2}}
 	x.Shard([]byte("s")).Put([]byte("s"), &keyspace.Entry{Kind: keyspace.KindSet, Obj: &fakeSet{[]string{"c", "a", "b"}}})
 	zRun(x, zadd, "ZADD z 5 a 0.5 d")
 	for _, tc := range []struct {

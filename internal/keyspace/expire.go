@@ -33,6 +33,18 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 	visited, shards := 0, len(x.ks.DBs)*ShardCount
 	for visited < shards {
 		db := x.ks.DBs[x.db]
+		if x.shard == 0 {
+			// A new pass over db. Skip it if nothing in it can expire;
+			// otherwise clear the hint, which this pass sets again from
+			// every shard still holding volatile keys, and a shard that
+			// gets its first one meanwhile sets itself.
+			if !db.mayExpire.Load() {
+				x.db = (x.db + 1) % len(x.ks.DBs)
+				visited += ShardCount
+				continue
+			}
+			db.mayExpire.Store(false)
+		}
 		s := &db.shards[x.shard]
 		if x.shard++; x.shard == ShardCount {
 			x.shard, x.db = 0, (x.db+1)%len(x.ks.DBs)
@@ -58,6 +70,9 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 			if expired < subQuota && hit*10 <= sampled || time.Now().After(deadline) {
 				break
 			}
+		}
+		if len(s.expires) > 0 || len(s.subexp) > 0 {
+			db.mayExpire.Store(true)
 		}
 		s.mu.Unlock()
 		if visited%64 == 0 && time.Now().After(deadline) {

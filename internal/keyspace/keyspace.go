@@ -46,6 +46,7 @@ func (k Kind) String() string {
 type Entry struct {
 	Str    []byte
 	Obj    any
+	key    string // the key it is stored under, set by the shard's table
 	Expire int64  // absolute unix milliseconds, 0 when the key does not expire
 	Access uint32 // LRU clock (seconds) of the last access, for OBJECT IDLETIME
 	Kind   Kind
@@ -147,12 +148,13 @@ func (w *Watch) Reset() { w.dirty.Store(false) }
 // the lock (Lock/Unlock).
 type Shard struct {
 	mu       sync.Mutex
-	m        map[string]*Entry
+	m        table
 	expires  map[string]*Entry // the volatile subset of m, sampled by active expiry
 	subexp   map[string]*Entry // keys whose values have expiring parts (hash field TTLs)
 	watchers map[string][]*Watch
 	waiters  map[string][]*Waiter
 	ready    []*Waiter // waiters a write has readied; served before the lock is released
+	db       *DB       // for its mayExpire hint; nil in a shard made on its own (tests)
 	_        [64]byte  // keep neighbouring shards' locks off one cache line
 }
 
@@ -163,7 +165,7 @@ func (s *Shard) Lock() { s.mu.Lock() }
 func (s *Shard) Unlock() { s.mu.Unlock() }
 
 // Len is the number of keys, including expired ones not yet reclaimed.
-func (s *Shard) Len() int { return len(s.m) }
+func (s *Shard) Len() int { return s.m.n }
 
 // Volatile is the number of keys with an expiry.
 func (s *Shard) Volatile() int { return len(s.expires) }
@@ -175,28 +177,30 @@ func init() { Clock.Store(uint32(time.Now().Unix())) } // keys made before the f
 
 // Lookup returns the live entry for key, deleting it first if it has expired.
 func (s *Shard) Lookup(key []byte, now int64) *Entry {
-	e := s.m[string(key)]
+	e := s.m.get(bstr(key))
 	if e == nil {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= now {
-		s.remove(string(key), e)
+		s.remove(e.key, e)
 		ExpiredKeys.Add(1)
 		return nil
 	}
-	e.Access = Clock.Load()
+	if c := Clock.Load(); e.Access != c {
+		e.Access = c // only when it changes: a read should not dirty the cache line
+	}
 	return e
 }
 
 // Peek is Lookup without updating the access time (OBJECT, TTL-style reads
 // that Redis does not count as access still delete an expired key).
 func (s *Shard) Peek(key []byte, now int64) *Entry {
-	e := s.m[string(key)]
+	e := s.m.get(bstr(key))
 	if e == nil {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= now {
-		s.remove(string(key), e)
+		s.remove(e.key, e)
 		ExpiredKeys.Add(1)
 		return nil
 	}
@@ -207,21 +211,19 @@ func (s *Shard) Peek(key []byte, now int64) *Entry {
 // is a string with room, so overwriting a key allocates nothing. The expiry is
 // set to expire (0 clears it) unless keepTTL.
 func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
-	e := s.m[string(key)]
+	e := s.m.get(bstr(key))
 	if e == nil {
-		if s.m == nil {
-			s.m = make(map[string]*Entry)
-		}
-		e = &Entry{Kind: KindString, Str: append(make([]byte, 0, len(val)), val...)}
-		k := string(key)
-		s.m[k] = e
+		e, k := newStringEntry(key, val)
+		s.m.put(k, e)
 		if expire != 0 {
 			s.setExpire(k, e, expire)
 		}
 		e.Access = Clock.Load()
 		return e
 	}
-	if e.Kind == KindString && cap(e.Str) >= len(val) && cap(e.Str) <= 2*len(val)+16 {
+	// Keep the buffer unless it is more than twice too big; buffers up to
+	// maxInline are kept anyway (an inline one cannot be freed on its own).
+	if e.Kind == KindString && cap(e.Str) >= len(val) && cap(e.Str) <= max(2*len(val)+16, maxInline) {
 		e.Str = append(e.Str[:0], val...)
 	} else {
 		e.Str = append(make([]byte, 0, len(val)), val...)
@@ -237,14 +239,16 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 // Put stores e under key, replacing any previous value (and its expiry
 // bookkeeping) with e's.
 func (s *Shard) Put(key []byte, e *Entry) {
-	if s.m == nil {
-		s.m = make(map[string]*Entry)
+	var k string
+	if old := s.m.get(bstr(key)); old != nil {
+		k = old.key
+		if old.Expire != 0 {
+			delete(s.expires, k)
+		}
+	} else {
+		k = string(key)
 	}
-	k := string(key)
-	if old := s.m[k]; old != nil && old.Expire != 0 {
-		delete(s.expires, k)
-	}
-	s.m[k] = e
+	s.m.put(k, e)
 	e.Access = Clock.Load()
 	if e.Expire != 0 {
 		s.setExpire(k, e, e.Expire)
@@ -257,9 +261,7 @@ func (s *Shard) Put(key []byte, e *Entry) {
 // Reserve sizes an empty shard's table for n keys, so that loading a
 // snapshot does not grow it step by step.
 func (s *Shard) Reserve(n int) {
-	if s.m == nil {
-		s.m = make(map[string]*Entry, n)
-	}
+	s.m.reserve(n)
 }
 
 // SetExpire sets (at > 0) or clears (at == 0) e's expiry.
@@ -282,17 +284,18 @@ func (s *Shard) setExpire(k string, e *Entry, at int64) {
 	if s.expires == nil {
 		s.expires = make(map[string]*Entry)
 	}
+	s.hintExpiry()
 	e.Expire = at
 	s.expires[k] = e
 }
 
 // Delete removes key and reports whether it held a live value.
 func (s *Shard) Delete(key []byte, now int64) bool {
-	e := s.m[string(key)]
+	e := s.m.get(bstr(key))
 	if e == nil {
 		return false
 	}
-	s.remove(string(key), e)
+	s.remove(e.key, e)
 	if e.Expired(now) {
 		ExpiredKeys.Add(1)
 		return false
@@ -301,7 +304,7 @@ func (s *Shard) Delete(key []byte, now int64) bool {
 }
 
 func (s *Shard) remove(k string, e *Entry) {
-	delete(s.m, k)
+	s.m.del(k)
 	if e.Expire != 0 {
 		delete(s.expires, k)
 	}
@@ -317,19 +320,20 @@ func (s *Shard) remove(k string, e *Entry) {
 // release drops the tables of a shard that has emptied: Go maps never shrink,
 // and a burst of keys that all expire would otherwise keep its tables forever.
 func (s *Shard) release() {
-	if len(s.m) == 0 {
-		s.m, s.expires = nil, nil
+	if s.m.n == 0 {
+		s.m, s.expires = table{}, nil
 	}
 }
 
 // Range calls fn for every live key until it returns false. The key string is
 // the map's own; fn must not modify the shard.
 func (s *Shard) Range(now int64, fn func(key string, e *Entry) bool) {
-	for k, e := range s.m {
-		if e.Expire != 0 && e.Expire <= now {
+	for _, sl := range s.m.slots {
+		e := sl.e
+		if e == nil || e.Expire != 0 && e.Expire <= now {
 			continue
 		}
-		if !fn(k, e) {
+		if !fn(e.key, e) {
 			return
 		}
 	}
@@ -339,8 +343,8 @@ func (s *Shard) Range(now int64, fn func(key string, e *Entry) bool) {
 // modify the shard.
 func (s *Shard) All() iter.Seq2[string, *Entry] {
 	return func(yield func(string, *Entry) bool) {
-		for k, e := range s.m {
-			if !yield(k, e) {
+		for _, sl := range s.m.slots {
+			if sl.e != nil && !yield(sl.e.key, sl.e) {
 				return
 			}
 		}
@@ -350,13 +354,13 @@ func (s *Shard) All() iter.Seq2[string, *Entry] {
 // Clear drops every key, touching watched ones.
 func (s *Shard) Clear() {
 	for k, ws := range s.watchers {
-		if _, ok := s.m[k]; ok {
+		if s.m.get(k) != nil {
 			for _, w := range ws {
 				w.MarkDirty()
 			}
 		}
 	}
-	s.m, s.expires, s.subexp = nil, nil, nil
+	s.m, s.expires, s.subexp = table{}, nil, nil
 }
 
 // ExpireSample deletes expired keys among up to n volatile keys (Go's map
@@ -369,7 +373,7 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
 		}
 		sampled++
 		if e.Expire <= now {
-			delete(s.m, k)
+			s.m.del(k)
 			delete(s.expires, k)
 			for _, w := range s.watchers[k] {
 				w.MarkDirty()
@@ -382,6 +386,17 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
 	return sampled, expired
 }
 
+// observers counts WATCH and blocked-client registrations in every shard of
+// every keyspace, so that a write can skip hashing its keys again to look for
+// them (Touch) while there are none. It changes under the registered key's
+// shard lock, which the writer holds when it asks, so it never misses a
+// registration made before the write.
+var observers atomic.Int64
+
+// Observed reports whether any key of any shard is watched or waited on: if
+// not, Touch has nothing to do.
+func Observed() bool { return observers.Load() != 0 }
+
 // AddWatch registers w on key.
 func (s *Shard) AddWatch(key []byte, w *Watch) {
 	if s.watchers == nil {
@@ -389,6 +404,7 @@ func (s *Shard) AddWatch(key []byte, w *Watch) {
 	}
 	k := string(key)
 	s.watchers[k] = append(s.watchers[k], w)
+	observers.Add(1)
 }
 
 // RemoveWatch unregisters w from key.
@@ -399,6 +415,7 @@ func (s *Shard) RemoveWatch(key []byte, w *Watch) {
 		if x == w {
 			ws[i] = ws[len(ws)-1]
 			ws = ws[:len(ws)-1]
+			observers.Add(-1)
 			break
 		}
 	}
@@ -443,13 +460,26 @@ func (s *Shard) touchSwapped(o *Shard, now int64) {
 }
 
 func (s *Shard) live(k string, now int64) bool {
-	e := s.m[k]
+	e := s.m.get(k)
 	return e != nil && !e.Expired(now)
 }
 
 // DB is one numbered database.
 type DB struct {
 	shards [ShardCount]Shard
+	// mayExpire is false only while no shard holds keys with an expiry or
+	// expiring parts, so that the active expiry cycle can skip the whole
+	// database without locking its shards (see Expirer.Cycle).
+	mayExpire atomic.Bool
+}
+
+// hintExpiry notes that s now holds something to expire. Called under s's
+// lock whenever a key gets an expiry or starts being tracked for expiring
+// parts.
+func (s *Shard) hintExpiry() {
+	if s.db != nil && !s.db.mayExpire.Load() {
+		s.db.mayExpire.Store(true)
+	}
 }
 
 // ShardIndex is the shard that holds key.
@@ -480,7 +510,7 @@ func (db *DB) UnlockAll() {
 func (db *DB) Size() int {
 	n := 0
 	for i := range db.shards {
-		n += len(db.shards[i].m)
+		n += db.shards[i].m.n
 	}
 	return n
 }
@@ -490,7 +520,7 @@ func (db *DB) Stats() (keys, volatile int) {
 	for i := range db.shards {
 		s := &db.shards[i]
 		s.mu.Lock()
-		keys += len(s.m)
+		keys += s.m.n
 		volatile += len(s.expires)
 		s.mu.Unlock()
 	}
@@ -518,6 +548,8 @@ func Swap(a, b *DB, now int64) {
 		x.wakeAll() // after the swap: blocked clients are served by the new contents
 		y.wakeAll()
 	}
+	a.mayExpire.Store(true) // each got the other's volatile keys; the next cycle looks
+	b.mayExpire.Store(true)
 }
 
 // RandomKey returns a random live key, deleting the expired keys it draws, or
@@ -533,26 +565,30 @@ func (db *DB) RandomKey(now int64) (string, bool) {
 		r := rand.IntN(total)
 		s := &db.shards[0]
 		for i := range db.shards {
-			if s = &db.shards[i]; r < len(s.m) {
+			if s = &db.shards[i]; r < s.m.n {
 				break
 			}
-			r -= len(s.m)
+			r -= s.m.n
 		}
-		for k, e := range s.m {
-			if !e.Expired(now) {
-				return k, true
+		// Then the first entry from a random slot on.
+		slots := s.m.slots
+		for i, j := 0, rand.IntN(len(slots)); i < len(slots); i, j = i+1, (j+1)&(len(slots)-1) {
+			if e := slots[j].e; e != nil {
+				if !e.Expired(now) {
+					return e.key, true
+				}
+				s.remove(e.key, e)
+				ExpiredKeys.Add(1)
+				break
 			}
-			s.remove(k, e)
-			ExpiredKeys.Add(1)
-			break
 		}
 	}
 	// Mostly expired keys nobody reclaimed (active expiry off): look for a
 	// live one in order rather than draw forever.
 	for i := range db.shards {
-		for k, e := range db.shards[i].m {
-			if !e.Expired(now) {
-				return k, true
+		for _, sl := range db.shards[i].m.slots {
+			if sl.e != nil && !sl.e.Expired(now) {
+				return sl.e.key, true
 			}
 		}
 	}
@@ -571,7 +607,11 @@ type Keyspace struct {
 func New(n int) *Keyspace {
 	ks := &Keyspace{DBs: make([]*DB, n), Indexes: vindex.NewRegistry()}
 	for i := range ks.DBs {
-		ks.DBs[i] = new(DB)
+		db := new(DB)
+		for j := range db.shards {
+			db.shards[j].db = db
+		}
+		ks.DBs[i] = db
 	}
 	return ks
 }

@@ -83,7 +83,7 @@ func TestDeleteAndRelease(t *testing.T) {
 	if !s.Delete([]byte("p"), 200) {
 		t.Fatal("Delete of a live key reported false")
 	}
-	if s.m != nil || s.expires != nil {
+	if s.m.slots != nil || s.expires != nil {
 		t.Fatal("an emptied shard keeps its tables")
 	}
 	s.SetString(k, []byte("v"), 0, false)
@@ -191,7 +191,7 @@ func TestExpirerReclaims(t *testing.T) {
 	}
 	released := 0
 	for i := range ks.DBs[0].shards {
-		if ks.DBs[0].shards[i].m == nil {
+		if ks.DBs[0].shards[i].m.slots == nil {
 			released++
 		}
 	}
@@ -222,5 +222,30 @@ func TestExpirerBudget(t *testing.T) {
 			t.Fatalf("%d keys left after 1000 cycles", ks.DBs[0].Size())
 		}
 		x.Cycle(time.Millisecond)
+	}
+}
+
+// TestExpirerSkipsQuietDatabases: a pass that finds nothing volatile lets
+// later cycles skip the database, and a key given an expiry afterwards, even
+// in a shard whose expiry table is already there, brings it back.
+func TestExpirerSkipsQuietDatabases(t *testing.T) {
+	ks := New(3)
+	now := time.Now().UnixMilli()
+	sh := ks.DBs[1].ShardFor([]byte("{t}p"))
+	sh.SetString([]byte("{t}p"), []byte("v"), 0, false) // keeps the shard's tables
+	sh.SetString([]byte("{t}v"), []byte("v"), now-1, false)
+	x := NewExpirer(ks)
+	if n := x.Cycle(time.Minute); n != 1 {
+		t.Fatalf("first cycle reclaimed %d, want 1", n)
+	}
+	x.Cycle(time.Minute) // a pass that finds nothing
+	for d, db := range ks.DBs {
+		if db.mayExpire.Load() {
+			t.Fatalf("db %d still marked after a pass that found nothing volatile", d)
+		}
+	}
+	sh.SetString([]byte("{t}w"), []byte("v"), now-1, false)
+	if n := x.Cycle(time.Minute); n != 1 || ks.DBs[1].Size() != 1 {
+		t.Fatalf("after a new volatile key: reclaimed %d, %d keys left", n, ks.DBs[1].Size())
 	}
 }

@@ -28,6 +28,7 @@ func (s *Shard) TrackSubExpire(key []byte, e *Entry) {
 	if s.subexp == nil {
 		s.subexp = make(map[string]*Entry)
 	}
+	s.hintExpiry()
 	s.subexp[string(key)] = e
 }
 
@@ -46,7 +47,7 @@ func (s *Shard) ExpireSubSample(n, quota int, now int64) (sampled, hit, expired 
 		}
 		sampled++
 		se, ok := e.Obj.(SubExpirer)
-		if !ok || s.m[k] != e || !se.SubVolatile() {
+		if !ok || s.m.get(k) != e || !se.SubVolatile() {
 			delete(s.subexp, k)
 			continue
 		}

@@ -49,13 +49,13 @@ func TestExpireSubSample(t *testing.T) {
 	if sampled != 3 || hit != 2 || expired != 3 {
 		t.Fatalf("sample = %d, %d, %d; want 3, 2, 3", sampled, hit, expired)
 	}
-	if s.m["gone"] != nil {
+	if s.m.get("gone") != nil {
 		t.Fatal("a key whose last part expired must be deleted")
 	}
-	if s.m["kept"] != kept || len(kept.Obj.(*parts).at) != 2 || !w.Dirty() {
+	if s.m.get("kept") != kept || len(kept.Obj.(*parts).at) != 2 || !w.Dirty() {
 		t.Fatal("a key that lost parts must stay, with its watchers made dirty")
 	}
-	if s.m["replaced"] == replaced || s.SubVolatile() != 1 {
+	if s.m.get("replaced") == replaced || s.SubVolatile() != 1 {
 		t.Fatalf("replaced and deleted keys must stop being tracked: %d tracked", s.SubVolatile())
 	}
 
@@ -65,7 +65,7 @@ func TestExpireSubSample(t *testing.T) {
 
 	// The quota bounds the work of one call.
 	put("big", 1, 1, 1, 1, 1)
-	if _, _, expired := s.ExpireSubSample(10, 2, 10); expired != 2 || len(s.m["big"].Obj.(*parts).at) != 3 {
+	if _, _, expired := s.ExpireSubSample(10, 2, 10); expired != 2 || len(s.m.get("big").Obj.(*parts).at) != 3 {
 		t.Fatalf("quota 2 expired %d", expired)
 	}
 }

@@ -45,6 +45,7 @@ func (s *Shard) AddWaiter(key []byte, w *Waiter) {
 	copy(ws[i+1:], ws[i:])
 	ws[i] = w
 	s.waiters[k] = ws
+	observers.Add(1)
 }
 
 // RemoveWaiter unregisters w from key.
@@ -54,6 +55,7 @@ func (s *Shard) RemoveWaiter(key []byte, w *Waiter) {
 	for i, x := range ws {
 		if x == w {
 			ws = append(ws[:i], ws[i+1:]...)
+			observers.Add(-1)
 			break
 		}
 	}
@@ -80,7 +82,7 @@ func (s *Shard) wake(k string) {
 		return
 	}
 	var kind Kind
-	if e := s.m[k]; e != nil {
+	if e := s.m.get(k); e != nil {
 		kind = e.Kind
 	}
 	for _, w := range ws {

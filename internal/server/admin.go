@@ -177,7 +177,7 @@ func init() {
 					Summary: "Sets configuration parameters in-flight.", Args: "parameter value [parameter value ...]"},
 				{Name: "config|resetstat", Arity: 2, Flags: adm, Group: g, Since: "2.0.0",
 					Summary: "Resets the server's statistics.",
-					Run:     func(x *command.Ctx) { cl(x).s.resetStats(); x.W.OK() }},
+					Run:     func(x *command.Ctx) { c := cl(x); c.flushStats(); c.s.resetStats(); x.W.OK() }},
 				{Name: "config|rewrite", Arity: 2, Flags: adm, Group: g, Since: "2.8.0",
 					Summary: "Persists the effective configuration to file.",
 					Run:     func(x *command.Ctx) { x.Error("ERR CONFIG REWRITE is not supported by HotKV yet") }},

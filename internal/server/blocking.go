@@ -213,11 +213,13 @@ func (s *Server) runWaiter(b *blocked) {
 	var again reblock
 	if b.hasData(now) {
 		x := command.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
-			Conn: b.c, Hits: &b.c.hits, Misses: &b.c.misses, Blocker: &again}
+			Conn: b.c, Blocker: &again}
 		if j := s.snap.Load(); j != nil {
 			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)
 		}
 		b.cmd.Run(&x)
+		b.c.hits.Add(x.Hits)
+		b.c.misses.Add(x.Misses)
 		if s.aof != nil && !again { // replayed, it finds the data it found now
 			b.aofEnd = s.aof.appendCmd(b.dbID, now, b.args)
 		}

@@ -33,7 +33,8 @@ type client struct {
 	s       *Server
 	conn    net.Conn
 	id      int64
-	fd      int
+	fd      int // for CLIENT LIST
+	rawFD   int // the socket while serveRaw's callback runs, else -1
 	parser  *resp.Parser
 	in      []byte
 	r, w    int // unread input is in[r:w]
@@ -64,19 +65,26 @@ type client struct {
 	watchCount atomic.Int32
 	noEvict    atomic.Bool
 	noTouch    atomic.Bool
+	killed     atomic.Bool // closeConn was called
 	lastCmd    atomic.Pointer[command.Cmd]
 	dbNum      atomic.Int32
 	proto      atomic.Int32
 	created    time.Time
-	lastSeen   atomic.Int64 // unix ms of the last command
-	calls      []atomic.Uint64
-	usec       []atomic.Uint64
-	hits       atomic.Int64
-	misses     atomic.Int64
-	netIn      atomic.Int64
-	netOut     atomic.Int64
-	reads      atomic.Int64 // socket reads and writes, INFO total_*_processed
-	writes     atomic.Int64
+	lastSeen   atomic.Int64    // unix ms of the last command
+	calls      []atomic.Uint64 // per command ID, published by flushStats
+	nanos      []atomic.Uint64
+	// The command being repeated and its calls and time since the last
+	// publish: a pipeline of one command costs two atomic adds per batch
+	// instead of two per command.
+	runCmd   *command.Cmd
+	runCalls uint64
+	runTicks int64
+	hits     atomic.Int64
+	misses   atomic.Int64
+	netIn    atomic.Int64
+	netOut   atomic.Int64
+	reads    atomic.Int64 // socket reads and writes, INFO total_*_processed
+	writes   atomic.Int64
 
 	infoMu  sync.Mutex
 	name    string
@@ -90,17 +98,18 @@ func newClient(s *Server, conn net.Conn) *client {
 		conn:    conn,
 		id:      s.nextID.Add(1),
 		fd:      connFD(conn),
+		rawFD:   -1,
 		parser:  resp.NewParser(limits(s.Config())),
 		in:      make([]byte, initialReadBuf),
 		created: time.Now(),
 		calls:   make([]atomic.Uint64, command.Count()),
-		usec:    make([]atomic.Uint64, command.Count()),
+		nanos:   make([]atomic.Uint64, command.Count()),
 	}
 	c.out.Proto = 2
 	c.proto.Store(2)
 	c.queued.Store(-1)
 	c.authed = s.Config().RequirePass == ""
-	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Hits: &c.hits, Misses: &c.misses, Blocker: c}
+	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Blocker: c}
 	c.lastSeen.Store(time.Now().UnixMilli())
 	return c
 }
@@ -131,40 +140,120 @@ func (c *client) serve() {
 			c.s.logf("warning", "BUG: panic serving client id=%d: %v\n%s", c.id, r, debug.Stack())
 		}
 	}()
-	for !c.closing {
-		cfg := c.s.Config()
-		c.parser.Limits = limits(cfg)
-		c.setDeadline(cfg)
-		if c.w == len(c.in) && !c.grow(cfg) {
+	if sc, ok := c.conn.(syscall.Conn); ok {
+		if rc, err := sc.SyscallConn(); err == nil {
+			c.serveRaw(rc)
 			return
 		}
+	}
+	for c.beforeRead() {
 		n, err := c.conn.Read(c.in[c.w:])
-		if n > 0 {
-			c.reads.Add(1)
-			c.netIn.Add(int64(n))
-			c.w += n
-			c.process()
-			ok := c.flush()
-			if c.shutdown {
-				go c.s.Shutdown(context.Background())
-			}
-			if !ok {
-				return
-			}
-			for c.blocked != nil && !c.closing {
-				if !c.waitBlocked() {
-					return
-				}
-				c.process() // commands pipelined behind the blocking one
-				if !c.flush() {
-					return
-				}
-			}
+		if n > 0 && !(c.afterRead(n) && c.serveBlocked()) {
+			return
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// serveRaw is the connection loop for a socket. It reads the descriptor
+// itself inside one RawConn.Read callback so that, once a batch is answered
+// and the read did not fill the buffer (the socket is drained), it goes
+// straight back to the poller: net.Conn.Read would first try a read that
+// fails with EAGAIN, one wasted system call per request at pipeline depth 1
+// (a third of them). Returning false from the callback waits for readability;
+// the poller is edge-triggered, so data that arrived after the last read has
+// raised an event that ends the wait at once. (Calling RawConn.Read anew for
+// each wait would not do: it clears a pending readiness before the callback
+// runs.) Replies are written on the descriptor too while it is ours (see
+// flush). A blocked command leaves the callback to wait (waitBlocked reads
+// through conn); closeConn is how other goroutines close this connection,
+// since Close waits for the callback to return.
+func (c *client) serveRaw(rc syscall.RawConn) {
+	for {
+		done := true
+		err := rc.Read(func(fd uintptr) bool {
+			c.rawFD = int(fd)
+			for c.beforeRead() {
+				n, errno := sysRead(c.rawFD, c.in[c.w:])
+				switch {
+				case errno == syscall.EINTR:
+					continue
+				case errno == syscall.EAGAIN:
+					return false
+				case errno != 0 || n == 0:
+					return true // error or EOF: done
+				}
+				full := c.w+n == len(c.in)
+				if !c.afterRead(n) {
+					return true
+				}
+				if c.blocked != nil {
+					done = false
+					return true
+				}
+				if !full {
+					return false
+				}
+			}
+			return true
+		})
+		c.rawFD = -1
+		if done || err != nil || !c.serveBlocked() {
+			return
+		}
+	}
+}
+
+// beforeRead applies the settings CONFIG SET may have changed and makes room
+// to read; false ends the connection.
+func (c *client) beforeRead() bool {
+	if c.closing || c.killed.Load() {
+		return false
+	}
+	cfg := c.s.Config()
+	c.parser.Limits = limits(cfg)
+	c.setDeadline(cfg)
+	return c.w < len(c.in) || c.grow(cfg)
+}
+
+// afterRead runs the commands completed by n new bytes and writes the
+// replies; false ends the connection (QUIT, protocol error, write failure).
+func (c *client) afterRead(n int) bool {
+	c.reads.Add(1)
+	c.netIn.Add(int64(n))
+	c.w += n
+	c.process()
+	ok := c.flush()
+	if c.shutdown {
+		go c.s.Shutdown(context.Background())
+	}
+	return ok && !c.closing
+}
+
+// serveBlocked waits while a blocking command is blocked, then runs the
+// commands pipelined behind it; false ends the connection.
+func (c *client) serveBlocked() bool {
+	for c.blocked != nil && !c.closing {
+		if !c.waitBlocked() {
+			return false
+		}
+		c.process() // commands pipelined behind the blocking one
+		if !c.flush() {
+			return false
+		}
+	}
+	return true
+}
+
+// closeConn closes the connection from another goroutine (CLIENT KILL,
+// shutdown, pub/sub limits) without waiting: while serveRaw is inside its
+// callback, Close waits for it to return, and the batch it is running may
+// need locks the closer holds.
+func (c *client) closeConn() {
+	c.killed.Store(true)
+	go c.conn.Close()
 }
 
 // setDeadline arms the idle timeout; subscribed clients are exempt, as in
@@ -189,6 +278,8 @@ func (c *client) authRequired() bool {
 // process runs every complete command in the input buffer.
 func (c *client) process() {
 	c.ctx.Now = time.Now().UnixMilli() // one clock reading per batch, as the hot path wants
+	c.lastSeen.Store(c.ctx.Now)
+	defer c.flushStats()
 	for !c.closing && c.blocked == nil {
 		c.parser.Unauthenticated = c.authRequired()
 		args, end, err := c.parser.Next(c.in[:c.w], c.r)
@@ -271,8 +362,24 @@ func (c *client) flush() bool {
 		return ok
 	}
 	c.writes.Add(1) // before the bytes can reach the client: a test may read INFO next
-	n, err := c.conn.Write(c.out.B)
-	c.netOut.Add(int64(n))
+	b := c.out.B
+	for c.rawFD >= 0 && len(b) > 0 {
+		n, errno := sysWrite(c.rawFD, b)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			break // EAGAIN: the socket is full, let conn.Write wait; it reports errors
+		}
+		c.netOut.Add(int64(n))
+		b = b[n:]
+	}
+	var err error
+	if len(b) > 0 {
+		var n int
+		n, err = c.conn.Write(b)
+		c.netOut.Add(int64(n))
+	}
 	c.resetOut()
 	return err == nil
 }
@@ -286,6 +393,7 @@ func (c *client) resetOut() {
 }
 
 func (c *client) cleanup() {
+	c.flushStats()
 	c.flush()
 	if c.pubsub != nil {
 		c.s.hub.unsubscribeAll(c)

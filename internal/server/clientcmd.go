@@ -63,7 +63,9 @@ func (s *Server) clientList() []*client {
 	s.mu.Lock()
 	out := make([]*client, 0, len(s.clients))
 	for _, c := range s.clients {
-		out = append(out, c)
+		if !c.killed.Load() { // gone for good, though its goroutine may still be finishing
+			out = append(out, c)
+		}
 	}
 	s.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
@@ -73,7 +75,10 @@ func (s *Server) clientList() []*client {
 func (s *Server) clientByID(id int64) *client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.clients[id]
+	if c := s.clients[id]; c != nil && !c.killed.Load() {
+		return c
+	}
+	return nil
 }
 
 // clientType parses a CLIENT LIST/KILL TYPE argument; ok is false (and the
@@ -244,7 +249,7 @@ func (o *client) kill(by *client) {
 		by.closing = true
 		return
 	}
-	o.conn.Close()
+	o.closeConn()
 }
 
 // clientSetInfo is CLIENT SETINFO: the attribute is checked before the value,

@@ -6,17 +6,16 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/tick"
 )
 
 // execute checks and runs (or queues, inside MULTI) one command, with the
 // checks in the order Redis's processCommand makes them: existence, arity,
 // authentication, MULTI restrictions, subscribed context.
 func (c *client) execute(args [][]byte) {
-	c.lastSeen.Store(c.ctx.Now)
 	cmd := command.Lookup(args[0])
 	if cmd == nil {
 		c.reject(nil, unknownCommand(args))
@@ -119,10 +118,15 @@ func unknownCommand(args [][]byte) string {
 // call locks what cmd needs, runs it and records its statistics.
 func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	db := c.ctx.DB
-	c.lastCmd.Store(cmd)
+	if cmd != c.runCmd {
+		c.flushStats()
+		c.runCmd = cmd
+		c.lastCmd.Store(cmd)
+	}
 	c.running = cmd
 	c.lock(cmd, args)
 	c.runLocked(cmd, args)
+	c.ctx.SetKeyShard(nil, nil)
 	var h *holding
 	if cmd.Flags&command.Write != 0 && c.blocked == nil && keyspace.ReadyPending.Load() > 0 {
 		// It may have readied blocked clients: serve them before unlocking.
@@ -145,17 +149,17 @@ func (c *client) runAfter(cmd *command.Cmd) {
 		return
 	}
 	c.ctx.After = nil
-	start := time.Now()
+	start := tick.Now()
 	c.guard(cmd, f)
-	c.usec[cmd.ID].Add(uint64(time.Since(start).Microseconds()))
+	c.nanos[cmd.ID].Add(uint64(tick.Nanos(tick.Now() - start)))
 }
 
 // runLocked runs cmd once its locks are held (by call, or by EXEC for the
 // whole transaction).
 func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	c.ctx.Args = args
-	start := time.Now()
 	mark := len(c.out.B)
+	start := tick.Now()
 	write := cmd.Flags&command.Write != 0
 	if write {
 		if j := c.s.snap.Load(); j != nil {
@@ -174,10 +178,35 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write && c.blocked == nil {
 		c.touchKeys(cmd, args)
 	}
-	c.calls[cmd.ID].Add(1)
-	c.usec[cmd.ID].Add(uint64(time.Since(start).Microseconds()))
+	if d := tick.Now() - start; cmd == c.runCmd {
+		c.runCalls++
+		c.runTicks += d
+	} else { // a command EXEC runs
+		c.calls[cmd.ID].Add(1)
+		c.nanos[cmd.ID].Add(uint64(tick.Nanos(d)))
+	}
 	if len(c.out.B) > mark && c.out.B[mark] == '-' {
 		c.s.stats.failed(cmd, c.out.B[mark+1:])
+	}
+}
+
+// flushStats publishes the counters the connection keeps without atomics: the
+// current command run's calls and time, and keyspace hits and misses. It runs
+// when the command changes, at the end of each batch, and before INFO reads
+// them, so a connection always sees its own counts.
+func (c *client) flushStats() {
+	if c.runCalls > 0 {
+		c.calls[c.runCmd.ID].Add(c.runCalls)
+		c.nanos[c.runCmd.ID].Add(uint64(tick.Nanos(c.runTicks)))
+		c.runCalls, c.runTicks = 0, 0
+	}
+	if c.ctx.Hits != 0 {
+		c.hits.Add(c.ctx.Hits)
+		c.ctx.Hits = 0
+	}
+	if c.ctx.Misses != 0 {
+		c.misses.Add(c.ctx.Misses)
+		c.ctx.Misses = 0
 	}
 }
 
@@ -205,6 +234,9 @@ func (c *client) guard(cmd *command.Cmd, f func()) {
 }
 
 func (c *client) touchKeys(cmd *command.Cmd, args [][]byte) {
+	if !keyspace.Observed() {
+		return // nothing is watched or waited on: Touch would do nothing
+	}
 	c.keys = cmd.KeyPositions(args, c.keys[:0])
 	for _, i := range c.keys {
 		c.ctx.DB.ShardFor(args[i]).Touch(args[i])
@@ -234,6 +266,9 @@ func (c *client) lock(cmd *command.Cmd, args [][]byte) {
 			}
 		}
 		c.lockShards()
+		if len(c.keys) == 1 {
+			c.ctx.SetKeyShard(args[c.keys[0]], c.ctx.DB.Shard(c.locks[0]))
+		}
 	}
 }
 

@@ -18,7 +18,9 @@ import (
 var defaultSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"}
 
 func info(x *command.Ctx) {
-	s := cl(x).s
+	c := cl(x)
+	c.flushStats() // include this connection's latest commands
+	s := c.s
 	want := map[string]bool{}
 	if len(x.Args) == 1 {
 		for _, n := range defaultSections {
@@ -231,7 +233,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "used_cpu_sys_children", "0.000000")
 		kv(b, "used_cpu_user_children", "0.000000")
 	case "commandstats":
-		calls, usec, _, _ := s.commandTotals()
+		calls, nanos, _, _ := s.commandTotals()
 		s.stats.mu.Lock()
 		rej := append([]uint64(nil), s.stats.rejects...)
 		fail := append([]uint64(nil), s.stats.fails...)
@@ -250,10 +252,10 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		for _, r := range rows {
 			per := 0.0
 			if calls[r.id] > 0 {
-				per = float64(usec[r.id]) / float64(calls[r.id])
+				per = float64(nanos[r.id]) / 1e3 / float64(calls[r.id])
 			}
 			fmt.Fprintf(b, "cmdstat_%s:calls=%d,usec=%d,usec_per_call=%.2f,rejected_calls=%d,failed_calls=%d\r\n",
-				r.name, calls[r.id], usec[r.id], per, rej[r.id], fail[r.id])
+				r.name, calls[r.id], nanos[r.id]/1e3, per, rej[r.id], fail[r.id])
 		}
 	case "errorstats":
 		s.stats.mu.Lock()

@@ -104,7 +104,7 @@ func (p *subscriber) checkLocked() bool {
 		p.dead = true
 		s.stats.obufLimitDisconnections.Add(1)
 		s.logf("warning", "Client id=%d addr=%v closed for overcoming of output buffer limits (pubsub, %d bytes).", p.c.id, p.c.conn.RemoteAddr(), limit)
-		p.c.conn.Close()
+		p.c.closeConn()
 		return false
 	}
 	if !p.hold {
@@ -160,7 +160,7 @@ func (p *subscriber) writer() {
 				p.mu.Lock()
 				p.dead = true
 				p.mu.Unlock()
-				p.c.conn.Close()
+				p.c.closeConn()
 				stop = true
 			}
 		}

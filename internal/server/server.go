@@ -21,6 +21,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/tick"
 
 	_ "github.com/hotkv/hotkv/internal/commands" // registers the data commands
 )
@@ -237,7 +238,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.closeListeners()
 		s.mu.Lock()
 		for _, c := range s.clients {
-			c.conn.Close()
+			c.closeConn()
 		}
 		s.mu.Unlock()
 	})
@@ -286,6 +287,7 @@ func (s *Server) cron() {
 			if keyspace.Clock.Swap(uint32(now.Unix())) != uint32(now.Unix()) { // once a second
 				s.checkSavePoints(now)
 			}
+			tick.Calibrate()
 			s.sample(now)
 			if s.activeExpire.Load() {
 				exp.Cycle(time.Second / time.Duration(hz) / 4)

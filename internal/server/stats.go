@@ -27,7 +27,7 @@ type serverStats struct {
 
 	mu         sync.Mutex
 	calls      []uint64 // closed clients' calls per command ID
-	usec       []uint64
+	nanos      []uint64
 	hits       int64
 	misses     int64
 	rejects    []uint64 // per command ID: refused before running
@@ -41,7 +41,7 @@ type serverStats struct {
 func (st *serverStats) init() {
 	if st.calls == nil {
 		n := command.Count()
-		st.calls, st.usec = make([]uint64, n), make([]uint64, n)
+		st.calls, st.nanos = make([]uint64, n), make([]uint64, n)
 		st.rejects, st.fails = make([]uint64, n), make([]uint64, n)
 		st.errs = map[string]uint64{}
 	}
@@ -82,7 +82,7 @@ func (st *serverStats) addClosed(c *client) {
 	st.init()
 	for i := range c.calls {
 		st.calls[i] += c.calls[i].Load()
-		st.usec[i] += c.usec[i].Load()
+		st.nanos[i] += c.nanos[i].Load()
 	}
 	st.hits += c.hits.Load()
 	st.misses += c.misses.Load()
@@ -111,24 +111,24 @@ func (s *Server) netTotals() (in, out, reads, writes int64) {
 
 // commandTotals sums calls and microseconds per command over closed and live
 // clients.
-func (s *Server) commandTotals() (calls, usec []uint64, hits, misses int64) {
+func (s *Server) commandTotals() (calls, nanos []uint64, hits, misses int64) {
 	s.stats.mu.Lock()
 	s.stats.init()
 	calls = append([]uint64(nil), s.stats.calls...)
-	usec = append([]uint64(nil), s.stats.usec...)
+	nanos = append([]uint64(nil), s.stats.nanos...)
 	hits, misses = s.stats.hits, s.stats.misses
 	s.stats.mu.Unlock()
 	s.mu.Lock()
 	for _, c := range s.clients {
 		for i := range c.calls {
 			calls[i] += c.calls[i].Load()
-			usec[i] += c.usec[i].Load()
+			nanos[i] += c.nanos[i].Load()
 		}
 		hits += c.hits.Load()
 		misses += c.misses.Load()
 	}
 	s.mu.Unlock()
-	return calls, usec, hits, misses
+	return calls, nanos, hits, misses
 }
 
 func (s *Server) totalCommands() uint64 {
@@ -160,7 +160,7 @@ func (s *Server) resetStats() {
 	s.stats.mu.Lock()
 	s.stats.init()
 	clear(s.stats.calls)
-	clear(s.stats.usec)
+	clear(s.stats.nanos)
 	clear(s.stats.rejects)
 	clear(s.stats.fails)
 	clear(s.stats.errs)
@@ -178,7 +178,7 @@ func (s *Server) resetStats() {
 	for _, c := range s.clients {
 		for i := range c.calls {
 			c.calls[i].Store(0)
-			c.usec[i].Store(0)
+			c.nanos[i].Store(0)
 		}
 		c.hits.Store(0)
 		c.misses.Store(0)

@@ -1,0 +1,54 @@
+package command_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hotkv/hotkv/internal/command"
+	_ "github.com/hotkv/hotkv/internal/commands" // a real table to look up
+	"github.com/hotkv/hotkv/internal/keyspace"
+)
+
+func TestShardUsesTheDispatchersHashOnlyForThatArgument(t *testing.T) {
+	ks := keyspace.New(2)
+	x := &command.Ctx{KS: ks, DB: ks.DBs[0]}
+	buf := []byte("key:1 key:1")
+	key, same, prefix := buf[:5], buf[6:], buf[:4]
+	marker := ks.DBs[1].Shard(0) // a shard key does not live in: only the cache can return it
+	x.SetKeyShard(key, marker)
+	if x.Shard(key) != marker {
+		t.Fatal("the recorded argument is hashed again")
+	}
+	for name, k := range map[string][]byte{"equal bytes elsewhere": same, "a prefix": prefix} {
+		if x.Shard(k) != ks.DBs[0].ShardFor(k) {
+			t.Errorf("%s: got the recorded shard", name)
+		}
+	}
+	x.DB = ks.DBs[1]
+	if x.Shard(key) == marker {
+		t.Error("after a database change: got the recorded shard")
+	}
+	x.DB = ks.DBs[0]
+	x.SetKeyShard(nil, nil)
+	if x.Shard(key) != ks.DBs[0].ShardFor(key) {
+		t.Error("after clearing: got the recorded shard")
+	}
+}
+
+func TestLookupIgnoresCaseAndFindsEveryCommand(t *testing.T) {
+	if len(command.All()) < 3 {
+		t.Fatal("no command table to test")
+	}
+	for _, c := range command.All() {
+		for _, name := range []string{c.Name, strings.ToUpper(c.Name)} {
+			if got := command.Lookup([]byte(name)); got != c {
+				t.Errorf("Lookup(%q) = %v", name, got)
+			}
+		}
+	}
+	for _, name := range []string{"", "nosuchcommand", "GE", "gett", strings.Repeat("x", 100)} {
+		if got := command.Lookup([]byte(name)); got != nil {
+			t.Errorf("Lookup(%q) = %v, want nil", name, got.Name)
+		}
+	}
+}

@@ -1,0 +1,55 @@
+package keyspace
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// The table against a Go map under random puts and deletes over a small key
+// range, so probe runs wrap, grow, shrink and get shifted back often.
+func TestTableMatchesMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var tb table
+	model := map[string]*Entry{}
+	for op := range 200000 {
+		k := strconv.Itoa(r.IntN(300 + op/1000))
+		switch r.IntN(3) {
+		case 0, 1:
+			if op%50000 > 40000 { // phases of mostly deletes shrink the table
+				tb.del(k)
+				delete(model, k)
+				break
+			}
+			e := &Entry{}
+			tb.put(k, e)
+			model[k] = e
+		case 2:
+			tb.del(k)
+			delete(model, k)
+		}
+		if got := tb.get(k); got != model[k] {
+			t.Fatalf("op %d: get(%q) = %p, want %p", op, k, got, model[k])
+		}
+	}
+	if tb.n != len(model) {
+		t.Fatalf("n = %d, want %d", tb.n, len(model))
+	}
+	seen := 0
+	for _, s := range tb.slots {
+		if s.e != nil {
+			seen++
+			if model[s.e.key] != s.e {
+				t.Fatalf("slot holds %q, not in the model", s.e.key)
+			}
+		}
+	}
+	for k, e := range model {
+		if tb.get(k) != e {
+			t.Fatalf("get(%q) lost", k)
+		}
+	}
+	if seen != len(model) || 4*tb.n > 3*len(tb.slots) {
+		t.Fatalf("%d entries in %d slots, n = %d", seen, len(tb.slots), tb.n)
+	}
+}

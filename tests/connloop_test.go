@@ -1,0 +1,83 @@
+package tests
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The connection loop reads the socket itself (see server.serveRaw): these
+// pin down what it must keep doing across reads.
+
+func TestQuitClosesAfterReplying(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.send(encode("PING") + encode("QUIT") + encode("PING"))
+	if got := r.read(); got != Status("PONG") {
+		t.Fatalf("PING: %#v", got)
+	}
+	if got := r.read(); got != Status("OK") {
+		t.Fatalf("QUIT: %#v", got)
+	}
+	if !r.closed() {
+		t.Fatal("connection still open after QUIT")
+	}
+}
+
+func TestCommandSplitAcrossReads(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	big := strings.Repeat("v", 100<<10) // larger than the initial read buffer
+	req := encode("SET", "k", big) + encode("GET", "k")
+	for i := 0; i < len(req); {
+		n := min(1+i%7, len(req)-i)
+		if i > 64 && i < len(req)-64 {
+			n = min(32<<10, len(req)-64-i) // the bulk in large pieces, its edges byte by byte
+		}
+		r.send(req[i : i+n])
+		i += n
+	}
+	if got := r.read(); got != Status("OK") {
+		t.Fatalf("SET: %#v", got)
+	}
+	if got := r.read(); got != big {
+		t.Fatalf("GET returned %d bytes, want %d", len(got.(string)), len(big))
+	}
+}
+
+func TestPipelineLargerThanReadBuffer(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	const n = 3000 // ~90 KB of requests: several full reads in a row
+	var req strings.Builder
+	for i := range n {
+		req.WriteString(encode("SET", "key:"+strconv.Itoa(i), strconv.Itoa(i)))
+		req.WriteString(encode("GET", "key:"+strconv.Itoa(i)))
+	}
+	go r.send(req.String())
+	for i := range n {
+		if got := r.read(); got != Status("OK") {
+			t.Fatalf("SET %d: %#v", i, got)
+		}
+		if got := r.read(); !reflect.DeepEqual(got, strconv.Itoa(i)) {
+			t.Fatalf("GET %d: %#v", i, got)
+		}
+	}
+}
+
+func TestRepliesLargerThanTheSocketBuffer(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	big := strings.Repeat("0123456789", 400<<10) // 4 MB: three replies fill the socket, the server waits to write
+	r.do("SET", "big", big)
+	r.send(encode("GET", "big") + encode("GET", "big") + encode("GET", "big") + encode("PING"))
+	for range 3 {
+		if got := r.read(); got != big {
+			t.Fatalf("GET returned %d bytes, want %d", len(got.(string)), len(big))
+		}
+	}
+	if got := r.read(); got != Status("PONG") {
+		t.Fatalf("PING: %#v", got)
+	}
+}
