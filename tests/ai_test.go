@@ -282,6 +282,122 @@ func TestAISemanticCacheScoping(t *testing.T) {
 	}
 }
 
+// TestAIVectorIndexClient drives every named-index method of the typed
+// client through the real server, in RESP2 (distances and vector
+// components are bulk strings, INFO a flat array) and RESP3.
+func TestAIVectorIndexClient(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	for _, proto := range []int{2, 3} {
+		c := aiClient(t, s, func(o *redis.Options) { o.Protocol = proto })
+		fail := func(what string, got ...any) { t.Helper(); t.Fatalf("RESP%d %s: %v", proto, what, got) }
+		// L2 over FLOAT32 stores vectors as given, so distances and VSIM.GET
+		// are exact.
+		o := hotkv.VectorIndexOptions{IndexOptions: hotkv.IndexOptions{Dim: aiDim, Metric: "L2", M: 8, EF: 50}}
+		if err := c.CreateVectorIndex(ctx, "vi", o); err != nil {
+			fail("create", err)
+		}
+		if err := c.CreateVectorIndex(ctx, "vi", o); err == nil || err.Error() != "ERR index already exists" {
+			fail("create twice", err)
+		}
+		e0, e1 := aiVecAt(0, 1), aiVec(1, 2, 0)
+		far := []float32{2, 0, 0, 0, 0, 0, 0, 0}
+		if added, err := c.SetVector(ctx, "vi", "a", e1, `{"n":1}`); !added || err != nil {
+			fail("set a", added, err)
+		}
+		if added, err := c.SetVector(ctx, "vi", "a", e0, `{"n":2}`); added || err != nil {
+			fail("replace a", added, err)
+		}
+		if n, err := c.SetVectors(ctx, "vi", map[string][]float32{"a": e0, "b": e1, "c": far}); n != 2 || err != nil {
+			fail("mset", n, err)
+		}
+		if n, err := c.SetVectors(ctx, "vi", nil); n != 0 || err != nil {
+			fail("empty mset", n, err)
+		}
+		// MSET dropped a's attributes; give them back.
+		if _, err := c.SetVector(ctx, "vi", "a", e0, `{"n":2}`); err != nil {
+			fail("set a again", err)
+		}
+		hits, err := c.SearchVectors(ctx, "vi", e0, hotkv.SearchOptions{K: 3, EF: 20, WithAttribs: true})
+		want := []hotkv.SearchHit{{ID: "a", Distance: 0, Attrs: `{"n":2}`}, {ID: "c", Distance: 1}, {ID: "b", Distance: 2}}
+		if err != nil || !reflect.DeepEqual(hits, want) {
+			fail("search", hits, err)
+		}
+		hits, err = c.SearchVectors(ctx, "vi", e1, hotkv.SearchOptions{K: 1})
+		if err != nil || !reflect.DeepEqual(hits, []hotkv.SearchHit{{ID: "b", Distance: 0}}) {
+			fail("search K 1", hits, err)
+		}
+		hits, err = c.SearchVectors(ctx, "vi", e1, hotkv.SearchOptions{Filter: ".n == 2", FilterEF: 10})
+		if err != nil || !reflect.DeepEqual(hits, []hotkv.SearchHit{{ID: "a", Distance: 2}}) {
+			fail("filtered search", hits, err)
+		}
+		if v, err := c.GetVector(ctx, "vi", "a"); err != nil || v == nil || !reflect.DeepEqual(*v, hotkv.StoredVector{Vector: e0, Attrs: `{"n":2}`}) {
+			fail("get a", v, err)
+		}
+		if v, err := c.GetVector(ctx, "vi", "c"); err != nil || v == nil || !reflect.DeepEqual(*v, hotkv.StoredVector{Vector: far}) {
+			fail("get c", v, err)
+		}
+		if v, err := c.GetVector(ctx, "vi", "nope"); v != nil || err != nil {
+			fail("get missing", v, err)
+		}
+		info, err := c.VectorIndexInfo(ctx, "vi")
+		if err != nil || info.Name != "vi" || info.Dim != aiDim || info.Metric != "L2" || info.Type != "FLOAT32" || info.Rerank ||
+			info.M != 8 || info.EFConstruction != 50 || info.Size != 3 || info.Attributes != 1 || info.Bytes <= 0 || info.BytesPerVector <= 0 {
+			fail("info", info, err)
+		}
+		if err := c.CreateVectorIndex(ctx, "q8", hotkv.VectorIndexOptions{IndexOptions: hotkv.IndexOptions{Dim: 4, Type: "INT8"}, Rerank: true}); err != nil {
+			fail("create q8", err)
+		}
+		if info, err := c.VectorIndexInfo(ctx, "q8"); err != nil || !info.Rerank || info.Type != "INT8" || info.Metric != "COSINE" || info.Size != 0 {
+			fail("q8 info", info, err)
+		}
+		if names, err := c.VectorIndexes(ctx); err != nil || !reflect.DeepEqual(names, []string{"q8", "vi"}) {
+			fail("list", names, err)
+		}
+		// Errors: a wrong dimension leaves the index as it was, MSET all or nothing.
+		const dimErr = "ERR vector dimension mismatch - got 2 but index has 8"
+		if _, err := c.SetVector(ctx, "vi", "d", []float32{1, 2}, ""); err == nil || err.Error() != dimErr {
+			fail("short vector", err)
+		}
+		if _, err := c.SetVectors(ctx, "vi", map[string][]float32{"d": e1, "e": {1, 2}}); err == nil || err.Error() != dimErr {
+			fail("short vector in mset", err)
+		}
+		if _, err := c.SearchVectors(ctx, "vi", []float32{1, 2}, hotkv.SearchOptions{}); err == nil || err.Error() != dimErr {
+			fail("short query", err)
+		}
+		if v, _ := c.GetVector(ctx, "vi", "d"); v != nil {
+			fail("mset stored part of a bad batch", v)
+		}
+		for what, err := range map[string]error{
+			"set":    func() error { _, err := c.SetVector(ctx, "none", "a", e0, ""); return err }(),
+			"mset":   func() error { _, err := c.SetVectors(ctx, "none", map[string][]float32{"a": e0}); return err }(),
+			"search": func() error { _, err := c.SearchVectors(ctx, "none", e0, hotkv.SearchOptions{}); return err }(),
+			"get":    func() error { _, err := c.GetVector(ctx, "none", "a"); return err }(),
+			"del":    func() error { _, err := c.DeleteVectors(ctx, "none", "a"); return err }(),
+			"info":   func() error { _, err := c.VectorIndexInfo(ctx, "none"); return err }(),
+			"drop":   c.DropVectorIndex(ctx, "none"),
+		} {
+			if err == nil || err.Error() != "ERR no such index" {
+				fail(what+" on an unknown index", err)
+			}
+		}
+		if n, err := c.DeleteVectors(ctx, "vi", "a", "b", "nope"); n != 2 || err != nil {
+			fail("del", n, err)
+		}
+		if hits, err := c.SearchVectors(ctx, "vi", e0, hotkv.SearchOptions{}); err != nil || len(hits) != 1 || hits[0].ID != "c" {
+			fail("search after del", hits, err)
+		}
+		for _, name := range []string{"vi", "q8"} {
+			if err := c.DropVectorIndex(ctx, name); err != nil {
+				fail("drop", err)
+			}
+		}
+		if names, err := c.VectorIndexes(ctx); err != nil || len(names) != 0 {
+			fail("list after drop", names, err)
+		}
+	}
+}
+
 func TestAISemanticCacheTTLAndEviction(t *testing.T) {
 	s := start(t)
 	r := s.raw(t)

@@ -1,9 +1,11 @@
 // Package hotkv is a typed Go client for HotKV's own command families: the
 // prompt cache (PCACHE.*), semantic caches (SCACHE.*) and agent memory
-// (AMEM.*). It wraps a go-redis client, so connection pooling, pipelines
-// and RESP2/RESP3 come from there; every Redis command stays available on
-// the wrapped client. Other families (the vector-set commands) get their
-// methods here as they land.
+// (AMEM.*) and named vector indexes (VSIM.CREATEINDEX, VSIM.SEARCH, ...).
+// It wraps a go-redis client, so connection pooling, pipelines and
+// RESP2/RESP3 come from there; every Redis command stays available on the
+// wrapped client. Redis 8 vector sets (VADD, VSIM, ...) are keys and need
+// nothing from here: go-redis v9.10+ has typed methods for them
+// (Redis().VAdd, Redis().VSimWithScores, ...).
 package hotkv
 
 import (
@@ -118,8 +120,11 @@ func (r reply) int(k string) int64 {
 	return 0
 }
 
-func (r reply) float(k string) float64 {
-	switch v := r[k].(type) {
+func (r reply) float(k string) float64 { return toFloat(r[k]) }
+
+// toFloat reads a double: a float in RESP3, a bulk string in RESP2.
+func toFloat(x any) float64 {
+	switch v := x.(type) {
 	case float64:
 		return v
 	case int64:
@@ -157,7 +162,9 @@ type IndexOptions struct {
 	M, EF  int    // 0: server defaults
 }
 
-func (o IndexOptions) args() []any {
+// args renders the options; ef names the EF option (EF_CONSTRUCTION for
+// VSIM.CREATEINDEX).
+func (o IndexOptions) args(ef string) []any {
 	a := []any{"DIM", o.Dim}
 	if o.Metric != "" {
 		a = append(a, "METRIC", o.Metric)
@@ -169,7 +176,7 @@ func (o IndexOptions) args() []any {
 		a = append(a, "M", o.M)
 	}
 	if o.EF != 0 {
-		a = append(a, "EF", o.EF)
+		a = append(a, ef, o.EF)
 	}
 	return a
 }

@@ -18,7 +18,7 @@ type MemoryOptions struct {
 
 // CreateMemory is AMEM.CREATE.
 func (c *Client) CreateMemory(ctx context.Context, ns string, o MemoryOptions) error {
-	a := append([]any{"AMEM.CREATE", ns}, o.IndexOptions.args()...)
+	a := append([]any{"AMEM.CREATE", ns}, o.IndexOptions.args("EF")...)
 	if o.Dedup != nil {
 		if *o.Dedup < 0 {
 			a = append(a, "DEDUP", "OFF")

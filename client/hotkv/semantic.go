@@ -18,7 +18,7 @@ type SemanticCacheOptions struct {
 
 // CreateSemanticCache is SCACHE.CREATE.
 func (c *Client) CreateSemanticCache(ctx context.Context, name string, o SemanticCacheOptions) error {
-	a := append([]any{"SCACHE.CREATE", name}, o.IndexOptions.args()...)
+	a := append([]any{"SCACHE.CREATE", name}, o.IndexOptions.args("EF")...)
 	if o.Threshold != 0 {
 		a = append(a, "THRESHOLD", o.Threshold)
 	}
