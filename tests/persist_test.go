@@ -219,6 +219,9 @@ func TestPersistTruncatedTail(t *testing.T) {
 	}
 }
 
+// A log damaged in the middle stops start-up, naming the file, the offset and
+// the fix; hotkv --check --fix cuts it at its first bad record and the server
+// then starts with every write before the damage.
 func TestPersistCorruptMiddle(t *testing.T) {
 	dir := t.TempDir()
 	persistFill(t, dir, 100)
@@ -226,13 +229,75 @@ func TestPersistCorruptMiddle(t *testing.T) {
 	b, _ := os.ReadFile(log)
 	b[len(b)/2] ^= 0xff
 	os.WriteFile(log, b, 0o644)
+	fixCmd := "hotkv --check --fix " + log
 	out := persistMustFail(t, binary(t), "--dir", dir, "--appendonly", "yes", "--port", "0")
-	if !strings.Contains(out, log) || !strings.Contains(out, "at offset") || !strings.Contains(out, "checksum") {
-		t.Fatalf("start-up error does not name the file and offset: %s", out)
+	if !strings.Contains(out, log+": at offset") || !strings.Contains(out, "checksum") || !strings.Contains(out, fixCmd) {
+		t.Fatalf("start-up error does not name the file, offset and fix: %s", out)
 	}
-	chk := persistMustFail(t, binary(t), "--check", log)
-	if !strings.Contains(chk, "at offset") {
+	if chk := persistMustFail(t, binary(t), "--check", log); !strings.Contains(chk, "at offset") {
 		t.Fatalf("--check: %s", chk)
+	}
+	fixed, err := exec.Command(binary(t), "--check", "--fix", log).CombinedOutput()
+	var offset int64
+	var records int
+	if _, serr := fmt.Sscanf(strings.TrimPrefix(string(fixed), log+": "), "cut at offset %d: kept %d records", &offset, &records); err != nil || serr != nil {
+		t.Fatalf("--fix: %s %v %v", fixed, err, serr)
+	}
+	if !strings.Contains(out, fmt.Sprintf("at offset %d:", offset)) || !strings.Contains(string(fixed), fmt.Sprintf("dropped %d bytes", int64(len(b))-offset)) {
+		t.Fatalf("--fix cut elsewhere than the start-up error said:\n%s\n%s", out, fixed)
+	}
+	if bak, _ := os.ReadFile(log + ".bak"); string(bak) != string(b) {
+		t.Fatal("the backup is not the damaged file")
+	}
+	if records < 30 || records > 70 {
+		t.Fatalf("kept %d records of 100, damage was in the middle", records)
+	}
+	ctx := context.Background()
+	p := startBinary(t, "--dir", dir, "--appendonly", "yes")
+	c := p.client(t)
+	if n := c.DBSize(ctx).Val(); n != int64(records) {
+		t.Fatalf("DBSIZE %d, want the %d writes before the damage", n, records)
+	}
+	for i := range records {
+		if v := c.Get(ctx, fmt.Sprint("k", i)).Val(); v != strconv.Itoa(i) {
+			t.Fatalf("k%d = %q", i, v)
+		}
+	}
+	if err := c.Set(ctx, "new", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	persistKill(t, p)
+	p = startBinary(t, "--dir", dir, "--appendonly", "yes")
+	if v := p.client(t).Get(ctx, "new").Val(); v != "v" {
+		t.Fatalf("write after the fix lost: %q", v)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait(t)
+
+	// A sound log is left alone.
+	sound, _ := os.ReadFile(log)
+	again, err := exec.Command(binary(t), "--check", "--fix", log).CombinedOutput()
+	if now, _ := os.ReadFile(log); err != nil || !strings.Contains(string(again), "nothing to fix") || string(now) != string(sound) {
+		t.Fatalf("--fix on a sound log: %s %v", again, err)
+	}
+	// A snapshot (the log's base) is refused and left alone.
+	base, _ := filepath.Glob(filepath.Join(dir, "appendonlydir", "*.base.hkv"))
+	if len(base) != 1 {
+		t.Fatalf("bases: %v", base)
+	}
+	snap, _ := os.ReadFile(base[0])
+	if out := persistMustFail(t, binary(t), "--check", "--fix", base[0]); !strings.Contains(out, "snapshot cannot be fixed") {
+		t.Fatalf("--fix on a snapshot: %s", out)
+	}
+	if now, _ := os.ReadFile(base[0]); string(now) != string(snap) {
+		t.Fatal("--fix changed a snapshot")
+	}
+	// A log a later one follows is refused: that one would replay over the gap.
+	m := filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest")
+	mb, _ := os.ReadFile(m)
+	os.WriteFile(m, append(mb, "file appendonly.aof.99.incr.aof seq 99 type i\n"...), 0o644)
+	if out := persistMustFail(t, binary(t), "--check", "--fix", log); !strings.Contains(out, "not the last log") {
+		t.Fatalf("--fix on an earlier log: %s", out)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -22,6 +24,9 @@ func main() {
 	if len(os.Args) == 3 && os.Args[1] == "--check" {
 		os.Exit(check(os.Args[2]))
 	}
+	if len(os.Args) == 4 && os.Args[1] == "--check" && os.Args[2] == "--fix" {
+		os.Exit(fix(os.Args[3]))
+	}
 	for _, a := range os.Args[1:] {
 		switch a {
 		case "-v", "--version":
@@ -30,6 +35,7 @@ func main() {
 		case "-h", "--help":
 			fmt.Println("Usage: hotkv [/path/to/hotkv.conf] [--config FILE] [--directive value ...]")
 			fmt.Println("       hotkv --check FILE   (verify a snapshot or append-only log file)")
+			fmt.Println("       hotkv --check --fix FILE   (cut a damaged log at its first bad record, keeping FILE.bak)")
 			fmt.Println("Examples: hotkv --port 7000; hotkv hotkv.conf --requirepass secret")
 			fmt.Println("Directives: see docs/configuration.md")
 			return
@@ -75,4 +81,49 @@ func check(path string) int {
 	}
 	fmt.Printf("%s: %s\n", path, msg)
 	return 0
+}
+
+// fix cuts a damaged log at its first bad record (redis-check-aof --fix);
+// the flag is the user's consent, so it asks nothing but says what it cut.
+func fix(path string) int {
+	if later := laterLog(path); later != "" {
+		fmt.Printf("%s: not the last log in its manifest (%s follows): cutting it would replay %s over a gap; restore the file from a backup\n", path, later, later)
+		return 1
+	}
+	records, kept, dropped, err := persist.FixLog(path)
+	switch {
+	case err != nil:
+		fmt.Printf("%s: %v\n", path, err)
+		return 1
+	case dropped == 0:
+		fmt.Printf("%s: append-only log OK: %d records, %d bytes; nothing to fix\n", path, records, kept)
+	default:
+		fmt.Printf("%s: cut at offset %d: kept %d records (%d bytes), dropped %d bytes from the first bad record on; the original is in %s.bak\n",
+			path, kept, records, kept, dropped, path)
+	}
+	return 0
+}
+
+// laterLog is the incremental log a manifest beside path names after it,
+// "" if path is the last one (or no manifest names it).
+func laterLog(path string) string {
+	manifests, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*.manifest"))
+	for _, m := range manifests {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		var incrs []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) == 6 && f[5] == "i" {
+				incrs = append(incrs, f[1])
+			}
+		}
+		for i, name := range incrs {
+			if name == filepath.Base(path) && i < len(incrs)-1 {
+				return incrs[len(incrs)-1]
+			}
+		}
+	}
+	return ""
 }

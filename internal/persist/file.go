@@ -412,3 +412,60 @@ func CheckFile(path string) (string, error) {
 	}
 	return fmt.Sprintf("append-only log OK: %d commands in %d records, %d bytes", commands, records, end), nil
 }
+
+// FixLog cuts a damaged log at the start of its first bad record, as
+// redis-check-aof --fix does, after copying it whole to path+".bak". It
+// returns what was kept (whole records and their bytes, header included) and
+// how many bytes were dropped; a sound log is left alone (dropped 0).
+// Snapshots are refused: one is loaded whole or not at all.
+func FixLog(path string) (records int, kept, dropped int64, err error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer f.Close()
+	magic, err := readHeader(f)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("%w; the header is damaged, nothing to keep", err)
+	}
+	if magic != LogMagic {
+		return 0, 0, 0, errors.New("a snapshot cannot be fixed (it is loaded whole or not at all); restore it from a backup")
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, 0, 0, err
+	}
+	kept, err = ReadLog(f, func([]LogCommand) error { records++; return nil })
+	if err == nil {
+		return records, kept, 0, nil
+	}
+	size, err := f.Seek(0, io.SeekEnd)
+	if err == nil {
+		err = backup(f, path+".bak")
+	}
+	if err == nil {
+		err = f.Truncate(kept)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	return records, kept, size - kept, err
+}
+
+// backup copies f whole to path, durably, before f is cut.
+func backup(f *os.File, path string) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	b, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(b, f)
+	if err == nil {
+		err = b.Sync()
+	}
+	if cerr := b.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

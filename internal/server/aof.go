@@ -479,6 +479,10 @@ func (s *Server) loadAOF(a *aofLog) error {
 			}
 			err = nil
 		}
+		if fe := (*persist.FormatError)(nil); errors.As(err, &fe) && fe.Offset > 0 && errors.Is(err, persist.ErrCorrupt) && i == len(incrs)-1 {
+			// Only the last log can be cut: a later one would replay over the gap.
+			return fmt.Errorf("bad file format reading the append only file %s: %w; run `hotkv --check --fix %s` to truncate the log there, losing what follows", p, err, p)
+		}
 		if err != nil {
 			return fmt.Errorf("bad file format reading the append only file %s: %w", p, err)
 		}
