@@ -145,8 +145,11 @@ type Param struct {
 	Name      string
 	Immutable bool // only from the file or the command line
 	Multi     bool // takes several arguments (bind)
-	Get       func(*Config) string
-	Set       func(*Config, []string) error
+	// Values lists a Multi parameter's arguments one by one, so that Text
+	// writes back exactly the words that were parsed (Get joins them).
+	Values func(*Config) []string
+	Get    func(*Config) string
+	Set    func(*Config, []string) error
 }
 
 // Redis's CONFIG SET / config file value errors, word for word.
@@ -224,8 +227,9 @@ var Params = []*Param{
 	numParam("auto-aof-rewrite-min-size", true, 0, math.MaxInt64, func(c *Config) *int64 { return &c.AutoAOFRewriteMinSize }),
 	numParam("auto-aof-rewrite-percentage", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.AutoAOFRewritePercent }),
 	{Name: "bind", Immutable: true, Multi: true,
-		Get: func(c *Config) string { return strings.Join(c.Bind, " ") },
-		Set: func(c *Config, v []string) error { c.Bind = append([]string(nil), v...); return nil }},
+		Get:    func(c *Config) string { return strings.Join(c.Bind, " ") },
+		Values: func(c *Config) []string { return c.Bind },
+		Set:    func(c *Config, v []string) error { c.Bind = append([]string(nil), v...); return nil }},
 	numParam("client-query-buffer-limit", true, 1<<20, math.MaxInt64, func(c *Config) *int64 { return &c.ClientQueryBufferLimit }),
 	immutable(numParam("databases", false, 1, MaxDatabases, func(c *Config) *int { return &c.Databases })),
 	stringParam("dbfilename", false, func(c *Config) *string { return &c.DBFilename }),
@@ -272,14 +276,9 @@ var Params = []*Param{
 	numParam("pubsub-output-buffer-limit", true, 1<<10, math.MaxInt64, func(c *Config) *int64 { return &c.PubSubOutputLimit }),
 	stringParam("requirepass", false, func(c *Config) *string { return &c.RequirePass }),
 	{Name: "save", Multi: true,
-		Get: func(c *Config) string {
-			var f []string
-			for _, r := range c.Save {
-				f = append(f, strconv.FormatInt(r.Seconds, 10), strconv.FormatInt(r.Changes, 10))
-			}
-			return strings.Join(f, " ")
-		},
-		Set: parseSave},
+		Get:    func(c *Config) string { return strings.Join(saveWords(c), " ") },
+		Values: saveWords,
+		Set:    parseSave},
 	boolParam("stop-writes-on-bgsave-error", false, func(c *Config) *bool { return &c.StopWritesOnBgsaveErr }),
 	numParam("tcp-keepalive", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.TCPKeepAlive }),
 	numParam("timeout", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.Timeout }),
@@ -400,7 +399,7 @@ func (c *Config) Text() string {
 		b.WriteString(p.Name)
 		vals := []string{p.Get(c)}
 		if p.Multi {
-			if vals = strings.Fields(vals[0]); len(vals) == 0 {
+			if vals = p.Values(c); len(vals) == 0 {
 				vals = []string{""} // save "": no save points
 			}
 		}
@@ -411,6 +410,15 @@ func (c *Config) Text() string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// saveWords lists the save points as "seconds changes" pairs of words.
+func saveWords(c *Config) []string {
+	var f []string
+	for _, r := range c.Save {
+		f = append(f, strconv.FormatInt(r.Seconds, 10), strconv.FormatInt(r.Changes, 10))
+	}
+	return f
 }
 
 // FromArgs builds a configuration from command-line arguments in
