@@ -314,9 +314,21 @@ func lrem(x *command.Ctx) {
 	x.W.Int(int64(n))
 }
 
+// lposLimit parses LPOS's COUNT or MAXLEN: Redis answers anything but a
+// non-negative integer with the same error.
+func lposLimit(x *command.Ctx, arg []byte, name string) (int64, bool) {
+	n, ok := command.ParseInt(arg)
+	if !ok || n < 0 {
+		x.Error("ERR " + name + " can't be negative")
+		return 0, false
+	}
+	return n, true
+}
+
 func lpos(x *command.Ctx) {
 	rank, count, maxlen := int64(1), int64(-1), int64(0) // count -1: no COUNT given
 	args := x.Args
+	ok := true
 	for j := 3; j < len(args); j++ {
 		more := j+1 < len(args)
 		switch {
@@ -338,20 +350,14 @@ func lpos(x *command.Ctx) {
 			rank = n
 		case command.Is(args[j], "count") && more:
 			j++
-			n, ok := command.ParseInt(args[j])
-			if !ok || n < 0 {
-				x.Error("ERR COUNT can't be negative")
+			if count, ok = lposLimit(x, args[j], "COUNT"); !ok {
 				return
 			}
-			count = n
 		case command.Is(args[j], "maxlen") && more:
 			j++
-			n, ok := command.ParseInt(args[j])
-			if !ok || n < 0 {
-				x.Error("ERR MAXLEN can't be negative")
+			if maxlen, ok = lposLimit(x, args[j], "MAXLEN"); !ok {
 				return
 			}
-			maxlen = n
 		default:
 			x.Error(command.ErrSyntax)
 			return
