@@ -13,6 +13,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -20,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -47,6 +49,8 @@ func main() {
 		minTime = flag.Duration("time", 2*time.Second, "minimum time per QPS measurement")
 		save    = flag.String("save", "", "write the loaded vectors to this .fvecs file (faster to load next time) and exit")
 		profile = flag.String("cpuprofile", "", "write a CPU profile of the build and the searches")
+		seed    = flag.Uint64("seed", 1, "seed of the level assignment")
+		shuffle = flag.Bool("shuffle", false, "insert in a random (seeded) order instead of file order")
 	)
 	flag.Parse()
 	if *data == "" && *gen == 0 {
@@ -88,7 +92,7 @@ func main() {
 	base, queries := rows(baseV), rows(queriesV)
 	fmt.Fprintf(os.Stderr, "loaded %d vectors of dim %d in %v\n", all.Len(), all.Dim, time.Since(t0).Round(time.Millisecond))
 
-	cfg := hnsw.Config{Dim: len(base[0]), M: *m, EfConstruction: *efc, Rerank: *rerank, Seed: 1}
+	cfg := hnsw.Config{Dim: len(base[0]), M: *m, EfConstruction: *efc, Rerank: *rerank, Seed: *seed}
 	gtMetric, err := groundtruth.ParseMetric(*metric)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -117,6 +121,13 @@ func main() {
 	fmt.Println("| build goroutines | wall s | inserts/s (wall) | CPU s | inserts per CPU-s | bytes/vector (index) | heap bytes/vector |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	var idx *hnsw.Index
+	var idxPos []int32
+	type built struct {
+		threads int
+		x       *hnsw.Index
+		pos     []int32
+	}
+	var builds []built
 	for _, ts := range strings.Split(*threads, ",") {
 		th, _ := strconv.Atoi(ts)
 		runtime.GC()
@@ -125,7 +136,7 @@ func main() {
 		x, _ := hnsw.New(cfg)
 		cpu0 := cpuTime(syscall.RUSAGE_SELF)
 		t := time.Now()
-		build(x, base, th)
+		pos := build(x, base, th, *shuffle)
 		wall := time.Since(t).Seconds()
 		cpu := cpuTime(syscall.RUSAGE_SELF) - cpu0
 		runtime.GC()
@@ -135,46 +146,77 @@ func main() {
 			float64(len(base))/cpu, float64(x.Bytes())/float64(x.Len()),
 			float64(after.HeapAlloc-before.HeapAlloc)/float64(x.Len()))
 		if idx == nil {
-			idx = x // the single-threaded build is the one searched
+			idx, idxPos = x, pos // the first build is the one timed
 		}
+		builds = append(builds, built{th, x, pos})
+	}
+	efList := strings.Split(*efs, ",")
+	if len(builds) > 1 {
+		// Concurrent builds insert in a different order: recall of each
+		// build shows whether the graph depends on it.
+		fmt.Printf("\n| build goroutines |")
+		for _, es := range efList {
+			fmt.Printf(" recall@%d ef %s |", *k, es)
+		}
+		fmt.Println()
+		fmt.Println("|---|" + strings.Repeat("---|", len(efList)))
+		for _, b := range builds {
+			fmt.Printf("| %d |", b.threads)
+			for _, es := range efList {
+				ef, _ := strconv.Atoi(es)
+				fmt.Printf(" %.4f |", recall(b.x, b.pos, queries, gt, *k, ef))
+			}
+			fmt.Println()
+		}
+		builds = nil
 	}
 
 	fmt.Println()
 	fmt.Printf("| ef | recall@%d | queries/s (wall, 1 goroutine) | queries per CPU-s | mean µs/query |\n", *k)
 	fmt.Println("|---|---|---|---|---|")
-	for _, es := range strings.Split(*efs, ",") {
+	for _, es := range efList {
 		ef, _ := strconv.Atoi(es)
-		r := recall(idx, queries, gt, *k, ef)
+		r := recall(idx, idxPos, queries, gt, *k, ef)
 		qps, perCPU := throughput(idx, queries, *k, ef, *minTime)
 		fmt.Printf("| %d | %.4f | %.0f | %.0f | %.0f |\n", ef, r, qps, perCPU, 1e6/qps)
 	}
 }
 
-func build(x *hnsw.Index, base [][]float32, threads int) {
-	if threads <= 1 {
-		for _, v := range base {
-			x.Add(v)
-		}
-		return
+// build inserts base over threads goroutines and returns each id's base
+// position.
+func build(x *hnsw.Index, base [][]float32, threads int, shuffle bool) []int32 {
+	order := make([]int, len(base))
+	for i := range order {
+		order[i] = i
 	}
+	if shuffle {
+		rand.New(rand.NewPCG(1, 2)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	pos := make([]int32, len(base))
+	threads = max(threads, 1)
+	// A shared counter, as clients loading over many connections do.
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for g := range threads {
+	for range threads {
 		wg.Go(func() {
-			for i := g; i < len(base); i += threads {
-				x.Add(base[i])
+			for i := int(next.Add(1) - 1); i < len(base); i = int(next.Add(1) - 1) {
+				id, _ := x.Add(base[order[i]])
+				pos[id] = int32(order[i])
 			}
 		})
 	}
 	wg.Wait()
+	return pos
 }
 
-// Ids equal base positions: the index was filled in order by one goroutine.
-func recall(x *hnsw.Index, queries [][]float32, gt [][]int32, k, ef int) float64 {
+// recall is the share of the exact top k found; pos maps ids to base
+// positions, which the ground truth is in.
+func recall(x *hnsw.Index, pos []int32, queries [][]float32, gt [][]int32, k, ef int) float64 {
 	hit := 0
 	for i, q := range queries {
 		res, _ := x.Search(q, k, ef, nil, 0)
 		for _, r := range res {
-			if slices.Contains(gt[i], int32(r.ID)) {
+			if slices.Contains(gt[i], pos[r.ID]) {
 				hit++
 			}
 		}
