@@ -239,7 +239,7 @@ func (x *Index) unlinkFrom(s *searcher, c, d uint32, l int, pool []uint32) {
 		}
 	}
 	cands := append(s.prune[:0], s.res...)
-	sortItems(cands)
+	s.sortItems(cands)
 	had := len(keep)
 	for _, cand := range cands {
 		if len(keep) >= x.maxLinks(l) {
@@ -260,7 +260,7 @@ func (x *Index) unlinkFrom(s *searcher, c, d uint32, l int, pool []uint32) {
 			}
 		}
 	}
-	x.replaceLinks(s, lst, l, keep)
+	x.replaceLinks(s, c, l, keep)
 	s.prune, s.pruneSel = cands, keep
 }
 

@@ -179,6 +179,13 @@ func checkGraphReach(t *testing.T, x *Index, reach bool) {
 				in[o]++
 			}
 		}
+		// The cached layer-0 distances must be the real ones.
+		known := x.dist0.at(id)
+		for i, o := range x.Links(id, 0) {
+			if d := x.dist(x.code(id), x.code(o)); !isNaN(known[i]) && math.Abs(float64(known[i]-d)) > 1e-4 {
+				t.Fatalf("node %d: cached distance to %d is %v, real %v", id, o, known[i], d)
+			}
+		}
 	}
 	if live != x.Len() {
 		t.Fatalf("Len %d, live nodes %d", x.Len(), live)

@@ -103,6 +103,11 @@ type Index struct {
 
 	nodes  slab[node]
 	links0 slab[uint32] // per node: count, then up to m0 ids
+	// dist0 caches, per layer-0 link slot, the distance from the node to
+	// the linked one (NaN: not known), so that adding a link to a full list
+	// does not fetch every linked vector again. Read and written under the
+	// owner's lock only.
+	dist0 slab[float32]
 	// upper[L] holds, for each node of level L, layers 1..L: L lists of
 	// count plus up to m ids.
 	upper [MaxLevel + 1]slab[uint32]
@@ -173,6 +178,7 @@ func New(c Config) (*Index, error) {
 	x.codeLines = (x.format.Bytes() + 63) / 64
 	x.nodes.init(1)
 	x.links0.init(1 + x.m0)
+	x.dist0.init(x.m0)
 	for l := 1; l <= MaxLevel; l++ {
 		x.upper[l].init(l * (1 + x.m))
 	}
@@ -271,6 +277,7 @@ func (x *Index) alloc() (id uint32, level int) {
 		n := int(id) + 1
 		x.nodes.grow(n)
 		x.links0.grow(n)
+		x.dist0.grow(n)
 		x.codes.grow(n)
 		x.exact.grow(n)
 		x.next.Store(id + 1)
@@ -377,7 +384,7 @@ func (x *Index) Distance(a, b uint32) float32 { return x.dist(x.code(a), x.code(
 // scratch space.
 func (x *Index) Bytes() int64 {
 	x.mu.Lock()
-	b := x.nodes.bytes + x.links0.bytes + x.codes.bytes + x.exact.bytes
+	b := x.nodes.bytes + x.links0.bytes + x.dist0.bytes + x.codes.bytes + x.exact.bytes
 	for l := 1; l <= MaxLevel; l++ {
 		b += x.upper[l].bytes + int64(cap(x.upperFree[l]))*4
 	}

@@ -1,6 +1,7 @@
 package hnsw
 
 import (
+	"math"
 	"slices"
 	"sync/atomic"
 )
@@ -68,7 +69,9 @@ func (x *Index) connect(s *searcher, id uint32, level int) {
 		// The results are the next layer's entry points.
 		s.eps = append(s.eps[:0], w...)
 		w = slices.DeleteFunc(w, func(it item) bool { return it.id == id })
-		s.sel = x.selectNeighbors(w, x.m, s.sel[:0])
+		// On layer 0 the new node takes up to m0 links, not m, as FAISS
+		// does (see replaceFarthest for what it gains).
+		s.sel = x.selectNeighbors(w, x.maxLinks(l), s.sel[:0])
 		linked = x.setOwnLinks(s, id, l, s.sel) || linked
 		for _, nb := range s.sel {
 			x.addLink(s, nb.id, id, nb.dist, l)
@@ -197,19 +200,21 @@ func (x *Index) adoptByNeighbour(s *searcher, y uint32) {
 			cands = append(cands, item{x.dist(base, x.code(z)), z})
 		}
 	}
-	sortItems(cands)
+	s.sortItems(cands)
 	for _, replace := range []bool{false, true} {
 		for _, z := range cands {
-			if x.adopt(s, z.id, y, replace) {
+			if x.adopt(s, z, y, replace) {
 				return
 			}
 		}
 	}
 }
 
-// adopt links z -> y on layer 0 if z has a free slot or, with replace, a
-// link to a node with at least three others to give up (the one with most).
-func (x *Index) adopt(s *searcher, z, y uint32, replace bool) bool {
+// adopt links z -> y (at distance zi.dist) on layer 0 if z has a free slot
+// or, with replace, a link to a node with at least three others to give up
+// (the one with most).
+func (x *Index) adopt(s *searcher, zi item, y uint32, replace bool) bool {
+	z := zi.id
 	zn := x.node(z)
 	zn.mu.Lock()
 	defer zn.mu.Unlock()
@@ -223,6 +228,7 @@ func (x *Index) adopt(s *searcher, z, y uint32, replace bool) bool {
 	}
 	if n < x.m0 {
 		if x.ref(y, 0) {
+			x.dist0.at(z)[n] = zi.dist
 			atomic.StoreUint32(&l[1+n], y)
 			atomic.StoreUint32(&l[0], uint32(n+1))
 		}
@@ -242,6 +248,7 @@ func (x *Index) adopt(s *searcher, z, y uint32, replace bool) bool {
 	}
 	if x.ref(y, 0) {
 		w := l[best]
+		x.dist0.at(z)[best-1] = zi.dist
 		atomic.StoreUint32(&l[best], y)
 		x.unref(s, w, 0)
 	}
@@ -272,7 +279,7 @@ func (x *Index) setOwnLinks(s *searcher, id uint32, level int, sel []item) bool 
 	}
 	keep := cands
 	if len(cands) > x.maxLinks(level) {
-		sortItems(cands)
+		s.sortItems(cands)
 		keep = x.selectNeighbors(cands, x.maxLinks(level), s.pruneSel[:0])
 		for _, it := range cands {
 			if !slices.Contains(old, it.id) && !slices.Contains(keep, it) {
@@ -281,13 +288,15 @@ func (x *Index) setOwnLinks(s *searcher, id uint32, level int, sel []item) bool 
 		}
 		s.pruneSel = keep
 	}
-	x.replaceLinks(s, l, level, keep)
+	x.replaceLinks(s, id, level, keep)
 	s.prune = cands
 	return len(keep) > 0
 }
 
-// addLink adds the back link from node to id (at distance d), pruning
-// node's list with the heuristic when it is full.
+// addLink adds the back link from node to id (at distance d), which id
+// must have counted (ref). When node's list is full, one link goes: on layer
+// 0 the farthest (see replaceFarthest), above that whatever the heuristic
+// prunes.
 func (x *Index) addLink(s *searcher, nodeID, id uint32, d float32, level int) {
 	nd := x.node(nodeID)
 	nd.mu.Lock()
@@ -305,6 +314,10 @@ func (x *Index) addLink(s *searcher, nodeID, id uint32, d float32, level int) {
 	if !x.ref(id, level) {
 		return
 	}
+	if level == 0 {
+		x.replaceFarthest(s, nodeID, l, id, d)
+		return
+	}
 	if n < x.maxLinks(level) {
 		atomic.StoreUint32(&l[1+n], id)
 		atomic.StoreUint32(&l[0], uint32(n+1))
@@ -316,25 +329,76 @@ func (x *Index) addLink(s *searcher, nodeID, id uint32, d float32, level int) {
 		cands = append(cands, item{x.dist(base, x.code(l[i])), l[i]})
 	}
 	cands = append(cands, item{d, id})
-	sortItems(cands)
+	s.sortItems(cands)
 	s.pruneSel = x.selectNeighbors(cands, x.maxLinks(level), s.pruneSel[:0])
-	x.replaceLinks(s, l, level, s.pruneSel)
+	x.replaceLinks(s, nodeID, level, s.pruneSel)
 	if !slices.ContainsFunc(s.pruneSel, func(it item) bool { return it.id == id }) {
 		x.unref(s, id, level)
 	}
 	s.prune = cands
 }
 
-// replaceLinks sets a list (whose owner's lock is held) to sel and uncounts
-// the links it drops. Ids in sel that were not in the list must have been
-// counted by the caller (ref).
-func (x *Index) replaceLinks(s *searcher, l []uint32, level int, sel []item) {
+// replaceFarthest adds the layer-0 link nodeID -> id (at distance d) to
+// list l, whose owner's lock is held and which holds no link to id. A full
+// list gives up its farthest link if id is nearer, else id is not linked.
+//
+// Layer 0 thus keeps the nearest links rather than pruning to a diverse
+// few: new nodes bring the long links (they select up to m0 with the
+// heuristic), and full lists make the walk converge in fewer hops. GloVe
+// 100k, mean of four level seeds, against m links per new node and lists
+// pruned with the heuristic: recall@10 at ef 40 0.822 -> 0.842, at ef 150
+// 0.955 -> 0.972, at ef 500 0.9961 -> 0.9967; about 10% slower build.
+// Pruning full lists with the heuristic but keeping what it rejects gained
+// more at ef 500 (0.9984) but cost 25% of the build.
+func (x *Index) replaceFarthest(s *searcher, nodeID uint32, l []uint32, id uint32, d float32) {
+	known := x.dist0.at(nodeID)
+	n := int(atomic.LoadUint32(&l[0]))
+	if n < x.m0 {
+		known[n] = d
+		atomic.StoreUint32(&l[1+n], id)
+		atomic.StoreUint32(&l[0], uint32(n+1))
+		return
+	}
+	base := x.code(nodeID)
+	far, farDist := 0, d
+	for i := 1; i <= n; i++ {
+		di := known[i-1]
+		if isNaN(di) {
+			di = x.dist(base, x.code(l[i]))
+			known[i-1] = di
+		}
+		if di > farDist {
+			far, farDist = i, di
+		}
+	}
+	if far == 0 {
+		x.unref(s, id, 0)
+		return
+	}
+	w := l[far]
+	known[far-1] = d
+	atomic.StoreUint32(&l[far], id)
+	x.unref(s, w, 0)
+}
+
+// replaceLinks sets the list of owner on a layer (whose lock is held) to
+// sel, whose distances are from owner, and uncounts the links it drops. Ids
+// in sel that were not in the list must have been counted by the caller
+// (ref).
+func (x *Index) replaceLinks(s *searcher, owner uint32, level int, sel []item) {
+	l := x.links(owner, level)
 	s.ids = s.ids[:0]
 	for _, it := range sel {
 		s.ids = append(s.ids, it.id)
 	}
 	n := int(atomic.LoadUint32(&l[0]))
 	old := append(s.buf[:0], l[1:1+n]...)
+	if level == 0 {
+		known := x.dist0.at(owner)
+		for i, it := range sel {
+			known[i] = it.dist
+		}
+	}
 	writeLinks(l, s.ids)
 	for _, o := range old {
 		if !slices.Contains(s.ids, o) {
@@ -342,4 +406,14 @@ func (x *Index) replaceLinks(s *searcher, l []uint32, level int, sel []item) {
 		}
 	}
 	s.buf = old
+}
+
+func isNaN(f float32) bool { return f != f }
+
+// forget marks cached link distances unknown.
+func forget(d []float32) {
+	nan := float32(math.NaN())
+	for i := range d {
+		d[i] = nan
+	}
 }

@@ -85,6 +85,7 @@ func NewRestorer(c Config, n int) (*Restorer, error) {
 	}
 	x.nodes.grow(n)
 	x.links0.grow(n)
+	x.dist0.grow(n)
 	x.codes.grow(n)
 	x.exact.grow(n)
 	return &Restorer{x: x}, nil
@@ -131,6 +132,9 @@ func (r *Restorer) Node(level int, norm float32, code []uint64, exact []float32,
 			}
 		}
 		writeLinks(x.links(id, l), ls)
+		if l == 0 {
+			forget(x.dist0.at(id))
+		}
 	}
 	nd.linked.Store(true)
 	nd.state.Store(stateLive)

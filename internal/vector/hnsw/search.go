@@ -15,9 +15,9 @@ type item struct {
 }
 
 // sortItems sorts by distance, then id. Items are packed into integer keys
-// that order the same way, which sorts several times faster than a
-// comparison function.
-func sortItems(a []item) {
+// (in s's scratch space) that order the same way, which sorts several times
+// faster than a comparison function.
+func (s *searcher) sortItems(a []item) {
 	if len(a) <= 12 {
 		for i := 1; i < len(a); i++ {
 			for j := i; j > 0 && less(a[j], a[j-1]); j-- {
@@ -26,7 +26,8 @@ func sortItems(a []item) {
 		}
 		return
 	}
-	keys := make([]uint64, len(a))
+	keys := slices.Grow(s.keys[:0], len(a))[:len(a)]
+	s.keys = keys
 	for i, it := range a {
 		keys[i] = uint64(orderedBits(it.dist))<<32 | uint64(it.id)
 	}
@@ -181,6 +182,7 @@ type searcher struct {
 	q        []uint64  // the query's code
 	qf       []float32 // the query, prepared as stored vectors are
 	ids      []uint32
+	keys     []uint64 // sortItems' scratch
 	orphans  []uint32 // nodes that lost their last layer-0 in-link
 	dists    []float32
 }
@@ -429,7 +431,7 @@ func (x *Index) Search(q []float32, k, ef int, filter func(id uint32) bool, maxF
 		for i := range found {
 			found[i].dist = x.exactDist(s.qf, x.exact.at(found[i].id))
 		}
-		sortItems(found)
+		s.sortItems(found)
 	}
 	out := make([]Result, min(k, len(found)))
 	for i := range out {
