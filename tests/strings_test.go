@@ -471,3 +471,44 @@ func TestStringsWatchOnlySeesRealChanges(t *testing.T) {
 		}
 	}
 }
+
+// MGET looks its keys up in batches (prefetching each batch): replies stay
+// in argument order across batch boundaries, with nil for missing keys,
+// other types, and keys that expired, and repeated keys answered each time.
+func TestMGetManyKeys(t *testing.T) {
+	s := start(t)
+	c := s.client(t, resp2)
+	ctx := context.Background()
+	var keys []string
+	var want []any
+	for i := range 45 {
+		k := fmt.Sprintf("mg:%d", i)
+		keys = append(keys, k)
+		switch i % 5 {
+		case 0:
+			want = append(want, nil) // never set
+		case 1:
+			c.RPush(ctx, k, "x")
+			want = append(want, nil) // a list
+		case 2:
+			c.Set(ctx, k, "gone", time.Millisecond)
+			want = append(want, nil) // expires below
+		default:
+			c.Set(ctx, k, "v"+fmt.Sprint(i), 0)
+			want = append(want, "v"+fmt.Sprint(i))
+		}
+	}
+	keys = append(keys, "mg:3", "mg:0", "mg:3")
+	want = append(want, "v3", nil, "v3")
+	time.Sleep(5 * time.Millisecond)
+	got, err := c.MGet(ctx, keys...).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("MGET of %d keys:\n got %v\nwant %v", len(keys), got, want)
+	}
+	if n := c.Exists(ctx, "mg:2", "mg:7").Val(); n != 0 {
+		t.Fatalf("expired keys still exist: %d", n)
+	}
+}

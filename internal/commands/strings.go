@@ -265,14 +265,22 @@ func getex(x *command.Ctx) {
 func mget(x *command.Ctx) {
 	keys := x.Args[1:]
 	x.W.Array(len(keys))
-	for _, k := range keys {
-		e := x.LookupRead(k)
-		if e == nil || e.Kind != keyspace.KindString {
-			x.W.Null()
-			continue
+	var buf [16]*keyspace.Entry
+	for len(keys) > 0 {
+		n := min(len(keys), len(buf))
+		for _, e := range x.LookupReadMany(keys[:n], buf[:0]) {
+			mgetReply(x, e)
 		}
-		x.W.Bulk(e.Str)
+		keys = keys[n:]
 	}
+}
+
+func mgetReply(x *command.Ctx, e *keyspace.Entry) {
+	if e == nil || e.Kind != keyspace.KindString {
+		x.W.Null()
+		return
+	}
+	x.W.Bulk(e.Str)
 }
 
 func mset(x *command.Ctx) {

@@ -177,7 +177,26 @@ func init() { Clock.Store(uint32(time.Now().Unix())) } // keys made before the f
 
 // Lookup returns the live entry for key, deleting it first if it has expired.
 func (s *Shard) Lookup(key []byte, now int64) *Entry {
-	e := s.m.get(bstr(key))
+	return s.LookupHashed(key, hashKey(bstr(key)), now)
+}
+
+// Prefetch starts loading the memory a lookup of key will read first and
+// returns the key's hash for LookupHashed. A command looking up many keys
+// prefetches them all, then calls PrefetchEntry for each, then looks them
+// up: the cache misses of different keys overlap instead of queueing.
+func (s *Shard) Prefetch(key []byte) (hash uint64) {
+	h := hashKey(bstr(key))
+	s.m.prefetchSlot(h)
+	return h
+}
+
+// PrefetchEntry starts loading the entry a lookup of the key of hash h
+// (from Prefetch) will compare.
+func (s *Shard) PrefetchEntry(h uint64) { s.m.prefetchEntry(h) }
+
+// LookupHashed is Lookup for a key whose hash came from Prefetch.
+func (s *Shard) LookupHashed(key []byte, h uint64, now int64) *Entry {
+	e := s.m.getHashed(bstr(key), h)
 	if e == nil {
 		return nil
 	}

@@ -3,6 +3,8 @@ package keyspace
 import (
 	"hash/maphash"
 	"unsafe"
+
+	"github.com/hotkv/hotkv/internal/prefetch"
 )
 
 // table is a shard's keys: open addressing with linear probing over a
@@ -32,11 +34,13 @@ func hashKey(k string) uint64 { return maphash.String(tableSeed, k) }
 func bstr(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // get returns the entry stored under k, or nil.
-func (t *table) get(k string) *Entry {
+func (t *table) get(k string) *Entry { return t.getHashed(k, hashKey(k)) }
+
+// getHashed is get for a key whose hash is known.
+func (t *table) getHashed(k string, h uint64) *Entry {
 	if t.n == 0 {
 		return nil
 	}
-	h := hashKey(k)
 	mask := len(t.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
@@ -45,6 +49,33 @@ func (t *table) get(k string) *Entry {
 		}
 		if s.h == h && s.e.key == k {
 			return s.e
+		}
+	}
+}
+
+// prefetchSlot starts loading the slot where a key of hash h is looked
+// for first.
+func (t *table) prefetchSlot(h uint64) {
+	if t.n > 0 {
+		prefetch.Lines(unsafe.Pointer(&t.slots[int(h)&(len(t.slots)-1)]), 1)
+	}
+}
+
+// prefetchEntry starts loading the entry that the first slot holding hash h
+// points to (its key is compared next), if the probe finds one.
+func (t *table) prefetchEntry(h uint64) {
+	if t.n == 0 {
+		return
+	}
+	mask := len(t.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.e == nil {
+			return
+		}
+		if s.h == h {
+			prefetch.Lines(unsafe.Pointer(s.e), 2)
+			return
 		}
 	}
 }

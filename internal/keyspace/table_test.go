@@ -53,3 +53,37 @@ func TestTableMatchesMap(t *testing.T) {
 		t.Fatalf("%d entries in %d slots, n = %d", seen, len(tb.slots), tb.n)
 	}
 }
+
+// The prefetching lookup (Prefetch, PrefetchEntry, LookupHashed) finds what
+// Lookup finds, expires what Lookup expires, and counts nothing twice.
+func TestPrefetchedLookupMatchesLookup(t *testing.T) {
+	ks := New(1)
+	db := ks.DBs[0]
+	now := int64(1_000_000)
+	for i := range 3000 {
+		k := []byte("k" + strconv.Itoa(i))
+		sh := db.ShardFor(k)
+		expire := int64(0)
+		if i%7 == 0 {
+			expire = now - 1 // already expired
+		}
+		sh.SetString(k, []byte("v"+strconv.Itoa(i)), expire, false)
+	}
+	for i := range 4000 { // a quarter of them missing
+		k := []byte("k" + strconv.Itoa(i))
+		sh := db.ShardFor(k)
+		h := sh.Prefetch(k)
+		sh.PrefetchEntry(h)
+		got := sh.LookupHashed(k, h, now)
+		want := sh.Lookup(k, now)
+		if got != want {
+			t.Fatalf("%s: LookupHashed %p, Lookup %p", k, got, want)
+		}
+		if (got != nil) != (i < 3000 && i%7 != 0) {
+			t.Fatalf("%s: found %v", k, got != nil)
+		}
+		if got != nil && string(got.Str) != "v"+strconv.Itoa(i) {
+			t.Fatalf("%s: value %q", k, got.Str)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/hotkv/hotkv/internal/prefetch"
 	"github.com/hotkv/hotkv/internal/vector/distance"
 	"github.com/hotkv/hotkv/internal/vector/quant"
 )
@@ -312,7 +313,7 @@ func (x *Index) searchLayer(s *searcher, q []uint64, eps []item, ef, level int,
 		if len(s.cand) > 0 {
 			// The next candidate's links, while this one's are worked on.
 			l := x.links(s.cand[0].id, level)
-			prefetch((*uint64)(unsafe.Pointer(&l[0])), 1+len(l)/16)
+			prefetch.Lines(unsafe.Pointer(&l[0]), 1+len(l)/16)
 		}
 		s.buf = readLinks(s.buf[:0], x.links(c.id, level))
 		todo := s.buf[:0]
@@ -370,7 +371,7 @@ func (x *Index) dists(q []uint64, ids []uint32, out []float32) []float32 {
 // prefetchCode starts loading node id's code into the cache.
 func (x *Index) prefetchCode(id uint32) {
 	c := x.code(id)
-	prefetch(&c[0], x.codeLines)
+	prefetch.Lines(unsafe.Pointer(&c[0]), x.codeLines)
 }
 
 // sortedResults empties s.res into s.items, nearest first.

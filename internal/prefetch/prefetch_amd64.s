@@ -2,8 +2,8 @@
 
 #include "textflag.h"
 
-// func prefetch(p *uint64, n int)
-TEXT ·prefetch(SB), NOSPLIT, $0-16
+// func Lines(p unsafe.Pointer, n int)
+TEXT ·Lines(SB), NOSPLIT, $0-16
 	MOVQ p+0(FP), AX
 	MOVQ n+8(FP), CX
 	TESTQ CX, CX
