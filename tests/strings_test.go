@@ -512,3 +512,33 @@ func TestMGetManyKeys(t *testing.T) {
 		t.Fatalf("expired keys still exist: %d", n)
 	}
 }
+
+// MSET prefetches its keys in batches of 16: every pair lands, across batch
+// boundaries, and a key given twice keeps its last value, as in Redis.
+func TestMSetManyKeys(t *testing.T) {
+	s := start(t)
+	c := s.client(t)
+	ctx := context.Background()
+	var args []any
+	var keys []string
+	for i := range 40 {
+		k := fmt.Sprintf("ms:%d", i%37) // keys 0-2 twice
+		args = append(args, k, fmt.Sprint(i))
+	}
+	for i := range 37 {
+		keys = append(keys, fmt.Sprintf("ms:%d", i))
+	}
+	if err := c.MSet(ctx, args...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	got := c.MGet(ctx, keys...).Val()
+	for i, v := range got {
+		want := fmt.Sprint(i)
+		if i < 3 {
+			want = fmt.Sprint(i + 37)
+		}
+		if v != want {
+			t.Fatalf("ms:%d = %v, want %s", i, v, want)
+		}
+	}
+}

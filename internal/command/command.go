@@ -138,6 +138,23 @@ func (c *Ctx) LookupRead(key []byte) *keyspace.Entry {
 	return e
 }
 
+// PrefetchKeys starts loading what writing keys (all in locked shards)
+// will read, every table slot first, then every entry, so that the cache
+// misses of different keys overlap (see LookupReadMany).
+func (c *Ctx) PrefetchKeys(keys [][]byte) {
+	shards, hashes := c.manyShards[:0], c.manyHashes[:0]
+	for _, k := range keys {
+		sh := c.Shard(k)
+		shards = append(shards, sh)
+		hashes = append(hashes, sh.Prefetch(k))
+	}
+	for i, sh := range shards {
+		sh.PrefetchEntry(hashes[i])
+	}
+	clear(shards)
+	c.manyShards, c.manyHashes = shards[:0], hashes[:0]
+}
+
 // LookupReadMany is LookupRead for each of keys (all in locked shards),
 // appended to out in order. The keys' table slots, then their entries, are
 // prefetched together first, so that their cache misses overlap: MGET of

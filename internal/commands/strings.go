@@ -309,10 +309,20 @@ func msetnx(x *command.Ctx) {
 }
 
 func msetPairs(x *command.Ctx) {
-	for i := 1; i < len(x.Args); i += 2 {
-		k := x.Args[i]
-		x.Shard(k).SetString(k, x.Args[i+1], 0, false)
-		x.Touch(k)
+	var keys [16][]byte
+	for i := 1; i < len(x.Args); {
+		n := 0
+		for j := i; j < len(x.Args) && n < len(keys); j += 2 {
+			keys[n] = x.Args[j]
+			n++
+		}
+		x.PrefetchKeys(keys[:n])
+		for range n {
+			k := x.Args[i]
+			x.Shard(k).SetString(k, x.Args[i+1], 0, false)
+			x.Touch(k)
+			i += 2
+		}
 	}
 }
 
