@@ -139,36 +139,16 @@ func (c *Ctx) LookupRead(key []byte) *keyspace.Entry {
 }
 
 // PrefetchKeys starts loading what writing keys (all in locked shards)
-// will read, every table slot first, then every entry, so that the cache
-// misses of different keys overlap (see LookupReadMany).
-func (c *Ctx) PrefetchKeys(keys [][]byte) {
-	shards, hashes := c.manyShards[:0], c.manyHashes[:0]
-	for _, k := range keys {
-		sh := c.Shard(k)
-		shards = append(shards, sh)
-		hashes = append(hashes, sh.Prefetch(k))
-	}
-	for i, sh := range shards {
-		sh.PrefetchEntry(hashes[i])
-	}
-	clear(shards)
-	c.manyShards, c.manyHashes = shards[:0], hashes[:0]
-}
+// will read, so that the cache misses of different keys overlap (see
+// LookupReadMany).
+func (c *Ctx) PrefetchKeys(keys [][]byte) { c.release(c.prefetch(keys)) }
 
 // LookupReadMany is LookupRead for each of keys (all in locked shards),
 // appended to out in order. The keys' table slots, then their entries, are
 // prefetched together first, so that their cache misses overlap: MGET of
 // ten random keys waited for twenty misses one after the other.
 func (c *Ctx) LookupReadMany(keys [][]byte, out []*keyspace.Entry) []*keyspace.Entry {
-	shards, hashes := c.manyShards[:0], c.manyHashes[:0]
-	for _, k := range keys {
-		sh := c.Shard(k)
-		shards = append(shards, sh)
-		hashes = append(hashes, sh.Prefetch(k))
-	}
-	for i, sh := range shards {
-		sh.PrefetchEntry(hashes[i])
-	}
+	shards, hashes := c.prefetch(keys)
 	for i, k := range keys {
 		e := shards[i].LookupHashed(k, hashes[i], c.Now)
 		if e != nil {
@@ -178,9 +158,30 @@ func (c *Ctx) LookupReadMany(keys [][]byte, out []*keyspace.Entry) []*keyspace.E
 		}
 		out = append(out, e)
 	}
-	clear(shards) // keep no shard alive through the scratch space
-	c.manyShards, c.manyHashes = shards[:0], hashes[:0]
+	c.release(shards, hashes)
 	return out
+}
+
+// prefetch starts loading every key's table slot, then every entry, and
+// returns the keys' shards and hashes in c's scratch space.
+func (c *Ctx) prefetch(keys [][]byte) ([]*keyspace.Shard, []uint64) {
+	shards, hashes := c.manyShards[:0], c.manyHashes[:0]
+	for _, k := range keys {
+		sh := c.Shard(k)
+		shards = append(shards, sh)
+		hashes = append(hashes, sh.Prefetch(k))
+	}
+	for i, sh := range shards {
+		sh.PrefetchEntry(hashes[i])
+	}
+	return shards, hashes
+}
+
+// release hands prefetch's results back as scratch space, keeping no shard
+// alive through it.
+func (c *Ctx) release(shards []*keyspace.Shard, hashes []uint64) {
+	clear(shards)
+	c.manyShards, c.manyHashes = shards[:0], hashes[:0]
 }
 
 // Touch signals that key was modified (WATCH, blocked clients): handlers of
