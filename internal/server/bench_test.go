@@ -59,7 +59,7 @@ func encode(dst []byte, args ...string) []byte {
 
 // hotCommands are the commands whose server path must not allocate. Each
 // builds the i-th command of a batch over a small keyspace; setup prepares the
-// keys. INCR runs only once a branch with it is merged.
+// keys. MGET and MSET take ten keys, prefetched together.
 var hotCommands = []struct {
 	name  string
 	cmd   func(dst []byte, i int) []byte
@@ -69,6 +69,22 @@ var hotCommands = []struct {
 	{"GET", func(d []byte, i int) []byte { return encode(d, "GET", benchKey(i)) }, setKey},
 	{"SET", func(d []byte, i int) []byte { return encode(d, "SET", benchKey(i), "xyz") }, setKey},
 	{"INCR", func(d []byte, i int) []byte { return encode(d, "INCR", "counter:"+benchKey(i)) }, nil},
+	{"MGET", func(d []byte, i int) []byte { return encode(d, append([]string{"MGET"}, tenKeys(i)...)...) }, setKey},
+	{"MSET", func(d []byte, i int) []byte {
+		a := []string{"MSET"}
+		for _, k := range tenKeys(i) {
+			a = append(a, k, "xyz")
+		}
+		return encode(d, a...)
+	}, setKey},
+}
+
+func tenKeys(i int) []string {
+	keys := make([]string, 10)
+	for j := range keys {
+		keys[j] = benchKey(10*i + j)
+	}
+	return keys
 }
 
 func benchKey(i int) string { return "key:" + strconv.Itoa(i%512) }
