@@ -118,14 +118,18 @@ func (d *Dec) Bytes() []byte {
 }
 
 // Float64 reads a float written by Enc.Float64.
-func (d *Dec) Float64() float64 {
+func (d *Dec) Float64() float64 { return math.Float64frombits(d.fixed64("float")) }
+
+// fixed64 reads eight little-endian bytes (what names them if they are
+// missing).
+func (d *Dec) fixed64(what string) uint64 {
 	if d.Left() < 8 {
-		d.fail("float")
+		d.fail(what)
 		return 0
 	}
-	f := math.Float64frombits(binary.LittleEndian.Uint64(d.B[d.Off:]))
+	v := binary.LittleEndian.Uint64(d.B[d.Off:])
 	d.Off += 8
-	return f
+	return v
 }
 
 // Codec encodes and decodes the Obj of one kind of entry.

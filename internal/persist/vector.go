@@ -41,16 +41,6 @@ func (d *Dec) Float32() float32 {
 	return f
 }
 
-func (d *Dec) uint64() uint64 {
-	if d.Left() < 8 {
-		d.fail("word")
-		return 0
-	}
-	v := binary.LittleEndian.Uint64(d.B[d.Off:])
-	d.Off += 8
-	return v
-}
-
 func encodeVSet(e *Enc, obj any) {
 	s := obj.(*vset.Set)
 	EncodeStore(e, s.Store)
@@ -217,7 +207,7 @@ func DecodeStore(d *Dec) (*vstore.Store, error) {
 		level := d.Uvarint()
 		norm := d.Float32()
 		for w := range code {
-			code[w] = d.uint64()
+			code[w] = d.fixed64("word")
 		}
 		for j := range exact {
 			exact[j] = d.Float32()
