@@ -168,7 +168,6 @@ func main() {
 			}
 			fmt.Println()
 		}
-		builds = nil
 	}
 
 	fmt.Println()
