@@ -186,6 +186,7 @@ type searcher struct {
 	keys     []uint64 // sortItems' scratch
 	orphans  []uint32 // nodes that lost their last layer-0 in-link
 	dists    []float32
+	codes    [][]uint64 // the codes whose distances dists will hold
 }
 
 func (x *Index) getSearcher() *searcher {
@@ -316,15 +317,17 @@ func (x *Index) searchLayer(s *searcher, q []uint64, eps []item, ef, level int,
 			prefetch.Lines(unsafe.Pointer(&l[0]), 1+len(l)/16)
 		}
 		s.buf = readLinks(s.buf[:0], x.links(c.id, level))
-		todo := s.buf[:0]
+		todo, codes := s.buf[:0], s.codes[:0]
 		for _, n := range s.buf {
 			if !s.visit(n) {
+				cn := x.code(n)
+				prefetch.Lines(unsafe.Pointer(&cn[0]), x.codeLines)
 				todo = append(todo, n)
-				x.prefetchCode(n)
+				codes = append(codes, cn)
 			}
 		}
-		dists := x.dists(q, todo, s.dists[:0])
-		s.dists = dists
+		dists := x.dists(q, codes, s.dists[:0])
+		s.dists, s.codes = dists, codes
 		for i, n := range todo {
 			d := dists[i]
 			if len(s.res) < ef || d < s.res[0].dist {
@@ -350,28 +353,22 @@ func (x *Index) accept(id uint32, filter func(uint32) bool) bool {
 	return filter == nil || filter(id)
 }
 
-// dists appends the distances from q to each of ids. Float vectors go four
-// at a time through one kernel call.
-func (x *Index) dists(q []uint64, ids []uint32, out []float32) []float32 {
+// dists appends the distances from q to each of codes. Float vectors go
+// four at a time through one kernel call.
+func (x *Index) dists(q []uint64, codes [][]uint64, out []float32) []float32 {
 	i := 0
 	if x.format.Kind() == quant.F32 && x.exactDot {
 		qf := quant.AsF32(q, x.dim)
-		for ; i+4 <= len(ids); i += 4 {
-			a, b, c, d := distance.Dot4(qf, quant.AsF32(x.code(ids[i]), x.dim), quant.AsF32(x.code(ids[i+1]), x.dim),
-				quant.AsF32(x.code(ids[i+2]), x.dim), quant.AsF32(x.code(ids[i+3]), x.dim))
+		for ; i+4 <= len(codes); i += 4 {
+			a, b, c, d := distance.Dot4(qf, quant.AsF32(codes[i], x.dim), quant.AsF32(codes[i+1], x.dim),
+				quant.AsF32(codes[i+2], x.dim), quant.AsF32(codes[i+3], x.dim))
 			out = append(out, 1-a, 1-b, 1-c, 1-d)
 		}
 	}
-	for ; i < len(ids); i++ {
-		out = append(out, x.dist(q, x.code(ids[i])))
+	for ; i < len(codes); i++ {
+		out = append(out, x.dist(q, codes[i]))
 	}
 	return out
-}
-
-// prefetchCode starts loading node id's code into the cache.
-func (x *Index) prefetchCode(id uint32) {
-	c := x.code(id)
-	prefetch.Lines(unsafe.Pointer(&c[0]), x.codeLines)
 }
 
 // sortedResults empties s.res into s.items, nearest first.

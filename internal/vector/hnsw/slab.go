@@ -15,10 +15,13 @@ import (
 // it grows; growth is serialised by the caller.
 type slab[T any] struct {
 	stride int
-	shift  uint
-	table  atomic.Pointer[[]*T]
-	n      int   // records allocated
-	bytes  int64 // bytes allocated
+	// recBytes is stride times the element size, so that at need not
+	// multiply by a size it cannot know as a constant.
+	recBytes uintptr
+	shift    uint
+	table    atomic.Pointer[[]*T]
+	n        int   // records allocated
+	bytes    int64 // bytes allocated
 }
 
 const (
@@ -32,6 +35,7 @@ func (s *slab[T]) init(stride int) {
 	shift := bits.Len(uint(max(chunkBytes/rec, 1))) - 1
 	shift = min(max(shift, bits.TrailingZeros(firstChunk)+1), 16)
 	s.stride, s.shift = stride, uint(shift)
+	s.recBytes = uintptr(stride) * unsafe.Sizeof(zero)
 	s.table.Store(new([]*T))
 }
 
@@ -58,9 +62,7 @@ func (s *slab[T]) chunkLen(k int) int {
 func (s *slab[T]) at(i uint32) []T {
 	k, off := s.locate(i)
 	base := (*s.table.Load())[k]
-	var zero T
-	p := unsafe.Add(unsafe.Pointer(base), uintptr(off)*uintptr(s.stride)*unsafe.Sizeof(zero))
-	return unsafe.Slice((*T)(p), s.stride)
+	return unsafe.Slice((*T)(unsafe.Add(unsafe.Pointer(base), uintptr(off)*s.recBytes)), s.stride)
 }
 
 // grow makes records [0, n) available. Callers serialise calls to grow.
