@@ -241,17 +241,24 @@ func (x *Index) unlinkFrom(s *searcher, c, d uint32, l int, pool []uint32) {
 	cands := append(s.prune[:0], s.res...)
 	s.sortItems(cands)
 	had := len(keep)
+	kept := s.codes[:0]
+	for _, k := range keep {
+		kept = append(kept, x.code(k.id))
+	}
 	for _, cand := range cands {
 		if len(keep) >= x.maxLinks(l) {
 			break
 		}
 		// Identical codes (binary ones collide often) are at distance 0
 		// and pass the heuristic next to each other: never take one twice.
+		cc := x.code(cand.id)
 		if !slices.ContainsFunc(keep, func(k item) bool { return k.id == cand.id }) &&
-			x.diverse(cand, keep) && x.ref(cand.id, l) {
+			x.diverse(cc, cand.dist, kept) && x.ref(cand.id, l) {
 			keep = append(keep, cand)
+			kept = append(kept, cc)
 		}
 	}
+	s.codes = kept
 	if len(keep) == had && len(keep) < x.maxLinks(l) {
 		for _, cand := range cands {
 			if x.ref(cand.id, l) {

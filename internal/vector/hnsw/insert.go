@@ -4,6 +4,9 @@ import (
 	"math"
 	"slices"
 	"sync/atomic"
+
+	"github.com/hotkv/hotkv/internal/vector/distance"
+	"github.com/hotkv/hotkv/internal/vector/quant"
 )
 
 // Add inserts a vector and returns its id. Ids of deleted vectors are
@@ -71,7 +74,7 @@ func (x *Index) connect(s *searcher, id uint32, level int) {
 		w = slices.DeleteFunc(w, func(it item) bool { return it.id == id })
 		// On layer 0 the new node takes up to m0 links, not m, as FAISS
 		// does (see replaceFarthest for what it gains).
-		s.sel = x.selectNeighbors(w, x.maxLinks(l), s.sel[:0])
+		s.sel = x.selectNeighbors(s, w, x.maxLinks(l), s.sel[:0])
 		linked = x.setOwnLinks(s, id, l, s.sel) || linked
 		for _, nb := range s.sel {
 			x.addLink(s, nb.id, id, nb.dist, l)
@@ -96,27 +99,42 @@ func (x *Index) connect(s *searcher, id uint32, level int) {
 // the base than to every candidate kept so far, up to max. Links then point
 // in diverse directions, which keeps clusters connected. As hnswlib does,
 // fewer than max candidates are all kept.
-func (x *Index) selectNeighbors(cands []item, max int, out []item) []item {
+func (x *Index) selectNeighbors(s *searcher, cands []item, max int, out []item) []item {
 	if len(cands) < max {
 		return append(out, cands...)
 	}
+	kept := s.codes[:0]
 	for _, c := range cands {
 		if len(out) >= max {
 			break
 		}
-		if x.diverse(c, out) {
+		cc := x.code(c.id)
+		if x.diverse(cc, c.dist, kept) {
 			out = append(out, c)
+			kept = append(kept, cc)
 		}
 	}
+	s.codes = kept
 	return out
 }
 
-// diverse reports whether candidate c (at distance c.dist from the base
-// node) is nearer to the base than to every node in kept.
-func (x *Index) diverse(c item, kept []item) bool {
-	cc := x.code(c.id)
-	for _, k := range kept {
-		if x.dist(cc, x.code(k.id)) < c.dist {
+// diverse reports whether a candidate with code cc, at distance d from the
+// base node, is nearer to the base than to every code in kept.
+func (x *Index) diverse(cc []uint64, d float32, kept [][]uint64) bool {
+	i := 0
+	if x.format.Kind() == quant.F32 && x.exactDot {
+		// Four at a time through one kernel call; 1 - dot < d is dot > 1 - d.
+		q, min := quant.AsF32(cc, x.dim), 1-d
+		for ; i+4 <= len(kept); i += 4 {
+			a, b, c, e := distance.Dot4(q, quant.AsF32(kept[i], x.dim), quant.AsF32(kept[i+1], x.dim),
+				quant.AsF32(kept[i+2], x.dim), quant.AsF32(kept[i+3], x.dim))
+			if a > min || b > min || c > min || e > min {
+				return false
+			}
+		}
+	}
+	for ; i < len(kept); i++ {
+		if x.dist(cc, kept[i]) < d {
 			return false
 		}
 	}
@@ -280,7 +298,7 @@ func (x *Index) setOwnLinks(s *searcher, id uint32, level int, sel []item) bool 
 	keep := cands
 	if len(cands) > x.maxLinks(level) {
 		s.sortItems(cands)
-		keep = x.selectNeighbors(cands, x.maxLinks(level), s.pruneSel[:0])
+		keep = x.selectNeighbors(s, cands, x.maxLinks(level), s.pruneSel[:0])
 		for _, it := range cands {
 			if !slices.Contains(old, it.id) && !slices.Contains(keep, it) {
 				x.unref(s, it.id, level)
@@ -330,7 +348,7 @@ func (x *Index) addLink(s *searcher, nodeID, id uint32, d float32, level int) {
 	}
 	cands = append(cands, item{d, id})
 	s.sortItems(cands)
-	s.pruneSel = x.selectNeighbors(cands, x.maxLinks(level), s.pruneSel[:0])
+	s.pruneSel = x.selectNeighbors(s, cands, x.maxLinks(level), s.pruneSel[:0])
 	x.replaceLinks(s, nodeID, level, s.pruneSel)
 	if !slices.ContainsFunc(s.pruneSel, func(it item) bool { return it.id == id }) {
 		x.unref(s, id, level)

@@ -186,7 +186,7 @@ type searcher struct {
 	keys     []uint64 // sortItems' scratch
 	orphans  []uint32 // nodes that lost their last layer-0 in-link
 	dists    []float32
-	codes    [][]uint64 // the codes whose distances dists will hold
+	codes    [][]uint64 // the codes whose distances dists will hold, or those kept by selectNeighbors
 }
 
 func (x *Index) getSearcher() *searcher {
