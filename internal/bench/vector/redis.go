@@ -8,11 +8,17 @@ import (
 	"github.com/hotkv/hotkv/internal/bench/respclient"
 )
 
-// redisSets is Redis 8 vector sets: one key, float32 (NOQUANT), inserts
-// with CAS (neighbour search off the main thread), searched with VSIM.
-type redisSets struct{}
+// redisSets is Redis 8 vector sets: one key, float32 (NOQUANT), searched
+// with VSIM. Engine "redis" inserts with CAS (the neighbour search runs off
+// the main thread: Redis's fast way to load over many connections, but its
+// recall then depends on how many inserts overlap); "redis-nocas" inserts
+// on the main thread, one at a time, for the recall Redis's graph can reach.
+type redisSets struct{ cas bool }
 
-func init() { Register("redis", redisSets{}) }
+func init() {
+	Register("redis", redisSets{cas: true})
+	Register("redis-nocas", redisSets{})
+}
 
 func (redisSets) Commands() []string { return []string{"VADD", "VSIM", "VCARD", "VDIM"} }
 
@@ -24,9 +30,13 @@ func (redisSets) Create(c *respclient.Conn, x Index) error {
 	return err
 }
 
-func (redisSets) AppendInsert(dst []byte, x Index, id int, v []float32) []byte {
-	return appendRequest(dst, v, 3, "VADD", x.Name, "FP32", strconv.Itoa(id), "CAS", "NOQUANT",
-		"EF", strconv.Itoa(x.EFConstruction), "M", strconv.Itoa(x.M))
+func (r redisSets) AppendInsert(dst []byte, x Index, id int, v []float32) []byte {
+	args := []string{"VADD", x.Name, "FP32", strconv.Itoa(id)}
+	if r.cas {
+		args = append(args, "CAS")
+	}
+	args = append(args, "NOQUANT", "EF", strconv.Itoa(x.EFConstruction), "M", strconv.Itoa(x.M))
+	return appendRequest(dst, v, 3, args...)
 }
 
 func (redisSets) AppendSearch(dst []byte, x Index, v []float32, k, ef int) []byte {

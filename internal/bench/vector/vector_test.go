@@ -107,8 +107,12 @@ func (f *fake) do(a []string) string {
 		f.vecs[a[1]] = map[string][]float32{}
 		f.dims[a[1]], _ = strconv.Atoi(a[3])
 		return "+OK\r\n"
-	case name == "VADD": // VADD key FP32 blob id CAS NOQUANT EF n M m
-		if a[2] != "FP32" || a[5] != "CAS" || a[6] != "NOQUANT" {
+	case name == "VADD": // VADD key FP32 blob id [CAS] NOQUANT EF n M m
+		opts := a[5:]
+		if len(opts) > 0 && opts[0] == "CAS" {
+			opts = opts[1:]
+		}
+		if a[2] != "FP32" || len(opts) == 0 || opts[0] != "NOQUANT" {
 			return "-ERR syntax error\r\n"
 		}
 		if f.vecs[a[1]] == nil {
@@ -224,5 +228,20 @@ func TestRedisRejectsOtherMetrics(t *testing.T) {
 	e, _ := Lookup("redis")
 	if err := e.Create(nil, Index{Metric: groundtruth.L2}); err == nil || !strings.Contains(err.Error(), "cosine") {
 		t.Fatal(err)
+	}
+}
+
+// TestRedisCAS: engine redis loads the fast way (CAS), redis-nocas on the
+// main thread (the recall Redis's graph reaches); both store float32.
+func TestRedisCAS(t *testing.T) {
+	for name, want := range map[string]bool{"redis": true, "redis-nocas": false} {
+		e, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := string(e.AppendInsert(nil, Index{Name: "k", M: 16, EFConstruction: 200}, 7, []float32{1, 2}))
+		if strings.Contains(req, "$3\r\nCAS\r\n") != want || !strings.Contains(req, "$7\r\nNOQUANT\r\n") {
+			t.Errorf("%s: %q", name, req)
+		}
 	}
 }
