@@ -200,7 +200,8 @@ func (x *Index) anchor(s *searcher, id uint32, level int) {
 	for try := 0; try < 2 && x.live.Load() > 0 && atomic.LoadUint32(&x.links0.at(id)[0]) == 0; try++ {
 		x.connect(s, id, level)
 	}
-	for _, z := range readLinks(nil, x.links0.at(id)) {
+	s.buf = readLinks(s.buf[:0], x.links0.at(id))
+	for _, z := range s.buf {
 		if hasLink(x.links0.at(z), id) {
 			return
 		}
