@@ -213,6 +213,21 @@ func checkGraphReach(t *testing.T, x *Index, reach bool) {
 	if !reach {
 		return
 	}
+	seen := reachable(x)
+	// A handful of nodes can lose every in-link to pruning, as in any HNSW;
+	// more than 1% would mean the repair is broken.
+	if unreachable := live - len(seen); unreachable > live/100 {
+		t.Fatalf("%d of %d live nodes unreachable on layer 0", unreachable, live)
+	}
+}
+
+// reachable is the set of nodes a walk of layer 0 from the entry point can
+// reach.
+func reachable(x *Index) map[uint32]bool {
+	ep, _, ok := x.entryPoint()
+	if !ok {
+		return nil
+	}
 	seen := map[uint32]bool{ep: true}
 	stack := []uint32{ep}
 	for len(stack) > 0 {
@@ -225,9 +240,5 @@ func checkGraphReach(t *testing.T, x *Index, reach bool) {
 			}
 		}
 	}
-	// A handful of nodes can lose every in-link to pruning, as in any HNSW;
-	// more than 1% would mean the repair is broken.
-	if unreachable := live - len(seen); unreachable > live/100 {
-		t.Fatalf("%d of %d live nodes unreachable on layer 0", unreachable, live)
-	}
+	return seen
 }

@@ -76,8 +76,15 @@ func (x *Index) connect(s *searcher, id uint32, level int) {
 		// does (see replaceFarthest for what it gains).
 		s.sel = x.selectNeighbors(s, w, x.maxLinks(l), s.sel[:0])
 		linked = x.setOwnLinks(s, id, l, s.sel) || linked
+		s.handoffs = s.handoffs[:0]
 		for _, nb := range s.sel {
 			x.addLink(s, nb.id, id, nb.dist, l)
+		}
+		for _, h := range s.handoffs {
+			// The new node links the copy whose place it took.
+			if !x.adopt(s, item{x.dist(q, x.code(h[1])), h[0]}, h[1], false) {
+				x.adopt(s, item{x.dist(q, x.code(h[1])), h[0]}, h[1], true)
+			}
 		}
 	}
 	x.node(id).linked.Store(true)
@@ -119,7 +126,10 @@ func (x *Index) selectNeighbors(s *searcher, cands []item, max int, out []item) 
 }
 
 // diverse reports whether a candidate with code cc, at distance d from the
-// base node, is nearer to the base than to every code in kept.
+// base node, is nearer to the base than to every code in kept. A duplicate
+// of a kept code never is: copies of one vector are all at the same distance
+// from the base, none nearer to a copy than to the base, and would otherwise
+// fill the list with copies of each other.
 func (x *Index) diverse(cc []uint64, d float32, kept [][]uint64) bool {
 	i := 0
 	if x.format.Kind() == quant.F32 && x.exactDot {
@@ -131,15 +141,24 @@ func (x *Index) diverse(cc []uint64, d float32, kept [][]uint64) bool {
 			if a > min || b > min || c > min || e > min {
 				return false
 			}
+			for j, dot := range [4]float32{a, b, c, e} {
+				if 1-dot <= tie && slices.Equal(cc, kept[i+j]) {
+					return false
+				}
+			}
 		}
 	}
 	for ; i < len(kept); i++ {
-		if x.dist(cc, kept[i]) < d {
+		if dk := x.dist(cc, kept[i]); dk < d || dk <= tie && slices.Equal(cc, kept[i]) {
 			return false
 		}
 	}
 	return true
 }
+
+// tie bounds the distance at which two codes may be identical: the distance
+// of a code to itself is 0 up to rounding (for L2 and binary codes exactly).
+const tie = 1e-6
 
 // ref records a new link to target on a layer and reports whether target
 // is live; if it is not, the link must not be made (and the count is
@@ -369,6 +388,15 @@ func (x *Index) addLink(s *searcher, nodeID, id uint32, d float32, level int) {
 // 0.955 -> 0.972, at ef 500 0.9961 -> 0.9967; about 10% slower build.
 // Pruning full lists with the heuristic but keeping what it rejects gained
 // more at ef 500 (0.9984) but cost 25% of the build.
+//
+// Copies of one vector (identical codes) are nearer to each other than to
+// anything else, so keeping the nearest links would fill their lists with
+// each other and close a group of more than m0 copies into an island that
+// searches can neither leave nor enter. So a list links at most one copy of
+// any other node, and copies of its owner in at most half its slots: past
+// that a new link takes the place of a copy and links that copy itself, so
+// copies form chains (a new node's own list links one copy only, see
+// diverse).
 func (x *Index) replaceFarthest(s *searcher, nodeID uint32, l []uint32, id uint32, d float32) {
 	known := x.dist0.at(nodeID)
 	n := int(atomic.LoadUint32(&l[0]))
@@ -378,27 +406,48 @@ func (x *Index) replaceFarthest(s *searcher, nodeID uint32, l []uint32, id uint3
 		atomic.StoreUint32(&l[0], uint32(n+1))
 		return
 	}
-	base := x.code(nodeID)
-	far, farDist := 0, d
+	base, nc := x.code(nodeID), x.code(id)
+	self := x.dist(base, base)
+	isCopy := slices.Equal(base, nc)
+	copies, firstCopy, far, farDist := 0, 0, 0, d
 	for i := 1; i <= n; i++ {
 		di := known[i-1]
 		if isNaN(di) {
 			di = x.dist(base, x.code(l[i]))
 			known[i-1] = di
 		}
+		if abs32(di-self) <= tie && slices.Equal(base, x.code(l[i])) {
+			if copies++; firstCopy == 0 {
+				firstCopy = i
+			}
+			continue
+		}
+		if !isCopy && abs32(di-d) <= tie && slices.Equal(nc, x.code(l[i])) {
+			x.unref(s, id, 0) // a copy of id is linked already
+			return
+		}
 		if di > farDist {
 			far, farDist = i, di
 		}
 	}
-	if far == 0 {
+	victim := far
+	if copies > x.m0/2 || isCopy && (copies == x.m0/2 || far == 0) {
+		// id takes the place of a copy, which it then links itself (see
+		// connect): the copies form chains, and none loses its way in.
+		victim = firstCopy
+		s.handoffs = append(s.handoffs, [2]uint32{id, l[victim]})
+	}
+	if victim == 0 {
 		x.unref(s, id, 0)
 		return
 	}
-	w := l[far]
-	known[far-1] = d
-	atomic.StoreUint32(&l[far], id)
+	w := l[victim]
+	known[victim-1] = d
+	atomic.StoreUint32(&l[victim], id)
 	x.unref(s, w, 0)
 }
+
+func abs32(f float32) float32 { return math.Float32frombits(math.Float32bits(f) &^ (1 << 31)) }
 
 // replaceLinks sets the list of owner on a layer (whose lock is held) to
 // sel, whose distances are from owner, and uncounts the links it drops. Ids

@@ -183,8 +183,9 @@ type searcher struct {
 	q        []uint64  // the query's code
 	qf       []float32 // the query, prepared as stored vectors are
 	ids      []uint32
-	keys     []uint64 // sortItems' scratch
-	orphans  []uint32 // nodes that lost their last layer-0 in-link
+	keys     []uint64    // sortItems' scratch
+	orphans  []uint32    // nodes that lost their last layer-0 in-link
+	handoffs [][2]uint32 // copies displaced from a list by a new copy, which must link them: {new, displaced}
 	dists    []float32
 	codes    [][]uint64 // the codes whose distances dists will hold, or those kept by selectNeighbors
 }
