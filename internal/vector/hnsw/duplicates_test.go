@@ -41,6 +41,7 @@ func TestDuplicatesStayReachable(t *testing.T) {
 						lostOthers++
 					}
 				}
+				t.Logf("unreachable: %d of 300 copies, %d of 1499 others", lostCopies, lostOthers)
 				if lostOthers > 15 || lostCopies > 150 {
 					t.Fatalf("unreachable: %d of 300 copies, %d of 1499 others", lostCopies, lostOthers)
 				}
