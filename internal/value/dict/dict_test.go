@@ -153,3 +153,27 @@ func BenchmarkSetGet(b *testing.B) {
 		d.Get(k)
 	}
 }
+
+// BenchmarkLookupLarge looks up existing members of a 100,000-member
+// dict in random order (SADD or HSET of fields that exist): cache misses,
+// not hashing, set the pace.
+func BenchmarkLookupLarge(b *testing.B) {
+	const n = 100000
+	d := New[struct{}](0)
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("element:%012d", i)
+		d.Set(keys[i], struct{}{})
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	order := make([]int, 1<<16)
+	for i := range order {
+		order[i] = r.IntN(n)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, ok := d.Get(keys[order[i&(len(order)-1)]]); !ok {
+			b.Fatal("missing")
+		}
+	}
+}
