@@ -76,14 +76,15 @@ func (x *Index) connect(s *searcher, id uint32, level int) {
 		// does (see replaceFarthest for what it gains).
 		s.sel = x.selectNeighbors(s, w, x.maxLinks(l), s.sel[:0])
 		linked = x.setOwnLinks(s, id, l, s.sel) || linked
-		s.handoffs = s.handoffs[:0]
+		s.displaced = s.displaced[:0]
 		for _, nb := range s.sel {
 			x.addLink(s, nb.id, id, nb.dist, l)
 		}
-		for _, h := range s.handoffs {
+		for _, c := range s.displaced {
 			// The new node links the copy whose place it took.
-			if !x.adopt(s, item{x.dist(q, x.code(h[1])), h[0]}, h[1], false) {
-				x.adopt(s, item{x.dist(q, x.code(h[1])), h[0]}, h[1], true)
+			it := item{x.dist(q, x.code(c)), id}
+			if !x.adopt(s, it, c, false) {
+				x.adopt(s, it, c, true)
 			}
 		}
 	}
@@ -435,7 +436,7 @@ func (x *Index) replaceFarthest(s *searcher, nodeID uint32, l []uint32, id uint3
 		// id takes the place of a copy, which it then links itself (see
 		// connect): the copies form chains, and none loses its way in.
 		victim = firstCopy
-		s.handoffs = append(s.handoffs, [2]uint32{id, l[victim]})
+		s.displaced = append(s.displaced, l[victim])
 	}
 	if victim == 0 {
 		x.unref(s, id, 0)

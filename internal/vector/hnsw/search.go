@@ -170,24 +170,24 @@ func (h *maxHeap) pop() item {
 
 // searcher is the scratch space of one search or insert, pooled per index.
 type searcher struct {
-	visited  []uint16 // visited[id] == mark: seen in this layer search
-	mark     uint16
-	cand     minHeap
-	res      maxHeap
-	buf      []uint32 // a copied link list
-	items    []item
-	eps      []item
-	sel      []item
-	prune    []item // a full list being pruned, and what is kept of it
-	pruneSel []item
-	q        []uint64  // the query's code
-	qf       []float32 // the query, prepared as stored vectors are
-	ids      []uint32
-	keys     []uint64    // sortItems' scratch
-	orphans  []uint32    // nodes that lost their last layer-0 in-link
-	handoffs [][2]uint32 // copies displaced from a list by a new copy, which must link them: {new, displaced}
-	dists    []float32
-	codes    [][]uint64 // the codes whose distances dists will hold, or those kept by selectNeighbors
+	visited   []uint16 // visited[id] == mark: seen in this layer search
+	mark      uint16
+	cand      minHeap
+	res       maxHeap
+	buf       []uint32 // a copied link list
+	items     []item
+	eps       []item
+	sel       []item
+	prune     []item // a full list being pruned, and what is kept of it
+	pruneSel  []item
+	q         []uint64  // the query's code
+	qf        []float32 // the query, prepared as stored vectors are
+	ids       []uint32
+	keys      []uint64 // sortItems' scratch
+	orphans   []uint32 // nodes that lost their last layer-0 in-link
+	displaced []uint32 // copies the node being inserted took the place of, which it must link (replaceFarthest)
+	dists     []float32
+	codes     [][]uint64 // the codes whose distances dists will hold, or those kept by selectNeighbors
 }
 
 func (x *Index) getSearcher() *searcher {
