@@ -46,7 +46,9 @@ func TestDuplicatesStayReachable(t *testing.T) {
 					t.Fatalf("unreachable: %d of 300 copies, %d of 1499 others", lostCopies, lostOthers)
 				}
 				// Queries spread over the data must find their nearest
-				// code (compared by distance: binary codes tie).
+				// code (compared by distance: binary codes tie). Without
+				// the copies all 100 do; new nodes that linked every copy
+				// they found (not just one) dropped this to 91-92.
 				found := 0
 				queries := clustered(4, 100, 16, 30, 0.5)
 				for _, q := range queries {
@@ -56,7 +58,7 @@ func TestDuplicatesStayReachable(t *testing.T) {
 						found++
 					}
 				}
-				if found < 90 {
+				if found < 95 {
 					t.Fatalf("%d of 100 searches found the nearest code", found)
 				}
 			})

@@ -393,11 +393,10 @@ func (x *Index) addLink(s *searcher, nodeID, id uint32, d float32, level int) {
 // Copies of one vector (identical codes) are nearer to each other than to
 // anything else, so keeping the nearest links would fill their lists with
 // each other and close a group of more than m0 copies into an island that
-// searches can neither leave nor enter. So a list links at most one copy of
-// any other node, and copies of its owner in at most half its slots: past
-// that a new link takes the place of a copy and links that copy itself, so
-// copies form chains (a new node's own list links one copy only, see
-// diverse).
+// searches can neither leave nor enter. So copies of a list's owner take at
+// most half its slots: past that a new link takes the place of a copy and
+// links that copy itself, so copies form chains (a new node's own list links
+// one copy only, see diverse).
 func (x *Index) replaceFarthest(s *searcher, nodeID uint32, l []uint32, id uint32, d float32) {
 	known := x.dist0.at(nodeID)
 	n := int(atomic.LoadUint32(&l[0]))
@@ -407,9 +406,9 @@ func (x *Index) replaceFarthest(s *searcher, nodeID uint32, l []uint32, id uint3
 		atomic.StoreUint32(&l[0], uint32(n+1))
 		return
 	}
-	base, nc := x.code(nodeID), x.code(id)
+	base := x.code(nodeID)
 	self := x.dist(base, base)
-	isCopy := slices.Equal(base, nc)
+	isCopy := slices.Equal(base, x.code(id))
 	copies, firstCopy, far, farDist := 0, 0, 0, d
 	for i := 1; i <= n; i++ {
 		di := known[i-1]
@@ -422,10 +421,6 @@ func (x *Index) replaceFarthest(s *searcher, nodeID uint32, l []uint32, id uint3
 				firstCopy = i
 			}
 			continue
-		}
-		if !isCopy && abs32(di-d) <= tie && slices.Equal(nc, x.code(l[i])) {
-			x.unref(s, id, 0) // a copy of id is linked already
-			return
 		}
 		if di > farDist {
 			far, farDist = i, di
