@@ -67,7 +67,7 @@ func (x *Index) connect(s *searcher, id uint32, level int) {
 	s.eps = append(s.eps[:0], cur)
 	linked := false
 	for l := min(level, top); l >= 0; l-- {
-		x.searchLayer(s, q, s.eps, x.efc, l, nil, 0)
+		x.searchLayer(s, q, s.eps, x.buildEf(l), l, nil, 0)
 		w := s.sortedResults()
 		// The results are the next layer's entry points.
 		s.eps = append(s.eps[:0], w...)
@@ -100,6 +100,20 @@ func (x *Index) connect(s *searcher, id uint32, level int) {
 		}
 		x.entryMu.Unlock()
 	}
+}
+
+// buildEf is how many candidates an insert gathers on a layer: layer 0
+// (2M links per node, where searches end) gets ef_construction; the upper
+// layers keep M links each and only guide the walk down, and 4M candidates
+// choose those as well. With a quarter of the nodes on layer 1 (levelP), the
+// full ef_construction there cost 15% of all distance computations: GloVe
+// 100k, M 16, four level seeds, 64 instead of 200 candidates built 13%
+// faster, recall@10 at ef 40 0.8405 -> 0.8358, at ef 500 0.9968 -> 0.9972.
+func (x *Index) buildEf(level int) int {
+	if level == 0 {
+		return x.efc
+	}
+	return min(x.efc, 4*x.m)
 }
 
 // selectNeighbors is the paper's SELECT-NEIGHBORS-HEURISTIC: from
