@@ -423,3 +423,27 @@ func skipUnderRace(t *testing.T) {
 		t.Skip("large recall test; too slow under the race detector")
 	}
 }
+
+// TestBuildEf: inserts gather ef_construction candidates on layer 0 and
+// min(ef_construction, 4M) above it, as docs/commands/vectors.md says.
+func TestBuildEf(t *testing.T) {
+	for _, tc := range []struct{ m, efc, l0, upper int }{
+		{16, 200, 200, 64},
+		{16, 40, 40, 40},
+		{4, 0, DefaultEfConstruction, 16},
+		{64, 200, 200, 200},
+	} {
+		x, err := New(Config{Dim: 2, M: tc.m, EfConstruction: tc.efc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := x.buildEf(0); got != tc.l0 {
+			t.Errorf("M %d efc %d: layer 0 gathers %d, want %d", tc.m, tc.efc, got, tc.l0)
+		}
+		for l := 1; l <= 3; l++ {
+			if got := x.buildEf(l); got != tc.upper {
+				t.Errorf("M %d efc %d: layer %d gathers %d, want %d", tc.m, tc.efc, l, got, tc.upper)
+			}
+		}
+	}
+}
