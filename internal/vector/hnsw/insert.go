@@ -49,6 +49,7 @@ func (x *Index) Add(v []float32) (uint32, error) {
 // connect links a new node into the graph (the paper's INSERT).
 func (x *Index) connect(s *searcher, id uint32, level int) {
 	q := x.code(id)
+	s.eps = s.eps[:0]
 	ep, top, ok := x.entryPoint()
 	if !ok {
 		x.entryMu.Lock()
@@ -193,21 +194,28 @@ func (x *Index) ref(target uint32, level int) bool {
 	return true
 }
 
-// unref uncounts a removed link. A live node left without any link on layer
-// 0 could never be found again; it is noted in s for rescue once the caller
-// has released its locks.
+// minIn0 is how many layer-0 links pointing at it a node is given, from its
+// own neighbours, when it has fewer. A node with no in-link could never be
+// found again; one with a single in-link is found only through that one
+// node: GloVe 100k had 16 such nodes in 100,000 and they were 5 of the 26
+// neighbours that searches at ef 500 missed.
+const minIn0 = 3
+
+// unref uncounts a removed link. A live node left with fewer than minIn0
+// links on layer 0 is noted in s for rescue once the caller has released
+// its locks.
 func (x *Index) unref(s *searcher, target uint32, level int) {
 	n := x.node(target)
 	n.inDeg.Add(-1)
-	if level == 0 && n.in0.Add(-1) == 0 && s != nil {
+	if level == 0 && n.in0.Add(-1) < minIn0 && s != nil {
 		s.orphans = append(s.orphans, target)
 	}
 }
 
-// rescueOrphans gives each node noted by unref that still has no layer-0
-// link pointing at it one, from the nearest of its own neighbours that can
-// take it: one with a free slot, else one that can drop a link to a node
-// that has plenty of others.
+// rescueOrphans gives each node noted by unref that still has fewer than
+// minIn0 layer-0 links pointing at it more, from the nearest of its own
+// neighbours that can take it: one with a free slot, else one that can drop
+// a link to a node that has plenty of others.
 func (x *Index) rescueOrphans(s *searcher) {
 	for len(s.orphans) > 0 {
 		y := s.orphans[len(s.orphans)-1]
@@ -218,10 +226,10 @@ func (x *Index) rescueOrphans(s *searcher) {
 
 func (x *Index) rescue(s *searcher, y uint32) {
 	yn := x.node(y)
-	if ep, _, _ := x.entryPoint(); yn.state.Load() != stateLive || yn.in0.Load() > 0 || ep == y {
+	if ep, _, _ := x.entryPoint(); yn.state.Load() != stateLive || yn.in0.Load() >= minIn0 || ep == y {
 		return
 	}
-	x.adoptByNeighbour(s, y)
+	x.adoptByNeighbour(s, y, yn.in0.Load() > 0, nil)
 }
 
 // anchor makes sure a new node is reachable from the part of the graph its
@@ -229,42 +237,66 @@ func (x *Index) rescue(s *searcher, y uint32) {
 // deleted may find no live neighbour: it searches again. And the back links
 // it gave its neighbours may all have been pruned away (or gone to
 // neighbours inserted at the same moment, making an island): then the
-// nearest neighbour it found adopts it.
+// nearest neighbour it found adopts it. So do more of the nodes its search
+// found while it has fewer than minIn0 in-links: a late node in a dense
+// region is farther than every link of its neighbours' full lists, which
+// then refuse it, and in a tight cluster the heuristic may leave it only two
+// neighbours of its own.
 func (x *Index) anchor(s *searcher, id uint32, level int) {
 	for try := 0; try < 2 && x.live.Load() > 0 && atomic.LoadUint32(&x.links0.at(id)[0]) == 0; try++ {
 		x.connect(s, id, level)
 	}
 	s.buf = readLinks(s.buf[:0], x.links0.at(id))
+	anchored := false
 	for _, z := range s.buf {
 		if hasLink(x.links0.at(z), id) {
-			return
+			anchored = true
+			break
 		}
 	}
-	x.adoptByNeighbour(s, id)
+	if !anchored || x.node(id).in0.Load() < minIn0 {
+		x.adoptByNeighbour(s, id, anchored, s.eps) // connect left the layer-0 search's results there
+	}
 }
 
 // adoptByNeighbour links y from the nearest of its own layer-0 neighbours
-// that can take it.
-func (x *Index) adoptByNeighbour(s *searcher, y uint32) {
+// and the nodes in near (at their distances from y) that can take it unless
+// anchored (y already has an in-link that keeps it reachable), then from
+// more of them until y has minIn0 in-links. Those extra links never come
+// from copies of y: copies displacing each other's links for one another
+// would close them into an island (see replaceFarthest).
+func (x *Index) adoptByNeighbour(s *searcher, y uint32, anchored bool, near []item) {
 	base := x.code(y)
+	self := x.dist(base, base)
 	var cands []item
 	for _, z := range readLinks(nil, x.links0.at(y)) {
 		if x.node(z).state.Load() == stateLive {
 			cands = append(cands, item{x.dist(base, x.code(z)), z})
 		}
 	}
+	for _, it := range near {
+		if it.id != y && x.node(it.id).state.Load() == stateLive && !slices.ContainsFunc(cands, func(c item) bool { return c.id == it.id }) {
+			cands = append(cands, it)
+		}
+	}
 	s.sortItems(cands)
 	for _, replace := range []bool{false, true} {
 		for _, z := range cands {
+			if anchored && abs32(z.dist-self) <= tie && slices.Equal(base, x.code(z.id)) {
+				continue
+			}
 			if x.adopt(s, z, y, replace) {
-				return
+				anchored = true
+				if x.node(y).in0.Load() >= minIn0 {
+					return
+				}
 			}
 		}
 	}
 }
 
 // adopt links z -> y (at distance zi.dist) on layer 0 if z has a free slot
-// or, with replace, a link to a node with at least three others to give up
+// or, with replace, a link to a node with more than minIn0 others to give up
 // (the one with most).
 func (x *Index) adopt(s *searcher, zi item, y uint32, replace bool) bool {
 	z := zi.id
@@ -290,7 +322,7 @@ func (x *Index) adopt(s *searcher, zi item, y uint32, replace bool) bool {
 	if !replace {
 		return false
 	}
-	best, most := -1, int32(3)
+	best, most := -1, int32(minIn0)
 	for i := 1; i <= n; i++ {
 		if in := x.node(l[i]).in0.Load(); in > most {
 			best, most = i, in
