@@ -63,7 +63,8 @@ func headroom(p *plot.Plot) {
 }
 
 // Vector draws, into dir with names starting with prefix, QPS vs recall
-// for each client count and QPS vs clients for each recall target.
+// for each client count and, when more than one client count was measured,
+// QPS vs clients for each recall target.
 func Vector(v *report.Vector, dir, prefix string) ([]Written, error) {
 	var out []Written
 	draw := func(p *plot.Plot, title, name string, xyOf func(i int, e *report.EngineResult) plotter.XYs) error {
@@ -116,6 +117,11 @@ func Vector(v *report.Vector, dir, prefix string) ([]Written, error) {
 		if err != nil {
 			return out, err
 		}
+	}
+	if len(v.Settings.Clients) < 2 {
+		// One client count is one point per line; gonum widens a
+		// one-value log axis to start at 0 and panics.
+		return out, nil
 	}
 	matches := report.Matched(v.Engines, []float64{0.90, 0.95, 0.99})
 	for _, t := range []float64{0.90, 0.95, 0.99} {
