@@ -62,9 +62,20 @@ func headroom(p *plot.Plot) {
 	p.Y.Max += 0.25 * (p.Y.Max - p.Y.Min)
 }
 
+// clientCounts is how many client counts have a pick for recall target t.
+func clientCounts(matches []report.Match, t float64) int {
+	var seen []int
+	for _, m := range matches {
+		if m.Target == t && !slices.Contains(seen, m.Clients) && slices.ContainsFunc(m.Picks, func(p *report.Pick) bool { return p != nil }) {
+			seen = append(seen, m.Clients)
+		}
+	}
+	return len(seen)
+}
+
 // Vector draws, into dir with names starting with prefix, QPS vs recall
-// for each client count and, when more than one client count was measured,
-// QPS vs clients for each recall target.
+// for each client count and, for each recall target reached at more than
+// one client count, QPS vs clients.
 func Vector(v *report.Vector, dir, prefix string) ([]Written, error) {
 	var out []Written
 	draw := func(p *plot.Plot, title, name string, xyOf func(i int, e *report.EngineResult) plotter.XYs) error {
@@ -118,13 +129,13 @@ func Vector(v *report.Vector, dir, prefix string) ([]Written, error) {
 			return out, err
 		}
 	}
-	if len(v.Settings.Clients) < 2 {
-		// One client count is one point per line; gonum widens a
-		// one-value log axis to start at 0 and panics.
-		return out, nil
-	}
 	matches := report.Matched(v.Engines, []float64{0.90, 0.95, 0.99})
 	for _, t := range []float64{0.90, 0.95, 0.99} {
+		if clientCounts(matches, t) < 2 {
+			// One client count is one point per line; gonum widens a
+			// one-value log axis to start at 0 and panics.
+			continue
+		}
 		title := fmt.Sprintf("QPS vs clients at recall@%d ≥ %.2f", v.Dataset.K, t)
 		p := newPlot(title, "clients", "queries/s")
 		p.X.Scale = plot.LogScale{}
