@@ -194,8 +194,8 @@ func (x *Index) ref(target uint32, level int) bool {
 	return true
 }
 
-// minIn0 is how many layer-0 links pointing at it a node is given, from its
-// own neighbours, when it has fewer. A node with no in-link could never be
+// minIn0 is how many layer-0 links pointing at it a node is given, from
+// nearby nodes that can take them, when it has fewer. A node with no in-link could never be
 // found again; one with a single in-link is found only through that one
 // node: GloVe 100k had 16 such nodes in 100,000 and they were 5 of the 26
 // neighbours that searches at ef 500 missed.

@@ -184,7 +184,7 @@ type searcher struct {
 	qf        []float32 // the query, prepared as stored vectors are
 	ids       []uint32
 	keys      []uint64 // sortItems' scratch
-	orphans   []uint32 // nodes that lost their last layer-0 in-link
+	orphans   []uint32 // nodes left with fewer than minIn0 layer-0 in-links
 	displaced []uint32 // copies the node being inserted took the place of, which it must link (replaceFarthest)
 	dists     []float32
 	codes     [][]uint64 // the codes whose distances dists will hold, or those kept by selectNeighbors
