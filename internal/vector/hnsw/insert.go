@@ -195,10 +195,10 @@ func (x *Index) ref(target uint32, level int) bool {
 }
 
 // minIn0 is how many layer-0 links pointing at it a node is given, from
-// nearby nodes that can take them, when it has fewer. A node with no in-link could never be
-// found again; one with a single in-link is found only through that one
-// node: GloVe 100k had 16 such nodes in 100,000 and they were 5 of the 26
-// neighbours that searches at ef 500 missed.
+// nearby nodes that can take them, when it has fewer. A node with no
+// in-link could never be found again; one with a single in-link is found
+// only through that one node: GloVe 100k had 16 such nodes in 100,000 and
+// they were 5 of the 26 neighbours that searches at ef 500 missed.
 const minIn0 = 3
 
 // unref uncounts a removed link. A live node left with fewer than minIn0
@@ -217,6 +217,10 @@ func (x *Index) unref(s *searcher, target uint32, level int) {
 // neighbours that can take it: one with a free slot, else one that can drop
 // a link to a node that has plenty of others.
 func (x *Index) rescueOrphans(s *searcher) {
+	// A node is noted once per link it loses (a new node once per full list
+	// that refused it): rescue each once.
+	slices.Sort(s.orphans)
+	s.orphans = slices.Compact(s.orphans)
 	for len(s.orphans) > 0 {
 		y := s.orphans[len(s.orphans)-1]
 		s.orphans = s.orphans[:len(s.orphans)-1]
