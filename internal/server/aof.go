@@ -361,12 +361,27 @@ func (a *aofLog) openIncr(seq int) error {
 // log moves on to a new incremental file; the snapshot becomes the new base;
 // then the manifest names only those two and the old files go.
 func (s *Server) rewriteAOF() error {
-	a := s.aof
-	if !s.persist.running.CompareAndSwap(false, true) {
+	if !s.startRewrite() {
 		return errSaveInProgress
 	}
+	return s.runRewrite()
+}
+
+// startRewrite claims persistence for a rewrite and marks it in progress,
+// so that from the moment BGREWRITEAOF answers, INFO reports it and SAVE
+// waits its turn; false when a save or rewrite holds it.
+func (s *Server) startRewrite() bool {
+	if !s.persist.running.CompareAndSwap(false, true) {
+		return false
+	}
+	s.aof.rewriting.Store(true)
+	return true
+}
+
+// runRewrite does the rewrite startRewrite claimed, and releases it.
+func (s *Server) runRewrite() error {
+	a := s.aof
 	defer s.persist.running.Store(false)
-	a.rewriting.Store(true)
 	defer a.rewriting.Store(false)
 	start := time.Now()
 	a.rwStart.Store(start.Unix())
@@ -591,17 +606,17 @@ func bgrewriteaofCmd(x *command.Ctx) {
 		x.Error("ERR Background append only file rewriting already in progress")
 		return
 	}
-	if s.persist.running.Load() { // a BGSAVE: rewrite after it, as Redis schedules
-		go func() {
-			for s.rewriteAOF() == errSaveInProgress && !s.aof.rewriting.Load() {
-				time.Sleep(10 * time.Millisecond)
-			}
-		}()
-		x.W.Simple("Background append only file rewriting scheduled")
+	if s.startRewrite() {
+		go s.runRewrite()
+		x.W.Simple("Background append only file rewriting started")
 		return
 	}
-	go s.rewriteAOF()
-	x.W.Simple("Background append only file rewriting started")
+	go func() { // after the BGSAVE running, as Redis schedules
+		for s.rewriteAOF() == errSaveInProgress && !s.aof.rewriting.Load() {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	x.W.Simple("Background append only file rewriting scheduled")
 }
 
 func init() {
