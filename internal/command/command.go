@@ -79,10 +79,12 @@ type Ctx struct {
 
 	// The key argument the dispatcher hashed to lock its shard, so that
 	// Shard need not hash it again (see SetKeyShard).
-	keyData  *byte
-	keyLen   int
-	keyDB    *keyspace.DB
-	keyShard *keyspace.Shard
+	keyData   *byte
+	keyLen    int
+	keyDB     *keyspace.DB
+	keyShard  *keyspace.Shard
+	keyHash   uint64 // its table hash, when keyHashed
+	keyHashed bool
 	// LookupReadMany's scratch space.
 	manyShards []*keyspace.Shard
 	manyHashes []uint64
@@ -114,22 +116,37 @@ type Blocker interface {
 // memory is reused by the next one.
 func (c *Ctx) SetKeyShard(key []byte, sh *keyspace.Shard) {
 	c.keyData, c.keyLen, c.keyDB, c.keyShard = unsafe.SliceData(key), len(key), c.DB, sh
+	c.keyHashed = false
+}
+
+// SetKeyHash records the table hash (keyspace.Shard.Prefetch) of the key
+// SetKeyShard named, when prefetching has computed it already.
+func (c *Ctx) SetKeyHash(h uint64) { c.keyHash, c.keyHashed = h, true }
+
+// isKey reports whether key is the very argument SetKeyShard recorded.
+func (c *Ctx) isKey(key []byte) bool {
+	return c.keyShard != nil && unsafe.SliceData(key) == c.keyData && len(key) == c.keyLen && c.DB == c.keyDB
 }
 
 // Shard returns the (locked) shard holding key.
 func (c *Ctx) Shard(key []byte) *keyspace.Shard {
-	if c.keyShard != nil && unsafe.SliceData(key) == c.keyData && len(key) == c.keyLen && c.DB == c.keyDB {
+	if c.isKey(key) {
 		return c.keyShard // the very argument the dispatcher hashed
 	}
 	return c.DB.ShardFor(key)
 }
 
 // Lookup returns key's live entry, or nil.
-func (c *Ctx) Lookup(key []byte) *keyspace.Entry { return c.Shard(key).Lookup(key, c.Now) }
+func (c *Ctx) Lookup(key []byte) *keyspace.Entry {
+	if c.keyHashed && c.isKey(key) {
+		return c.keyShard.LookupHashed(key, c.keyHash, c.Now)
+	}
+	return c.Shard(key).Lookup(key, c.Now)
+}
 
 // LookupRead is Lookup for a read command: it counts a keyspace hit or miss.
 func (c *Ctx) LookupRead(key []byte) *keyspace.Entry {
-	e := c.Shard(key).Lookup(key, c.Now)
+	e := c.Lookup(key)
 	if e != nil {
 		c.Hits++
 	} else {
@@ -199,6 +216,7 @@ type Cmd struct {
 	First   int // first key argument (1-based; 0 = no keys)
 	Last    int // last key argument, negative counts from the end
 	Step    int
+	Member  int                                  // argument of the first member or field looked up in the key's collection (0: none), prefetched when pipelined
 	Keys    func(args [][]byte, dst []int) []int // positions of keys, for numkeys-style commands
 	OtherDB func(args [][]byte, db int) int      // another database whose shards of the keys the command needs, db selected (MOVE), or -1
 	Run     func(*Ctx)

@@ -823,19 +823,20 @@ func init() {
 		return &command.Cmd{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1, Run: run,
 			Group: g, Since: since, Summary: summary, Args: args}
 	}
+	field := func(c *command.Cmd) *command.Cmd { c.Member = 2; return c } // its first field follows the key
 	const fields = "FIELDS numfields field [field ...]"
 	command.Register(
-		cmd("hset", -4, w|d|f, hset, "2.0.0", "Creates or modifies the value of a field in a hash.", "key field value [field value ...]"),
-		cmd("hmset", -4, w|d|f, hmset, "2.0.0", "Sets the values of multiple fields.", "key field value [field value ...]"),
-		cmd("hsetnx", 4, w|d|f, hsetnx, "2.0.0", "Sets the value of a field in a hash only when the field doesn't exist.", "key field value"),
-		cmd("hget", 3, r|f, hget, "2.0.0", "Returns the value of a field in a hash.", "key field"),
-		cmd("hmget", -3, r|f, hmget, "2.0.0", "Returns the values of all fields in a hash.", "key field [field ...]"),
-		cmd("hdel", -3, w|f, hdel, "2.0.0", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", "key field [field ...]"),
+		field(cmd("hset", -4, w|d|f, hset, "2.0.0", "Creates or modifies the value of a field in a hash.", "key field value [field value ...]")),
+		field(cmd("hmset", -4, w|d|f, hmset, "2.0.0", "Sets the values of multiple fields.", "key field value [field value ...]")),
+		field(cmd("hsetnx", 4, w|d|f, hsetnx, "2.0.0", "Sets the value of a field in a hash only when the field doesn't exist.", "key field value")),
+		field(cmd("hget", 3, r|f, hget, "2.0.0", "Returns the value of a field in a hash.", "key field")),
+		field(cmd("hmget", -3, r|f, hmget, "2.0.0", "Returns the values of all fields in a hash.", "key field [field ...]")),
+		field(cmd("hdel", -3, w|f, hdel, "2.0.0", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", "key field [field ...]")),
 		cmd("hlen", 2, r|f, hlen, "2.0.0", "Returns the number of fields in a hash.", "key"),
-		cmd("hstrlen", 3, r|f, hstrlen, "3.2.0", "Returns the length of the value of a field.", "key field"),
-		cmd("hexists", 3, r|f, hexists, "2.0.0", "Determines whether a field exists in a hash.", "key field"),
-		cmd("hincrby", 4, w|d|f, hincrby, "2.0.0", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", "key field increment"),
-		cmd("hincrbyfloat", 4, w|d|f, hincrbyfloat, "2.6.0", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", "key field increment"),
+		field(cmd("hstrlen", 3, r|f, hstrlen, "3.2.0", "Returns the length of the value of a field.", "key field")),
+		field(cmd("hexists", 3, r|f, hexists, "2.0.0", "Determines whether a field exists in a hash.", "key field")),
+		field(cmd("hincrby", 4, w|d|f, hincrby, "2.0.0", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", "key field increment")),
+		field(cmd("hincrbyfloat", 4, w|d|f, hincrbyfloat, "2.6.0", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", "key field increment")),
 		cmd("hgetall", 2, r, hgetall, "2.0.0", "Returns all fields and values in a hash.", "key"),
 		cmd("hkeys", 2, r, hkeys, "2.0.0", "Returns all fields in a hash.", "key"),
 		cmd("hvals", 2, r, hvals, "2.0.0", "Returns all values in a hash.", "key"),

@@ -556,15 +556,15 @@ func init() {
 	const g = "set"
 	r, w := command.ReadOnly, command.Write|command.SelfTouch
 	command.Register(
-		&command.Cmd{Name: "sadd", Arity: -3, Flags: w | command.DenyOOM | command.Fast, First: 1, Last: 1, Step: 1, Run: sadd, Group: g, Since: "1.0.0",
+		&command.Cmd{Name: "sadd", Arity: -3, Flags: w | command.DenyOOM | command.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: sadd, Group: g, Since: "1.0.0",
 			Summary: "Adds one or more members to a set. Creates the key if it doesn't exist.", Args: "key member [member ...]"},
-		&command.Cmd{Name: "srem", Arity: -3, Flags: w | command.Fast, First: 1, Last: 1, Step: 1, Run: srem, Group: g, Since: "1.0.0",
+		&command.Cmd{Name: "srem", Arity: -3, Flags: w | command.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: srem, Group: g, Since: "1.0.0",
 			Summary: "Removes one or more members from a set. Deletes the set if the last member was removed.", Args: "key member [member ...]"},
 		&command.Cmd{Name: "smove", Arity: 4, Flags: w | command.Fast, First: 1, Last: 2, Step: 1, Run: smove, Group: g, Since: "1.0.0",
 			Summary: "Moves a member from one set to another.", Args: "source destination member"},
-		&command.Cmd{Name: "sismember", Arity: 3, Flags: r | command.Fast, First: 1, Last: 1, Step: 1, Run: sismember, Group: g, Since: "1.0.0",
+		&command.Cmd{Name: "sismember", Arity: 3, Flags: r | command.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: sismember, Group: g, Since: "1.0.0",
 			Summary: "Determines whether a member belongs to a set.", Args: "key member"},
-		&command.Cmd{Name: "smismember", Arity: -3, Flags: r | command.Fast, First: 1, Last: 1, Step: 1, Run: smismember, Group: g, Since: "6.2.0",
+		&command.Cmd{Name: "smismember", Arity: -3, Flags: r | command.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: smismember, Group: g, Since: "6.2.0",
 			Summary: "Determines whether multiple members belong to a set.", Args: "key member [member ...]"},
 		&command.Cmd{Name: "scard", Arity: 2, Flags: r | command.Fast, First: 1, Last: 1, Step: 1, Run: scard, Group: g, Since: "1.0.0",
 			Summary: "Returns the number of members in a set.", Args: "key"},

@@ -211,6 +211,10 @@ func (s *Shard) LookupHashed(key []byte, h uint64, now int64) *Entry {
 	return e
 }
 
+// Find returns the entry stored under key, whose hash h came from Prefetch,
+// expired or not, changing nothing: for looking ahead at pipelined commands.
+func (s *Shard) Find(key []byte, h uint64) *Entry { return s.m.getHashed(bstr(key), h) }
+
 // Peek is Lookup without updating the access time (OBJECT, TTL-style reads
 // that Redis does not count as access still delete an expired key).
 func (s *Shard) Peek(key []byte, now int64) *Entry {

@@ -186,6 +186,9 @@ func (p *Parser) Shift(n int) {
 // Pending reports whether a partial command is buffered.
 func (p *Parser) Pending() bool { return p.inCmd }
 
+// Reset drops a partly parsed command, for a caller that will not continue it.
+func (p *Parser) Reset() { p.reset() }
+
 func (p *Parser) reset() {
 	p.inCmd, p.want, p.bulkLen = false, 0, -1
 	p.offs = p.offs[:0]

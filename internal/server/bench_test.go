@@ -2,6 +2,7 @@ package server
 
 import (
 	"io"
+	"math/rand/v2"
 	"net"
 	"strconv"
 	"syscall"
@@ -94,13 +95,18 @@ func setKey(d []byte, i int) []byte { return encode(d, "SET", benchKey(i), "abc"
 // pipe runs reads batches of n commands through a fresh client of s.
 func pipe(s *Server, batch []byte, reads int) *batchConn {
 	conn := &batchConn{batch: batch, reads: reads}
+	serveConn(s, conn)
+	return conn
+}
+
+// serveConn serves conn as a client of s until it reports EOF.
+func serveConn(s *Server, conn net.Conn) {
 	c := newClient(s, conn)
 	s.mu.Lock()
 	s.clients[c.id] = c
 	s.wg.Add(1)
 	s.mu.Unlock()
 	c.serve()
-	return conn
 }
 
 // cpuTime is the process's user+system CPU time in nanoseconds. On a shared
@@ -179,5 +185,74 @@ func TestHotPathAllocs(t *testing.T) {
 			t.Errorf("%s: %.1f allocations per run of %d commands (%.3f per command), want none per command",
 				hc.name, allocs, reads*64, perCmd)
 		}
+	}
+}
+
+// streamConn hands out a long request stream one pipelined batch per Read,
+// starting over at its end, so that successive batches look up different
+// keys and members, as valkey-benchmark's random ones do.
+type streamConn struct {
+	batchConn
+	stream []byte
+	ends   []int // where each batch ends in stream
+	next   int
+}
+
+func (f *streamConn) Read(p []byte) (int, error) {
+	if f.reads == 0 {
+		return 0, io.EOF
+	}
+	f.reads--
+	start := 0
+	if f.next > 0 {
+		start = f.ends[f.next-1]
+	}
+	n := copy(p, f.stream[start:f.ends[f.next]])
+	f.next = (f.next + 1) % len(f.ends)
+	return n, nil
+}
+
+// BenchmarkPipelineLarge runs batches of 16 commands with random arguments
+// against 100,000 keys, set members and hash fields, where each lookup
+// misses the cache (the pipelined look-ahead of prefetch.go is what it
+// measures).
+func BenchmarkPipelineLarge(b *testing.B) {
+	const n, depth, batches = 100_000, 16, 4096
+	cases := []struct {
+		name string
+		cmd  func(r int) []string
+	}{
+		{"GET", func(r int) []string { return []string{"GET", "key:" + strconv.Itoa(r)} }},
+		{"INCR", func(r int) []string { return []string{"INCR", "key:" + strconv.Itoa(r)} }},
+		{"SADD", func(r int) []string { return []string{"SADD", "set", "element:" + strconv.Itoa(r)} }},
+		{"HSET", func(r int) []string { return []string{"HSET", "hash", "field:" + strconv.Itoa(r), "xyz"} }},
+		{"SISMEMBER", func(r int) []string { return []string{"SISMEMBER", "set", "element:" + strconv.Itoa(r)} }},
+	}
+	s := benchServer(b)
+	setup := &streamConn{}
+	for i := range n {
+		setup.stream = encode(setup.stream, "SET", "key:"+strconv.Itoa(i), strconv.Itoa(i))
+		setup.stream = encode(setup.stream, "SADD", "set", "element:"+strconv.Itoa(i))
+		setup.stream = encode(setup.stream, "HSET", "hash", "field:"+strconv.Itoa(i), "abc")
+		setup.ends = append(setup.ends, len(setup.stream))
+	}
+	setup.reads = len(setup.ends)
+	serveConn(s, setup)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			conn := &streamConn{}
+			for range batches {
+				for range depth {
+					conn.stream = encode(conn.stream, tc.cmd(rng.IntN(n))...)
+				}
+				conn.ends = append(conn.ends, len(conn.stream))
+			}
+			conn.reads = b.N / depth
+			b.ResetTimer()
+			cpu := cpuTime()
+			serveConn(s, conn)
+			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+		})
 	}
 }

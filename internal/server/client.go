@@ -30,20 +30,26 @@ const (
 // unexported fields without a lock; what other goroutines read (CLIENT LIST,
 // INFO) is atomic or under infoMu.
 type client struct {
-	s       *Server
-	conn    net.Conn
-	id      int64
-	fd      int // for CLIENT LIST
-	rawFD   int // the socket while serveRaw's callback runs, else -1
-	parser  *resp.Parser
-	in      []byte
-	r, w    int // unread input is in[r:w]
-	out     resp.Writer
-	ctx     command.Ctx
-	locks   []int        // shard indexes locked for the running command, sorted
-	keys    []int        // scratch for key positions
-	other   *keyspace.DB // a second database where those shards are locked too (MOVE), or nil
-	otherID int
+	s      *Server
+	conn   net.Conn
+	id     int64
+	fd     int // for CLIENT LIST
+	rawFD  int // the socket while serveRaw's callback runs, else -1
+	parser *resp.Parser
+	// The commands parsed from in and not yet run (batch[next:]), and the
+	// arguments they keep (see parseBatch).
+	batch     []parsed
+	next      int
+	cur       *parsed // the batch's command running
+	batchArgs [][]byte
+	in        []byte
+	r, w      int // unread input is in[r:w]
+	out       resp.Writer
+	ctx       command.Ctx
+	locks     []int        // shard indexes locked for the running command, sorted
+	keys      []int        // scratch for key positions
+	other     *keyspace.DB // a second database where those shards are locked too (MOVE), or nil
+	otherID   int
 
 	authed   bool
 	closing  bool // close after flushing replies (QUIT, protocol error)
@@ -100,6 +106,7 @@ func newClient(s *Server, conn net.Conn) *client {
 		fd:      connFD(conn),
 		rawFD:   -1,
 		parser:  resp.NewParser(limits(s.Config())),
+		batch:   make([]parsed, 0, batchAhead),
 		in:      make([]byte, initialReadBuf),
 		created: time.Now(),
 		calls:   make([]atomic.Uint64, command.Count()),
@@ -275,27 +282,32 @@ func (c *client) authRequired() bool {
 	return !c.authed && c.s.Config().RequirePass != ""
 }
 
-// process runs every complete command in the input buffer.
+// process runs every complete command in the input buffer, a batch at a
+// time (parseBatch).
 func (c *client) process() {
 	c.ctx.Now = time.Now().UnixMilli() // one clock reading per batch, as the hot path wants
 	c.lastSeen.Store(c.ctx.Now)
 	defer c.flushStats()
+	defer c.dropBatch()
 	for !c.closing && c.blocked == nil {
-		c.parser.Unauthenticated = c.authRequired()
-		args, end, err := c.parser.Next(c.in[:c.w], c.r)
-		if err == resp.ErrIncomplete {
-			break
+		if c.next == len(c.batch) {
+			if err := c.parseBatch(); err == resp.ErrIncomplete {
+				break
+			} else if err != nil {
+				c.out.Error(err.Error())
+				c.s.stats.countError(err.Error())
+				c.s.logf("verbose", "protocol error from client id=%d addr=%v: %v", c.id, c.conn.RemoteAddr(), err)
+				c.closing = true
+				return
+			}
 		}
-		if err != nil {
-			c.out.Error(err.Error())
-			c.s.stats.countError(err.Error())
-			c.s.logf("verbose", "protocol error from client id=%d addr=%v: %v", c.id, c.conn.RemoteAddr(), err)
-			c.closing = true
-			return
-		}
-		c.r = end
-		if args != nil {
-			c.execute(args)
+		p := &c.batch[c.next]
+		c.next++
+		c.r = p.end
+		if p.args != nil {
+			c.cur = p
+			c.execute(p.cmd, p.args)
+			c.cur = nil
 		}
 		if len(c.out.B) >= flushAt && !c.flush() {
 			c.closing = true

@@ -12,11 +12,11 @@ import (
 	"github.com/hotkv/hotkv/internal/tick"
 )
 
-// execute checks and runs (or queues, inside MULTI) one command, with the
-// checks in the order Redis's processCommand makes them: existence, arity,
-// authentication, MULTI restrictions, subscribed context.
-func (c *client) execute(args [][]byte) {
-	cmd := command.Lookup(args[0])
+// execute checks and runs (or queues, inside MULTI) one command, cmd =
+// command.Lookup(args[0]), with the checks in the order Redis's
+// processCommand makes them: existence, arity, authentication, MULTI
+// restrictions, subscribed context.
+func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 	if cmd == nil {
 		c.reject(nil, unknownCommand(args))
 		return
@@ -258,7 +258,7 @@ func (c *client) lock(cmd *command.Cmd, args [][]byte) {
 		c.keys = cmd.KeyPositions(args, c.keys[:0])
 		c.locks = c.locks[:0]
 		for _, i := range c.keys {
-			c.locks = append(c.locks, keyspace.ShardIndex(args[i]))
+			c.locks = append(c.locks, c.shardIndex(args[i]))
 		}
 		if cmd.OtherDB != nil {
 			if n := cmd.OtherDB(args, c.ctx.DBID); n >= 0 && n < len(c.s.ks.DBs) { // else Run only answers an error
@@ -268,6 +268,7 @@ func (c *client) lock(cmd *command.Cmd, args [][]byte) {
 		c.lockShards()
 		if len(c.keys) == 1 {
 			c.ctx.SetKeyShard(args[c.keys[0]], c.ctx.DB.Shard(c.locks[0]))
+			c.keyHash(args[c.keys[0]])
 		}
 	}
 }

@@ -11,6 +11,9 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"math/rand/v2"
+	"unsafe"
+
+	"github.com/hotkv/hotkv/internal/prefetch"
 )
 
 var seed = maphash.MakeSeed()
@@ -70,6 +73,36 @@ func (d *Dict[V]) Get(key string) (V, bool) {
 	}
 	var zero V
 	return zero, false
+}
+
+// Prefetch starts loading one step of a lookup of key, so that the lookups
+// of a pipelined batch overlap their cache misses instead of queueing: step
+// 0 hashes key into *h and loads its bucket, step 1 the bucket's first
+// entry, step 2 the bytes of that entry's key (or the next entry, when its
+// hash differs). It reports whether a further step has anything to load.
+// Like every other method it needs the caller's exclusion from writers.
+func (d *Dict[V]) Prefetch(key []byte, step int, h *uint32) bool {
+	mask := uint32(len(d.buckets) - 1)
+	if step == 0 {
+		*h = hashOf(unsafe.String(unsafe.SliceData(key), len(key)))
+		prefetch.Lines(unsafe.Pointer(&d.buckets[*h&mask]), 1)
+		return true
+	}
+	i := d.buckets[*h&mask]
+	if i == 0 {
+		return false
+	}
+	e := &d.entries[i-1]
+	switch {
+	case step == 1:
+		prefetch.Lines(unsafe.Pointer(e), 1)
+		return true
+	case e.hash == *h:
+		prefetch.Lines(unsafe.Pointer(unsafe.StringData(e.key)), 1)
+	case e.next != 0:
+		prefetch.Lines(unsafe.Pointer(&d.entries[e.next-1]), 1)
+	}
+	return false
 }
 
 // Ref returns a pointer to key's value, valid until the next insertion or

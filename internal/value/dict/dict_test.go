@@ -177,3 +177,57 @@ func BenchmarkLookupLarge(b *testing.B) {
 		}
 	}
 }
+
+// TestPrefetchSteps checks what each Prefetch step reports (whether a
+// further step has anything to load) and that prefetching changes nothing.
+func TestPrefetchSteps(t *testing.T) {
+	d := New[int](0)
+	for i := range 1000 {
+		d.Set(fmt.Sprint("k", i), i)
+	}
+	steps := func(key string) int {
+		var h uint32
+		n := 0
+		for step := 0; step < 5; step++ {
+			n++
+			if !d.Prefetch([]byte(key), step, &h) {
+				break
+			}
+		}
+		if h != hashOf(key) {
+			t.Fatalf("%q: step 0 left hash %d, want %d", key, h, hashOf(key))
+		}
+		return n
+	}
+	for i := range 1000 {
+		// A present key has a bucket, an entry and key bytes to load.
+		if n := steps(fmt.Sprint("k", i)); n != 3 {
+			t.Fatalf("k%d: %d steps, want 3", i, n)
+		}
+	}
+	empty := 0
+	for i := range 1000 {
+		key := fmt.Sprint("absent", i)
+		h := hashOf(key)
+		n := steps(key)
+		if d.buckets[h&uint32(len(d.buckets)-1)] == 0 {
+			empty++
+			if n != 2 { // the bucket, found empty
+				t.Fatalf("%q: %d steps over an empty bucket, want 2", key, n)
+			}
+		} else if n != 3 {
+			t.Fatalf("%q: %d steps over a used bucket, want 3", key, n)
+		}
+	}
+	if empty == 0 {
+		t.Fatal("no absent key fell in an empty bucket: the test lost its point")
+	}
+	if d.Len() != 1000 {
+		t.Fatalf("Len %d after prefetching", d.Len())
+	}
+	for i := range 1000 {
+		if v, ok := d.Get(fmt.Sprint("k", i)); !ok || v != i {
+			t.Fatalf("k%d = %d, %v after prefetching", i, v, ok)
+		}
+	}
+}

@@ -103,6 +103,11 @@ func (h *Hash) find(f []byte) int {
 	return -1
 }
 
+// PrefetchMember is dict.Dict.Prefetch for field in a hash held as a table.
+func (h *Hash) PrefetchMember(field []byte, step int, hash *uint32) bool {
+	return h.d != nil && h.d.Prefetch(field, step, hash)
+}
+
 // Get returns field's value.
 func (h *Hash) Get(f []byte) ([]byte, bool) {
 	if h.d != nil {

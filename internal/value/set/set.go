@@ -109,6 +109,12 @@ func (s *Set) Reserve(hint int) {
 	}
 }
 
+// PrefetchMember is dict.Dict.Prefetch for a set held as a hashtable (the
+// compact forms are one buffer, in cache after their first lookup).
+func (s *Set) PrefetchMember(m []byte, step int, h *uint32) bool {
+	return s.enc == hashtable && s.d.Prefetch(m, step, h)
+}
+
 // Has reports whether m is a member.
 func (s *Set) Has(m []byte) bool {
 	switch s.enc {

@@ -37,6 +37,11 @@ func New(hint, maxLen int) *ZSet {
 // Len is the number of members.
 func (z *ZSet) Len() int { return z.dict.Len() }
 
+// PrefetchMember is dict.Dict.Prefetch for member.
+func (z *ZSet) PrefetchMember(member []byte, step int, h *uint32) bool {
+	return z.dict.Prefetch(member, step, h)
+}
+
 // Score returns member's score.
 func (z *ZSet) Score(member string) (float64, bool) { return z.dict.Get(member) }
 

@@ -1,0 +1,199 @@
+package server
+
+import (
+	"bytes"
+	"unsafe"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/prefetch"
+)
+
+// Pipelined commands are parsed and prefetched a batch at a time. Run one
+// after the other, sixteen SADDs to a large set wait for their cache misses
+// in a row: the key's table slot, its entry, then the member's bucket,
+// entry and bytes. Parsing a batch first lets the connection, stage by
+// stage over all its commands, start loading what each stage of their
+// lookups will read, so that the misses of different commands overlap
+// (MGET does the same across its keys, command.Ctx.LookupReadMany).
+//
+// Prefetching only warms caches: every stage reads a shard under its lock,
+// a shard another connection holds is skipped, and what the commands then
+// do is unchanged. A batch spans only commands with keys: any other
+// command (AUTH, SELECT, MULTI, CONFIG, CLIENT...) ends it, so nothing is
+// parsed ahead of a command that changes how the next ones are parsed
+// or run.
+
+// batchAhead is how many commands a batch holds: enough to cover a typical
+// pipeline, few enough that the first is still cached when its turn comes.
+const batchAhead = 16
+
+// batchArgMax ends a batch at a command with more arguments, so that a
+// huge command is not copied out of the parser's argument list.
+const batchArgMax = 64
+
+// memberStages is how many dict.Dict.Prefetch steps a member takes.
+const memberStages = 3
+
+// parsed is a command of the batch.
+type parsed struct {
+	args [][]byte
+	cmd  *command.Cmd // command.Lookup(args[0]); nil when unknown
+	end  int          // where it ends in the input buffer
+
+	// prefetch's state, which the dispatcher reuses (client.shardIndex)
+	sh     *keyspace.Shard // nil: not prefetched (no key, or a stage could not lock)
+	idx    int             // args[1]'s shard index; -1: not computed
+	h      uint64          // args[1]'s table hash, when hashed
+	hashed bool
+	member []byte // nil: no member steps (left)
+	mh     uint32 // the member's hash, between steps
+}
+
+// memberPrefetcher is a collection whose member lookups can be prefetched:
+// set.Set, hash.Hash, zset.ZSet.
+type memberPrefetcher interface {
+	PrefetchMember(m []byte, step int, h *uint32) bool
+}
+
+// parseBatch parses the next batch of complete commands from c.r on and
+// prefetches their lookups. It returns resp.ErrIncomplete when no command
+// is complete, or the protocol error of the first command; an error after
+// the first ends the batch and is found again when parsing resumes there.
+func (c *client) parseBatch() error {
+	c.batch, c.next, c.batchArgs = c.batch[:0], 0, c.batchArgs[:0]
+	unauth := c.authRequired()
+	c.parser.Unauthenticated = unauth
+	for pos := c.r; ; {
+		args, end, err := c.parser.Next(c.in[:c.w], pos)
+		if err != nil {
+			if len(c.batch) > 0 {
+				break
+			}
+			return err
+		}
+		pos = end
+		p := parsed{args: args, end: end, idx: -1}
+		if args != nil {
+			p.cmd = command.Lookup(args[0])
+		}
+		c.batch = append(c.batch, p)
+		if unauth || len(c.batch) == batchAhead || len(args) > batchArgMax ||
+			(args != nil && (p.cmd == nil || p.cmd.First == 0)) {
+			break
+		}
+		// The parser reuses its argument list for the next command.
+		at := len(c.batchArgs)
+		c.batchArgs = append(c.batchArgs, args...)
+		c.batch[len(c.batch)-1].args = c.batchArgs[at:len(c.batchArgs):len(c.batchArgs)]
+	}
+	if len(c.batch) > 1 {
+		c.prefetch()
+	}
+	return nil
+}
+
+// dropBatch forgets the commands of the batch that did not run (the
+// connection blocked or is closing): they are parsed again when it resumes
+// at c.r, so the parser must not continue from a partial command after
+// them.
+func (c *client) dropBatch() {
+	if c.next < len(c.batch) {
+		c.parser.Reset()
+	}
+	clear(c.batch) // keep no input buffer alive through the scratch space
+	clear(c.batchArgs)
+	c.batch, c.next, c.batchArgs = c.batch[:0], 0, c.batchArgs[:0]
+}
+
+// prefetch runs the batch's prefetch stages.
+func (c *client) prefetch() {
+	for i := range c.batch {
+		p := &c.batch[i]
+		if p.cmd == nil || p.cmd.First != 1 || len(p.args) < 2 {
+			continue
+		}
+		p.idx = keyspace.ShardIndex(p.args[1])
+		p.sh = c.ctx.DB.Shard(p.idx)
+		if m := p.cmd.Member; m > 0 && m < len(p.args) {
+			p.member = p.args[m]
+		}
+		prefetch.Lines(unsafe.Pointer(p.sh), 1) // its lock, taken next
+	}
+	c.stage(-2)
+	c.stage(-1)
+	for step := 0; step < memberStages; step++ {
+		c.stage(step)
+	}
+}
+
+// stage runs one stage over the batch: -2 loads each key's table slot, -1
+// its entry, 0 and on the member steps of dict.Dict.Prefetch. Consecutive
+// commands on one shard share one locking of it.
+func (c *client) stage(step int) {
+	var held *keyspace.Shard
+	var lastKey []byte
+	var last *keyspace.Entry
+	for i := range c.batch {
+		p := &c.batch[i]
+		if p.sh == nil || (step >= 0 && p.member == nil) {
+			continue
+		}
+		if p.sh != held {
+			if held != nil {
+				held.Unlock()
+				held, last = nil, nil
+			}
+			if !p.sh.TryLock() {
+				p.sh = nil
+				continue
+			}
+			held = p.sh
+		}
+		switch step {
+		case -2:
+			p.h, p.hashed = p.sh.Prefetch(p.args[1]), true
+		case -1:
+			p.sh.PrefetchEntry(p.h)
+		default:
+			if last == nil || !bytes.Equal(p.args[1], lastKey) {
+				lastKey, last = p.args[1], p.sh.Find(p.args[1], p.h)
+			}
+			if mp, ok := entryObj(last).(memberPrefetcher); !ok || !mp.PrefetchMember(p.member, step, &p.mh) {
+				p.member = nil
+			}
+		}
+	}
+	if held != nil {
+		held.Unlock()
+	}
+}
+
+// isArg1 reports whether key is the very key argument of the command p.
+func (p *parsed) isArg1(key []byte) bool {
+	return len(p.args) > 1 && unsafe.SliceData(key) == unsafe.SliceData(p.args[1]) && len(key) == len(p.args[1])
+}
+
+// shardIndex is keyspace.ShardIndex(key), which prefetching the running
+// command may have computed already.
+func (c *client) shardIndex(key []byte) int {
+	if p := c.cur; p != nil && p.idx >= 0 && p.isArg1(key) {
+		return p.idx
+	}
+	return keyspace.ShardIndex(key)
+}
+
+// keyHash hands the handler the table hash of its key, when prefetching
+// the running command computed it.
+func (c *client) keyHash(key []byte) {
+	if p := c.cur; p != nil && p.hashed && p.isArg1(key) {
+		c.ctx.SetKeyHash(p.h)
+	}
+}
+
+func entryObj(e *keyspace.Entry) any {
+	if e == nil {
+		return nil
+	}
+	return e.Obj
+}
