@@ -78,7 +78,7 @@ func (c *client) parseBatch() error {
 			p.cmd = command.Lookup(args[0])
 		}
 		c.batch = append(c.batch, p)
-		if unauth || len(c.batch) == batchAhead || len(args) > batchArgMax ||
+		if unauth || end == c.w || len(c.batch) == batchAhead || len(args) > batchArgMax ||
 			(args != nil && (p.cmd == nil || p.cmd.First == 0)) {
 			break
 		}
