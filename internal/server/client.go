@@ -59,11 +59,14 @@ type client struct {
 	inExec   bool // an EXEC is running: it holds its shards (see execLocked)
 	watch    keyspace.Watch
 	watched  []watchedKey
-	pubsub   *subscriber // non-nil once the client has subscribed
-	running  *command.Cmd
-	blocked  *blocked // set while waiting in a blocking command
-	aofEnd   int64    // log offset the replies in out wait for (aof.go)
-	tx       []byte   // the running transaction's log record
+	pubsub   *subscriber // non-nil once the client has subscribed or monitors
+	// monitoring: MONITOR streams commands to it (monitor.go); read by
+	// the goroutines feeding it.
+	monitoring atomic.Bool
+	running    *command.Cmd
+	blocked    *blocked // set while waiting in a blocking command
+	aofEnd     int64    // log offset the replies in out wait for (aof.go)
+	tx         []byte   // the running transaction's log record
 
 	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).
 	nsub       [3]atomic.Int32 // subscriptions per kind (channel, pattern, shard)
@@ -309,7 +312,9 @@ func (c *client) process() {
 			c.execute(p.cmd, p.args)
 			c.cur = nil
 		}
-		if len(c.out.B) >= flushAt && !c.flush() {
+		// A monitor's replies join the lines other connections feed it in
+		// the order things happen.
+		if (len(c.out.B) >= flushAt || c.monitoring.Load()) && !c.flush() {
 			c.closing = true
 			return
 		}
@@ -365,7 +370,7 @@ func (c *client) flush() bool {
 		c.s.aof.await(c.aofEnd)
 		c.aofEnd = 0
 	}
-	if c.pubsub != nil && !c.subscribed() {
+	if c.pubsub != nil && !c.subscribed() && !c.monitoring.Load() {
 		c.leavePubSub()
 	}
 	if c.pubsub != nil {
@@ -407,6 +412,7 @@ func (c *client) resetOut() {
 func (c *client) cleanup() {
 	c.flushStats()
 	c.flush()
+	c.stopMonitoring()
 	if c.pubsub != nil {
 		c.s.hub.unsubscribeAll(c)
 		c.pubsub.stop()

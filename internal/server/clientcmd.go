@@ -46,6 +46,9 @@ func (c *client) describe() string {
 	if c.noTouch.Load() {
 		flags = append(flags, 'T')
 	}
+	if c.monitoring.Load() {
+		flags = append(flags, 'O')
+	}
 	if len(flags) == 0 {
 		flags = append(flags, 'N')
 	}

@@ -45,6 +45,7 @@ func quit(x *command.Ctx) {
 func reset(x *command.Ctx) {
 	c := cl(x)
 	c.endMulti()
+	c.stopMonitoring()
 	if c.pubsub != nil {
 		c.s.hub.unsubscribeAll(c)
 	}

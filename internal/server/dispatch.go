@@ -41,6 +41,10 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
 	}
+	if cmd.Flags&(command.Write|command.ReadOnly) != 0 && c.monitoring.Load() {
+		c.reject(cmd, "ERR Replica can't interact with the keyspace") // Redis flags a monitor as a replica
+		return
+	}
 	if c.out.Proto == 2 && c.subscribed() && !allowedWhileSubscribed[cmd.Name] {
 		c.reject(cmd, fmt.Sprintf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.Name))
 		return
@@ -187,6 +191,9 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	}
 	if len(c.out.B) > mark && c.out.B[mark] == '-' {
 		c.s.stats.failed(cmd, c.out.B[mark+1:])
+	}
+	if c.s.mon.n.Load() > 0 { // after it ran, as Redis: SELECT shows its new database, EXEC follows what it ran
+		c.feedMonitors(cmd, args)
 	}
 }
 

@@ -100,7 +100,7 @@ func (p *subscriber) enqueueLocked(b []byte) bool {
 // disconnected, and the publisher carries on.
 func (p *subscriber) checkLocked() bool {
 	s := p.c.s
-	if limit := s.Config().PubSubOutputLimit; int64(len(p.buf)+len(p.held)) > limit && p.c.subscribed() {
+	if limit := s.Config().PubSubOutputLimit; int64(len(p.buf)+len(p.held)) > limit && (p.c.subscribed() || p.c.monitoring.Load()) {
 		p.dead = true
 		s.stats.obufLimitDisconnections.Add(1)
 		s.logf("warning", "Client id=%d addr=%v closed for overcoming of output buffer limits (pubsub, %d bytes).", p.c.id, p.c.conn.RemoteAddr(), limit)

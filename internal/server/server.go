@@ -39,6 +39,7 @@ type Server struct {
 	cfgMu sync.Mutex // serializes CONFIG SET
 	ks    *keyspace.Keyspace
 	hub   *hub
+	mon   monitors
 	stats serverStats
 	log   *log.Logger
 

@@ -1,0 +1,203 @@
+package tests
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// monitorLine is a MONITOR line: time, database, client address, arguments.
+var monitorLine = regexp.MustCompile(`^\d{10}\.\d{6} \[(\d+) 127\.0\.0\.1:\d+\] (.*)$`)
+
+// monitorScript runs on a second connection while the first monitors; each
+// entry is a command and whether it shows in the stream.
+var monitorScript = []struct {
+	cmd  []string
+	seen bool
+}{
+	{[]string{"SET", "k", "a b\n\"q\"\\\x00\xff"}, true},
+	{[]string{"GET", "k"}, true},
+	{[]string{"CONFIG", "GET", "maxclients"}, false}, // administrative
+	{[]string{"NOSUCHCOMMAND", "x"}, false},          // refused before running
+	{[]string{"GET"}, false},                         // wrong arity
+	{[]string{"AUTH", "secret"}, true},               // an error, its password redacted
+	{[]string{"HELLO", "2", "AUTH", "default", "secret"}, true},
+	{[]string{"SELECT", "3"}, true},
+	{[]string{"INCR", "n"}, true},
+	{[]string{"MULTI"}, true},
+	{[]string{"SADD", "s", "m"}, false}, // queued: shown when EXEC runs it
+	{[]string{"EXEC"}, true},
+	{[]string{"SELECT", "0"}, true},
+	{[]string{"LPUSH", "l", "1"}, true},
+}
+
+// monitorStream runs monitorScript against srv and returns the lines a
+// monitor saw, without their time and client port.
+func monitorStream(t *testing.T, srv *testServer) []string {
+	t.Helper()
+	mon, cli := srv.raw(t), srv.raw(t)
+	mon.expect(Status("OK"), "MONITOR")
+	var want int
+	for _, c := range monitorScript {
+		cli.do(c.cmd...)
+		if c.seen {
+			want++
+		}
+	}
+	want++ // SADD, run by EXEC
+	cli.do("PING")
+	var lines []string
+	for {
+		got, ok := mon.read().(Status)
+		if !ok {
+			t.Fatalf("monitor line %d: %#v, want a status", len(lines), got)
+		}
+		m := monitorLine.FindStringSubmatch(string(got))
+		if m == nil {
+			t.Fatalf("monitor line %q does not look like Redis's", got)
+		}
+		lines = append(lines, "["+m[1]+"] "+m[2])
+		if m[2] == `"PING"` {
+			break
+		}
+	}
+	if len(lines) != want+1 {
+		t.Errorf("%d lines, want %d:\n%s", len(lines), want+1, strings.Join(lines, "\n"))
+	}
+	return lines
+}
+
+func TestMonitorStreamMatchesRedis(t *testing.T) {
+	got := monitorStream(t, start(t))
+	want := monitorStream(t, startRedis(t))
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("HotKV's monitor saw:\n%s\nRedis's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestMonitorLines(t *testing.T) {
+	lines := monitorStream(t, start(t))
+	for _, want := range []string{
+		`[0] "SET" "k" "a b\n\"q\"\\\x00\xff"`,
+		`[0] "AUTH" "(redacted)"`,
+		`[0] "HELLO" "2" "AUTH" "(redacted)" "(redacted)"`,
+		`[3] "INCR" "n"`,
+		`[3] "SADD" "s" "m"`,
+	} {
+		found := false
+		for _, l := range lines {
+			found = found || l == want
+		}
+		if !found {
+			t.Errorf("no line %s in:\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
+}
+
+func TestMonitorModes(t *testing.T) {
+	s := start(t)
+	mon, cli := s.raw(t), s.raw(t)
+	mon.send(encode("PING") + encode("MONITOR"))
+	mon.expectRead(Status("PONG")) // a reply before MONITOR comes before its OK
+	mon.expectRead(Status("OK"))
+	mon.send(encode("MONITOR")) // again: no reply, as Redis
+	mon.expect(Status("PONG"), "PING")
+	if got := string(mon.read().(Status)); !strings.HasSuffix(got, `"PING"`) { // its own, after the reply
+		t.Fatalf("monitor line %q", got)
+	}
+	mon.expect(Err("ERR Replica can't interact with the keyspace"), "GET", "a")
+	if got := s.raw(t).do("CLIENT", "LIST"); !strings.Contains(got.(string), "flags=O ") {
+		t.Errorf("CLIENT LIST shows no monitor (flags=O):\n%s", got)
+	}
+	cli.do("SET", "a", "1")
+	if got := string(mon.read().(Status)); !strings.HasSuffix(got, `"SET" "a" "1"`) {
+		t.Fatalf("monitor line %q", got)
+	}
+	mon.expect(Status("RESET"), "RESET")
+	cli.do("SET", "b", "2")
+	mon.expect(Status("PONG"), "PING") // no line for SET b once reset
+	mon.expect("2", "GET", "b")        // and the keyspace is back
+
+	tx := s.raw(t)
+	tx.expect(Status("OK"), "MULTI")
+	tx.expect(Status("QUEUED"), "MONITOR")
+	got := tx.do("EXEC").([]any)
+	if e, ok := got[0].(Err); !ok || string(e) != "ERR MONITOR isn't allowed for DENY BLOCKING client" {
+		t.Fatalf("MONITOR in EXEC: %#v", got)
+	}
+	s.noPanics(t)
+}
+
+// TestRedisCLIMonitor runs `redis-cli monitor`, the way users watch a server.
+func TestRedisCLIMonitor(t *testing.T) {
+	cli := redisCLI(t)
+	s := start(t)
+	_, port, _ := net.SplitHostPort(s.Addr)
+	cmd := exec.Command(cli, "-h", "127.0.0.1", "-p", port, "monitor")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() || lines.Text() != "OK" {
+		t.Fatalf("first line %q, want OK", lines.Text())
+	}
+	s.raw(t).expect(Status("OK"), "SET", "watched key", "v")
+	if !lines.Scan() || !monitorLine.MatchString(lines.Text()) || !strings.HasSuffix(lines.Text(), `"SET" "watched key" "v"`) {
+		t.Fatalf("redis-cli printed %q (%v)", lines.Text(), lines.Err())
+	}
+}
+
+// Monitors come and go while several connections pipeline writes: the one
+// that stays sees every command once, the race detector watches the feed.
+func TestMonitorUnderLoad(t *testing.T) {
+	s := start(t)
+	mon := s.raw(t)
+	mon.expect(Status("OK"), "MONITOR")
+	const conns, n = 4, 200
+	var wg sync.WaitGroup
+	for c := range conns {
+		r := s.raw(t)
+		wg.Go(func() {
+			var req []byte
+			for i := range n {
+				req = append(req, encode("SET", fmt.Sprint("k", c, ":", i), "v")...)
+			}
+			r.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			r.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			go r.conn.Write(req)
+			for range n {
+				if _, err := readReply(r.r); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+		// A second monitor that leaves at once, mid-stream.
+		quitter := s.raw(t)
+		quitter.expect(Status("OK"), "MONITOR")
+		quitter.conn.Close()
+	}
+	wg.Wait()
+	seen := map[string]int{}
+	for range conns * n {
+		line := string(mon.read().(Status))
+		if i := strings.Index(line, `"SET" "`); i >= 0 {
+			seen[line[i:]]++
+		}
+	}
+	if len(seen) != conns*n {
+		t.Fatalf("the monitor saw %d distinct SETs, want %d", len(seen), conns*n)
+	}
+	s.noPanics(t)
+}
