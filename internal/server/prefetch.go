@@ -43,6 +43,7 @@ type parsed struct {
 
 	// prefetch's state, which the dispatcher reuses (client.shardIndex)
 	sh     *keyspace.Shard // nil: not prefetched (no key, or a stage could not lock)
+	same   *parsed         // an earlier command of the batch on the same key, whose key stages serve this one
 	idx    int             // args[1]'s shard index; -1: not computed
 	h      uint64          // args[1]'s table hash, when hashed
 	hashed bool
@@ -108,17 +109,25 @@ func (c *client) dropBatch() {
 
 // prefetch runs the batch's prefetch stages.
 func (c *client) prefetch() {
+	var prev *parsed
 	for i := range c.batch {
 		p := &c.batch[i]
 		if p.cmd == nil || p.cmd.First != 1 || len(p.args) < 2 {
 			continue
 		}
-		p.idx = keyspace.ShardIndex(p.args[1])
-		p.sh = c.ctx.DB.Shard(p.idx)
 		if m := p.cmd.Member; m > 0 && m < len(p.args) {
 			p.member = p.args[m]
 		}
+		if prev != nil && bytes.Equal(p.args[1], prev.args[1]) {
+			// A run of commands on one key (LPUSH, SADD benchmarks,
+			// queues): its key is looked up once.
+			p.same, p.idx, p.sh = prev, prev.idx, prev.sh
+			continue
+		}
+		p.idx = keyspace.ShardIndex(p.args[1])
+		p.sh = c.ctx.DB.Shard(p.idx)
 		prefetch.Lines(unsafe.Pointer(p.sh), 1) // its lock, taken next
+		prev = p
 	}
 	c.stage(-2)
 	c.stage(-1)
@@ -137,6 +146,12 @@ func (c *client) stage(step int) {
 	for i := range c.batch {
 		p := &c.batch[i]
 		if p.sh == nil || (step >= 0 && p.member == nil) {
+			continue
+		}
+		if step < 0 && p.same != nil {
+			if p.h, p.hashed = p.same.h, p.same.hashed; !p.hashed {
+				p.sh = nil // the first of the run could not be prefetched
+			}
 			continue
 		}
 		if p.sh != held {
