@@ -176,3 +176,23 @@ func TestBlockedMidBatchResumesWithTheRest(t *testing.T) {
 	r.expect("1", "GET", "a")
 	r.expect("2", "GET", "b")
 }
+
+// An inline command is decoded in place, so batching must never parse one
+// twice: neither after a protocol error ends a batch nor behind a command
+// that blocks.
+func TestInlineCommandsInBatches(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.send("SET a 1\r\nSET b \"xyz\r\n")
+	r.expectRead(Status("OK"))
+	r.expectRead(Err("ERR Protocol error: unbalanced quotes in request"))
+	s.raw(t).expect(nil, "GET", "b") // the malformed command did not run
+
+	r = s.raw(t)
+	r.send("BLPOP q 0\r\nSET k \"hello world\"\r\n")
+	time.Sleep(50 * time.Millisecond)
+	s.raw(t).expect(int64(1), "RPUSH", "q", "x")
+	r.expectRead([]any{"q", "x"})
+	r.expectRead(Status("OK"))
+	s.raw(t).expect("hello world", "GET", "k")
+}

@@ -189,6 +189,10 @@ func (p *Parser) Pending() bool { return p.inCmd }
 // Reset drops a partly parsed command, for a caller that will not continue it.
 func (p *Parser) Reset() { p.reset() }
 
+// Release forgets the arguments of the last command, which point into the
+// caller's buffer, so that a buffer the caller drops can be freed.
+func (p *Parser) Release() { clear(p.args[:cap(p.args)]) }
+
 func (p *Parser) reset() {
 	p.inCmd, p.want, p.bulkLen = false, 0, -1
 	p.offs = p.offs[:0]

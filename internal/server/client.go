@@ -323,6 +323,7 @@ func (c *client) process() {
 		c.r, c.w = 0, 0
 		if len(c.in) > maxIdleReadBuf {
 			c.in = make([]byte, initialReadBuf)
+			c.parser.Release()
 		}
 	}
 }

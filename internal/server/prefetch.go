@@ -62,10 +62,15 @@ type memberPrefetcher interface {
 // is complete, or the protocol error of the first command; an error after
 // the first ends the batch and is found again when parsing resumes there.
 func (c *client) parseBatch() error {
-	c.batch, c.next, c.batchArgs = c.batch[:0], 0, c.batchArgs[:0]
+	c.clearBatch()
 	unauth := c.authRequired()
 	c.parser.Unauthenticated = unauth
 	for pos := c.r; ; {
+		if len(c.batch) > 0 && c.in[pos] != '*' && !c.parser.Pending() {
+			// An inline command is decoded in place (quotes, escapes), so
+			// it must be parsed exactly once: first in its batch, it runs.
+			break
+		}
 		args, end, err := c.parser.Next(c.in[:c.w], pos)
 		if err != nil {
 			if len(c.batch) > 0 {
@@ -102,7 +107,13 @@ func (c *client) dropBatch() {
 	if c.next < len(c.batch) {
 		c.parser.Reset()
 	}
-	clear(c.batch) // keep no input buffer alive through the scratch space
+	c.clearBatch()
+}
+
+// clearBatch empties the batch, keeping no input buffer alive through its
+// scratch space: every batch clears what the one before used.
+func (c *client) clearBatch() {
+	clear(c.batch)
 	clear(c.batchArgs)
 	c.batch, c.next, c.batchArgs = c.batch[:0], 0, c.batchArgs[:0]
 }
