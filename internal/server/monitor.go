@@ -75,7 +75,8 @@ func (c *client) feedMonitors(cmd *command.Cmd, args [][]byte) {
 	line = append(line, '+')
 	line = strconv.AppendInt(line, now.Unix(), 10)
 	line = append(line, '.')
-	us := strconv.AppendInt(nil, int64(now.Nanosecond()/1000), 10)
+	var digits [8]byte
+	us := strconv.AppendInt(digits[:0], int64(now.Nanosecond()/1000), 10)
 	for range 6 - len(us) {
 		line = append(line, '0')
 	}
