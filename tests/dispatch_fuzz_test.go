@@ -94,3 +94,73 @@ func FuzzDispatch(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPipelined sends three random command lines in one write, so that the
+// server parses them as one batch and prefetches their keys and members
+// before running any (internal/server/prefetch.go), and then checks the
+// server as FuzzDispatch does. The seeds name the same key in all three so
+// that batches mix types on one key: a set command prefetching the members
+// of a hash, a run on one key that deletes it half way.
+func FuzzPipelined(f *testing.F) {
+	cmds := fuzzCommands()
+	index := map[string]uint16{}
+	for i, c := range cmds {
+		index[strings.Join(c, " ")] = uint16(i)
+	}
+	seeds := [][3]string{
+		{"sadd", "hset", "sismember"},
+		{"hset", "sadd", "hget"},
+		{"lpush", "del", "rpop"},
+		{"zadd", "zincrby", "zscore"},
+		{"set", "incr", "getdel"},
+		{"hset", "hexpire", "hget"},
+		{"sadd", "rename", "smismember"},
+	}
+	for _, s := range seeds {
+		f.Add(index[s[0]], index[s[1]], index[s[2]], []byte("k\x001\x00f\x01k\x00f\x00v\x01k\x00f\x00g"))
+	}
+	s := start(f)
+	conn, err := net.Dial("tcp", s.Addr)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { conn.Close() })
+	br := bufio.NewReader(conn)
+	f.Fuzz(func(t *testing.T, a, b, c uint16, argBytes []byte) {
+		groups := strings.SplitN(string(argBytes), "\x01", 3)
+		var batch strings.Builder
+		var sent [][]string
+		for i, which := range []uint16{a, b, c} {
+			words := append([]string(nil), cmds[int(which)%len(cmds)]...)
+			if i < len(groups) && groups[i] != "" {
+				args := strings.Split(groups[i], "\x00")
+				words = append(words, args[:min(len(args), 8)]...)
+			}
+			sent = append(sent, words)
+			batch.WriteString(req(words...))
+		}
+		nonceBytes := make([]byte, 8)
+		rand.Read(nonceBytes)
+		nonce := hex.EncodeToString(nonceBytes)
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := conn.Write([]byte(batch.String() + req("RESET") + req("ECHO", nonce) + req("INFO", "stats"))); err != nil {
+			t.Fatalf("%q: write: %v", sent, err)
+		}
+		for {
+			v, err := readReply(br)
+			if err != nil {
+				t.Fatalf("%q: connection unusable: %v", sent, err)
+			}
+			if v == nonce {
+				break
+			}
+		}
+		info, err := readReply(br)
+		if err != nil {
+			t.Fatalf("%q: INFO: %v", sent, err)
+		}
+		if txt, _ := info.(string); !strings.Contains(txt, "recovered_panics:0\r\n") {
+			t.Fatalf("%q: the server recovered from a panic (see its log)", sent)
+		}
+	})
+}
