@@ -81,7 +81,8 @@ func TestConfigSet(t *testing.T) {
 		{[]string{"timeout", "007"}, fail("timeout", "argument couldn't be parsed into an integer")},
 		{[]string{"maxmemory", "-1"}, fail("maxmemory", "argument must be a memory value")},
 		{[]string{"maxmemory", "1.5"}, fail("maxmemory", "argument must be a memory value")},
-		{[]string{"proto-max-bulk-len", "10"}, fail("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive")},
+		{[]string{"proto-max-bulk-len", "10"}, fail("proto-max-bulk-len", "argument must be between 1048576 and 4294967295 inclusive")},
+		{[]string{"proto-max-bulk-len", "4gb"}, fail("proto-max-bulk-len", "argument must be between 1048576 and 4294967295 inclusive")},
 		{[]string{"loglevel", "loud"}, fail("loglevel", "argument(s) must be one of the following: debug, verbose, notice, warning, nothing")},
 		{[]string{"HZ", "abc"}, fail("HZ", "argument couldn't be parsed into an integer")}, // named as spelled
 		{[]string{"port", "1"}, fail("port", "can't set immutable config")},

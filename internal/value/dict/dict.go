@@ -9,6 +9,7 @@ package dict
 
 import (
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"unsafe"
@@ -18,17 +19,36 @@ import (
 
 var seed = maphash.MakeSeed()
 
-// entry is 24 bytes plus the value: the low 32 bits of the hash suffice to
-// pick a bucket and to skip most key comparisons, and the sign of next tells
-// free slots from live ones.
+// entry is 20 bytes plus the value, so 24 with a value of up to 4 bytes (a
+// hash keeps its value's length there): the key is a data pointer and a
+// 32-bit length instead of a 16-byte string header (MaxKey bounds it), the
+// low 32 bits of the hash suffice to pick a bucket and to skip most key
+// comparisons, and the sign of next tells free slots from live ones.
 type entry[V any] struct {
-	key  string
-	val  V
+	key  *byte
+	klen uint32
 	hash uint32
 	next int32 // live: index+1 of the next entry in the bucket, 0 = end; free: -1-link to the next free slot
+	val  V
 }
 
+// MaxKey is the longest key a Dict holds (4 GiB - 1); the server's
+// proto-max-bulk-len cannot be set above it.
+const MaxKey = math.MaxUint32
+
 func (e *entry[V]) live() bool { return e.next >= 0 }
+
+// k is the entry's key.
+func (e *entry[V]) k() string { return unsafe.String(e.key, e.klen) }
+
+// is reports whether the entry holds key, whose hash is h.
+func (e *entry[V]) is(key string, h uint32) bool {
+	return e.hash == h && int(e.klen) == len(key) && e.k() == key
+}
+
+func newEntry[V any](key string, val V, h uint32, next int32) entry[V] {
+	return entry[V]{key: unsafe.StringData(key), klen: uint32(len(key)), hash: h, next: next, val: val}
+}
 
 // Dict maps string keys to values of type V. The zero value is not usable:
 // call New.
@@ -58,7 +78,7 @@ func hashOf(key string) uint32 { return uint32(maphash.String(seed, key)) }
 func (d *Dict[V]) find(key string, h uint32) int32 {
 	for i := d.buckets[h&uint32(len(d.buckets)-1)]; i != 0; {
 		e := &d.entries[i-1]
-		if e.hash == h && e.key == key {
+		if e.is(key, h) {
 			return i
 		}
 		i = e.next
@@ -98,11 +118,21 @@ func (d *Dict[V]) Prefetch(key []byte, step int, h *uint32) bool {
 		prefetch.Lines(unsafe.Pointer(e), 1)
 		return true
 	case e.hash == *h:
-		prefetch.Lines(unsafe.Pointer(unsafe.StringData(e.key)), 1)
+		prefetch.Lines(unsafe.Pointer(e.key), 1)
 	case e.next != 0:
 		prefetch.Lines(unsafe.Pointer(&d.entries[e.next-1]), 1)
 	}
 	return false
+}
+
+// Find is Get that also returns the key as stored (its own allocation, not
+// the caller's string).
+func (d *Dict[V]) Find(key string) (stored string, val V, ok bool) {
+	if i := d.find(key, hashOf(key)); i != 0 {
+		e := &d.entries[i-1]
+		return e.k(), e.val, true
+	}
+	return "", val, false
 }
 
 // Ref returns a pointer to key's value, valid until the next insertion or
@@ -114,11 +144,23 @@ func (d *Dict[V]) Ref(key string) *V {
 	return nil
 }
 
-// Set stores val under key and reports whether key was new.
-func (d *Dict[V]) Set(key string, val V) bool {
+// Set stores val under key and reports whether key was new. A key already
+// present keeps the string it was stored with.
+func (d *Dict[V]) Set(key string, val V) bool { return d.put(key, val, false) }
+
+// Put is Set, except that a key already present is stored with the string
+// passed from then on: a caller that keeps data in the key's allocation (as
+// hashes keep the value after the field) moves it to a new one.
+func (d *Dict[V]) Put(key string, val V) bool { return d.put(key, val, true) }
+
+func (d *Dict[V]) put(key string, val V, rekey bool) bool {
 	h := hashOf(key)
 	if i := d.find(key, h); i != 0 {
-		d.entries[i-1].val = val
+		e := &d.entries[i-1]
+		e.val = val
+		if rekey {
+			e.key = unsafe.StringData(key)
+		}
 		return false
 	}
 	if d.n >= len(d.buckets) {
@@ -133,7 +175,7 @@ func (d *Dict[V]) Set(key string, val V) bool {
 		i = int32(len(d.entries))
 	}
 	b := &d.buckets[h&uint32(len(d.buckets)-1)]
-	d.entries[i-1] = entry[V]{key: key, val: val, hash: h, next: *b}
+	d.entries[i-1] = newEntry(key, val, h, *b)
 	*b = i
 	d.n++
 	return true
@@ -146,7 +188,7 @@ func (d *Dict[V]) Delete(key string) bool {
 	for *link != 0 {
 		i := *link
 		e := &d.entries[i-1]
-		if e.hash == h && e.key == key {
+		if e.is(key, h) {
 			*link = e.next
 			*e = entry[V]{next: -1 - d.free}
 			d.free = i
@@ -186,7 +228,7 @@ func (d *Dict[V]) resize(size int) {
 // Range calls fn for each element until it returns false. fn must not modify d.
 func (d *Dict[V]) Range(fn func(key string, val V) bool) {
 	for i := range d.entries {
-		if e := &d.entries[i]; e.live() && !fn(e.key, e.val) {
+		if e := &d.entries[i]; e.live() && !fn(e.k(), e.val) {
 			return
 		}
 	}
@@ -203,7 +245,7 @@ func (d *Dict[V]) Random(r *rand.Rand) (key string, val V, ok bool) {
 	for {
 		e := &d.entries[r.IntN(len(d.entries))]
 		if e.live() {
-			return e.key, e.val, true
+			return e.k(), e.val, true
 		}
 	}
 }
@@ -217,7 +259,7 @@ func (d *Dict[V]) Scan(cursor uint64, count int, fn func(key string, val V)) uin
 	for {
 		for i := d.buckets[cursor&mask]; i != 0; {
 			e := &d.entries[i-1]
-			fn(e.key, e.val)
+			fn(e.k(), e.val)
 			found++
 			i = e.next
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // TestAgainstMap runs random operations on a Dict and a Go map and compares.
@@ -137,6 +138,31 @@ func TestRef(t *testing.T) {
 	}
 	if d.Ref("missing") != nil {
 		t.Fatal("Ref of a missing key is not nil")
+	}
+}
+
+// TestPutRekeys: Put stores the key string it is given even when the key is
+// present (hashes move a field and its value to a new allocation that way),
+// Set keeps the first one, and Find returns the stored string.
+func TestPutRekeys(t *testing.T) {
+	d := New[int](0)
+	first, second := string([]byte("field")), string([]byte("field"))
+	d.Set(first, 1)
+	d.Set(second, 2)
+	if k, v, ok := d.Find("field"); !ok || v != 2 || unsafe.StringData(k) != unsafe.StringData(first) {
+		t.Fatalf("after Set: Find = %q %d %v, want the first string and 2", k, v, ok)
+	}
+	if d.Put(second, 3) {
+		t.Fatal("Put of a present key reported it new")
+	}
+	if k, v, ok := d.Find("field"); !ok || v != 3 || unsafe.StringData(k) != unsafe.StringData(second) {
+		t.Fatalf("after Put: Find = %q %d %v, want the second string and 3", k, v, ok)
+	}
+	if !d.Put("other", 4) || d.Len() != 2 {
+		t.Fatal("Put of a new key did not add it")
+	}
+	if _, _, ok := d.Find("missing"); ok {
+		t.Fatal("Find of a missing key succeeded")
 	}
 }
 

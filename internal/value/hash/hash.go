@@ -46,7 +46,7 @@ type Hash struct {
 	// without comparing them.
 	blob []byte
 	n    int
-	d    *dict.Dict[string] // table form; blob is nil once d is set
+	d    *dict.Dict[uint32] // table form, field -> value length (see pairString); blob is nil once d is set
 	ttl  *deadlines         // field expiry times; nil while no field has one
 	wide bool               // Redis would hold it as a hashtable
 	ex   bool               // an expiry command saw it while it was a listpack
@@ -111,8 +111,8 @@ func (h *Hash) PrefetchMember(field []byte, step int, hash *uint32) bool {
 // Get returns field's value.
 func (h *Hash) Get(f []byte) ([]byte, bool) {
 	if h.d != nil {
-		v, ok := h.d.Get(transient(f))
-		return view(v), ok
+		k, n, ok := h.d.Find(transient(f))
+		return value(k, n), ok
 	}
 	i := h.find(f)
 	if i < 0 {
@@ -155,19 +155,11 @@ func (h *Hash) set(f, v []byte) bool {
 		}
 	}
 	if h.d != nil {
-		if ref := h.d.Ref(transient(f)); ref != nil {
-			// The stored field string is kept; if it still shares its
-			// allocation with the first value, those bytes stay until
-			// the field goes: bounded, and cheaper than re-inserting.
-			*ref = string(v)
-			return false
-		}
-		k, val := pairStrings(f, v)
-		h.d.Set(k, val)
+		isNew := h.d.Put(pairString(f, v), uint32(len(v)))
 		if h.d.Len() > ListpackEntries {
 			h.wide = true
 		}
-		return true
+		return isNew
 	}
 	if i := h.find(f); i >= 0 {
 		start := i + 3 + len(f)
@@ -182,7 +174,7 @@ func (h *Hash) set(f, v []byte) bool {
 	}
 	if h.n == compactEntries {
 		h.toDict()
-		h.d.Set(string(f), string(v))
+		h.d.Set(pairString(f, v), uint32(len(v)))
 		return true
 	}
 	h.blob = append(h.blob, byte(len(f)), tag(f))
@@ -193,25 +185,34 @@ func (h *Hash) set(f, v []byte) bool {
 	return true
 }
 
-// pairStrings copies field and value into one allocation and returns them
-// as two strings over it: one object instead of two per field.
-func pairStrings(f, v []byte) (string, string) {
+// pairString copies field and value into one allocation and returns the
+// field as a string over its start; the value follows it, and the dict keeps
+// its length (value reads it back). One object per field, and an entry of
+// 24 bytes instead of the 40 that two string headers would take.
+func pairString(f, v []byte) string {
 	if len(f)+len(v) == 0 {
-		return "", ""
+		return ""
 	}
 	b := make([]byte, len(f)+len(v))
 	copy(b, f)
 	copy(b[len(f):], v)
-	s := unsafe.String(&b[0], len(b))
-	return s[:len(f)], s[len(f):]
+	return unsafe.String(&b[0], len(f))
+}
+
+// value is the n bytes stored after field k by pairString.
+func value(k string, n uint32) []byte {
+	if n == 0 {
+		return nil // also keeps the pointer arithmetic inside the allocation
+	}
+	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(k)), len(k))), n)
 }
 
 // toDict moves the compact pairs into a dict.
 func (h *Hash) toDict() {
-	d := dict.New[string](h.n + 1)
+	d := dict.New[uint32](h.n + 1)
 	for i := 0; i < len(h.blob); {
 		f, v, next := h.pair(i)
-		d.Set(pairStrings(f, v))
+		d.Set(pairString(f, v), uint32(len(v)))
 		i = next
 	}
 	h.d, h.blob, h.n = d, nil, 0
@@ -267,7 +268,7 @@ func (h *Hash) del(f []byte) bool {
 // Range calls fn for each field until it returns false. fn must not modify h.
 func (h *Hash) Range(fn func(f, v []byte) bool) {
 	if h.d != nil {
-		h.d.Range(func(k, v string) bool { return fn(view(k), view(v)) })
+		h.d.Range(func(k string, n uint32) bool { return fn(view(k), value(k, n)) })
 		return
 	}
 	for i := 0; i < len(h.blob); {
@@ -285,7 +286,7 @@ func (h *Hash) Range(fn func(f, v []byte) bool) {
 // fields.
 func (h *Hash) Scan(cursor uint64, count int, fn func(f, v []byte)) uint64 {
 	if h.wide {
-		return h.d.Scan(cursor, count, func(k, v string) { fn(view(k), view(v)) })
+		return h.d.Scan(cursor, count, func(k string, n uint32) { fn(view(k), value(k, n)) })
 	}
 	h.Range(func(f, v []byte) bool { fn(f, v); return true })
 	return 0
@@ -324,32 +325,35 @@ func (h *Hash) Random(r *rand.Rand, count int, repeat bool, fn func(f, v []byte)
 	}
 	if repeat {
 		for ; count > 0; count-- {
-			k, v, _ := h.d.Random(r)
-			fn(view(k), view(v))
+			k, n, _ := h.d.Random(r)
+			fn(view(k), value(k, n))
 		}
 		return
 	}
 	if count*3 > n {
 		// Most of the hash is wanted: shuffle a copy rather than retry
 		// random picks that hit fields already taken.
-		type kv struct{ k, v string }
+		type kv struct {
+			k string
+			n uint32
+		}
 		all := make([]kv, 0, n)
-		h.d.Range(func(k, v string) bool { all = append(all, kv{k, v}); return true })
+		h.d.Range(func(k string, vn uint32) bool { all = append(all, kv{k, vn}); return true })
 		for i := 0; i < count; i++ {
 			j := i + r.IntN(n-i)
 			all[i], all[j] = all[j], all[i]
-			fn(view(all[i].k), view(all[i].v))
+			fn(view(all[i].k), value(all[i].k, all[i].n))
 		}
 		return
 	}
 	seen := make(map[string]struct{}, count)
 	for len(seen) < count {
-		k, v, _ := h.d.Random(r)
+		k, vn, _ := h.d.Random(r)
 		if _, dup := seen[k]; dup {
 			continue
 		}
 		seen[k] = struct{}{}
-		fn(view(k), view(v))
+		fn(view(k), value(k, vn))
 	}
 }
 
@@ -376,8 +380,8 @@ func (h *Hash) Clone() any {
 		c.blob = slices.Clone(h.blob)
 	}
 	if h.d != nil {
-		c.d = dict.New[string](h.d.Len())
-		h.d.Range(func(k, v string) bool { c.d.Set(k, v); return true })
+		c.d = dict.New[uint32](h.d.Len())
+		h.d.Range(func(k string, n uint32) bool { c.d.Set(k, n); return true }) // immutable: shared
 	}
 	if h.ttl != nil {
 		c.ttl = h.ttl.clone()
