@@ -1,9 +1,31 @@
 package tests
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
+
+// heapPer starts an in-process server, runs load against it and reports the
+// live heap the load added divided by n, as the metric unit: a figure that,
+// like the used_memory delta of Redis and Valkey (jemalloc's allocated
+// bytes), counts size-class rounding but no garbage. HotKV's own INFO
+// used_memory (HeapAlloc) would count garbage not yet collected.
+func heapPer(b *testing.B, unit string, n int, load func(r *raw)) {
+	var per float64
+	for b.Loop() {
+		s := start(b, "--loglevel", "warning")
+		r := s.raw(b)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		load(r)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		per = float64(after.HeapAlloc-before.HeapAlloc) / float64(n)
+	}
+	b.ReportMetric(per, unit)
+}
 
 // BenchmarkPipelineSetGet: one connection, 100 SET+GET pairs per write, the
 // server layer end to end (parse, dispatch, lock, reply, one write).

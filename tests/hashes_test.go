@@ -594,3 +594,38 @@ func TestHashConcurrentExpiry(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHashMemory reports the heap per field (see heapPer) of the two
+// data sets of docs/bench/hashes.md: one hash of 1M fields "field:N" ->
+// "value:N", and 100k hashes "user:K" of 10 fields each (keys included).
+func BenchmarkHashMemory(b *testing.B) {
+	b.Run("1Mfields", func(b *testing.B) {
+		heapPer(b, "bytes/field", 1_000_000, func(r *raw) {
+			for batch := range 10_000 {
+				args := []string{"HSET", "big"}
+				for i := batch * 100; i < (batch+1)*100; i++ {
+					n := strconv.Itoa(i)
+					args = append(args, "field:"+n, "value:"+n)
+				}
+				r.do(args...)
+			}
+			if n := r.do("HLEN", "big"); n != int64(1_000_000) {
+				b.Fatalf("HLEN %v", n)
+			}
+		})
+	})
+	b.Run("100kx10", func(b *testing.B) {
+		heapPer(b, "bytes/field", 1_000_000, func(r *raw) {
+			for k := range 100_000 {
+				args := []string{"HSET", "user:" + strconv.Itoa(k)}
+				for j := range 10 {
+					args = append(args, "field:"+strconv.Itoa(j), "value:"+strconv.Itoa(k*10+j))
+				}
+				r.do(args...)
+			}
+			if n := r.do("DBSIZE"); n != int64(100_000) {
+				b.Fatalf("DBSIZE %v", n)
+			}
+		})
+	})
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -876,8 +875,8 @@ func setAtoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 // BenchmarkSetMemory1M loads a 1M-member set ("member:0".."member:999999",
 // or the integers 0..999999) into an in-process server and reports the heap
-// it holds per member after a GC (the bytes/member metric), for comparison
-// with used_memory deltas of Redis and Valkey (docs/bench/sets.md).
+// it holds per member (see heapPer), for comparison with used_memory deltas
+// of Redis and Valkey (docs/bench/sets.md).
 func BenchmarkSetMemory1M(b *testing.B) {
 	for _, prefix := range []string{"member:", ""} {
 		name := "strings"
@@ -885,13 +884,7 @@ func BenchmarkSetMemory1M(b *testing.B) {
 			name = "integers"
 		}
 		b.Run(name, func(b *testing.B) {
-			var per float64
-			for b.Loop() {
-				s := start(b)
-				r := s.raw(b)
-				runtime.GC()
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
+			heapPer(b, "bytes/member", 1_000_000, func(r *raw) {
 				for batch := range 1000 {
 					args := []string{"SADD", "big"}
 					for i := batch * 1000; i < (batch+1)*1000; i++ {
@@ -899,14 +892,10 @@ func BenchmarkSetMemory1M(b *testing.B) {
 					}
 					r.do(args...)
 				}
-				runtime.GC()
-				runtime.ReadMemStats(&after)
 				if n := r.do("SCARD", "big"); n != int64(1_000_000) {
 					b.Fatalf("SCARD %v", n)
 				}
-				per = float64(after.HeapAlloc-before.HeapAlloc) / 1e6
-			}
-			b.ReportMetric(per, "bytes/member")
+			})
 		})
 	}
 }
