@@ -932,3 +932,24 @@ func TestZRandMember(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkZSetMemory reports the heap per member (see heapPer) of the
+// sorted set of docs/bench/zsets.md: 1M members "member:N" added in random
+// order with uniformly random scores, 1000 per ZADD.
+func BenchmarkZSetMemory(b *testing.B) {
+	const n = 1_000_000
+	r := rand.New(rand.NewPCG(1, 1))
+	perm := r.Perm(n)
+	heapPer(b, "bytes/member", n, func(c *raw) {
+		for batch := 0; batch < n; batch += 1000 {
+			args := []string{"ZADD", "bigz"}
+			for _, i := range perm[batch : batch+1000] {
+				args = append(args, strconv.FormatFloat(r.Float64()*n, 'g', -1, 64), "member:"+strconv.Itoa(i))
+			}
+			c.do(args...)
+		}
+		if got := c.do("ZCARD", "bigz"); got != int64(n) {
+			b.Fatalf("ZCARD %v", got)
+		}
+	})
+}

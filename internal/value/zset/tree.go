@@ -1,6 +1,9 @@
 package zset
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // The ordered half of a sorted set is an order-statistics B+tree: leaves hold
 // (score, member) items in order and are linked both ways for range walks;
@@ -116,6 +119,9 @@ func (n *node) insert(it item) *node {
 		return r
 	}
 	i := n.childFor(it)
+	if k := n.kids[i]; k.leaf() && len(k.items) == maxLeaf && n.spill(i) {
+		i = n.childFor(it)
+	}
 	split := n.kids[i].insert(it)
 	n.refresh(i)
 	if split == nil {
@@ -138,6 +144,39 @@ func (n *node) insert(it item) *node {
 	n.items, n.kids, n.sizes = n.items[:at], n.kids[:at], n.sizes[:at]
 	n.size, r.size = sum(n.sizes), sum(r.sizes)
 	return r
+}
+
+// spill makes room in the full leaf kids[i] by moving items to a neighbour
+// with room (half of that room, at least one item), and reports whether it
+// could. Splitting only when the neighbours are full too keeps leaves about
+// 85% full under random inserts instead of 70%: 24-byte items, so about 6
+// bytes per element (docs/bench/zsets.md).
+func (n *node) spill(i int) bool {
+	k := n.kids[i]
+	if i+1 < len(n.kids) {
+		if r := n.kids[i+1]; len(r.items) < maxLeaf {
+			m := (maxLeaf - len(r.items) + 1) / 2
+			r.items = prepend(r.items, k.items[len(k.items)-m:])
+			clear(k.items[len(k.items)-m:])
+			k.items = k.items[:len(k.items)-m]
+			k.size, r.size = len(k.items), len(r.items)
+			n.refresh(i)
+			n.refresh(i + 1)
+			return true
+		}
+	}
+	if i > 0 {
+		if l := n.kids[i-1]; len(l.items) < maxLeaf {
+			m := (maxLeaf - len(l.items) + 1) / 2
+			l.items = append(l.items, k.items[:m]...)
+			k.items = shiftLeft(k.items, m)
+			k.size, l.size = len(k.items), len(l.items)
+			n.refresh(i - 1)
+			n.refresh(i)
+			return true
+		}
+	}
+	return false
 }
 
 func insertAt[T any](s []T, i int, v T) []T {
@@ -278,11 +317,13 @@ func shiftLeft[T any](s []T, m int) []T {
 	return s[:len(s)-m]
 }
 
+// prepend puts head before s's elements, in s's array when it has room.
 func prepend[T any](s, head []T) []T {
-	out := make([]T, len(head)+len(s), max(cap(s), len(head)+len(s)))
-	copy(out, head)
-	copy(out[len(head):], s)
-	return out
+	n := len(s)
+	s = slices.Grow(s, len(head))[:n+len(head)]
+	copy(s[len(head):], s[:n])
+	copy(s, head)
+	return s
 }
 
 // pos is a position in the leaf chain: leaf n, index i.

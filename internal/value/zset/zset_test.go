@@ -378,3 +378,33 @@ func TestSliceAgainstModel(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomInsertsFillLeaves: a leaf that fills up moves items to a
+// neighbour with room before it splits, so random inserts leave the leaves
+// more than 80% full on average (a split alone leaves about 70%).
+func TestRandomInsertsFillLeaves(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	z := New(0, 0)
+	var m model
+	for i := range 50000 {
+		member, score := fmt.Sprint("m", i), r.Float64()
+		z.Set(member, score)
+		m = append(m, item{score, member})
+	}
+	slices.SortFunc(m, func(a, b item) int {
+		if less(a, b) {
+			return -1
+		}
+		return 1
+	})
+	check(t, z, m)
+	leaves := 0
+	for n := z.first().n; n != nil; n = n.next {
+		leaves++
+	}
+	fill := float64(len(m)) / float64(leaves*maxLeaf)
+	if fill < 0.8 {
+		t.Fatalf("%d leaves for %d items: %.2f full", leaves, len(m), fill)
+	}
+	t.Logf("%d leaves for %d items: %.2f full", leaves, len(m), fill)
+}
