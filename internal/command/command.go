@@ -216,7 +216,7 @@ type Cmd struct {
 	First   int // first key argument (1-based; 0 = no keys)
 	Last    int // last key argument, negative counts from the end
 	Step    int
-	Member  int                                  // argument of the first member or field looked up in the key's collection (0: none), prefetched when pipelined
+	Member  int                                  // argument of the first member or field looked up in the key's collection (0: none), prefetched when pipelined; ZADD's is where its plain form has it (options before it only waste the prefetch)
 	Keys    func(args [][]byte, dst []int) []int // positions of keys, for numkeys-style commands
 	OtherDB func(args [][]byte, db int) int      // another database whose shards of the keys the command needs, db selected (MOVE), or -1
 	Run     func(*Ctx)

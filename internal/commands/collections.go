@@ -2,12 +2,17 @@ package commands
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
 // Helpers shared by the collection families.
+
+// transient views an argument as a string without copying it, for a lookup
+// or a call that does not keep the string past the command.
+func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // typedEntry returns key's entry when it holds kind (nil when the key does not
 // exist); ok is false, with WRONGTYPE answered, for another type. read counts

@@ -151,7 +151,8 @@ pairs:
 	var result float64
 	done := false
 	for j := 0; j < n; j++ {
-		member, s := string(args[i+2*j+1]), scores[j]
+		// Moving a member keeps the set's own string: copy only to add one.
+		member, s := transient(args[i+2*j+1]), scores[j]
 		cur, exists := z.Score(member)
 		if exists {
 			if nx {
@@ -177,7 +178,7 @@ pairs:
 			if xx {
 				continue
 			}
-			z.Set(member, s)
+			z.Set(string(args[i+2*j+1]), s)
 			added++
 			result, done = s, true
 		}
@@ -1233,7 +1234,7 @@ func init() {
 	rw := w | command.DenyOOM
 	ro := command.ReadOnly
 	command.Register(
-		key1(&command.Cmd{Name: "zadd", Arity: -4, Flags: rw | command.Fast, Run: zadd, Group: g, Since: "1.2.0",
+		key1(&command.Cmd{Name: "zadd", Member: 3, Arity: -4, Flags: rw | command.Fast, Run: zadd, Group: g, Since: "1.2.0",
 			Summary: "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.",
 			Args:    "key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]"}),
 		key1(&command.Cmd{Name: "zincrby", Member: 3, Arity: 4, Flags: rw | command.Fast, Run: zincrby, Group: g, Since: "1.2.0",

@@ -229,6 +229,9 @@ func BenchmarkPipelineLarge(b *testing.B) {
 		{"HSET", func(r int) []string { return []string{"HSET", "hash", "field:" + strconv.Itoa(r), "xyz"} }},
 		{"SISMEMBER", func(r int) []string { return []string{"SISMEMBER", "set", "element:" + strconv.Itoa(r)} }},
 		{"LPUSH", func(r int) []string { return []string{"LPUSH", "list", "x"} }}, // one hot key: nothing to prefetch
+		{"ZADD", func(r int) []string { // moves a member to a new score
+			return []string{"ZADD", "zset", strconv.Itoa(r ^ 0x5555), "member:" + strconv.Itoa(r)}
+		}},
 	}
 	s := benchServer(b)
 	setup := &streamConn{}
@@ -236,6 +239,7 @@ func BenchmarkPipelineLarge(b *testing.B) {
 		setup.stream = encode(setup.stream, "SET", "key:"+strconv.Itoa(i), strconv.Itoa(i))
 		setup.stream = encode(setup.stream, "SADD", "set", "element:"+strconv.Itoa(i))
 		setup.stream = encode(setup.stream, "HSET", "hash", "field:"+strconv.Itoa(i), "abc")
+		setup.stream = encode(setup.stream, "ZADD", "zset", strconv.Itoa(i), "member:"+strconv.Itoa(i))
 		setup.ends = append(setup.ends, len(setup.stream))
 	}
 	setup.reads = len(setup.ends)

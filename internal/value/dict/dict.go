@@ -125,14 +125,14 @@ func (d *Dict[V]) Prefetch(key []byte, step int, h *uint32) bool {
 	return false
 }
 
-// Find is Get that also returns the key as stored (its own allocation, not
-// the caller's string).
-func (d *Dict[V]) Find(key string) (stored string, val V, ok bool) {
+// Lookup is Ref that also returns the key as stored (its own allocation,
+// not the caller's string); ref is nil when key is absent.
+func (d *Dict[V]) Lookup(key string) (stored string, ref *V) {
 	if i := d.find(key, hashOf(key)); i != 0 {
 		e := &d.entries[i-1]
-		return e.k(), e.val, true
+		return e.k(), &e.val
 	}
-	return "", val, false
+	return "", nil
 }
 
 // Ref returns a pointer to key's value, valid until the next insertion or

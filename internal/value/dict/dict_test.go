@@ -143,26 +143,26 @@ func TestRef(t *testing.T) {
 
 // TestPutRekeys: Put stores the key string it is given even when the key is
 // present (hashes move a field and its value to a new allocation that way),
-// Set keeps the first one, and Find returns the stored string.
+// Set keeps the first one, and Lookup returns the stored string.
 func TestPutRekeys(t *testing.T) {
 	d := New[int](0)
 	first, second := string([]byte("field")), string([]byte("field"))
 	d.Set(first, 1)
 	d.Set(second, 2)
-	if k, v, ok := d.Find("field"); !ok || v != 2 || unsafe.StringData(k) != unsafe.StringData(first) {
-		t.Fatalf("after Set: Find = %q %d %v, want the first string and 2", k, v, ok)
+	if k, v := d.Lookup("field"); v == nil || *v != 2 || unsafe.StringData(k) != unsafe.StringData(first) {
+		t.Fatalf("after Set: Lookup = %q %v, want the first string and 2", k, v)
 	}
 	if d.Put(second, 3) {
 		t.Fatal("Put of a present key reported it new")
 	}
-	if k, v, ok := d.Find("field"); !ok || v != 3 || unsafe.StringData(k) != unsafe.StringData(second) {
-		t.Fatalf("after Put: Find = %q %d %v, want the second string and 3", k, v, ok)
+	if k, v := d.Lookup("field"); v == nil || *v != 3 || unsafe.StringData(k) != unsafe.StringData(second) {
+		t.Fatalf("after Put: Lookup = %q %v, want the second string and 3", k, v)
 	}
 	if !d.Put("other", 4) || d.Len() != 2 {
 		t.Fatal("Put of a new key did not add it")
 	}
-	if _, _, ok := d.Find("missing"); ok {
-		t.Fatal("Find of a missing key succeeded")
+	if _, v := d.Lookup("missing"); v != nil {
+		t.Fatal("Lookup of a missing key succeeded")
 	}
 }
 

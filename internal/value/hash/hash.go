@@ -111,8 +111,11 @@ func (h *Hash) PrefetchMember(field []byte, step int, hash *uint32) bool {
 // Get returns field's value.
 func (h *Hash) Get(f []byte) ([]byte, bool) {
 	if h.d != nil {
-		k, n, ok := h.d.Find(transient(f))
-		return value(k, n), ok
+		k, n := h.d.Lookup(transient(f))
+		if n == nil {
+			return nil, false
+		}
+		return value(k, *n), true
 	}
 	i := h.find(f)
 	if i < 0 {

@@ -46,10 +46,10 @@ func (z *ZSet) PrefetchMember(member []byte, step int, h *uint32) bool {
 func (z *ZSet) Score(member string) (float64, bool) { return z.dict.Get(member) }
 
 // Set adds member with score or moves it to score, and reports whether it
-// was new. The set keeps member: it must not alias a request buffer (a
-// string(bytes) conversion is a copy).
+// was new. A new member is kept: it must not then alias a request buffer (a
+// string(bytes) conversion is a copy); moving one keeps the stored string.
 func (z *ZSet) Set(member string, score float64) bool {
-	ref := z.dict.Ref(member)
+	key, ref := z.dict.Lookup(member)
 	if ref == nil && !z.big && (z.dict.Len()+1 > ListpackEntries || len(member) > ListpackValue) {
 		z.big = true // Redis converts before inserting the member that does not fit
 	}
@@ -62,21 +62,13 @@ func (z *ZSet) Set(member string, score float64) bool {
 			return false
 		}
 		*ref = score
-		key := z.treeKey(member, old)
-		z.tree.remove(item{old, key})
+		z.tree.remove(item{old, key}) // the dict's string is the tree's
 		z.tree.insert(item{score, key})
 		return false
 	}
 	z.dict.Set(member, score)
 	z.tree.insert(item{score, member})
 	return true
-}
-
-// treeKey returns the member string the tree holds (shared with the dict),
-// so a re-insert does not keep a caller's transient string.
-func (z *ZSet) treeKey(member string, score float64) string {
-	_, p := z.tree.seek(func(it item) bool { return !less(it, item{score, member}) })
-	return p.item().member
 }
 
 // Remove deletes member and reports whether it was present.
