@@ -196,3 +196,36 @@ func TestInlineCommandsInBatches(t *testing.T) {
 	r.expectRead(Status("OK"))
 	s.raw(t).expect("hello world", "GET", "k")
 }
+
+// TestEmptyLinesInBatches: an empty line is an inline command with no words,
+// which Redis skips. One that starts a batch with more input behind it must
+// still be skipped: it once became an empty command that crashed the
+// connection (redis-cli --pipe ends its stream with "\r\n" before its ECHO).
+func TestEmptyLinesInBatches(t *testing.T) {
+	s := start(t)
+	for _, tc := range []struct {
+		name   string
+		writes []string
+		want   []any
+	}{
+		{"empty line then inline", []string{"\r\nPING\r\n"}, []any{Status("PONG")}},
+		{"empty line then RESP", []string{"\r\n" + req("ECHO", "x")}, []any{"x"}},
+		{"empty lines between keyed commands", []string{req("SET", "a", "1") + "\r\n\r\n" + req("SET", "b", "2") + req("GET", "a")},
+			[]any{Status("OK"), Status("OK"), "1"}},
+		{"redis-cli --pipe's ending", []string{req("SET", "k1", "x") + req("SET", "k2", "y"), "\r\n" + req("ECHO", "0123456789abcdefghij")},
+			[]any{Status("OK"), Status("OK"), "0123456789abcdefghij"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := s.raw(t)
+			for _, w := range tc.writes {
+				r.send(w)
+				time.Sleep(10 * time.Millisecond) // separate reads on the server
+			}
+			for _, want := range tc.want {
+				r.expectRead(want)
+			}
+			r.expect(Status("PONG"), "PING") // the connection is still up
+		})
+	}
+	s.noPanics(t)
+}

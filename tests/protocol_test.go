@@ -400,6 +400,27 @@ func TestGoRedisBothProtocols(t *testing.T) {
 	s.noPanics(t)
 }
 
+// TestRedisCLIPipe is Redis's mass insertion: a RESP stream through
+// redis-cli --pipe, which ends it with "\r\n" and an ECHO it waits for.
+func TestRedisCLIPipe(t *testing.T) {
+	cli := redisCLI(t)
+	s := start(t)
+	_, port, _ := net.SplitHostPort(s.Addr)
+	var stream strings.Builder
+	const n = 20000
+	for i := range n {
+		stream.WriteString(req("SET", fmt.Sprintf("key:%012d", i), "xxx"))
+	}
+	cmd := exec.Command(cli, "-h", "127.0.0.1", "-p", port, "--pipe")
+	cmd.Stdin = strings.NewReader(stream.String())
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), fmt.Sprintf("errors: 0, replies: %d", n)) {
+		t.Fatalf("redis-cli --pipe: %v\n%s", err, out)
+	}
+	s.raw(t).expect(int64(n), "DBSIZE")
+	s.noPanics(t)
+}
+
 // TestRedisCLI drives the server with the real redis-cli: arguments, stdin
 // lines, RESP3 and a password.
 func TestRedisCLI(t *testing.T) {

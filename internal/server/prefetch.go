@@ -88,10 +88,14 @@ func (c *client) parseBatch() error {
 			(args != nil && (p.cmd == nil || p.cmd.First == 0)) {
 			break
 		}
-		// The parser reuses its argument list for the next command.
-		at := len(c.batchArgs)
-		c.batchArgs = append(c.batchArgs, args...)
-		c.batch[len(c.batch)-1].args = c.batchArgs[at:len(c.batchArgs):len(c.batchArgs)]
+		// The parser reuses its argument list for the next command. An
+		// empty line (nil args, skipped when run) must stay nil: a copy
+		// would be an empty command.
+		if args != nil {
+			at := len(c.batchArgs)
+			c.batchArgs = append(c.batchArgs, args...)
+			c.batch[len(c.batch)-1].args = c.batchArgs[at:len(c.batchArgs):len(c.batchArgs)]
+		}
 	}
 	if len(c.batch) > 1 {
 		c.prefetch()
