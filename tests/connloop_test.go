@@ -1,10 +1,13 @@
 package tests
 
 import (
+	"io"
+	"net"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The connection loop reads the socket itself (see server.serveRaw): these
@@ -79,5 +82,27 @@ func TestRepliesLargerThanTheSocketBuffer(t *testing.T) {
 	}
 	if got := r.read(); got != Status("PONG") {
 		t.Fatalf("PING: %#v", got)
+	}
+}
+
+// TestHalfCloseEndsConnection: a client that sends its last command and
+// shuts its side down at once gets its replies and then the server's close,
+// as from Redis, even when the end of file arrives with the command.
+func TestHalfCloseEndsConnection(t *testing.T) {
+	s := start(t)
+	for i := range 20 {
+		conn, err := net.Dial("tcp", s.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		conn.Write([]byte("\r\nPI"))
+		conn.Write([]byte("NG\r\n" + req("ECHO", "x")))
+		conn.(*net.TCPConn).CloseWrite()
+		got, err := io.ReadAll(conn)
+		conn.Close()
+		if err != nil || string(got) != "+PONG\r\n$1\r\nx\r\n" {
+			t.Fatalf("connection %d: read %q, %v (want the replies, then the server's close)", i, got, err)
+		}
 	}
 }

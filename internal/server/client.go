@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/config"
@@ -30,12 +31,17 @@ const (
 // unexported fields without a lock; what other goroutines read (CLIENT LIST,
 // INFO) is atomic or under infoMu.
 type client struct {
-	s      *Server
-	conn   net.Conn
-	id     int64
-	fd     int // for CLIENT LIST
-	rawFD  int // the socket while serveRaw's callback runs, else -1
-	parser *resp.Parser
+	s     *Server
+	conn  net.Conn
+	id    int64
+	fd    int // for CLIENT LIST
+	rawFD int // the socket while serveRaw's callback runs, else -1
+	// rc is the socket for serveRaw, set before it runs; shortRead is set
+	// when serveRaw waits after a read that may have left the peer's
+	// close unread (see closeHalfClosed).
+	rc        syscall.RawConn
+	shortRead atomic.Bool
+	parser    *resp.Parser
 	// The commands parsed from in and not yet run (batch[next:]), and the
 	// arguments they keep (see parseBatch).
 	batch     []parsed
@@ -152,6 +158,7 @@ func (c *client) serve() {
 	}()
 	if sc, ok := c.conn.(syscall.Conn); ok {
 		if rc, err := sc.SyscallConn(); err == nil {
+			c.rc = rc
 			c.serveRaw(rc)
 			return
 		}
@@ -204,6 +211,7 @@ func (c *client) serveRaw(rc syscall.RawConn) {
 					return true
 				}
 				if !full {
+					c.shortRead.Store(true)
 					return false
 				}
 			}
@@ -214,6 +222,19 @@ func (c *client) serveRaw(rc syscall.RawConn) {
 			return
 		}
 	}
+}
+
+// peerClosed reports whether the peer has closed its side and nothing is
+// left to read: a peek at the socket answers end of file.
+func (c *client) peerClosed() bool {
+	closed := false
+	c.rc.Control(func(fd uintptr) {
+		var b [1]byte
+		n, _, errno := syscall.Syscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&b[0])), 1,
+			syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+		closed = errno == 0 && n == 0
+	})
+	return closed
 }
 
 // beforeRead applies the settings CONFIG SET may have changed and makes room
@@ -307,7 +328,7 @@ func (c *client) process() {
 		p := &c.batch[c.next]
 		c.next++
 		c.r = p.end
-		if p.args != nil {
+		if len(p.args) > 0 { // an empty line has none
 			c.cur = p
 			c.execute(p.cmd, p.args)
 			c.cur = nil

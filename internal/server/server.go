@@ -290,6 +290,7 @@ func (s *Server) cron() {
 			}
 			tick.Calibrate()
 			s.sample(now)
+			s.closeHalfClosed(now)
 			if s.activeExpire.Load() {
 				exp.Cycle(time.Second / time.Duration(hz) / 4)
 			}
@@ -297,6 +298,31 @@ func (s *Server) cron() {
 				hz = h
 				t.Reset(time.Second / time.Duration(hz))
 			}
+		}
+	}
+}
+
+// closeHalfClosed closes connections whose peer shut its side down with
+// its last command: serveRaw goes back to the edge-triggered poller after a
+// read that did not fill the buffer without reading again (which saves a
+// system call per request), so an end of file that arrived together with
+// that read raises no further event, and a client that half-closed and
+// waits for the server to close (nc -N, a script reading to EOF) would wait
+// forever. A connection idle for a tick after such a read is peeked once;
+// Redis closes a client whose read returns end of file the same way.
+func (s *Server) closeHalfClosed(now time.Time) {
+	idle := now.UnixMilli() - 100
+	var check []*client
+	s.mu.Lock()
+	for _, c := range s.clients {
+		if c.shortRead.Load() && c.lastSeen.Load() < idle && c.shortRead.CompareAndSwap(true, false) {
+			check = append(check, c)
+		}
+	}
+	s.mu.Unlock()
+	for _, c := range check {
+		if c.peerClosed() {
+			c.closeConn()
 		}
 	}
 }
