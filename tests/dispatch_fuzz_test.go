@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/rand"
 	"encoding/hex"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -161,6 +162,66 @@ func FuzzPipelined(f *testing.F) {
 		}
 		if txt, _ := info.(string); !strings.Contains(txt, "recovered_panics:0\r\n") {
 			t.Fatalf("%q: the server recovered from a panic (see its log)", sent)
+		}
+	})
+}
+
+// FuzzStream writes arbitrary bytes to a fresh connection in two writes
+// (RESP, inline commands, empty lines, garbage, cut anywhere), half-closes
+// it and reads until the server closes its side. Whatever the replies, the
+// server must not panic. Inputs naming a command FuzzDispatch skips (or
+// CONFIG) are skipped, since the bytes can spell any command.
+func FuzzStream(f *testing.F) {
+	for _, seed := range []string{
+		"\r\nPING\r\n",
+		req("SET", "a", "1") + "\r\n\r\n" + req("SET", "b", "2") + req("GET", "a"),
+		req("SET", "k1", "x") + req("SET", "k2", "y") + "\r\n" + req("ECHO", "0123456789abcdefghij"),
+		"SET a 1\r\nSET b \"xyz\r\n",
+		req("SADD", "s", "m") + "HSET s f v\r\n" + req("SISMEMBER", "s", "m") + "*2\r\n$3\r\nGET\r\n$1",
+		"*1\r\n$4\r\nPING\r\n*-1\r\n*0\r\n\n\n  \r\nECHO 'a b'\r\n",
+	} {
+		f.Add([]byte(seed), uint16(len(seed)/2))
+	}
+	s := start(f)
+	skip := []string{"config"}
+	for name := range fuzzSkip {
+		skip = append(skip, strings.ReplaceAll(name, "|", " "))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		lower := strings.ToLower(string(data))
+		for _, name := range skip {
+			if strings.Contains(lower, name) {
+				t.Skip()
+			}
+		}
+		conn, err := net.Dial("tcp", s.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		at := int(cut) % (len(data) + 1)
+		conn.Write(data[:at])
+		conn.Write(data[at:])
+		conn.(*net.TCPConn).CloseWrite()
+		got, err := io.ReadAll(conn)
+		t.Logf("at %d got %q", at, got)
+		if err != nil {
+			t.Fatalf("the server did not close the connection: %v", err)
+		}
+		c, err := net.Dial("tcp", s.Addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		c.Write([]byte(req("INFO", "stats")))
+		info, err := readReply(bufio.NewReader(c))
+		if err != nil {
+			t.Fatalf("INFO: %v", err)
+		}
+		if txt, _ := info.(string); !strings.Contains(txt, "recovered_panics:0\r\n") {
+			t.Fatalf("%q: the server recovered from a panic (see its log)", data)
 		}
 	})
 }
