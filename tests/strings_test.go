@@ -542,3 +542,22 @@ func TestMSetManyKeys(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkStringMemory reports the heap per key (see heapPer) of 1M string
+// keys as valkey-benchmark and scripts/bench-10m.sh write them: "key:%012d"
+// -> "xxx", 1000 per MSET.
+func BenchmarkStringMemory(b *testing.B) {
+	const n = 1_000_000
+	heapPer(b, "bytes/key", n, func(r *raw) {
+		for batch := 0; batch < n; batch += 1000 {
+			args := []string{"MSET"}
+			for i := batch; i < batch+1000; i++ {
+				args = append(args, fmt.Sprintf("key:%012d", i), "xxx")
+			}
+			r.do(args...)
+		}
+		if got := r.do("DBSIZE"); got != int64(n) {
+			b.Fatalf("DBSIZE %v", got)
+		}
+	})
+}

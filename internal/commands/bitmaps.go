@@ -46,8 +46,8 @@ func bitString(x *command.Ctx, key []byte, last int64) (*keyspace.Entry, bool) {
 		x.Error(command.ErrWrongType)
 		return nil, false
 	}
-	if int64(len(e.Str)) <= last {
-		e.Str = append(e.Str, make([]byte, last+1-int64(len(e.Str)))...)
+	if int64(len(e.Bytes())) <= last {
+		e.SetBytes(append(e.Bytes(), make([]byte, last+1-int64(len(e.Bytes())))...))
 	}
 	return e, true
 }
@@ -83,8 +83,8 @@ func setbit(x *command.Ctx) {
 	if !ok {
 		return
 	}
-	old := getBit(e.Str, off)
-	setBit(e.Str, off, int(v[0]-'0'))
+	old := getBit(e.Bytes(), off)
+	setBit(e.Bytes(), off, int(v[0]-'0'))
 	x.W.Int(int64(old))
 }
 
@@ -102,7 +102,7 @@ func getbit(x *command.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	x.W.Int(int64(getBit(e.Str, off)))
+	x.W.Int(int64(getBit(e.Bytes(), off)))
 }
 
 // bitRange is the optional [start end [BYTE|BIT]] of BITCOUNT and BITPOS.
@@ -187,12 +187,12 @@ func bitcount(x *command.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	first, last, empty := r.bits(int64(len(e.Str)))
+	first, last, empty := r.bits(int64(len(e.Bytes())))
 	if empty {
 		x.W.Int(0)
 		return
 	}
-	x.W.Int(popcount(e.Str, first, last))
+	x.W.Int(popcount(e.Bytes(), first, last))
 }
 
 // popcount counts set bits in the inclusive bit range [first, last].
@@ -238,12 +238,12 @@ func bitpos(x *command.Ctx) {
 		x.W.Int(-b) // a missing key is an endless run of zeros
 		return
 	}
-	first, last, empty := r.bits(int64(len(e.Str)))
+	first, last, empty := r.bits(int64(len(e.Bytes())))
 	if empty {
 		x.W.Int(-1)
 		return
 	}
-	pos := findBit(e.Str, first, last, int(b))
+	pos := findBit(e.Bytes(), first, last, int(b))
 	if pos < 0 && b == 0 && !r.endGiven {
 		pos = last + 1 // zeros continue past the string's end
 	}
@@ -301,8 +301,8 @@ func bitop(x *command.Ctx) {
 			x.Error(command.ErrWrongType)
 			return
 		}
-		vals[i] = e.Str
-		maxLen = max(maxLen, len(e.Str))
+		vals[i] = e.Bytes()
+		maxLen = max(maxLen, len(e.Bytes()))
 	}
 	res := make([]byte, maxLen)
 	for j := range res {
@@ -333,7 +333,7 @@ func bitop(x *command.Ctx) {
 	if maxLen == 0 {
 		sh.Delete(dst, x.Now)
 	} else {
-		sh.Put(dst, &keyspace.Entry{Kind: keyspace.KindString, Str: res})
+		sh.Put(dst, keyspace.NewString(res))
 	}
 	x.W.Int(int64(maxLen))
 }
@@ -506,14 +506,14 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 		if !ok {
 			return
 		}
-		s = e.Str
+		s = e.Bytes()
 	} else {
 		e, ok := readString(x, x.Args[1])
 		if !ok {
 			return
 		}
 		if e != nil {
-			s = e.Str
+			s = e.Bytes()
 		}
 	}
 	x.W.Array(len(ops))

@@ -22,7 +22,7 @@ func hllValue(x *command.Ctx, key []byte) (*keyspace.Entry, bool) {
 		x.Error(command.ErrWrongType)
 		return nil, false
 	}
-	if !hll.Valid(e.Str) {
+	if !hll.Valid(e.Bytes()) {
 		x.Error(errNotHLL)
 		return nil, false
 	}
@@ -38,11 +38,13 @@ func pfadd(x *command.Ctx) {
 	changed := false
 	if e == nil {
 		e = x.Shard(key).SetString(key, nil, 0, false)
-		e.Str = hll.New()
+		e.SetBytes(hll.New())
 		changed = true
 	}
+	b := e.Bytes()
 	for _, ele := range x.Args[2:] {
-		c, err := hll.Add(&e.Str, ele)
+		c, err := hll.Add(&b, ele)
+		e.SetBytes(b) // Add may have grown or converted it
 		if err != nil {
 			x.Error(err.Error())
 			return
@@ -50,7 +52,7 @@ func pfadd(x *command.Ctx) {
 		changed = changed || c
 	}
 	if changed {
-		e.Str[15] |= 1 << 7 // the cached cardinality is stale
+		e.Bytes()[15] |= 1 << 7 // the cached cardinality is stale
 		x.W.Int(1)
 		return
 	}
@@ -67,7 +69,7 @@ func pfcount(x *command.Ctx) {
 			x.W.Int(0)
 			return
 		}
-		n, refreshed, err := hll.Count(e.Str)
+		n, refreshed, err := hll.Count(e.Bytes())
 		if err != nil {
 			x.Error(err.Error())
 			return
@@ -87,7 +89,7 @@ func pfcount(x *command.Ctx) {
 		if e == nil {
 			continue
 		}
-		if err := hll.MergeInto(&regs, e.Str); err != nil {
+		if err := hll.MergeInto(&regs, e.Bytes()); err != nil {
 			x.Error(err.Error())
 			return
 		}
@@ -106,8 +108,8 @@ func pfmerge(x *command.Ctx) {
 		if e == nil {
 			continue
 		}
-		dense = dense || hll.IsDense(e.Str)
-		if err := hll.MergeInto(&regs, e.Str); err != nil {
+		dense = dense || hll.IsDense(e.Bytes())
+		if err := hll.MergeInto(&regs, e.Bytes()); err != nil {
 			x.Error(err.Error())
 			return
 		}
@@ -116,9 +118,12 @@ func pfmerge(x *command.Ctx) {
 	e := x.Lookup(dst)
 	if e == nil {
 		e = x.Shard(dst).SetString(dst, nil, 0, false)
-		e.Str = hll.New()
+		e.SetBytes(hll.New())
 	}
-	if err := hll.SetRegisters(&e.Str, &regs, dense); err != nil {
+	b := e.Bytes()
+	err := hll.SetRegisters(&b, &regs, dense)
+	e.SetBytes(b)
+	if err != nil {
 		x.Error(err.Error())
 		return
 	}

@@ -450,11 +450,7 @@ func objectIdletime(x *command.Ctx) {
 	if e := objectEntry(x); e != nil {
 		// A shared integer's idle time in Redis is that of the last access
 		// to any key holding it; HotKV reports the key's own.
-		if now := keyspace.Clock.Load(); now > e.Access {
-			x.W.Int(int64(now - e.Access))
-		} else {
-			x.W.Int(0)
-		}
+		x.W.Int(int64(e.IdleSeconds(keyspace.Clock.Load())))
 	}
 }
 

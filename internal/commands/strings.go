@@ -11,7 +11,7 @@ import (
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
-// String commands. Values live in Entry.Str as plain bytes owned by the entry:
+// String commands. Values live in Entry.Bytes as plain bytes owned by the entry:
 // APPEND, SETRANGE and the INCR family modify them in place.
 
 // maxStringLen is Redis's default proto-max-bulk-len, the largest string
@@ -40,7 +40,7 @@ func replyString(x *command.Ctx, e *keyspace.Entry) {
 		x.W.Null()
 		return
 	}
-	x.W.Bulk(e.Str)
+	x.W.Bulk(e.Bytes())
 }
 
 func get(x *command.Ctx) {
@@ -246,7 +246,7 @@ func getex(x *command.Ctx) {
 			return
 		}
 	}
-	x.W.Bulk(e.Str)
+	x.W.Bulk(e.Bytes())
 	sh := x.Shard(key)
 	switch {
 	case flags&(setOptEXAT|setOptPXAT) != 0 && at <= x.Now:
@@ -280,7 +280,7 @@ func mgetReply(x *command.Ctx, e *keyspace.Entry) {
 		x.W.Null()
 		return
 	}
-	x.W.Bulk(e.Str)
+	x.W.Bulk(e.Bytes())
 }
 
 func mset(x *command.Ctx) {
@@ -349,12 +349,12 @@ func appendCmd(x *command.Ctx) {
 		x.W.Int(int64(len(val)))
 		return
 	}
-	if !checkStringLen(x, int64(len(e.Str)), int64(len(val))) {
+	if !checkStringLen(x, int64(len(e.Bytes())), int64(len(val))) {
 		return
 	}
-	e.Str = append(e.Str, val...)
+	e.SetBytes(append(e.Bytes(), val...))
 	x.Touch(key)
-	x.W.Int(int64(len(e.Str)))
+	x.W.Int(int64(len(e.Bytes())))
 }
 
 func strlen(x *command.Ctx) {
@@ -366,7 +366,7 @@ func strlen(x *command.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	x.W.Int(int64(len(e.Str)))
+	x.W.Int(int64(len(e.Bytes())))
 }
 
 // getrange is Redis's getrangeCommand, index arithmetic included.
@@ -385,7 +385,7 @@ func getrange(x *command.Ctx) {
 		x.W.Bulk(nil)
 		return
 	}
-	s := e.Str
+	s := e.Bytes()
 	n := int64(len(s))
 	if start < 0 && end < 0 && start > end {
 		x.W.Bulk(nil)
@@ -432,24 +432,24 @@ func setrange(x *command.Ctx) {
 		}
 		b := make([]byte, int(off)+len(val))
 		copy(b[off:], val)
-		sh.Put(key, &keyspace.Entry{Kind: keyspace.KindString, Str: b})
+		sh.Put(key, keyspace.NewString(b))
 		x.Touch(key)
 		x.W.Int(int64(len(b)))
 		return
 	}
 	if len(val) == 0 {
-		x.W.Int(int64(len(e.Str)))
+		x.W.Int(int64(len(e.Bytes())))
 		return
 	}
 	if !checkStringLen(x, off, int64(len(val))) {
 		return
 	}
-	if need := int(off) + len(val); need > len(e.Str) {
-		e.Str = append(e.Str, make([]byte, need-len(e.Str))...)
+	if need := int(off) + len(val); need > len(e.Bytes()) {
+		e.SetBytes(append(e.Bytes(), make([]byte, need-len(e.Bytes()))...))
 	}
-	copy(e.Str[off:], val)
+	copy(e.Bytes()[off:], val)
 	x.Touch(key)
-	x.W.Int(int64(len(e.Str)))
+	x.W.Int(int64(len(e.Bytes())))
 }
 
 // incrBy adds by to key's integer value, keeping its TTL and rewriting the
@@ -463,7 +463,7 @@ func incrBy(x *command.Ctx, by int64) {
 	}
 	var v int64
 	if e != nil {
-		if v, ok = command.ParseInt(e.Str); !ok {
+		if v, ok = command.ParseInt(e.Bytes()); !ok {
 			x.Error(command.ErrNotInt)
 			return
 		}
@@ -478,7 +478,7 @@ func incrBy(x *command.Ctx, by int64) {
 	if e == nil {
 		sh.SetString(key, digits, 0, false)
 	} else {
-		e.Str = append(e.Str[:0], digits...)
+		e.SetBytes(append(e.Bytes()[:0], digits...))
 	}
 	x.Touch(key)
 	x.W.Int(v)
@@ -520,7 +520,7 @@ func incrbyfloat(x *command.Ctx) {
 	}
 	cur := new(big.Float).SetPrec(ldouble.Prec)
 	if e != nil {
-		if cur, ok = ldouble.Parse(e.Str); !ok {
+		if cur, ok = ldouble.Parse(e.Bytes()); !ok {
 			x.Error(command.ErrNotFloat)
 			return
 		}
@@ -540,7 +540,7 @@ func incrbyfloat(x *command.Ctx) {
 	if e == nil {
 		sh.SetString(key, out, 0, false)
 	} else {
-		e.Str = append(e.Str[:0], out...)
+		e.SetBytes(append(e.Bytes()[:0], out...))
 	}
 	x.Touch(key)
 	x.W.Bulk(out)
@@ -557,10 +557,10 @@ func lcs(x *command.Ctx) {
 	}
 	var a, b []byte
 	if ea != nil {
-		a = ea.Str
+		a = ea.Bytes()
 	}
 	if eb != nil {
-		b = eb.Str
+		b = eb.Bytes()
 	}
 	var getLen, getIdx, withLen bool
 	var minLen int64

@@ -120,7 +120,7 @@ func TestWritesReplaceOtherTypes(t *testing.T) {
 		k := newStrKV(2)
 		k.putList("l")
 		k.do(t, args...)
-		if e := k.entry("l"); e == nil || e.Kind != keyspace.KindString || string(e.Str) != "v" || e.Obj != nil {
+		if e := k.entry("l"); e == nil || e.Kind != keyspace.KindString || string(e.Bytes()) != "v" || e.Obj != nil {
 			t.Errorf("%v: entry %+v, want the string v", args, e)
 		}
 	}
@@ -211,16 +211,16 @@ func TestIncrRewritesInPlace(t *testing.T) {
 	k := newStrKV(2)
 	k.do(t, "set", "n", "1000")
 	e := k.entry("n")
-	before := unsafe.SliceData(e.Str)
+	before := unsafe.SliceData(e.Bytes())
 	for _, want := range []string{":1001\r\n", ":1002\r\n"} {
 		if got := k.do(t, "incr", "n"); got != want {
 			t.Fatalf("incr: %q, want %q", got, want)
 		}
 	}
-	if k.do(t, "decrby", "n", "2000") != ":-998\r\n" || string(e.Str) != "-998" {
-		t.Fatalf("decrby: %q", e.Str)
+	if k.do(t, "decrby", "n", "2000") != ":-998\r\n" || string(e.Bytes()) != "-998" {
+		t.Fatalf("decrby: %q", e.Bytes())
 	}
-	if unsafe.SliceData(e.Str) != before {
+	if unsafe.SliceData(e.Bytes()) != before {
 		t.Error("INCR replaced the value's buffer although it had room")
 	}
 }
@@ -262,11 +262,11 @@ func TestSetrangeGrowsWithZeros(t *testing.T) {
 	if got := k.do(t, "setrange", "k", "6", "c"); got != ":7\r\n" {
 		t.Fatalf("setrange grow: %q", got)
 	}
-	if got := string(k.entry("k").Str); got != "\x00\x00\x00ab\x00c" {
+	if got := string(k.entry("k").Bytes()); got != "\x00\x00\x00ab\x00c" {
 		t.Fatalf("value %q", got)
 	}
-	if got := k.do(t, "setrange", "k", "1", "ZZ"); got != ":7\r\n" || string(k.entry("k").Str) != "\x00ZZab\x00c" {
-		t.Fatalf("setrange overwrite: %q %q", got, k.entry("k").Str)
+	if got := k.do(t, "setrange", "k", "1", "ZZ"); got != ":7\r\n" || string(k.entry("k").Bytes()) != "\x00ZZab\x00c" {
+		t.Fatalf("setrange overwrite: %q %q", got, k.entry("k").Bytes())
 	}
 }
 

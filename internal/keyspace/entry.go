@@ -9,7 +9,7 @@ import "unsafe"
 // buffer, so an overwrite or an append that fits stays in place.
 //
 // The buffer sizes make Entry+buffer fill a Go size class exactly (Entry is
-// 72 bytes; classes 80, 96, 112, 128, 160, 192, 256), so no rounding is
+// 56 bytes; classes 64, 80, 96, 112, 128, 160, 192, 256), so no rounding is
 // wasted. Longer keys and values are allocated separately, as before.
 type inline[B any] struct {
 	Entry
@@ -22,7 +22,7 @@ func newInline[B any]() (*Entry, []byte) {
 }
 
 // maxInline is the largest key+value stored with its entry.
-const maxInline = 184
+const maxInline = 200
 
 // newStringEntry makes a string entry for key and val, returning it with the
 // key string to store it under (which may alias the entry's memory).
@@ -42,22 +42,24 @@ func newStringEntry(key, val []byte) (*Entry, string) {
 		e, buf = newInline[[40]byte]()
 	case n <= 56:
 		e, buf = newInline[[56]byte]()
-	case n <= 88:
-		e, buf = newInline[[88]byte]()
-	case n <= 120:
-		e, buf = newInline[[120]byte]()
+	case n <= 72:
+		e, buf = newInline[[72]byte]()
+	case n <= 104:
+		e, buf = newInline[[104]byte]()
+	case n <= 136:
+		e, buf = newInline[[136]byte]()
 	case n <= maxInline:
 		e, buf = newInline[[maxInline]byte]()
 	default:
-		return &Entry{Kind: KindString, Str: append(make([]byte, 0, len(val)), val...)}, string(key)
+		return NewString(append(make([]byte, 0, len(val)), val...)), string(key)
 	}
 	copy(buf, key)
 	k := unsafe.String(unsafe.SliceData(buf), len(key))
 	e.Kind = KindString
 	if rest := buf[len(key):]; len(val) <= len(rest) {
-		e.Str = append(rest[:0:len(rest)], val...)
+		e.SetBytes(append(rest[:0:len(rest)], val...))
 	} else {
-		e.Str = append(make([]byte, 0, len(val)), val...)
+		e.SetBytes(append(make([]byte, 0, len(val)), val...))
 	}
 	return e, k
 }

@@ -25,10 +25,10 @@ func TestStringEntriesOfEverySize(t *testing.T) {
 		for _, vl := range sizes {
 			key := []byte(strings.Repeat("k", kl) + strconv.Itoa(vl))
 			e := s.Lookup(key, 0)
-			if e == nil || !bytes.Equal(e.Str, bytes.Repeat([]byte{'v'}, vl)) {
+			if e == nil || !bytes.Equal(e.Bytes(), bytes.Repeat([]byte{'v'}, vl)) {
 				t.Fatalf("key %d+%d: entry %v", kl, vl, e)
 			}
-			e.Str = append(e.Str, "appended"...)
+			e.SetBytes(append(e.Bytes(), "appended"...))
 			s.SetString(key, bytes.Repeat([]byte{'w'}, vl/2), 0, false)
 			s.SetString(key, bytes.Repeat([]byte{'x'}, vl+50), 0, false)
 		}
@@ -37,8 +37,8 @@ func TestStringEntriesOfEverySize(t *testing.T) {
 	s.Range(0, func(k string, e *Entry) bool {
 		n++
 		vl, err := strconv.Atoi(strings.TrimLeft(k, "k"))
-		if err != nil || !bytes.Equal(e.Str, bytes.Repeat([]byte{'x'}, vl+50)) {
-			t.Fatalf("key %q holds %q", k, e.Str)
+		if err != nil || !bytes.Equal(e.Bytes(), bytes.Repeat([]byte{'x'}, vl+50)) {
+			t.Fatalf("key %q holds %q", k, e.Bytes())
 		}
 		return true
 	})
@@ -84,7 +84,7 @@ func BenchmarkLookup(b *testing.B) {
 	var sum int
 	for i := 0; b.Loop(); i++ {
 		k := keys[idx[i&(len(idx)-1)]]
-		sum += len(db.ShardFor(k).Lookup(k, 0).Str)
+		sum += len(db.ShardFor(k).Lookup(k, 0).Bytes())
 	}
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 	if sum == 0 {

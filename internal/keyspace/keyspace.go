@@ -6,11 +6,13 @@ package keyspace
 
 import (
 	"iter"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/vector/vindex"
 )
@@ -41,16 +43,67 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// Entry is one key's value. Str holds strings; Obj holds collection objects,
-// owned by the package of their type.
+// Entry is one key's value: a string's bytes (Bytes), or a collection
+// object in Obj, owned by the package of its type.
+//
+// It is 56 bytes, so that a small key and value stored with it (entry.go)
+// fill an 80-byte size class: the string and the key are kept as a pointer
+// and 32-bit lengths rather than 24- and 16-byte headers (strings and keys
+// are at most proto-max-bulk-len, below 4 GiB), and the access clock takes
+// 24 bits, as Redis's does.
 type Entry struct {
-	Str    []byte
 	Obj    any
-	key    string // the key it is stored under, set by the shard's table
-	Expire int64  // absolute unix milliseconds, 0 when the key does not expire
-	Access uint32 // LRU clock (seconds) of the last access, for OBJECT IDLETIME
+	str    *byte // the string value: str[:strLen], with room to strCap
+	key    *byte // the key it is stored under, set by the shard's table
+	Expire int64 // absolute unix milliseconds, 0 when the key does not expire
+	strLen uint32
+	strCap uint32
+	keyLen uint32
 	Kind   Kind
+	access [3]byte // LRU clock (seconds, low 24 bits) of the last access, for OBJECT IDLETIME
 }
+
+// NewString returns a string entry holding b, which it keeps.
+func NewString(b []byte) *Entry {
+	e := &Entry{Kind: KindString}
+	e.SetBytes(b)
+	return e
+}
+
+// Bytes is a string entry's value; nil for a collection.
+func (e *Entry) Bytes() []byte {
+	if e.str == nil {
+		return nil
+	}
+	return unsafe.Slice(e.str, e.strCap)[:e.strLen]
+}
+
+// SetBytes makes b the entry's string value, keeping b's array.
+func (e *Entry) SetBytes(b []byte) {
+	e.str, e.strLen, e.strCap = unsafe.SliceData(b), uint32(len(b)), uint32(min(cap(b), math.MaxUint32))
+}
+
+// keyString is the key the entry is stored under.
+func (e *Entry) keyString() string { return unsafe.String(e.key, e.keyLen) }
+
+func (e *Entry) setKey(k string) { e.key, e.keyLen = unsafe.StringData(k), uint32(len(k)) }
+
+// clockMask keeps the 24 bits of the clock an entry stores.
+const clockMask = 1<<24 - 1
+
+// Access is the LRU clock of the entry's last access, in the 24 bits kept.
+func (e *Entry) Access() uint32 {
+	return uint32(e.access[0]) | uint32(e.access[1])<<8 | uint32(e.access[2])<<16
+}
+
+// SetAccess records an access at clock c (the low 24 bits of Clock).
+func (e *Entry) SetAccess(c uint32) {
+	e.access = [3]byte{byte(c), byte(c >> 8), byte(c >> 16)}
+}
+
+// IdleSeconds is the time since the last access at clock now, as Redis
+// computes it from a 24-bit clock that wraps every 194 days.
+func (e *Entry) IdleSeconds(now uint32) uint32 { return (now - e.Access()) & clockMask }
 
 // Expired reports whether e's time has run out at now.
 func (e *Entry) Expired(now int64) bool { return e.Expire != 0 && e.Expire <= now }
@@ -64,8 +117,8 @@ type Cloner interface{ Clone() any }
 // object that is not a Cloner.
 func (e *Entry) Clone() (c *Entry, ok bool) {
 	c = &Entry{Kind: e.Kind, Expire: e.Expire}
-	if e.Str != nil {
-		c.Str = append(make([]byte, 0, len(e.Str)), e.Str...)
+	if e.Bytes() != nil {
+		c.SetBytes(append(make([]byte, 0, len(e.Bytes())), e.Bytes()...))
 	}
 	if e.Obj != nil {
 		o, ok := e.Obj.(Cloner)
@@ -87,9 +140,9 @@ type Encoder interface{ Encoding() string }
 func (e *Entry) Encoding() string {
 	if e.Kind == KindString {
 		switch {
-		case isInt(e.Str):
+		case isInt(e.Bytes()):
 			return "int"
-		case len(e.Str) <= 44:
+		case len(e.Bytes()) <= 44:
 			return "embstr"
 		}
 		return "raw"
@@ -103,10 +156,10 @@ func (e *Entry) Encoding() string {
 // SharedInt reports whether Redis would store e as one of its shared integer
 // objects (0 to 9999), as OBJECT REFCOUNT reveals.
 func (e *Entry) SharedInt() bool {
-	if e.Kind != KindString || !isInt(e.Str) {
+	if e.Kind != KindString || !isInt(e.Bytes()) {
 		return false
 	}
-	n, _ := strconv.ParseInt(string(e.Str), 10, 64)
+	n, _ := strconv.ParseInt(string(e.Bytes()), 10, 64)
 	return n >= 0 && n < 10000
 }
 
@@ -201,12 +254,12 @@ func (s *Shard) LookupHashed(key []byte, h uint64, now int64) *Entry {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= now {
-		s.remove(e.key, e)
+		s.remove(e.keyString(), e)
 		ExpiredKeys.Add(1)
 		return nil
 	}
-	if c := Clock.Load(); e.Access != c {
-		e.Access = c // only when it changes: a read should not dirty the cache line
+	if c := Clock.Load() & clockMask; e.Access() != c {
+		e.SetAccess(c) // only when it changes: a read should not dirty the cache line
 	}
 	return e
 }
@@ -223,7 +276,7 @@ func (s *Shard) Peek(key []byte, now int64) *Entry {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= now {
-		s.remove(e.key, e)
+		s.remove(e.keyString(), e)
 		ExpiredKeys.Add(1)
 		return nil
 	}
@@ -241,18 +294,18 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 		if expire != 0 {
 			s.setExpire(k, e, expire)
 		}
-		e.Access = Clock.Load()
+		e.SetAccess(Clock.Load())
 		return e
 	}
 	// Keep the buffer unless it is more than twice too big; buffers up to
 	// maxInline are kept anyway (an inline one cannot be freed on its own).
-	if e.Kind == KindString && cap(e.Str) >= len(val) && cap(e.Str) <= max(2*len(val)+16, maxInline) {
-		e.Str = append(e.Str[:0], val...)
+	if e.Kind == KindString && cap(e.Bytes()) >= len(val) && cap(e.Bytes()) <= max(2*len(val)+16, maxInline) {
+		e.SetBytes(append(e.Bytes()[:0], val...))
 	} else {
-		e.Str = append(make([]byte, 0, len(val)), val...)
+		e.SetBytes(append(make([]byte, 0, len(val)), val...))
 	}
 	e.Kind, e.Obj = KindString, nil
-	e.Access = Clock.Load()
+	e.SetAccess(Clock.Load())
 	if !keepTTL {
 		s.SetExpire(key, e, expire)
 	}
@@ -264,7 +317,7 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 func (s *Shard) Put(key []byte, e *Entry) {
 	var k string
 	if old := s.m.get(bstr(key)); old != nil {
-		k = old.key
+		k = old.keyString()
 		if old.Expire != 0 {
 			delete(s.expires, k)
 		}
@@ -272,7 +325,7 @@ func (s *Shard) Put(key []byte, e *Entry) {
 		k = string(key)
 	}
 	s.m.put(k, e)
-	e.Access = Clock.Load()
+	e.SetAccess(Clock.Load())
 	if e.Expire != 0 {
 		s.setExpire(k, e, e.Expire)
 	}
@@ -318,7 +371,7 @@ func (s *Shard) Delete(key []byte, now int64) bool {
 	if e == nil {
 		return false
 	}
-	s.remove(e.key, e)
+	s.remove(e.keyString(), e)
 	if e.Expired(now) {
 		ExpiredKeys.Add(1)
 		return false
@@ -356,7 +409,7 @@ func (s *Shard) Range(now int64, fn func(key string, e *Entry) bool) {
 		if e == nil || e.Expire != 0 && e.Expire <= now {
 			continue
 		}
-		if !fn(e.key, e) {
+		if !fn(e.keyString(), e) {
 			return
 		}
 	}
@@ -367,7 +420,7 @@ func (s *Shard) Range(now int64, fn func(key string, e *Entry) bool) {
 func (s *Shard) All() iter.Seq2[string, *Entry] {
 	return func(yield func(string, *Entry) bool) {
 		for _, sl := range s.m.slots {
-			if sl.e != nil && !yield(sl.e.key, sl.e) {
+			if sl.e != nil && !yield(sl.e.keyString(), sl.e) {
 				return
 			}
 		}
@@ -598,9 +651,9 @@ func (db *DB) RandomKey(now int64) (string, bool) {
 		for i, j := 0, rand.IntN(len(slots)); i < len(slots); i, j = i+1, (j+1)&(len(slots)-1) {
 			if e := slots[j].e; e != nil {
 				if !e.Expired(now) {
-					return e.key, true
+					return e.keyString(), true
 				}
-				s.remove(e.key, e)
+				s.remove(e.keyString(), e)
 				ExpiredKeys.Add(1)
 				break
 			}
@@ -611,7 +664,7 @@ func (db *DB) RandomKey(now int64) (string, bool) {
 	for i := range db.shards {
 		for _, sl := range db.shards[i].m.slots {
 			if sl.e != nil && !sl.e.Expired(now) {
-				return sl.e.key, true
+				return sl.e.keyString(), true
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 type fakeList struct{ items []string }
@@ -13,13 +14,14 @@ func (l *fakeList) Clone() any { return &fakeList{append([]string(nil), l.items.
 func (l *fakeList) Encoding() string { return "listpack" }
 
 func TestEntryClone(t *testing.T) {
-	e := &Entry{Kind: KindString, Str: []byte("hello"), Expire: 42}
+	e := NewString([]byte("hello"))
+	e.Expire = 42
 	c, ok := e.Clone()
-	if !ok || string(c.Str) != "hello" || c.Expire != 42 || c.Kind != KindString {
+	if !ok || string(c.Bytes()) != "hello" || c.Expire != 42 || c.Kind != KindString {
 		t.Fatalf("clone = %+v, %v", c, ok)
 	}
-	c.Str[0] = 'j'
-	if string(e.Str) != "hello" {
+	c.Bytes()[0] = 'j'
+	if string(e.Bytes()) != "hello" {
 		t.Fatal("the clone shares the original's bytes")
 	}
 
@@ -49,7 +51,7 @@ func TestEncoding(t *testing.T) {
 		{"+5", "embstr", false}, {" 5", "embstr", false}, {"5 ", "embstr", false}, {"-", "embstr", false},
 		{"", "embstr", false}, {string(make([]byte, 44)), "embstr", false}, {string(make([]byte, 45)), "raw", false},
 	} {
-		e := &Entry{Kind: KindString, Str: []byte(tc.val)}
+		e := NewString([]byte(tc.val))
 		if got := e.Encoding(); got != tc.enc {
 			t.Errorf("Encoding(%q) = %q, want %q", tc.val, got, tc.enc)
 		}
@@ -247,5 +249,37 @@ func TestExpirerSkipsQuietDatabases(t *testing.T) {
 	sh.SetString([]byte("{t}w"), []byte("v"), now-1, false)
 	if n := x.Cycle(time.Minute); n != 1 || ks.DBs[1].Size() != 1 {
 		t.Fatalf("after a new volatile key: reclaimed %d, %d keys left", n, ks.DBs[1].Size())
+	}
+}
+
+// TestEntrySize: an entry is 56 bytes, so that a 16-byte key and a small
+// value stored with it take an 80-byte allocation (the 10M-key figures in
+// docs/benchmarks.md count on it).
+func TestEntrySize(t *testing.T) {
+	if n := unsafe.Sizeof(Entry{}); n != 56 {
+		t.Fatalf("Entry is %d bytes", n)
+	}
+	if n := unsafe.Sizeof(inline[[24]byte]{}); n != 80 {
+		t.Fatalf("an entry with 24 bytes of key and value is %d bytes", n)
+	}
+	e, k := newStringEntry([]byte("key:000000000001"), []byte("xxx"))
+	if k != "key:000000000001" || string(e.Bytes()) != "xxx" || cap(e.Bytes()) != 8 {
+		t.Fatalf("entry holds %q -> %q (cap %d)", k, e.Bytes(), cap(e.Bytes()))
+	}
+}
+
+// TestIdleSecondsWraps: the access clock keeps 24 bits of unix seconds, and
+// the idle time is their difference modulo 2^24, as in Redis.
+func TestIdleSecondsWraps(t *testing.T) {
+	for _, tc := range []struct{ at, now, want uint32 }{
+		{1764500000, 1764500000, 0},
+		{1764500000, 1764500042, 42},
+		{1<<24*105 - 5, 1<<24*105 + 10, 15}, // the 24 bits wrapped in between
+	} {
+		var e Entry
+		e.SetAccess(tc.at)
+		if got := e.IdleSeconds(tc.now); got != tc.want {
+			t.Errorf("access at %d, now %d: idle %d, want %d", tc.at, tc.now, got, tc.want)
+		}
 	}
 }

@@ -38,7 +38,7 @@ func TestExpireSubSample(t *testing.T) {
 	kept := put("kept", 5, 0, 50)
 	put("plain", 0) // nothing expires: not tracked
 	replaced := put("replaced", 5)
-	s.Put([]byte("replaced"), &Entry{Kind: KindString, Str: []byte("x")})
+	s.Put([]byte("replaced"), NewString([]byte("x")))
 	var w Watch
 	s.AddWatch([]byte("kept"), &w)
 	if s.SubVolatile() != 3 {

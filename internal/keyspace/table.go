@@ -47,7 +47,7 @@ func (t *table) getHashed(k string, h uint64) *Entry {
 		if s.e == nil {
 			return nil
 		}
-		if s.h == h && s.e.key == k {
+		if s.h == h && s.e.keyString() == k {
 			return s.e
 		}
 	}
@@ -86,7 +86,7 @@ func (t *table) put(k string, e *Entry) {
 	if 4*(t.n+1) > 3*len(t.slots) {
 		t.resize(max(8, 2*len(t.slots)))
 	}
-	e.key = k
+	e.setKey(k)
 	h := hashKey(k)
 	mask := len(t.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
@@ -96,7 +96,7 @@ func (t *table) put(k string, e *Entry) {
 			t.n++
 			return
 		}
-		if s.h == h && s.e.key == k {
+		if s.h == h && s.e.keyString() == k {
 			s.e = e
 			return
 		}
@@ -117,7 +117,7 @@ func (t *table) del(k string) {
 		if s.e == nil {
 			return
 		}
-		if s.h == h && s.e.key == k {
+		if s.h == h && s.e.keyString() == k {
 			break
 		}
 	}

@@ -39,8 +39,8 @@ func TestTableMatchesMap(t *testing.T) {
 	for _, s := range tb.slots {
 		if s.e != nil {
 			seen++
-			if model[s.e.key] != s.e {
-				t.Fatalf("slot holds %q, not in the model", s.e.key)
+			if model[s.e.keyString()] != s.e {
+				t.Fatalf("slot holds %q, not in the model", s.e.keyString())
 			}
 		}
 	}
@@ -82,8 +82,8 @@ func TestPrefetchedLookupMatchesLookup(t *testing.T) {
 		if (got != nil) != (i < 3000 && i%7 != 0) {
 			t.Fatalf("%s: found %v", k, got != nil)
 		}
-		if got != nil && string(got.Str) != "v"+strconv.Itoa(i) {
-			t.Fatalf("%s: value %q", k, got.Str)
+		if got != nil && string(got.Bytes()) != "v"+strconv.Itoa(i) {
+			t.Fatalf("%s: value %q", k, got.Bytes())
 		}
 	}
 }

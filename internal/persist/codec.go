@@ -164,7 +164,7 @@ func EncodeEntry(e *Enc, key string, en *keyspace.Entry) error {
 	e.String(key)
 	e.Varint(en.Expire)
 	if en.Kind == keyspace.KindString {
-		e.Bytes(en.Str)
+		e.Bytes(en.Bytes())
 		return nil
 	}
 	c := codecs[en.Kind]
@@ -192,9 +192,9 @@ func DecodeEntry(d *Dec) (key []byte, en *keyspace.Entry, err error) {
 	}
 	en = &keyspace.Entry{Kind: kind, Expire: exp}
 	if kind == keyspace.KindString {
-		en.Str = slices.Clone(d.Bytes())
-		if en.Str == nil {
-			en.Str = []byte{}
+		en.SetBytes(slices.Clone(d.Bytes()))
+		if en.Bytes() == nil {
+			en.SetBytes([]byte{})
 		}
 		return key, en, d.err
 	}

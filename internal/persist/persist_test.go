@@ -25,7 +25,9 @@ import (
 func sample() map[string]*keyspace.Entry {
 	m := map[string]*keyspace.Entry{}
 	str := func(name string, b []byte, exp int64) {
-		m[name] = &keyspace.Entry{Kind: keyspace.KindString, Str: b, Expire: exp}
+		e := keyspace.NewString(b)
+		e.Expire = exp
+		m[name] = e
 	}
 	str("str", []byte("hello"), 0)
 	str("empty", []byte{}, 0)
@@ -103,7 +105,7 @@ func dump(t *testing.T, e *keyspace.Entry) string {
 	fmt.Fprintf(&b, "%s exp=%d enc=%s\n", e.Kind, e.Expire, e.Encoding())
 	switch o := e.Obj.(type) {
 	case nil:
-		fmt.Fprintf(&b, "%q", e.Str)
+		fmt.Fprintf(&b, "%q", e.Bytes())
 	case *list.List:
 		o.Range(0, o.Len()-1, func(v []byte) bool { fmt.Fprintf(&b, "%q,", v); return true })
 	case *hash.Hash:
