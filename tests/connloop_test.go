@@ -106,3 +106,30 @@ func TestHalfCloseEndsConnection(t *testing.T) {
 		}
 	}
 }
+
+// TestHalfCloseKeepsLargeReply: a client that half-closes with a command
+// whose reply does not fit the socket's buffer still gets all of it, also
+// after earlier round trips (a flag they left once let the half-close check
+// close the connection while the reply was being written).
+func TestHalfCloseKeepsLargeReply(t *testing.T) {
+	s := start(t)
+	big := strings.Repeat("v", 16<<20)
+	s.raw(t).expect(Status("OK"), "SET", "big", big)
+	conn, err := net.Dial("tcp", s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	conn.Write([]byte(req("PING")))
+	if _, err := io.ReadFull(conn, make([]byte, len("+PONG\r\n"))); err != nil {
+		t.Fatal(err)
+	}
+	conn.Write([]byte(req("GET", "big")))
+	conn.(*net.TCPConn).CloseWrite()
+	time.Sleep(500 * time.Millisecond) // several cron ticks with the reply unread
+	got, err := io.ReadAll(conn)
+	if want := "$" + strconv.Itoa(len(big)) + "\r\n" + big + "\r\n"; err != nil || string(got) != want {
+		t.Fatalf("read %d of %d bytes, %v", len(got), len(want), err)
+	}
+}

@@ -202,6 +202,7 @@ func (c *client) serveRaw(rc syscall.RawConn) {
 				case errno != 0 || n == 0:
 					return true // error or EOF: done
 				}
+				c.shortRead.Store(false) // reading: closeHalfClosed leaves it be
 				full := c.w+n == len(c.in)
 				if !c.afterRead(n) {
 					return true

@@ -321,7 +321,10 @@ func (s *Server) closeHalfClosed(now time.Time) {
 	}
 	s.mu.Unlock()
 	for _, c := range check {
-		if c.peerClosed() {
+		// A read between the flag and the peek (of the command that came
+		// with the end of file) is the connection's to answer: its own
+		// next read sees the end of file.
+		if r := c.reads.Load(); c.peerClosed() && c.reads.Load() == r {
 			c.closeConn()
 		}
 	}
