@@ -72,30 +72,38 @@ func FuzzDispatch(f *testing.F) {
 			}
 			words = append(words, args...)
 		}
-		nonceBytes := make([]byte, 8)
-		rand.Read(nonceBytes)
-		nonce := hex.EncodeToString(nonceBytes)
-		conn.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := conn.Write([]byte(req(words...) + req("RESET") + req("ECHO", nonce) + req("INFO", "stats"))); err != nil {
-			t.Fatalf("%q: write: %v", words, err)
-		}
-		for {
-			v, err := readReply(br)
-			if err != nil {
-				t.Fatalf("%q: connection unusable: %v", words, err)
-			}
-			if v == nonce {
-				break
-			}
-		}
-		info, err := readReply(br)
-		if err != nil {
-			t.Fatalf("%q: INFO: %v", words, err)
-		}
-		if txt, _ := info.(string); !strings.Contains(txt, "recovered_panics:0\r\n") {
-			t.Fatalf("%q: the server recovered from a panic (see its log)", words)
-		}
+		runChecked(t, conn, br, req(words...), words)
 	})
+}
+
+// runChecked writes payload, then RESET, ECHO of a nonce and INFO, on conn,
+// and fails unless the replies reach the nonce (the connection stayed
+// usable) and INFO counts no recovered panic; what names the input.
+func runChecked(t *testing.T, conn net.Conn, br *bufio.Reader, payload string, what any) {
+	t.Helper()
+	nonceBytes := make([]byte, 8)
+	rand.Read(nonceBytes)
+	nonce := hex.EncodeToString(nonceBytes)
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := conn.Write([]byte(payload + req("RESET") + req("ECHO", nonce) + req("INFO", "stats"))); err != nil {
+		t.Fatalf("%q: write: %v", what, err)
+	}
+	for {
+		v, err := readReply(br)
+		if err != nil {
+			t.Fatalf("%q: connection unusable: %v", what, err)
+		}
+		if v == nonce {
+			break
+		}
+	}
+	info, err := readReply(br)
+	if err != nil {
+		t.Fatalf("%q: INFO: %v", what, err)
+	}
+	if txt, _ := info.(string); !strings.Contains(txt, "recovered_panics:0\r\n") {
+		t.Fatalf("%q: the server recovered from a panic (see its log)", what)
+	}
 }
 
 // FuzzPipelined sends three random command lines in one write, so that the
@@ -142,29 +150,7 @@ func FuzzPipelined(f *testing.F) {
 			sent = append(sent, words)
 			batch.WriteString(req(words...))
 		}
-		nonceBytes := make([]byte, 8)
-		rand.Read(nonceBytes)
-		nonce := hex.EncodeToString(nonceBytes)
-		conn.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := conn.Write([]byte(batch.String() + req("RESET") + req("ECHO", nonce) + req("INFO", "stats"))); err != nil {
-			t.Fatalf("%q: write: %v", sent, err)
-		}
-		for {
-			v, err := readReply(br)
-			if err != nil {
-				t.Fatalf("%q: connection unusable: %v", sent, err)
-			}
-			if v == nonce {
-				break
-			}
-		}
-		info, err := readReply(br)
-		if err != nil {
-			t.Fatalf("%q: INFO: %v", sent, err)
-		}
-		if txt, _ := info.(string); !strings.Contains(txt, "recovered_panics:0\r\n") {
-			t.Fatalf("%q: the server recovered from a panic (see its log)", sent)
-		}
+		runChecked(t, conn, br, batch.String(), sent)
 	})
 }
 
@@ -218,14 +204,6 @@ func FuzzStream(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		c.SetDeadline(time.Now().Add(10 * time.Second))
-		c.Write([]byte(req("INFO", "stats")))
-		info, err := readReply(bufio.NewReader(c))
-		if err != nil {
-			t.Fatalf("INFO: %v", err)
-		}
-		if txt, _ := info.(string); !strings.Contains(txt, "recovered_panics:0\r\n") {
-			t.Fatalf("%q: the server recovered from a panic (see its log)", data)
-		}
+		runChecked(t, c, bufio.NewReader(c), "", data)
 	})
 }
