@@ -56,13 +56,7 @@ func FuzzDispatch(f *testing.F) {
 			f.Add(uint16(i), []byte(args))
 		}
 	}
-	s := start(f)
-	conn, err := net.Dial("tcp", s.Addr)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { conn.Close() })
-	br := bufio.NewReader(conn)
+	conn, br := fuzzConn(f)
 	f.Fuzz(func(t *testing.T, which uint16, argBytes []byte) {
 		words := append([]string(nil), cmds[int(which)%len(cmds)]...)
 		if len(argBytes) > 0 {
@@ -74,6 +68,18 @@ func FuzzDispatch(f *testing.F) {
 		}
 		runChecked(t, conn, br, req(words...), words)
 	})
+}
+
+// fuzzConn starts a server and opens the one connection a fuzz target
+// drives.
+func fuzzConn(f *testing.F) (net.Conn, *bufio.Reader) {
+	s := start(f)
+	conn, err := net.Dial("tcp", s.Addr)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { conn.Close() })
+	return conn, bufio.NewReader(conn)
 }
 
 // runChecked writes payload, then RESET, ECHO of a nonce and INFO, on conn,
@@ -130,13 +136,7 @@ func FuzzPipelined(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(index[s[0]], index[s[1]], index[s[2]], []byte("k\x001\x00f\x01k\x00f\x00v\x01k\x00f\x00g"))
 	}
-	s := start(f)
-	conn, err := net.Dial("tcp", s.Addr)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { conn.Close() })
-	br := bufio.NewReader(conn)
+	conn, br := fuzzConn(f)
 	f.Fuzz(func(t *testing.T, a, b, c uint16, argBytes []byte) {
 		groups := strings.SplitN(string(argBytes), "\x01", 3)
 		var batch strings.Builder
