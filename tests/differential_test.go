@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -186,6 +187,61 @@ func TestDifferentialScanOptions(t *testing.T) {
 	}
 	for _, opts := range [][]string{{"TYPE", "hash"}, {"TYPE", "nosuch"}, {"NOVALUES"}, {"COUNT", "-1"}, {"MATCH", "?", "TYPE"}} {
 		script = append(script, append([]string{"SCAN", "0"}, opts...))
+	}
+	differ(t, script)
+}
+
+// TestDifferentialZAddAndHashRandom runs random ZADD (every option
+// combination, members moving, new and old), ZINCRBY, ZREM, HSET, HINCRBY
+// and HDEL against both servers, reading back ranges, scores and fields
+// as it goes: the sorted-set and hash storage beneath them (members reused
+// from the set's own strings, values stored after their fields, leaves
+// spilling into neighbours) must answer exactly as Redis.
+func TestDifferentialZAddAndHashRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 13))
+	opts := []string{"NX", "XX", "GT", "LT", "CH", "INCR"}
+	member := func() string { return "m" + strconv.Itoa(r.IntN(300)) }
+	score := func() string { return strconv.Itoa(r.IntN(100) - 50) }
+	var script [][]string
+	for i := 0; i < 3000; i++ {
+		z, h := "z"+strconv.Itoa(r.IntN(2)), "h"+strconv.Itoa(r.IntN(2))
+		switch r.IntN(9) {
+		case 0, 1, 2:
+			cmd := []string{"ZADD", z}
+			for _, o := range opts {
+				if r.IntN(4) == 0 {
+					cmd = append(cmd, o)
+				}
+			}
+			for n := 1 + r.IntN(3); n > 0; n-- {
+				cmd = append(cmd, score(), member())
+			}
+			script = append(script, cmd)
+		case 3:
+			script = append(script, []string{"ZINCRBY", z, score(), member()}, []string{"ZREM", z, member(), member()})
+		case 4:
+			script = append(script, []string{"ZRANGE", z, strconv.Itoa(r.IntN(300)), strconv.Itoa(r.IntN(300)), "WITHSCORES"},
+				[]string{"ZSCORE", z, member()}, []string{"ZRANK", z, member(), "WITHSCORE"})
+		case 5, 6:
+			cmd := []string{"HSET", h}
+			for n := 1 + r.IntN(3); n > 0; n-- {
+				cmd = append(cmd, member(), strings.Repeat("v", r.IntN(80)))
+			}
+			script = append(script, cmd)
+		case 7:
+			script = append(script, []string{"HINCRBY", h, member(), score()}, []string{"HDEL", h, member(), member()})
+		default:
+			script = append(script, []string{"HGET", h, member()}, []string{"HSTRLEN", h, member()},
+				[]string{"HLEN", h}, []string{"HEXISTS", h, member()})
+		}
+	}
+	for _, k := range []string{"z0", "z1"} {
+		script = append(script, []string{"ZRANGE", k, "0", "-1", "WITHSCORES"}, []string{"ZCARD", k})
+	}
+	for _, k := range []string{"h0", "h1"} {
+		for i := range 300 {
+			script = append(script, []string{"HGET", k, "m" + strconv.Itoa(i)})
+		}
 	}
 	differ(t, script)
 }
