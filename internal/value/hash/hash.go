@@ -45,9 +45,9 @@ type Hash struct {
 	// a one-byte hash of the field that lets lookups skip most pairs
 	// without comparing them.
 	blob []byte
-	n    int
 	d    *dict.Dict[uint32] // table form, field -> value length (see pairString); blob is nil once d is set
 	ttl  *deadlines         // field expiry times; nil while no field has one
+	n    int32              // compact pairs (at most compactEntries): 48 bytes in all, a smaller size class than with an int
 	wide bool               // Redis would hold it as a hashtable
 	ex   bool               // an expiry command saw it while it was a listpack
 }
@@ -67,7 +67,7 @@ func (h *Hash) Len() int {
 	if h.d != nil {
 		return h.d.Len()
 	}
-	return h.n
+	return int(h.n)
 }
 
 // pair decodes the compact pair at offset i.
@@ -212,7 +212,7 @@ func value(k string, n uint32) []byte {
 
 // toDict moves the compact pairs into a dict.
 func (h *Hash) toDict() {
-	d := dict.New[uint32](h.n + 1)
+	d := dict.New[uint32](int(h.n) + 1)
 	for i := 0; i < len(h.blob); {
 		f, v, next := h.pair(i)
 		d.Set(pairString(f, v), uint32(len(v)))

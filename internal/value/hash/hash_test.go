@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // model is the reference: a map of values and a map of expiry times.
@@ -474,4 +475,12 @@ func FuzzOps(f *testing.F) {
 			check(t, op, h, m)
 		}
 	})
+}
+
+// TestHashSize: a Hash is 48 bytes, a smaller size class than 56 would take;
+// many small hashes pay it once each (docs/bench/hashes.md).
+func TestHashSize(t *testing.T) {
+	if n := unsafe.Sizeof(Hash{}); n != 48 {
+		t.Fatalf("Hash is %d bytes", n)
+	}
 }
