@@ -46,8 +46,8 @@ func bitString(x *command.Ctx, key []byte, last int64) (*keyspace.Entry, bool) {
 		x.Error(command.ErrWrongType)
 		return nil, false
 	}
-	if int64(len(e.Bytes())) <= last {
-		e.SetBytes(append(e.Bytes(), make([]byte, last+1-int64(len(e.Bytes())))...))
+	if b := e.Bytes(); int64(len(b)) <= last {
+		e.SetBytes(append(b, make([]byte, last+1-int64(len(b)))...))
 	}
 	return e, true
 }

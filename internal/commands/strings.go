@@ -444,12 +444,14 @@ func setrange(x *command.Ctx) {
 	if !checkStringLen(x, off, int64(len(val))) {
 		return
 	}
-	if need := int(off) + len(val); need > len(e.Bytes()) {
-		e.SetBytes(append(e.Bytes(), make([]byte, need-len(e.Bytes()))...))
+	b := e.Bytes()
+	if need := int(off) + len(val); need > len(b) {
+		b = append(b, make([]byte, need-len(b))...)
+		e.SetBytes(b)
 	}
-	copy(e.Bytes()[off:], val)
+	copy(b[off:], val)
 	x.Touch(key)
-	x.W.Int(int64(len(e.Bytes())))
+	x.W.Int(int64(len(b)))
 }
 
 // incrBy adds by to key's integer value, keeping its TTL and rewriting the

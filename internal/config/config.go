@@ -271,7 +271,8 @@ var Params = []*Param{
 		}},
 	immutable(numParam("port", false, 0, 65535, func(c *Config) *int { return &c.Port })),
 	// Below Redis's 2^63-1: collections keep member and value lengths in
-	// 32 bits (dict.MaxKey), which saves 16 bytes per hash field.
+	// 32 bits (internal/value/dict, keyspace.Entry), which saves 16 bytes per
+	// hash field and per key.
 	numParam("proto-max-bulk-len", true, 1<<20, math.MaxUint32, func(c *Config) *int64 { return &c.ProtoMaxBulkLen }),
 	numParam("proto-max-inline-len", true, 1<<10, 1<<30, func(c *Config) *int64 { return &c.ProtoMaxInlineLen }),
 	numParam("proto-max-multibulk-len", true, 1<<10, math.MaxInt32, func(c *Config) *int64 { return &c.ProtoMaxMultibulkLen }),

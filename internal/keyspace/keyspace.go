@@ -71,12 +71,7 @@ func NewString(b []byte) *Entry {
 }
 
 // Bytes is a string entry's value; nil for a collection.
-func (e *Entry) Bytes() []byte {
-	if e.str == nil {
-		return nil
-	}
-	return unsafe.Slice(e.str, e.strCap)[:e.strLen]
-}
+func (e *Entry) Bytes() []byte { return unsafe.Slice(e.str, e.strCap)[:e.strLen] }
 
 // SetBytes makes b the entry's string value, keeping b's array.
 func (e *Entry) SetBytes(b []byte) {
@@ -117,8 +112,8 @@ type Cloner interface{ Clone() any }
 // object that is not a Cloner.
 func (e *Entry) Clone() (c *Entry, ok bool) {
 	c = &Entry{Kind: e.Kind, Expire: e.Expire}
-	if e.Bytes() != nil {
-		c.SetBytes(append(make([]byte, 0, len(e.Bytes())), e.Bytes()...))
+	if b := e.Bytes(); b != nil {
+		c.SetBytes(append(make([]byte, 0, len(b)), b...))
 	}
 	if e.Obj != nil {
 		o, ok := e.Obj.(Cloner)
@@ -299,8 +294,8 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 	}
 	// Keep the buffer unless it is more than twice too big; buffers up to
 	// maxInline are kept anyway (an inline one cannot be freed on its own).
-	if e.Kind == KindString && cap(e.Bytes()) >= len(val) && cap(e.Bytes()) <= max(2*len(val)+16, maxInline) {
-		e.SetBytes(append(e.Bytes()[:0], val...))
+	if b := e.Bytes(); e.Kind == KindString && cap(b) >= len(val) && cap(b) <= max(2*len(val)+16, maxInline) {
+		e.SetBytes(append(b[:0], val...))
 	} else {
 		e.SetBytes(append(make([]byte, 0, len(val)), val...))
 	}

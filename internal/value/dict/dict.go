@@ -9,7 +9,6 @@ package dict
 
 import (
 	"hash/maphash"
-	"math"
 	"math/bits"
 	"math/rand/v2"
 	"unsafe"
@@ -21,7 +20,8 @@ var seed = maphash.MakeSeed()
 
 // entry is 20 bytes plus the value, so 24 with a value of up to 4 bytes (a
 // hash keeps its value's length there): the key is a data pointer and a
-// 32-bit length instead of a 16-byte string header (MaxKey bounds it), the
+// 32-bit length instead of a 16-byte string header (keys come from bulk
+// arguments, and proto-max-bulk-len stops below 4 GiB), the
 // low 32 bits of the hash suffice to pick a bucket and to skip most key
 // comparisons, and the sign of next tells free slots from live ones.
 type entry[V any] struct {
@@ -32,19 +32,13 @@ type entry[V any] struct {
 	val  V
 }
 
-// MaxKey is the longest key a Dict holds (4 GiB - 1); the server's
-// proto-max-bulk-len cannot be set above it.
-const MaxKey = math.MaxUint32
-
 func (e *entry[V]) live() bool { return e.next >= 0 }
 
 // k is the entry's key.
 func (e *entry[V]) k() string { return unsafe.String(e.key, e.klen) }
 
 // is reports whether the entry holds key, whose hash is h.
-func (e *entry[V]) is(key string, h uint32) bool {
-	return e.hash == h && int(e.klen) == len(key) && e.k() == key
-}
+func (e *entry[V]) is(key string, h uint32) bool { return e.hash == h && e.k() == key }
 
 func newEntry[V any](key string, val V, h uint32, next int32) entry[V] {
 	return entry[V]{key: unsafe.StringData(key), klen: uint32(len(key)), hash: h, next: next, val: val}
@@ -125,23 +119,15 @@ func (d *Dict[V]) Prefetch(key []byte, step int, h *uint32) bool {
 	return false
 }
 
-// Lookup is Ref that also returns the key as stored (its own allocation,
-// not the caller's string); ref is nil when key is absent.
+// Lookup returns the key as stored (its own allocation, not the caller's
+// string) and a pointer to its value, valid until the next insertion or
+// deletion; ref is nil when key is absent.
 func (d *Dict[V]) Lookup(key string) (stored string, ref *V) {
 	if i := d.find(key, hashOf(key)); i != 0 {
 		e := &d.entries[i-1]
 		return e.k(), &e.val
 	}
 	return "", nil
-}
-
-// Ref returns a pointer to key's value, valid until the next insertion or
-// deletion, or nil.
-func (d *Dict[V]) Ref(key string) *V {
-	if i := d.find(key, hashOf(key)); i != 0 {
-		return &d.entries[i-1].val
-	}
-	return nil
 }
 
 // Set stores val under key and reports whether key was new. A key already
