@@ -30,8 +30,9 @@ func redisServerPath() string {
 	return p
 }
 
-// startRedis runs a throwaway Redis 8 on a free loopback port.
-func startRedis(t *testing.T) *testServer {
+// startRedis runs a throwaway Redis 8 on a free loopback port, with extra
+// redis-server arguments.
+func startRedis(t *testing.T, extra ...string) *testServer {
 	t.Helper()
 	bin := redisServerPath()
 	if bin == "" {
@@ -40,6 +41,7 @@ func startRedis(t *testing.T) *testServer {
 	port := freePort(t)
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", t.TempDir())
+	cmd.Args = append(cmd.Args, extra...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
