@@ -448,13 +448,9 @@ func TestBlockingStress(t *testing.T) {
 	})
 }
 
-// A key created by RENAME or SWAPDB serves a waiter. Those commands belong to
-// the generic family; the scenario is skipped where they are not built yet.
+// A key created by RENAME or SWAPDB serves a waiter.
 func TestBlockingKeyMovedIntoPlace(t *testing.T) {
 	eachTarget(t, func(e *blockingEnv) {
-		if strings.Contains(e.ctl.exact("RENAME", "nokey", "nokey2"), "unknown command") {
-			e.t.Skip("RENAME is not implemented on this branch")
-		}
 		c := e.client()
 		c.cmd("BLPOP foo{t} 5")
 		waitBlocked(e.t, e.ctl, 1)

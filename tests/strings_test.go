@@ -273,9 +273,6 @@ func TestStringsPastExpiryAndTTL(t *testing.T) {
 		{sargs("GET", "k"), nil},
 	})
 
-	if _, unknown := r.do("PTTL", "k").(Err); unknown {
-		t.Skip("PTTL not available: TTL interplay is covered by the unit tests in internal/commands")
-	}
 	pttl := func(key string) int64 {
 		t.Helper()
 		v, _ := r.do("PTTL", key).(int64)
