@@ -12,8 +12,9 @@
 #   SETTINGS   settings to run               [pinned free]
 #   PIPELINES  pipeline depths               [1 16]
 #   COMMANDS   commands, lower case          [set get mget setnx append incr lpush rpush sadd hset mset ping]
-#              also: lrange_100 lpop rpop spop zadd (run them after lpush/rpush/sadd,
-#              which leave the list and set they read; the order given is the order run)
+#              also: lrange_100 lpop rpop spop zadd (lrange_100 reads the list
+#              lpush/rpush leave; lpop, rpop and spop fill their own; the order
+#              given is the order run)
 #   RUNS       runs per point, median taken  [3]
 #   SECS       target seconds per run        [1.5]
 #   CLIENTS    connections                   [50]
@@ -129,6 +130,10 @@ declare -A CMD=(
 declare -A FLUSH_FIRST=([append]=1 [lpush]=1 [rpush]=1)
 # Commands that read the keys SET writes.
 declare -A NEEDS_KEYS=([get]=1 [mget]=1)
+# Commands that consume their key start every run from a list or set holding
+# more elements than the run pops, so that every run, on every server, pops
+# real elements instead of ending on an empty key that answers nil cheaply.
+declare -A FILL_FIRST=([lpop]=list [rpop]=list [spop]=set)
 
 # --- servers ---------------------------------------------------------------
 
@@ -233,9 +238,23 @@ rotate() { # $1-th rotation of the server list
 	local a=($SERVERS) i n=${#a[@]}
 	for ((i = 0; i < n; i++)); do echo "${a[(i + $1) % n]}"; done
 }
-prepare() { # port cmd: the state a run starts from
+fill() { # port list|set n: a fresh mylist or myset with n + 10000 elements
+	local args=() i
+	if [[ $2 == list ]]; then
+		args=(RPUSH mylist)
+		for ((i = 0; i < 100; i++)); do args+=("$VAL"); done
+	else
+		args=(SADD myset)
+		for ((i = 0; i < 100; i++)); do args+=("element:__rand_int__"); done
+	fi
+	cli "$1" del mylist myset >/dev/null
+	"$BENCH" -p "$1" -c "$CLIENTS" -P 16 -n $(($3 / 100 + 100)) -r 1000000000 -q "${args[@]}" >/dev/null 2>&1
+}
+
+prepare() { # port cmd n: the state a run of n requests starts from
 	[[ -n ${FLUSH_FIRST[$2]:-} ]] && cli "$1" flushall >/dev/null
 	[[ -n ${NEEDS_KEYS[$2]:-} ]] && preload_keys "$1"
+	[[ -n ${FILL_FIRST[$2]:-} ]] && fill "$1" "${FILL_FIRST[$2]}" "$3"
 	return 0
 }
 
@@ -266,7 +285,7 @@ for SETTING in $SETTINGS; do
 			for server in "${active[@]}"; do
 				# Calibrate (this is also the warm-up) so that a run lasts about SECS.
 				only "$server"
-				prepare "${PORTOF[$server]}" "$cmd"
+				prepare "${PORTOF[$server]}" "$cmd" $((20000 * p))
 				bench "${PORTOF[$server]}" "$p" $((20000 * p)) "$cmd"
 				N[$server]=$(awk -v r="$RPS" -v s="$SECS" 'BEGIN { n = int(r * s / 1000) * 1000; print (n < 10000 ? 10000 : n) }')
 			done
@@ -274,7 +293,7 @@ for SETTING in $SETTINGS; do
 				for server in $(rotate "$run"); do
 					[[ " ${active[*]} " == *" $server "* ]] || continue
 					only "$server"
-					prepare "${PORTOF[$server]}" "$cmd"
+					prepare "${PORTOF[$server]}" "$cmd" "${N[$server]}"
 					bench "${PORTOF[$server]}" "$p" "${N[$server]}" "$cmd"
 					RS[$server]+=" $RPS" US[$server]+=" $SERVER_US_PER_OP" CS[$server]+=" $CLIENT_PCT"
 					echo "$SETTING,$server,$p,$cmd,$run,${N[$server]},$RPS,$SERVER_US_PER_OP,$CLIENT_PCT" >>"$RAW"
