@@ -41,7 +41,7 @@ func TestConfigGet(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, all[k], v)
 		}
 	}
-	if got := pairs(t, r.do("CONFIG", "GET", "maxmemory*")); len(got) != 2 || got["maxmemory"] != "0" || got["maxmemory-policy"] != "noeviction" {
+	if got := pairs(t, r.do("CONFIG", "GET", "maxmemory*")); len(got) != 3 || got["maxmemory"] != "0" || got["maxmemory-policy"] != "noeviction" || got["maxmemory-samples"] != "5" {
 		t.Errorf("maxmemory*: %v", got)
 	}
 	if got := pairs(t, r.do("CONFIG", "GET", "PROTO-MAX-*-LEN")); len(got) != 3 {

@@ -26,6 +26,7 @@ const (
 	errSameObject = "ERR source and destination objects are the same"
 	errIntRange   = "ERR value is out of range, value must between -2147483648 and 2147483647"
 	errNoLFU      = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	errLFU        = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
 )
 
 // peekRead looks key up as Redis's read commands that do not count as an
@@ -448,17 +449,25 @@ func objectRefcount(x *command.Ctx) {
 
 func objectIdletime(x *command.Ctx) {
 	if e := objectEntry(x); e != nil {
+		if keyspace.LFU() {
+			x.Error(errLFU)
+			return
+		}
 		// A shared integer's idle time in Redis is that of the last access
 		// to any key holding it; HotKV reports the key's own.
 		x.W.Int(int64(e.IdleSeconds(keyspace.Clock.Load())))
 	}
 }
 
-// objectFreq: HotKV only has the noeviction policy, so frequencies are never
-// tracked.
+// objectFreq is the key's logarithmic access counter, kept only under an LFU
+// maxmemory policy.
 func objectFreq(x *command.Ctx) {
-	if objectEntry(x) != nil {
-		x.Error(errNoLFU)
+	if e := objectEntry(x); e != nil {
+		if !keyspace.LFU() {
+			x.Error(errNoLFU)
+			return
+		}
+		x.W.Int(int64(e.Freq()))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,9 @@ type Config struct {
 	Dir                    string
 	MaxMemory              int64
 	MaxMemoryPolicy        string
+	MaxMemorySamples       int64
+	LFULogFactor           int64
+	LFUDecayTime           int64 // minutes
 	PubSubOutputLimit      int64 // hard output buffer limit for pub/sub clients
 
 	// Persistence (docs/persistence.md).
@@ -71,6 +75,9 @@ func Default() *Config {
 		LogLevel:               "notice",
 		Dir:                    ".",
 		MaxMemoryPolicy:        "noeviction",
+		MaxMemorySamples:       5,
+		LFULogFactor:           10,
+		LFUDecayTime:           1,
 		PubSubOutputLimit:      32 << 20,
 		DBFilename:             "dump.rdb",
 		AppendFsync:            "everysec",
@@ -247,6 +254,8 @@ var Params = []*Param{
 			c.Hz = int(min(max(n, 1), 500)) // Redis clamps to its CONFIG_MIN_HZ..CONFIG_MAX_HZ
 			return nil
 		}},
+	numParam("lfu-decay-time", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.LFUDecayTime }),
+	numParam("lfu-log-factor", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.LFULogFactor }),
 	stringParam("logfile", true, func(c *Config) *string { return &c.LogFile }),
 	{Name: "loglevel",
 		Get: func(c *Config) string { return c.LogLevel },
@@ -263,12 +272,14 @@ var Params = []*Param{
 	{Name: "maxmemory-policy",
 		Get: func(c *Config) string { return c.MaxMemoryPolicy },
 		Set: func(c *Config, v []string) error {
-			if strings.ToLower(v[0]) != "noeviction" {
-				return errors.New("argument(s) must be one of the following: noeviction")
+			p := strings.ToLower(v[0])
+			if !slices.Contains(MaxMemoryPolicies, p) {
+				return errors.New("argument(s) must be one of the following: " + strings.Join(MaxMemoryPolicies, ", "))
 			}
-			c.MaxMemoryPolicy = "noeviction"
+			c.MaxMemoryPolicy = p
 			return nil
 		}},
+	numParam("maxmemory-samples", false, 1, 64, func(c *Config) *int64 { return &c.MaxMemorySamples }),
 	immutable(numParam("port", false, 0, 65535, func(c *Config) *int { return &c.Port })),
 	// Below Redis's 2^63-1: collections keep member and value lengths in
 	// 32 bits (internal/value/dict, keyspace.Entry), which saves 16 bytes per
@@ -286,6 +297,10 @@ var Params = []*Param{
 	numParam("tcp-keepalive", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.TCPKeepAlive }),
 	numParam("timeout", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.Timeout }),
 }
+
+// MaxMemoryPolicies are the maxmemory-policy values, in Redis's order.
+var MaxMemoryPolicies = []string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+	"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"}
 
 // Lookup finds a parameter by name, case-insensitively.
 func Lookup(name string) *Param {

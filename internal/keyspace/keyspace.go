@@ -60,7 +60,7 @@ type Entry struct {
 	strCap uint32
 	keyLen uint32
 	Kind   Kind
-	access [3]byte // LRU clock (seconds, low 24 bits) of the last access, for OBJECT IDLETIME
+	access [3]byte // LRU clock (seconds, low 24 bits) of the last access, or LFU data (evict.go)
 }
 
 // NewString returns a string entry holding b, which it keeps.
@@ -253,7 +253,10 @@ func (s *Shard) LookupHashed(key []byte, h uint64, now int64) *Entry {
 		ExpiredKeys.Add(1)
 		return nil
 	}
-	if c := Clock.Load() & clockMask; e.Access() != c {
+	// Written out here rather than called: this is every lookup's path.
+	if lfuMode.Load() {
+		e.countAccess()
+	} else if c := Clock.Load() & clockMask; e.Access() != c {
 		e.SetAccess(c) // only when it changes: a read should not dirty the cache line
 	}
 	return e
@@ -289,7 +292,7 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 		if expire != 0 {
 			s.setExpire(k, e, expire)
 		}
-		e.SetAccess(Clock.Load())
+		e.stamp()
 		return e
 	}
 	// Keep the buffer unless it is more than twice too big; buffers up to
@@ -300,7 +303,11 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 		e.SetBytes(append(make([]byte, 0, len(val)), val...))
 	}
 	e.Kind, e.Obj = KindString, nil
-	e.SetAccess(Clock.Load())
+	if lfuMode.Load() {
+		e.countAccess() // an overwrite keeps and counts the key's LFU history, as in Redis
+	} else {
+		e.SetAccess(Clock.Load())
+	}
 	if !keepTTL {
 		s.SetExpire(key, e, expire)
 	}
@@ -320,7 +327,7 @@ func (s *Shard) Put(key []byte, e *Entry) {
 		k = string(key)
 	}
 	s.m.put(k, e)
-	e.SetAccess(Clock.Load())
+	e.stamp()
 	if e.Expire != 0 {
 		s.setExpire(k, e, e.Expire)
 	}

@@ -88,6 +88,7 @@ func configSet(x *command.Ctx) {
 		}
 	}
 	s.cfg.Store(next)
+	s.applyMemoryConfig(next)
 	x.W.OK()
 }
 

@@ -49,6 +49,10 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		c.reject(cmd, fmt.Sprintf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.Name))
 		return
 	}
+	if c.s.ev.over.Load() && c.deniedOnOOM(cmd) && !c.s.makeRoom() {
+		c.reject(cmd, errOOM)
+		return
+	}
 	if cmd.Flags&command.Write != 0 {
 		if msg := c.s.diskError(); msg != "" {
 			c.reject(cmd, msg)

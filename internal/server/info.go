@@ -200,7 +200,16 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "rejected_connections", s.stats.refused.Load())
 		kv(b, "expired_subkeys", keyspace.ExpiredSubkeys.Load())
 		kv(b, "expired_keys", keyspace.ExpiredKeys.Load())
-		kv(b, "evicted_keys", 0)
+		kv(b, "evicted_keys", s.ev.evicted.Load())
+		kv(b, "evicted_clients", 0)
+		kv(b, "evicted_scripts", 0)
+		exceeded := s.ev.overTime.Load()
+		current := int64(0)
+		if t := s.ev.overNow.Load(); t != 0 {
+			current = time.Now().UnixMilli() - t
+		}
+		kv(b, "total_eviction_exceeded_time", exceeded+current)
+		kv(b, "current_eviction_exceeded_time", current)
 		kv(b, "keyspace_hits", hits)
 		kv(b, "keyspace_misses", misses)
 		kv(b, "pubsub_channels", len(s.hub.channels(kindChannel, nil)))

@@ -3,8 +3,10 @@ package server
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"log"
+	"math/rand/v2"
 	"net"
 	"strings"
 	"testing"
@@ -112,5 +114,28 @@ func TestUnsubscribedClientWritesDirectly(t *testing.T) {
 	defer s.hub.mu.Unlock()
 	if c.pubsub != nil {
 		t.Fatal("unsubscribed client still writes through the pub/sub queue")
+	}
+}
+
+// The eviction pool keeps the poolSize best candidates in increasing score,
+// whatever order they arrive in.
+func TestEvictPoolKeepsBest(t *testing.T) {
+	var p evictPool
+	scores := rand.Perm(100)
+	for _, v := range scores {
+		p.add(0, v%7, fmt.Sprint("k", v), uint64(v))
+	}
+	if len(p.c) != poolSize {
+		t.Fatalf("pool holds %d, want %d", len(p.c), poolSize)
+	}
+	for i, c := range p.c {
+		want := uint64(100 - poolSize + i)
+		if c.score != want || c.key != fmt.Sprint("k", want) || c.shard != int(want)%7 {
+			t.Fatalf("pool[%d] = %+v, want score %d", i, c, want)
+		}
+	}
+	p.add(0, 0, "low", 1) // worse than all: ignored
+	if p.c[0].score != 100-poolSize {
+		t.Fatalf("a worse candidate displaced %+v", p.c[0])
 	}
 }

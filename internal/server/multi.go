@@ -13,6 +13,7 @@ import (
 type multiState struct {
 	cmds    []queued
 	aborted bool // a command was refused while queueing: EXEC answers EXECABORT
+	denyOOM bool // a queued command may add data: EXEC is refused while out of memory
 }
 
 type queued struct {
@@ -33,6 +34,7 @@ func (m *multiState) queue(cmd *command.Cmd, args [][]byte) {
 		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 	}
 	m.cmds = append(m.cmds, queued{cmd, cp})
+	m.denyOOM = m.denyOOM || cmd.Flags&command.DenyOOM != 0
 }
 
 type watchedKey struct {

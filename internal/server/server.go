@@ -67,6 +67,9 @@ type Server struct {
 	persist saveState
 	aof     *aofLog // nil unless appendonly yes
 
+	ev   *evictor   // maxmemory (evict.go)
+	evMu sync.Mutex // serializes applyMemoryConfig
+
 	exitOnce     sync.Once
 	shutdownSave atomic.Int32 // SHUTDOWN SAVE 1, NOSAVE -1, plain 0
 }
@@ -88,6 +91,8 @@ func New(cfg *config.Config) *Server {
 		}
 	}
 	s.cfg.Store(cfg)
+	s.ev = newEvictor()
+	s.applyMemoryConfig(cfg)
 	s.activeExpire.Store(true)
 	s.lastSave.Store(s.started.Unix())
 	s.persist.lastOK.Store(true)
@@ -149,8 +154,9 @@ func (s *Server) port() int {
 // Serve accepts connections until Shutdown; it returns nil after a clean stop.
 func (s *Server) Serve() error {
 	s.logf("notice", "HotKV %s (Redis %s compatible) ready to accept connections on %v", Version, RedisVersion, s.Addr())
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.cron()
+	go s.evictLoop()
 	if s.aof != nil {
 		s.wg.Add(1)
 		go s.aof.loop()
@@ -247,6 +253,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	go func() { s.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		s.releaseMemoryLimit()
 		s.persistAtExit()
 		s.logf("notice", "HotKV is now ready to exit, bye bye...")
 		return nil
@@ -291,6 +298,7 @@ func (s *Server) cron() {
 			tick.Calibrate()
 			s.sample(now)
 			s.closeHalfClosed(now)
+			s.checkMemory(now)
 			if s.activeExpire.Load() {
 				exp.Cycle(time.Second / time.Duration(hz) / 4)
 			}

@@ -1,0 +1,407 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The maxmemory tests run the server as its own process: the limit is on the
+// process's heap, which in-process servers share with the test binary.
+
+const oomText = "OOM command not allowed when used memory > 'maxmemory'."
+
+// fill writes n keys prefix:0..n-1 with size-byte values, 500 per pipeline,
+// and returns the first error reply.
+func fill(ctx context.Context, c *redis.Client, prefix string, from, n, size int, ttl time.Duration) error {
+	val := strings.Repeat("v", size)
+	for i := from; i < from+n; i += 500 {
+		p := c.Pipeline()
+		for j := i; j < min(i+500, from+n); j++ {
+			p.Set(ctx, prefix+":"+strconv.Itoa(j), val, ttl)
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func infoField(t *testing.T, c *redis.Client, section, field string) int64 {
+	t.Helper()
+	txt, err := c.Info(context.Background(), section).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(txt, "\r\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("%s=%q", field, v)
+			}
+			return n
+		}
+	}
+	t.Fatalf("INFO %s has no %s", section, field)
+	return 0
+}
+
+// With allkeys-lru, keys that have not been used for a while go before the
+// ones just used: fill the cache, let two seconds pass (the LRU clock counts
+// seconds, as Redis's does), then write and read a hot set and new keys.
+func TestMaxmemoryAllkeysLRU(t *testing.T) {
+	p := startBinary(t, "--maxmemory", "32mb", "--maxmemory-policy", "allkeys-lru", "--loglevel", "warning")
+	c := p.client(t)
+	ctx := context.Background()
+	old := 0
+	for ; old < 2_000_000 && infoField(t, c, "stats", "evicted_keys") == 0; old += 10_000 {
+		if err := fill(ctx, c, "old", old, 10_000, 100, 0); err != nil {
+			t.Fatalf("writing under allkeys-lru: %v", err)
+		}
+	}
+	if old == 2_000_000 {
+		t.Fatal("20M keys written and nothing evicted")
+	}
+	time.Sleep(2200 * time.Millisecond)
+	evictedOld := infoField(t, c, "stats", "evicted_keys")
+	keysOld, _ := c.DBSize(ctx).Result()
+	const hot = 1000
+	if err := fill(ctx, c, "hot", 0, hot, 100, 0); err != nil {
+		t.Fatal(err)
+	}
+	// New keys worth a third of the cache, in steps, reading the hot keys
+	// after each.
+	fresh := int(keysOld) / 3
+	for i := 0; i < fresh; i += 5_000 {
+		if err := fill(ctx, c, "new", i, 5_000, 100, 0); err != nil {
+			t.Fatal(err)
+		}
+		pl := c.Pipeline()
+		for j := range hot {
+			pl.Get(ctx, "hot:"+strconv.Itoa(j))
+		}
+		pl.Exec(ctx) // evicted ones answer nil; counted below
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // the last tick's evictions
+	count := func(prefix string, n int) (kept int) {
+		pl := c.Pipeline()
+		cmds := make([]*redis.IntCmd, n)
+		for i := range n {
+			cmds[i] = pl.Exists(ctx, prefix+":"+strconv.Itoa(i))
+		}
+		pl.Exec(ctx)
+		for _, cmd := range cmds {
+			kept += int(cmd.Val())
+		}
+		return kept
+	}
+	keptHot, keptNew, keptOld := count("hot", hot), count("new", fresh), count("old", old)
+	evicted := infoField(t, c, "stats", "evicted_keys") - evictedOld
+	t.Logf("%d old keys filled the cache (%d kept); then %d hot and %d new: evicted %d, kept %d old, %d hot, %d new",
+		old, keysOld, hot, fresh, evicted, keptOld, keptHot, keptNew)
+	if evicted < int64(fresh)/2 {
+		t.Fatalf("only %d evictions for %d new keys", evicted, fresh)
+	}
+	if keptHot < hot*98/100 || keptNew < fresh*95/100 {
+		t.Errorf("recently used keys evicted: kept %d/%d hot, %d/%d new", keptHot, hot, keptNew, fresh)
+	}
+	if used, max := infoField(t, c, "memory", "used_memory"), infoField(t, c, "memory", "maxmemory"); used > max {
+		t.Errorf("used_memory %d > maxmemory %d", used, max)
+	}
+}
+
+// noeviction refuses writes that may add data once the limit is reached,
+// with Redis's error, keeps serving reads and deletions, and accepts writes
+// again once memory is freed.
+func TestMaxmemoryNoeviction(t *testing.T) {
+	p := startBinary(t, "--maxmemory", "24mb", "--loglevel", "warning")
+	c := p.client(t)
+	ctx := context.Background()
+	var err error
+	written := 0
+	for ; written < 2_000_000 && err == nil; written += 20_000 {
+		err = fill(ctx, c, "k", written, 20_000, 100, 0)
+	}
+	if err == nil || err.Error() != oomText {
+		t.Fatalf("after %d keys: %v, want %q", written, err, oomText)
+	}
+	for _, tc := range []struct {
+		cmd  []any
+		want string
+	}{
+		{[]any{"set", "new", "v"}, oomText},
+		{[]any{"lpush", "l", "x"}, oomText},
+		{[]any{"get", "k:1"}, strings.Repeat("v", 100)},
+		{[]any{"incr", "k:1"}, oomText}, // denyoom, as in Redis, even on an existing key
+		{[]any{"exists", "k:1"}, "1"},
+		{[]any{"del", "k:1"}, "1"},
+		{[]any{"expire", "k:2", "100"}, "1"},
+	} {
+		v, err := c.Do(ctx, tc.cmd...).Result()
+		got := fmt.Sprint(v)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("%v = %q, want %q", tc.cmd, got, tc.want)
+		}
+	}
+	// In MULTI only the commands that may add data are refused, and they
+	// doom the transaction.
+	r := (&testServer{Addr: p.addr}).raw(t)
+	r.expect(Status("OK"), "MULTI")
+	r.expect(Status("QUEUED"), "GET", "k:3")
+	r.expect(Err(oomText), "SET", "a", "b")
+	r.expect(Err("EXECABORT Transaction discarded because of previous errors."), "EXEC")
+	if n := infoField(t, c, "stats", "evicted_keys"); n != 0 {
+		t.Errorf("noeviction evicted %d keys", n)
+	}
+	if err := c.FlushAll(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "SET accepted after FLUSHALL", func() bool { return c.Set(ctx, "new", "v", 0).Err() == nil })
+}
+
+// Memory freed inside a collection (the key stays) is seen too: the server
+// measures again while writes are refused.
+func TestMaxmemoryNoevictionInsideCollection(t *testing.T) {
+	p := startBinary(t, "--maxmemory", "24mb", "--loglevel", "warning")
+	c := p.client(t)
+	ctx := context.Background()
+	val := strings.Repeat("v", 100)
+	fields := 0
+	var err error
+	for ; fields < 2_000_000 && err == nil; fields += 1000 {
+		pl := c.Pipeline()
+		for i := fields; i < fields+1000; i++ {
+			pl.HSet(ctx, "h", "f"+strconv.Itoa(i), val)
+		}
+		_, err = pl.Exec(ctx)
+	}
+	if err == nil || err.Error() != oomText {
+		t.Fatalf("after %d fields: %v, want %q", fields, err, oomText)
+	}
+	n, _ := c.HLen(ctx, "h").Result()
+	for i := 0; i < int(n); i += 1000 {
+		pl := c.Pipeline()
+		for j := i; j < min(i+1000, int(n)); j++ {
+			if j%10 != 0 {
+				pl.HDel(ctx, "h", "f"+strconv.Itoa(j))
+			}
+		}
+		if _, err := pl.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "HSET accepted after HDEL of 90% of the fields", func() bool {
+		return c.HSet(ctx, "h", "again", "v").Err() == nil
+	})
+}
+
+// The volatile policies evict only keys with an expiry; with none left they
+// refuse writes. volatile-ttl evicts the nearest expiry first.
+func TestMaxmemoryVolatileTTL(t *testing.T) {
+	p := startBinary(t, "--maxmemory", "24mb", "--maxmemory-policy", "volatile-ttl", "--loglevel", "warning")
+	c := p.client(t)
+	ctx := context.Background()
+	if err := fill(ctx, c, "persistent", 0, 1000, 100, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := fill(ctx, c, "long", 0, 1000, 100, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	// Short-lived keys, far more than fit: they go first, nearest first.
+	for i := 0; i < 250_000; i += 25_000 {
+		if err := fill(ctx, c, "short", i, 25_000, 200, 10*time.Minute+time.Duration(i)*time.Millisecond); err != nil {
+			t.Fatalf("writing under volatile-ttl: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := infoField(t, c, "stats", "evicted_keys"); n == 0 {
+		t.Fatal("nothing evicted")
+	}
+	for _, prefix := range []string{"persistent", "long"} {
+		for i := range 1000 {
+			if c.Exists(ctx, prefix+":"+strconv.Itoa(i)).Val() == 0 {
+				t.Fatalf("%s:%d was evicted before the short-lived keys", prefix, i)
+			}
+		}
+	}
+	// Without volatile keys, nothing can be evicted: writes get OOM.
+	if err := c.Do(ctx, "config", "set", "maxmemory-policy", "volatile-lru").Err(); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	for i := 0; i < 2_000_000 && err == nil; i += 20_000 {
+		err = fill(ctx, c, "plain", i, 20_000, 100, 0)
+	}
+	if err == nil || err.Error() != oomText {
+		t.Fatalf("volatile-lru with no volatile keys left: %v, want %q", err, oomText)
+	}
+	for i := range 1000 {
+		if c.Exists(ctx, "persistent:"+strconv.Itoa(i)).Val() == 0 {
+			t.Fatalf("volatile-lru evicted persistent:%d, which has no expiry", i)
+		}
+	}
+}
+
+// Evicted keys are logged to the append-only file as deletions: after a
+// restart the data set is the one that was live, not everything written.
+func TestMaxmemoryEvictionIsLogged(t *testing.T) {
+	dir := t.TempDir()
+	p := startBinary(t, "--dir", dir, "--appendonly", "yes", "--maxmemory", "24mb",
+		"--maxmemory-policy", "allkeys-random", "--loglevel", "warning")
+	c := p.client(t)
+	ctx := context.Background()
+	for i := 0; i < 400_000; i += 50_000 {
+		if err := fill(ctx, c, "k", i, 50_000, 100, 0); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+	if infoField(t, c, "stats", "evicted_keys") == 0 {
+		t.Fatal("nothing evicted")
+	}
+	// Stop evicting (what a tick asked for may still be under way) and
+	// count what is left, then stop the server.
+	if err := c.ConfigSet(ctx, "maxmemory", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	before, _ := c.DBSize(ctx).Result()
+	r := (&testServer{Addr: p.addr}).raw(t)
+	if _, err := r.conn.Write([]byte(req("SHUTDOWN"))); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit code %d after SHUTDOWN", code)
+	}
+	p = startBinary(t, "--dir", dir, "--appendonly", "yes", "--loglevel", "warning")
+	after, _ := p.client(t).DBSize(ctx).Result()
+	if after != before {
+		t.Fatalf("dbsize %d after restart, %d before", after, before)
+	}
+}
+
+// Under an LFU policy keys count their accesses (OBJECT FREQ), as Redis's
+// logarithmic counter does; IDLETIME is then refused, and the reverse.
+func TestObjectFreqUnderLFU(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Status("OK"), "SET", "k", "v")
+	r.expect(Err(errNoLFUText), "OBJECT", "FREQ", "k")
+	r.expect(Status("OK"), "CONFIG", "SET", "maxmemory-policy", "ALLKEYS-LFU")
+	r.expect([]any{"maxmemory-policy", "allkeys-lfu"}, "CONFIG", "GET", "maxmemory-policy")
+	r.expect(Status("OK"), "SET", "n", "v")
+	r.expect(int64(5), "OBJECT", "FREQ", "n") // a new key starts at 5
+	r.expect("v", "GET", "n")
+	r.expect(int64(6), "OBJECT", "FREQ", "n") // the first increments are certain
+	for range 2000 {
+		r.do("GET", "n")
+	}
+	if f := r.do("OBJECT", "FREQ", "n").(int64); f < 10 || f > 40 {
+		t.Errorf("OBJECT FREQ after 2000 reads = %d, want a logarithmic count (10..40)", f)
+	}
+	r.expect(Err(errLFUIdleText), "OBJECT", "IDLETIME", "n")
+	r.expect(nil, "OBJECT", "FREQ", "missing")
+	r.expect(Status("OK"), "CONFIG", "SET", "maxmemory-policy", "volatile-lru")
+	r.expect(Err(errNoLFUText), "OBJECT", "FREQ", "n")
+}
+
+const (
+	errNoLFUText   = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	errLFUIdleText = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+)
+
+func TestMaxmemoryConfig(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	for _, p := range []string{"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"} {
+		r.expect(Status("OK"), "CONFIG", "SET", "maxmemory-policy", strings.ToUpper(p))
+		r.expect([]any{"maxmemory-policy", p}, "CONFIG", "GET", "maxmemory-policy")
+	}
+	for _, tc := range []struct {
+		args []string
+		want any
+	}{
+		{[]string{"maxmemory-policy", "lru"}, Err("ERR CONFIG SET failed (possibly related to argument 'maxmemory-policy') - argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction")},
+		{[]string{"maxmemory-samples", "0"}, Err("ERR CONFIG SET failed (possibly related to argument 'maxmemory-samples') - argument must be between 1 and 64 inclusive")},
+		{[]string{"maxmemory-samples", "10"}, Status("OK")},
+		{[]string{"lfu-log-factor", "-1"}, Err("ERR CONFIG SET failed (possibly related to argument 'lfu-log-factor') - argument must be between 0 and 2147483647 inclusive")},
+		{[]string{"lfu-decay-time", "5"}, Status("OK")},
+	} {
+		r.expect(tc.want, append([]string{"CONFIG", "SET"}, tc.args...)...)
+	}
+	r.expect([]any{"lfu-decay-time", "5", "lfu-log-factor", "10"}, "CONFIG", "GET", "lfu*")
+	r.expect([]any{"maxmemory-samples", "10"}, "CONFIG", "GET", "maxmemory-samples")
+}
+
+// Eviction runs beside writers, readers, transactions, a snapshot and the
+// append-only log (in-process, for the race detector): the server must stay
+// consistent and keep answering. The limit leaves the test process's own
+// heap 4 MB of room for data, which the writers soon fill.
+func TestEvictionConcurrent(t *testing.T) {
+	s := start(t, "--maxmemory-policy", "allkeys-lfu", "--dir", t.TempDir(), "--appendonly", "yes")
+	ctx := context.Background()
+	runtime.GC()
+	limit := (s.infoInt(t, "memory", "used_memory") + 4<<20) * 4 / 3
+	c := s.client(t)
+	if err := c.ConfigSet(ctx, "maxmemory", strconv.FormatInt(limit, 10)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	errc := make(chan error, 8)
+	val := strings.Repeat("v", 8000)
+	for w := range 4 {
+		c := s.client(t)
+		go func() {
+			var err error
+			for i := 0; time.Now().Before(deadline) && err == nil; i++ {
+				k := fmt.Sprintf("k%d:%d", w, i)
+				switch i % 4 {
+				case 0, 1:
+					err = c.Set(ctx, k, val, 0).Err()
+				case 2:
+					err = c.Get(ctx, fmt.Sprintf("k%d:%d", w, i/2)).Err()
+					if err == redis.Nil {
+						err = nil
+					}
+				case 3:
+					err = c.Watch(ctx, func(tx *redis.Tx) error {
+						_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+							p.Incr(ctx, k+":n")
+							return nil
+						})
+						return err
+					}, k+":n")
+					if err == redis.TxFailedErr {
+						err = nil
+					}
+				}
+			}
+			errc <- err
+		}()
+	}
+	for time.Now().Before(deadline) {
+		if err := c.BgSave(ctx).Err(); err != nil && !strings.Contains(err.Error(), "in progress") {
+			t.Error(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for range 4 {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
+	}
+	if n := s.infoInt(t, "stats", "evicted_keys"); n == 0 {
+		t.Error("nothing evicted")
+	}
+	s.noPanics(t)
+}
