@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
@@ -310,6 +311,18 @@ func TestObjectFreqUnderLFU(t *testing.T) {
 		t.Errorf("OBJECT FREQ after 2000 reads = %d, want a logarithmic count (10..40)", f)
 	}
 	r.expect(Err(errLFUIdleText), "OBJECT", "IDLETIME", "n")
+	// With lfu-log-factor 0 every access counts: an overwrite is one access
+	// (its lookup), whichever command makes it.
+	r.expect(Status("OK"), "CONFIG", "SET", "lfu-log-factor", "0")
+	r.expect(Status("OK"), "SET", "s", "a")
+	r.expect(int64(5), "OBJECT", "FREQ", "s")
+	r.expect(Status("OK"), "SET", "s", "b")
+	r.expect(int64(6), "OBJECT", "FREQ", "s")
+	r.expect(Status("OK"), "MSET", "s", "c", "t", "d")
+	r.expect(int64(7), "OBJECT", "FREQ", "s")
+	r.expect(int64(5), "OBJECT", "FREQ", "t")
+	r.expect("c", "GETSET", "s", "e")
+	r.expect(int64(8), "OBJECT", "FREQ", "s")
 	r.expect(nil, "OBJECT", "FREQ", "missing")
 	r.expect(Status("OK"), "CONFIG", "SET", "maxmemory-policy", "volatile-lru")
 	r.expect(Err(errNoLFUText), "OBJECT", "FREQ", "n")
@@ -404,4 +417,63 @@ func TestEvictionConcurrent(t *testing.T) {
 		t.Error("nothing evicted")
 	}
 	s.noPanics(t)
+}
+
+// The order and timing of the OOM check, in-process: a limit of one byte
+// puts any server over it.
+func TestMaxmemoryEdges(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Status("OK"), "SET", "a", "1")
+	r.expect(Status("OK"), "CONFIG", "SET", "maxmemory", "1")
+	eventually(t, "OOM under noeviction", func() bool { return r.do("SET", "x", "y") == Err(oomText) })
+	// Refused before the subscribed-context and MONITOR checks, as in Redis.
+	sub := s.raw(t)
+	sub.do("SUBSCRIBE", "ch")
+	sub.expect(Err(oomText), "SET", "x", "y")
+	mon := s.raw(t)
+	mon.expect(Status("OK"), "MONITOR")
+	mon.expect(Err(oomText), "SET", "x", "y")
+	// Lifting the limit takes effect at once, for the very next command.
+	r.send(req("CONFIG", "SET", "maxmemory", "0") + req("SET", "b", "2"))
+	r.expectRead(Status("OK"))
+	r.expectRead(Status("OK"))
+	// With a policy that evicts, writes go through and evict instead;
+	// CONFIG RESETSTAT counts from zero again.
+	r.expect(Status("OK"), "CONFIG", "SET", "maxmemory-policy", "allkeys-random", "maxmemory", "1")
+	eventually(t, "evictions", func() bool {
+		r.do("SET", "k"+strconv.Itoa(rand.IntN(1000)), "v")
+		return s.infoInt(t, "stats", "evicted_keys") > 0
+	})
+	r.expect(Status("OK"), "CONFIG", "SET", "maxmemory", "0")
+	r.expect(Status("OK"), "CONFIG", "RESETSTAT")
+	if n := s.infoInt(t, "stats", "evicted_keys"); n != 0 {
+		t.Errorf("evicted_keys = %d after CONFIG RESETSTAT", n)
+	}
+}
+
+// One large value must not make every small key added after it count as
+// large: small SETs far below the limit are accepted (an estimate that
+// charged each new key the average size refused them).
+func TestMaxmemoryLargeValueThenSmallKeys(t *testing.T) {
+	p := startBinary(t, "--loglevel", "warning")
+	c := p.client(t)
+	ctx := context.Background()
+	if err := c.Set(ctx, "big", strings.Repeat("x", 30<<20), 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ConfigSet(ctx, "maxmemory", "100mb").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5000 {
+		if err := c.Set(ctx, "small:"+strconv.Itoa(i), "v", 0).Err(); err != nil {
+			t.Fatalf("SET small:%d with 30 MB of 100 MB used: %v", i, err)
+		}
+		if i%1000 == 0 {
+			time.Sleep(120 * time.Millisecond) // let measurements see the new keys
+		}
+	}
+	if n, _ := c.DBSize(ctx).Result(); n != 5001 {
+		t.Fatalf("dbsize %d, want 5001", n)
+	}
 }

@@ -319,6 +319,9 @@ func msetPairs(x *command.Ctx) {
 		x.PrefetchKeys(keys[:n])
 		for range n {
 			k := x.Args[i]
+			if keyspace.LFU() { // an overwrite counts as one access, as Redis's setKey looks the key up
+				x.Shard(k).Lookup(k, x.Now)
+			}
 			x.Shard(k).SetString(k, x.Args[i+1], 0, false)
 			x.Touch(k)
 			i += 2

@@ -303,11 +303,9 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 		e.SetBytes(append(make([]byte, 0, len(val)), val...))
 	}
 	e.Kind, e.Obj = KindString, nil
-	if lfuMode.Load() {
-		e.countAccess() // an overwrite keeps and counts the key's LFU history, as in Redis
-	} else {
+	if !lfuMode.Load() {
 		e.SetAccess(Clock.Load())
-	}
+	} // else the key keeps its LFU counter, as Redis's dbSetValue does; the caller's lookup counted the access
 	if !keepTTL {
 		s.SetExpire(key, e, expire)
 	}

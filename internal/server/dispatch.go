@@ -41,16 +41,16 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
 	}
+	if c.s.ev.over.Load() && c.deniedOnOOM(cmd) && !c.s.makeRoom() {
+		c.reject(cmd, errOOM)
+		return
+	}
 	if cmd.Flags&(command.Write|command.ReadOnly) != 0 && c.monitoring.Load() {
 		c.reject(cmd, "ERR Replica can't interact with the keyspace") // Redis flags a monitor as a replica
 		return
 	}
 	if c.out.Proto == 2 && c.subscribed() && !allowedWhileSubscribed[cmd.Name] {
 		c.reject(cmd, fmt.Sprintf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.Name))
-		return
-	}
-	if c.s.ev.over.Load() && c.deniedOnOOM(cmd) && !c.s.makeRoom() {
-		c.reject(cmd, errOOM)
 		return
 	}
 	if cmd.Flags&command.Write != 0 {

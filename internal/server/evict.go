@@ -24,8 +24,11 @@ import (
 // garbage until the next collection, so its size says little about the data
 // between collections. What the runtime does know is the live heap the last
 // collection marked; HotKV measures that, and between collections carries it
-// forward by the keys added or removed since, at the bytes per key it had:
-// inserting moves the estimate, overwriting (garbage only) does not.
+// forward by the keys added or removed since: inserting moves the estimate,
+// overwriting (garbage only) does not. A key added is charged the average
+// bytes per key of the last collection, within 64 B..1 KiB so that one huge
+// key does not make every small one look huge; the next collection corrects
+// what the average got wrong.
 //
 // The data is kept to dataShare of maxmemory, and the runtime's soft memory
 // limit is set to maxmemory, so that a collection runs before the heap,
@@ -35,25 +38,28 @@ const dataShare = 0.75
 
 const errOOM = "OOM command not allowed when used memory > 'maxmemory'."
 
-// evictor is the server's maxmemory state, measured each cron tick.
+// evictor is the server's maxmemory state, measured every hz tick by
+// evictLoop.
 type evictor struct {
 	over    atomic.Bool  // the data is over its share: denyoom commands evict first, or get OOM
 	excess  atomic.Int64 // keys still to evict to get back under
+	nothing atomic.Bool  // an eviction found nothing to evict: refuse at once until the next measurement
 	evicted atomic.Int64 // INFO evicted_keys
 	dbKeys  atomic.Pointer[[]dbCount]
-	wake    chan struct{}
+	wake    chan struct{} // measure now (the limit changed)
 	pool    evictPool
 
-	remeasure atomic.Bool  // the limit was set or lowered: collect now rather than wait
-	overTime  atomic.Int64 // ms spent over the limit before the current spell
-	overNow   atomic.Int64 // start of the current spell (unix ms), 0 if none
+	overTime atomic.Int64 // ms spent over the limit before the current spell
+	overNow  atomic.Int64 // start of the current spell (unix ms), 0 if none
 
-	// cron's own
-	samples []metrics.Sample
-	cycles  uint64
-	liveGC  uint64    // live heap at the last collection
-	keysGC  int64     // keys then
-	lastGC  time.Time // when this tick saw it
+	// evictLoop's own
+	samples  []metrics.Sample
+	cycles   uint64
+	liveGC   uint64    // live heap at the last collection
+	keysGC   int64     // keys then
+	lastGC   time.Time // when evictLoop saw it
+	dirtyGC  uint64    // write commands run at the last collection this loop forced
+	measured int64     // the limit the last measurement was for
 
 	// applyMemoryConfig's own, under Server.evMu
 	limit   int64 // the memory limit in force, 0 when maxmemory is off
@@ -73,7 +79,8 @@ func newEvictor() *evictor {
 }
 
 // applyMemoryConfig makes a new configuration's policy and limit take
-// effect: the access bits keys record, and the runtime's memory limit.
+// effect: the access bits keys record, the runtime's memory limit, and a
+// measurement against the new limit.
 func (s *Server) applyMemoryConfig(cfg *config.Config) {
 	keyspace.SetLFU(strings.HasSuffix(cfg.MaxMemoryPolicy, "-lfu"), int(cfg.LFULogFactor), int(cfg.LFUDecayTime))
 	ev := s.ev
@@ -81,16 +88,23 @@ func (s *Server) applyMemoryConfig(cfg *config.Config) {
 	defer s.evMu.Unlock()
 	switch {
 	case cfg.MaxMemory > 0 && ev.limit == 0:
-		ev.goLimit = debug.SetMemoryLimit(cfg.MaxMemory)
+		ev.goLimit = debug.SetMemoryLimit(-1)
+		debug.SetMemoryLimit(min(cfg.MaxMemory, ev.goLimit)) // a lower GOMEMLIMIT stays
 	case cfg.MaxMemory > 0:
-		debug.SetMemoryLimit(cfg.MaxMemory)
+		debug.SetMemoryLimit(min(cfg.MaxMemory, ev.goLimit))
 	case ev.limit > 0:
 		debug.SetMemoryLimit(ev.goLimit)
 	}
-	if cfg.MaxMemory > 0 && (ev.limit == 0 || cfg.MaxMemory < ev.limit) {
-		ev.remeasure.Store(true)
+	if cfg.MaxMemory == 0 || ev.limit > 0 && cfg.MaxMemory > ev.limit {
+		// More room: writes need not wait for the next measurement.
+		ev.over.Store(false)
+		ev.excess.Store(0)
 	}
 	ev.limit = cfg.MaxMemory
+	select {
+	case ev.wake <- struct{}{}:
+	default:
+	}
 }
 
 // releaseMemoryLimit gives the runtime back the memory limit it had (Shutdown).
@@ -103,81 +117,30 @@ func (s *Server) releaseMemoryLimit() {
 	}
 }
 
-// checkMemory measures the data against maxmemory (cron, each tick) and sets
-// how many keys must go.
-func (s *Server) checkMemory(now time.Time) {
-	cfg := s.Config()
-	ev := s.ev
-	if cfg.MaxMemory == 0 {
-		ev.over.Store(false)
-		ev.excess.Store(0)
-		ev.endSpell(now)
-		return
-	}
-	counts := make([]dbCount, len(s.ks.DBs))
-	var keys int64
-	for i, db := range s.ks.DBs {
-		k, v := db.Stats()
-		counts[i] = dbCount{k, v}
-		keys += int64(k)
-	}
-	ev.dbKeys.Store(&counts)
-	// Collect now if the last collection may be long ago, when there were
-	// other keys: the limit was just set, or the data has been over it for
-	// a second without one (writes refused allocate little, and what was
-	// deleted from inside collections shows only after a collection).
-	if ev.remeasure.Swap(false) || ev.over.Load() && now.Sub(ev.lastGC) > time.Second {
-		runtime.GC()
-	}
-	metrics.Read(ev.samples)
-	if cycles := ev.samples[0].Value.Uint64(); cycles != ev.cycles {
-		ev.cycles, ev.liveGC, ev.keysGC, ev.lastGC = cycles, ev.samples[1].Value.Uint64(), keys, now
-	}
-	perKey := int64(64)
-	if ev.keysGC > 0 && ev.liveGC > s.startMem {
-		perKey = max(perKey, int64(ev.liveGC-s.startMem)/ev.keysGC)
-	}
-	est := int64(ev.liveGC) + (keys-ev.keysGC)*perKey
-	target := int64(float64(cfg.MaxMemory) * dataShare)
-	if est <= target {
-		ev.excess.Store(0)
-		ev.over.Store(false)
-		ev.endSpell(now)
-		return
-	}
-	// At least one, even with no keys (the memory is then named vector
-	// indexes or the AI layer's): writes try to evict, find nothing, and get
-	// OOM, as in Redis when nothing is left to evict.
-	ev.excess.Store(max(1, (est-target+perKey-1)/perKey))
-	ev.over.Store(true)
-	if ev.overNow.Load() == 0 {
-		ev.overNow.Store(now.UnixMilli())
-	}
-	if cfg.MaxMemoryPolicy != "noeviction" {
-		select {
-		case ev.wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-func (ev *evictor) endSpell(now time.Time) {
-	if t := ev.overNow.Swap(0); t != 0 {
-		ev.overTime.Add(now.UnixMilli() - t)
-	}
-}
-
-// evictLoop evicts what checkMemory asks for, in the background; writers
-// that arrive while the data is over the limit evict a key each as well, so
-// that they cannot add faster than this loop removes.
+// evictLoop measures the data against maxmemory every hz tick and evicts
+// what is over, in the background; writers that arrive while the data is
+// over the limit evict a key each as well (makeRoom), so that they cannot add
+// faster than this loop removes.
 func (s *Server) evictLoop() {
 	defer s.wg.Done()
 	ev := s.ev
+	hz := s.Config().Hz
+	t := time.NewTicker(time.Second / time.Duration(hz))
+	defer t.Stop()
 	for {
 		select {
 		case <-s.closed:
 			return
+		case <-t.C:
 		case <-ev.wake:
+		}
+		if h := s.Config().Hz; h != hz {
+			hz = h
+			t.Reset(time.Second / time.Duration(hz))
+		}
+		s.checkMemory(time.Now())
+		if s.Config().MaxMemoryPolicy == "noeviction" {
+			continue
 		}
 		for ev.excess.Load() > 0 {
 			select {
@@ -195,12 +158,90 @@ func (s *Server) evictLoop() {
 	}
 }
 
+// checkMemory measures the data against maxmemory and sets how many keys
+// must go.
+func (s *Server) checkMemory(now time.Time) {
+	cfg := s.Config()
+	ev := s.ev
+	ev.nothing.Store(false)
+	if cfg.MaxMemory == 0 {
+		ev.over.Store(false)
+		ev.excess.Store(0)
+		ev.endSpell(now)
+		ev.measured = 0
+		return
+	}
+	counts := make([]dbCount, len(s.ks.DBs))
+	var keys int64
+	for i, db := range s.ks.DBs {
+		k, v := db.Stats()
+		counts[i] = dbCount{k, v}
+		keys += int64(k)
+	}
+	ev.dbKeys.Store(&counts)
+	// Collect now when the last collection may say little about the data:
+	// the limit was just set or lowered (it may be long ago, with other
+	// keys), or the data has stayed over the limit for a second while
+	// writes ran (a deletion inside a collection shows only in a collection;
+	// an idle server is left alone).
+	if cfg.MaxMemory < ev.measured || ev.measured == 0 {
+		runtime.GC()
+	} else if ev.over.Load() && now.Sub(ev.lastGC) > time.Second {
+		if d := s.dirty(); d != ev.dirtyGC {
+			ev.dirtyGC = d
+			runtime.GC()
+		}
+	}
+	ev.measured = cfg.MaxMemory
+	metrics.Read(ev.samples)
+	if cycles := ev.samples[0].Value.Uint64(); cycles != ev.cycles {
+		ev.cycles, ev.liveGC, ev.keysGC, ev.lastGC = cycles, ev.samples[1].Value.Uint64(), keys, now
+	}
+	avg := int64(64)
+	if ev.keysGC > 0 && ev.liveGC > s.startMem {
+		avg = max(avg, int64(ev.liveGC-s.startMem)/ev.keysGC)
+	}
+	est := int64(ev.liveGC) + (keys-ev.keysGC)*min(avg, 1024)
+	target := int64(float64(cfg.MaxMemory) * dataShare)
+	if est <= target {
+		ev.excess.Store(0)
+		ev.over.Store(false)
+		ev.endSpell(now)
+		return
+	}
+	// At least one key, even with none (the memory is then named vector
+	// indexes or the AI layer's): writes try to evict, find nothing, and get
+	// OOM, as in Redis when nothing is left to evict. At most half of the
+	// keys per measurement, in case the estimate is wrong.
+	ev.excess.Store(max(1, min((est-target+avg-1)/avg, keys/2)))
+	ev.over.Store(true)
+	if ev.overNow.Load() == 0 {
+		ev.overNow.Store(now.UnixMilli())
+	}
+}
+
+func (ev *evictor) endSpell(now time.Time) {
+	if t := ev.overNow.Swap(0); t != 0 {
+		ev.overTime.Add(now.UnixMilli() - t)
+	}
+}
+
+// resetStats is CONFIG RESETSTAT's part: evicted_keys and the time over
+// the limit start again from zero (a spell in progress from now).
+func (ev *evictor) resetStats() {
+	ev.evicted.Store(0)
+	ev.overTime.Store(0)
+	if ev.overNow.Load() != 0 {
+		ev.overNow.Store(time.Now().UnixMilli())
+	}
+}
+
 // makeRoom is what a command that may add data does while the data is over
 // the limit: evict one key, or answer false if the policy evicts nothing or
 // nothing is left to evict (the command then gets OOM).
 func (s *Server) makeRoom() bool {
 	ev := s.ev
-	if s.Config().MaxMemoryPolicy == "noeviction" {
+	if s.Config().MaxMemoryPolicy == "noeviction" || ev.nothing.Load() {
 		return false
 	}
 	if ev.excess.Add(-1) < 0 {
@@ -210,6 +251,7 @@ func (s *Server) makeRoom() bool {
 	}
 	if !s.evictOne() {
 		ev.excess.Add(1)
+		ev.nothing.Store(true)
 		return false
 	}
 	return true
@@ -289,33 +331,41 @@ func (s *Server) pickShard(volatile bool) (int, int, *keyspace.Shard) {
 	for _, c := range *counts {
 		total += c.pick(volatile)
 	}
-	order := make([]int, 0, 1+len(*counts))
-	if total > 0 {
-		r := rand.IntN(total)
-		for d, c := range *counts {
-			if r -= c.pick(volatile); r < 0 {
-				order = append(order, d)
-				break
+	if total == 0 { // as of the last measurement; a later one looks again
+		return 0, 0, nil
+	}
+	r := rand.IntN(total)
+	for d, c := range *counts {
+		if r -= c.pick(volatile); r < 0 {
+			if idx, sh := s.shardWithKeys(d, volatile); sh != nil {
+				return d, idx, sh
 			}
+			break
 		}
 	}
 	for d := range *counts { // the counts are a tick old: then any database
-		order = append(order, d)
-	}
-	for _, d := range order {
-		db := s.ks.DBs[d]
-		start := rand.IntN(keyspace.ShardCount)
-		for i := range keyspace.ShardCount {
-			idx := (start + i) % keyspace.ShardCount
-			sh := db.Shard(idx)
-			sh.Lock()
-			if volatile && sh.Volatile() > 0 || !volatile && sh.Len() > 0 {
-				return d, idx, sh
-			}
-			sh.Unlock()
+		if idx, sh := s.shardWithKeys(d, volatile); sh != nil {
+			return d, idx, sh
 		}
 	}
 	return 0, 0, nil
+}
+
+// shardWithKeys returns the first shard of database d, from a random one
+// on, that holds keys (with an expiry if volatile), locked.
+func (s *Server) shardWithKeys(d int, volatile bool) (int, *keyspace.Shard) {
+	db := s.ks.DBs[d]
+	start := rand.IntN(keyspace.ShardCount)
+	for i := range keyspace.ShardCount {
+		idx := (start + i) % keyspace.ShardCount
+		sh := db.Shard(idx)
+		sh.Lock()
+		if volatile && sh.Volatile() > 0 || !volatile && sh.Len() > 0 {
+			return idx, sh
+		}
+		sh.Unlock()
+	}
+	return 0, nil
 }
 
 func (c dbCount) pick(volatile bool) int {

@@ -298,7 +298,6 @@ func (s *Server) cron() {
 			tick.Calibrate()
 			s.sample(now)
 			s.closeHalfClosed(now)
-			s.checkMemory(now)
 			if s.activeExpire.Load() {
 				exp.Cycle(time.Second / time.Duration(hz) / 4)
 			}

@@ -168,6 +168,7 @@ func (s *Server) resetStats() {
 	s.stats.mu.Unlock()
 	s.stats.connections.Store(0)
 	s.stats.refused.Store(0)
+	s.ev.resetStats()
 	s.stats.qbufLimitDisconnections.Store(0)
 	s.stats.obufLimitDisconnections.Store(0)
 	s.stats.netIn.Store(0)
