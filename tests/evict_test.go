@@ -113,8 +113,10 @@ func TestMaxmemoryAllkeysLRU(t *testing.T) {
 	if keptHot < hot*98/100 || keptNew < fresh*95/100 {
 		t.Errorf("recently used keys evicted: kept %d/%d hot, %d/%d new", keptHot, hot, keptNew, fresh)
 	}
-	if used, max := infoField(t, c, "memory", "used_memory"), infoField(t, c, "memory", "maxmemory"); used > max {
-		t.Errorf("used_memory %d > maxmemory %d", used, max)
+	// The Go heap, garbage included, stays within the runtime's memory
+	// limit, 1.25 x maxmemory (docs/configuration.md).
+	if used, max := infoField(t, c, "memory", "used_memory"), infoField(t, c, "memory", "maxmemory"); used > max*5/4 {
+		t.Errorf("used_memory %d > 1.25 x maxmemory %d", used, max)
 	}
 }
 
