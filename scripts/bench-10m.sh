@@ -30,14 +30,9 @@ PEERS_DIR=${PEERS_DIR:-$HOME/.hotkv-peers}
 die() { echo "bench-10m: $*" >&2; exit 1; }
 log() { echo "bench-10m: $*" >&2; }
 
-if [[ ! -x $PEERS_DIR/bin/valkey-benchmark || ! -x $PEERS_DIR/bin/valkey-server || ! -x $PEERS_DIR/bin/redis8-server ]]; then
-	inst=${INSTALLER:-}
-	for d in "$ROOT/.." "$ROOT/../.." "$ROOT/../../.."; do
-		[[ -z $inst && -x $d/shared/peers/install.sh ]] && inst=$d/shared/peers/install.sh
-	done
-	[[ -n $inst ]] || die "peers missing in $PEERS_DIR/bin and no installer found (set INSTALLER)"
-	bash "$inst" "$PEERS_DIR" >&2
-fi
+# shellcheck source=peers.sh
+source "$ROOT/scripts/peers.sh"
+ensure_peers
 BIN=$PEERS_DIR/bin
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-10m.XXXXXX")
 PID=

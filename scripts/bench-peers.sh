@@ -56,21 +56,8 @@ log() { echo "bench-peers: $*" >&2; }
 
 # --- tools -----------------------------------------------------------------
 
-ensure_peers() {
-	local need=(redis8-server valkey-server valkey-benchmark valkey-cli) missing=0 b
-	for b in "${need[@]}"; do [[ -x $PEERS_DIR/bin/$b ]] || missing=1; done
-	((missing)) || return 0
-	local inst=${INSTALLER:-} d
-	if [[ -z $inst ]]; then
-		for d in "$ROOT/.." "$ROOT/../.." "$ROOT/../../.."; do
-			if [[ -x $d/shared/peers/install.sh ]]; then inst=$d/shared/peers/install.sh; break; fi
-		done
-	fi
-	[[ -n $inst && -f $inst ]] || die "peers missing in $PEERS_DIR/bin and no installer found (set INSTALLER=path/to/install.sh)"
-	log "installing peers into $PEERS_DIR with $inst"
-	bash "$inst" "$PEERS_DIR" >&2
-}
-
+# shellcheck source=peers.sh
+source "$ROOT/scripts/peers.sh"
 ensure_peers
 BIN=$PEERS_DIR/bin
 CLI=$BIN/valkey-cli
