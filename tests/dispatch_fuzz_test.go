@@ -16,14 +16,16 @@ import (
 )
 
 // fuzzSkip are commands a fuzzer must not run against a shared server: they
-// stop it, sleep, close or pause connections, change global settings, or
-// block (the blocking ones come from other command families, if present).
+// stop it, sleep, close or pause connections, change global settings, block
+// (the blocking ones come from other command families, if present), or cost
+// a full collection each (MEMORY PURGE).
 var fuzzSkip = map[string]bool{
 	"shutdown": true, "debug": true, "quit": true, "monitor": true, "sync": true, "psync": true,
 	"config|set": true, "client|kill": true, "client|pause": true, "client|reply": true,
 	"blpop": true, "brpop": true, "brpoplpush": true, "blmove": true, "blmpop": true, "bzpopmin": true,
 	"bzpopmax": true, "bzmpop": true, "xread": true, "xreadgroup": true, "wait": true, "waitaof": true,
 	"save": true, "bgsave": true, "bgrewriteaof": true, "failover": true, "replicaof": true, "slaveof": true,
+	"memory|purge": true,
 }
 
 // fuzzCommands is every command and subcommand of the table, as the words

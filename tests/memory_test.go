@@ -1,0 +1,103 @@
+package tests
+
+import (
+	"context"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func TestMemoryUsageReplies(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Status("OK"), "SET", "foo", "bar")
+	for _, tc := range []struct {
+		args []string
+		want any
+	}{
+		{[]string{"MEMORY", "USAGE", "nokey"}, nil},
+		{[]string{"MEMORY", "USAGE", "foo", "SAMPLES"}, Err("ERR syntax error")},
+		{[]string{"MEMORY", "USAGE", "foo", "SAMPLES", "x"}, Err("ERR value is not an integer or out of range")},
+		{[]string{"MEMORY", "USAGE", "foo", "SAMPLES", "-1"}, Err("ERR syntax error")},
+		{[]string{"MEMORY", "USAGE", "foo", "BAR", "1"}, Err("ERR syntax error")},
+		{[]string{"MEMORY", "USAGE"}, Err("ERR wrong number of arguments for 'memory|usage' command")},
+		{[]string{"MEMORY", "PURGE"}, Status("OK")},
+		{[]string{"MEMORY", "NOPE"}, Err("ERR unknown subcommand 'NOPE'. Try MEMORY HELP.")},
+	} {
+		r.expect(tc.want, tc.args...)
+	}
+	small := r.do("MEMORY", "USAGE", "foo").(int64)
+	r.expect(Status("OK"), "SET", "big", strings.Repeat("x", 10000))
+	if big := r.do("MEMORY", "USAGE", "big", "SAMPLES", "0").(int64); small < 16 || small > 128 || big < 10000 || big > 11000 {
+		t.Errorf("MEMORY USAGE: 3-byte string %d, 10000-byte string %d", small, big)
+	}
+}
+
+// MEMORY USAGE of a large collection is within a factor of 1.5 of what
+// building it added to the heap.
+func TestMemoryUsageEstimates(t *testing.T) {
+	s := start(t)
+	c := s.client(t)
+	ctx := context.Background()
+	heap := func() int64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapAlloc)
+	}
+	const n = 50_000
+	for _, tc := range []struct {
+		name string
+		add  func(p redis.Pipeliner, i int)
+	}{
+		{"hash", func(p redis.Pipeliner, i int) { p.HSet(ctx, "h", "field:"+strconv.Itoa(i), "value") }},
+		{"set", func(p redis.Pipeliner, i int) { p.SAdd(ctx, "s", "member:"+strconv.Itoa(i)) }},
+		{"zset", func(p redis.Pipeliner, i int) {
+			p.ZAdd(ctx, "z", redis.Z{Score: float64(i), Member: "member:" + strconv.Itoa(i)})
+		}},
+		{"list", func(p redis.Pipeliner, i int) { p.RPush(ctx, "l", "element:"+strconv.Itoa(i)) }},
+	} {
+		key := tc.name[:1]
+		before := heap()
+		for i := 0; i < n; i += 1000 {
+			p := c.Pipeline()
+			for j := i; j < i+1000; j++ {
+				tc.add(p, j)
+			}
+			if _, err := p.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		grew := heap() - before
+		est, err := c.MemoryUsage(ctx, key, 0).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: estimate %d, heap grew %d", tc.name, est, grew)
+		if r := float64(est) / float64(grew); r < 1/1.5 || r > 1.5 {
+			t.Errorf("%s of %d: MEMORY USAGE %d, heap grew %d (ratio %.2f)", tc.name, n, est, grew, r)
+		}
+	}
+}
+
+// redis-cli --memkeys samples keys with MEMORY USAGE.
+func TestRedisCLIMemkeys(t *testing.T) {
+	cli := redisCLI(t)
+	s := start(t)
+	c := s.client(t)
+	ctx := context.Background()
+	for i := range 20 {
+		c.RPush(ctx, "list:"+strconv.Itoa(i), strings.Repeat("x", 100*(i+1)))
+	}
+	out, err := exec.Command(cli, "-h", "127.0.0.1", "-p", port(s.Addr), "--memkeys").CombinedOutput()
+	if err != nil {
+		t.Fatalf("redis-cli --memkeys: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "failed") || !strings.Contains(string(out), `Biggest   list found '"list:19"'`) {
+		t.Fatalf("redis-cli --memkeys:\n%s", out)
+	}
+}
