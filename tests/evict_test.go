@@ -120,6 +120,49 @@ func TestMaxmemoryAllkeysLRU(t *testing.T) {
 	}
 }
 
+// With allkeys-lfu, keys read often outlive keys written once: new keys
+// start at Redis's initial count of 5, and a key read a few dozen times
+// counts higher.
+func TestMaxmemoryAllkeysLFU(t *testing.T) {
+	p := startBinary(t, "--maxmemory", "32mb", "--maxmemory-policy", "allkeys-lfu", "--loglevel", "warning")
+	c := p.client(t)
+	ctx := context.Background()
+	const hot = 1000
+	if err := fill(ctx, c, "hot", 0, hot, 100, 0); err != nil {
+		t.Fatal(err)
+	}
+	for range 40 {
+		pl := c.Pipeline()
+		for i := range hot {
+			pl.Get(ctx, "hot:"+strconv.Itoa(i))
+		}
+		if _, err := pl.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f, _ := c.ObjectFreq(ctx, "hot:7").Result(); f <= 5 {
+		t.Fatalf("OBJECT FREQ of a key read 40 times = %d", f)
+	}
+	cold := 0
+	for ; cold < 2_000_000 && infoField(t, c, "stats", "evicted_keys") < int64(cold)/2+1; cold += 10_000 {
+		if err := fill(ctx, c, "cold", cold, 10_000, 100, 0); err != nil {
+			t.Fatalf("writing under allkeys-lfu: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	kept := 0
+	for i := range hot {
+		if c.Exists(ctx, "hot:"+strconv.Itoa(i)).Val() == 1 {
+			kept++
+		}
+	}
+	evicted := infoField(t, c, "stats", "evicted_keys")
+	t.Logf("%d cold keys written, %d evicted, %d of %d hot keys kept", cold, evicted, kept, hot)
+	if kept < hot*98/100 {
+		t.Errorf("only %d of %d frequently read keys kept while %d keys were evicted", kept, hot, evicted)
+	}
+}
+
 // noeviction refuses writes that may add data once the limit is reached,
 // with Redis's error, keeps serving reads and deletions, and accepts writes
 // again once memory is freed.
