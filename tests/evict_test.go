@@ -522,3 +522,29 @@ func TestMaxmemoryLargeValueThenSmallKeys(t *testing.T) {
 		t.Fatalf("dbsize %d, want 5001", n)
 	}
 }
+
+// Lowering the limit a little below what large keys take evicts about the
+// excess, not everything: evicted keys must lower the estimate by what they
+// weighed, even on a server that then sits idle.
+func TestMaxmemoryLargeValuesEvictTheExcess(t *testing.T) {
+	p := startBinary(t, "--maxmemory-policy", "allkeys-lru", "--loglevel", "warning")
+	c := p.client(t)
+	ctx := context.Background()
+	const n = 5000
+	if err := fill(ctx, c, "k", 0, n, 10_000, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Do(ctx, "MEMORY", "PURGE").Err(); err != nil { // a collection: used_memory is then the live heap
+		t.Fatal(err)
+	}
+	used := infoField(t, c, "memory", "used_memory")
+	// The data share (75%) of this limit is 10% below the live heap.
+	if err := c.ConfigSet(ctx, "maxmemory", strconv.FormatInt(int64(float64(used)/0.75/1.1), 10)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "evictions", func() bool { return infoField(t, c, "stats", "evicted_keys") > 0 })
+	time.Sleep(3 * time.Second) // idle: no write forces a collection
+	if ev := infoField(t, c, "stats", "evicted_keys"); ev > n/3 {
+		t.Fatalf("evicted %d of %d keys to shed about a tenth", ev, n)
+	}
+}

@@ -30,6 +30,10 @@ func TestMemoryUsageReplies(t *testing.T) {
 	} {
 		r.expect(tc.want, tc.args...)
 	}
+	// Not counted as keyspace hits or misses, as in Redis.
+	if h, m := s.infoInt(t, "stats", "keyspace_hits"), s.infoInt(t, "stats", "keyspace_misses"); h != 0 || m != 0 {
+		t.Errorf("keyspace_hits %d, keyspace_misses %d after MEMORY USAGE only", h, m)
+	}
 	small := r.do("MEMORY", "USAGE", "foo").(int64)
 	r.expect(Status("OK"), "SET", "big", strings.Repeat("x", 10000))
 	if big := r.do("MEMORY", "USAGE", "big", "SAMPLES", "0").(int64); small < 16 || small > 128 || big < 10000 || big > 11000 {

@@ -56,6 +56,7 @@ type evictor struct {
 	evicted atomic.Int64 // INFO evicted_keys
 	dbKeys  atomic.Pointer[[]dbCount]
 	wake    chan struct{} // measure now (the limit changed)
+	gen     atomic.Uint64 // bumped by each applyMemoryConfig: a measurement begun before is void
 	pool    evictPool
 
 	overTime atomic.Int64 // ms spent over the limit before the current spell
@@ -104,6 +105,7 @@ func (s *Server) applyMemoryConfig(cfg *config.Config) {
 	case ev.limit > 0:
 		debug.SetMemoryLimit(ev.goLimit)
 	}
+	ev.gen.Add(1)
 	if cfg.MaxMemory == 0 || ev.limit > 0 && cfg.MaxMemory > ev.limit {
 		// More room: writes need not wait for the next measurement.
 		ev.over.Store(false)
@@ -151,11 +153,11 @@ func (s *Server) evictLoop() {
 			hz = h
 			t.Reset(time.Second / time.Duration(hz))
 		}
-		s.checkMemory(time.Now())
+		gen := s.checkMemory(time.Now())
 		if s.Config().MaxMemoryPolicy == "noeviction" {
 			continue
 		}
-		for ev.excess.Load() > 0 {
+		for ev.excess.Load() > 0 && ev.gen.Load() == gen {
 			select {
 			case <-s.closed:
 				return
@@ -172,17 +174,19 @@ func (s *Server) evictLoop() {
 }
 
 // checkMemory measures the data against maxmemory and sets how many keys
-// must go.
-func (s *Server) checkMemory(now time.Time) {
-	cfg := s.Config()
+// must go. It returns the configuration generation it measured for: a
+// CONFIG SET since voids what it found.
+func (s *Server) checkMemory(now time.Time) uint64 {
 	ev := s.ev
+	gen := ev.gen.Load() // before reading the config it measures against
+	cfg := s.Config()
 	ev.nothing.Store(false)
 	if cfg.MaxMemory == 0 {
 		ev.over.Store(false)
 		ev.excess.Store(0)
 		ev.endSpell(now)
 		ev.measured = 0
-		return
+		return gen
 	}
 	counts := make([]dbCount, len(s.ks.DBs))
 	var keys int64
@@ -200,7 +204,7 @@ func (s *Server) checkMemory(now time.Time) {
 	if cfg.MaxMemory < ev.measured || ev.measured == 0 {
 		runtime.GC()
 	} else if ev.over.Load() && now.Sub(ev.lastGC) > time.Second {
-		if d := s.dirty(); d != ev.dirtyGC {
+		if d := s.dirty() + uint64(ev.evicted.Load()); d != ev.dirtyGC { // writes or evictions ran
 			ev.dirtyGC = d
 			runtime.GC()
 		}
@@ -214,13 +218,24 @@ func (s *Server) checkMemory(now time.Time) {
 	if ev.keysGC > 0 && ev.liveGC > s.startMem {
 		avg = max(avg, int64(ev.liveGC-s.startMem)/ev.keysGC)
 	}
-	est := int64(ev.liveGC) + (keys-ev.keysGC)*min(avg, 1024)
+	// Keys added are charged at most 1 KiB; keys removed (evicted) are
+	// credited the full average, the unit excess is counted in below, or
+	// evicting large keys would hardly lower the estimate and the next
+	// measurement would ask for them again.
+	charge := avg
+	if keys > ev.keysGC {
+		charge = min(avg, 1024)
+	}
+	est := int64(ev.liveGC) + (keys-ev.keysGC)*charge
 	target := int64(float64(cfg.MaxMemory) * dataShare)
+	if ev.gen.Load() != gen {
+		return gen // the limit changed meanwhile: applyMemoryConfig woke the next measurement
+	}
 	if est <= target {
 		ev.excess.Store(0)
 		ev.over.Store(false)
 		ev.endSpell(now)
-		return
+		return gen
 	}
 	// At least one key, even with none (the memory is then named vector
 	// indexes or the AI layer's): writes try to evict, find nothing, and get
@@ -228,9 +243,17 @@ func (s *Server) checkMemory(now time.Time) {
 	// keys per measurement, in case the estimate is wrong.
 	ev.excess.Store(max(1, min((est-target+avg-1)/avg, keys/2)))
 	ev.over.Store(true)
+	if ev.gen.Load() != gen {
+		// applyMemoryConfig ran while this was stored: its clearing (or
+		// the measurement it woke) wins over a result for the old limit.
+		ev.excess.Store(0)
+		ev.over.Store(false)
+		return gen
+	}
 	if ev.overNow.Load() == 0 {
 		ev.overNow.Store(now.UnixMilli())
 	}
+	return gen
 }
 
 func (ev *evictor) endSpell(now time.Time) {
@@ -254,7 +277,11 @@ func (ev *evictor) resetStats() {
 // nothing is left to evict (the command then gets OOM).
 func (s *Server) makeRoom() bool {
 	ev := s.ev
-	if s.Config().MaxMemoryPolicy == "noeviction" || ev.nothing.Load() {
+	cfg := s.Config()
+	if cfg.MaxMemory == 0 {
+		return true // the limit was just lifted
+	}
+	if cfg.MaxMemoryPolicy == "noeviction" || ev.nothing.Load() {
 		return false
 	}
 	if ev.excess.Add(-1) < 0 {
@@ -322,14 +349,19 @@ func (s *Server) evictOne() bool {
 
 // evictRandom evicts the first key found from a random place.
 func (s *Server) evictRandom(volatile bool) bool {
-	d, idx, sh := s.pickShard(volatile)
-	if sh == nil {
-		return false
+	for range 16 { // the key drawn may go (DEL, another eviction) before it is evicted
+		d, idx, sh := s.pickShard(volatile)
+		if sh == nil {
+			return false
+		}
+		var key string
+		sh.Sample(1, volatile, keyspace.RandomScore, func(k string, _ uint64) { key = strings.Clone(k) })
+		sh.Unlock()
+		if key != "" && s.evictKey(d, idx, key, volatile) {
+			return true
+		}
 	}
-	var key string
-	sh.Sample(1, volatile, keyspace.RandomScore, func(k string, _ uint64) { key = k })
-	sh.Unlock()
-	return key != "" && s.evictKey(d, idx, key, volatile)
+	return false
 }
 
 // pickShard returns a random shard holding keys (keys with an expiry if
