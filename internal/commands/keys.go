@@ -472,7 +472,6 @@ func objectFreq(x *command.Ctx) {
 }
 
 var objectHelp = []string{
-	"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"ENCODING <key>",
 	"    Return the kind of internal representation used in order to store the value",
 	"    associated with a <key>.",
@@ -485,8 +484,6 @@ var objectHelp = []string{
 	"REFCOUNT <key>",
 	"    Return the number of references of the value associated with the specified",
 	"    <key>.",
-	"HELP",
-	"    Print this help.",
 }
 
 // expireGeneric is EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT: base is 0 for an
@@ -656,14 +653,7 @@ func init() {
 				objectSub("freq", "4.0.0", "Returns the logarithmic access frequency counter of a Redis object.", objectFreq),
 				objectSub("idletime", "2.2.3", "Returns the time since the last access to a Redis object.", objectIdletime),
 				objectSub("refcount", "2.2.3", "Returns the reference count of a value of a key.", objectRefcount),
-				{Name: "object|help", Arity: 2, Flags: command.Loading | command.Stale, Group: g, Since: "6.2.0",
-					Summary: "Returns helpful text about the different subcommands.",
-					Run: func(x *command.Ctx) {
-						x.W.Array(len(objectHelp))
-						for _, l := range objectHelp {
-							x.W.Simple(l)
-						}
-					}},
+				command.HelpCmd("object", g, "6.2.0", objectHelp),
 			}},
 		expire("expire", "1.0.0", "Sets the expiration time of a key in seconds.", "seconds", true, true),
 		expire("pexpire", "2.6.0", "Sets the expiration time of a key in milliseconds.", "milliseconds", true, false),

@@ -116,7 +116,6 @@ func sizeClass(n int) int {
 }
 
 var memoryHelp = []string{
-	"MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"MALLOC-STATS",
 	"    Return internal statistics report from the memory allocator.",
 	"PURGE",
@@ -124,8 +123,6 @@ var memoryHelp = []string{
 	"USAGE <key> [SAMPLES <count>]",
 	"    Return memory in bytes used by <key> and its value. Nested values are",
 	"    sampled up to <count> times (default: 5, 0 means sample all).",
-	"HELP",
-	"    Print this help.",
 }
 
 func init() {
@@ -138,13 +135,6 @@ func init() {
 				Run: func(x *command.Ctx) { debug.FreeOSMemory(); x.W.OK() }},
 			{Name: "memory|malloc-stats", Arity: 2, Group: g, Since: "4.0.0", Summary: "Returns the allocator statistics.",
 				Run: func(x *command.Ctx) { x.W.BulkString("Stats not supported for the current allocator") }},
-			{Name: "memory|help", Arity: 2, Flags: command.Loading | command.Stale, Group: g, Since: "4.0.0",
-				Summary: "Returns helpful text about the different subcommands.",
-				Run: func(x *command.Ctx) {
-					x.W.Array(len(memoryHelp))
-					for _, l := range memoryHelp {
-						x.W.Simple(l)
-					}
-				}},
+			command.HelpCmd("memory", g, "4.0.0", memoryHelp),
 		}})
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"crypto/subtle"
 	"fmt"
-	"strings"
 
 	"github.com/hotkv/hotkv/internal/command"
 )
@@ -192,20 +191,9 @@ func selectCmd(x *command.Ctx) {
 	x.W.OK()
 }
 
-// helpCmd builds the HELP subcommand of a container command.
+// helpCmd builds the HELP subcommand of a server container command.
 func helpCmd(parent string, lines []string) *command.Cmd {
-	up := strings.ToUpper(parent)
-	return &command.Cmd{Name: parent + "|help", Arity: 2, Flags: command.Loading | command.Stale, Group: "server",
-		Summary: "Returns helpful text about the different subcommands.", Since: "5.0.0",
-		Run: func(x *command.Ctx) {
-			x.W.Array(len(lines) + 3)
-			x.W.Simple(up + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
-			for _, l := range lines {
-				x.W.Simple(l)
-			}
-			x.W.Simple("HELP")
-			x.W.Simple("    Print this help.")
-		}}
+	return command.HelpCmd(parent, "server", "5.0.0", lines)
 }
 
 func init() {
