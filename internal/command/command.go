@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
@@ -151,8 +152,22 @@ func (c *Ctx) LookupRead(key []byte) *keyspace.Entry {
 		c.Hits++
 	} else {
 		c.Misses++
+		c.DB.Notify(notify.KeyMiss, "keymiss", key)
 	}
 	return e
+}
+
+// Notify publishes a keyspace notification for key in the selected
+// database, when class cl is enabled (notify-keyspace-events). Handlers call
+// it after each real change, with Redis's event name.
+func (c *Ctx) Notify(cl notify.Class, event string, key []byte) { c.DB.Notify(cl, event, key) }
+
+// NotifyCommand is Notify with the command's name as the event, as the
+// STORE commands (sinterstore, zunionstore...) publish.
+func (c *Ctx) NotifyCommand(cl notify.Class, key []byte) {
+	if c.DB.Notifying(cl) {
+		c.DB.Notify(cl, strings.ToLower(string(c.Args[0])), key)
+	}
 }
 
 // PrefetchKeys starts loading what writing keys (all in locked shards)
@@ -172,6 +187,7 @@ func (c *Ctx) LookupReadMany(keys [][]byte, out []*keyspace.Entry) []*keyspace.E
 			c.Hits++
 		} else {
 			c.Misses++
+			c.DB.Notify(notify.KeyMiss, "keymiss", k)
 		}
 		out = append(out, e)
 	}

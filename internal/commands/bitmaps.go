@@ -5,6 +5,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
 )
 
 // Bitmap commands: bit-level operations on string values. Bit 0 is the most
@@ -37,19 +38,20 @@ func bitOffset(arg []byte, width int64) (int64, bool) {
 
 // bitString returns key's string for writing, created or zero-padded to hold
 // byte index last; ok is false after a WRONGTYPE reply.
-func bitString(x *command.Ctx, key []byte, last int64) (*keyspace.Entry, bool) {
+func bitString(x *command.Ctx, key []byte, last int64) (e *keyspace.Entry, grew, ok bool) {
 	sh := x.Shard(key)
-	e := sh.Lookup(key, x.Now)
+	e = sh.Lookup(key, x.Now)
 	if e == nil {
 		e = sh.SetString(key, nil, 0, false)
 	} else if e.Kind != keyspace.KindString {
 		x.Error(command.ErrWrongType)
-		return nil, false
+		return nil, false, false
 	}
 	if b := e.Bytes(); int64(len(b)) <= last {
 		e.SetBytes(append(b, make([]byte, last+1-int64(len(b)))...))
+		grew = true
 	}
-	return e, true
+	return e, grew, true
 }
 
 func getBit(b []byte, off int64) int {
@@ -79,12 +81,15 @@ func setbit(x *command.Ctx) {
 		x.Error("ERR bit is not an integer or out of range")
 		return
 	}
-	e, ok := bitString(x, x.Args[1], off>>3)
+	e, grew, ok := bitString(x, x.Args[1], off>>3)
 	if !ok {
 		return
 	}
 	old := getBit(e.Bytes(), off)
 	setBit(e.Bytes(), off, int(v[0]-'0'))
+	if grew || old != int(v[0]-'0') {
+		x.Notify(notify.String, "setbit", x.Args[1])
+	}
 	x.W.Int(int64(old))
 }
 
@@ -331,9 +336,12 @@ func bitop(x *command.Ctx) {
 	dst := x.Args[2]
 	sh := x.Shard(dst)
 	if maxLen == 0 {
-		sh.Delete(dst, x.Now)
+		if sh.Delete(dst, x.Now) {
+			x.Notify(notify.Generic, "del", dst)
+		}
 	} else {
 		sh.Put(dst, keyspace.NewString(res))
+		x.Notify(notify.String, "set", dst)
 	}
 	x.W.Int(int64(maxLen))
 }
@@ -502,7 +510,7 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 		}
 	}
 	if lastByte >= 0 {
-		e, ok := bitString(x, x.Args[1], lastByte)
+		e, _, ok := bitString(x, x.Args[1], lastByte)
 		if !ok {
 			return
 		}
@@ -517,6 +525,12 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 		}
 	}
 	x.W.Array(len(ops))
+	changes := 0
+	defer func() {
+		if changes > 0 {
+			x.Notify(notify.String, "setbit", x.Args[1])
+		}
+	}()
 	for _, f := range ops {
 		old := readField(s, f.offset, f.width, f.signed)
 		switch f.op {
@@ -529,6 +543,7 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 				continue
 			}
 			writeField(s, f.offset, f.width, v)
+			changes++
 			x.W.Int(old)
 		case 'i':
 			v, over := fieldOverflow(f, old, f.value)
@@ -537,6 +552,7 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 				continue
 			}
 			writeField(s, f.offset, f.width, v)
+			changes++
 			x.W.Int(v)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
 )
 
 // Helpers shared by the collection families.
@@ -40,10 +41,12 @@ func typed[T any](x *command.Ctx, key []byte, kind keyspace.Kind, read bool) (v 
 }
 
 // dropIfEmpty deletes key once its collection is empty: Redis keeps no empty
-// collections.
+// collections. Call it after notifying the command's own event: the del
+// event follows it.
 func dropIfEmpty(x *command.Ctx, key []byte, c interface{ Len() int }) {
 	if c.Len() == 0 {
 		x.Shard(key).Delete(key, x.Now)
+		x.Notify(notify.Generic, "del", key)
 	}
 }
 

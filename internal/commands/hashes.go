@@ -12,6 +12,7 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/value/hash"
 )
 
@@ -63,8 +64,10 @@ func hashOf(x *command.Ctx, key []byte, read bool) (h *hash.Hash, e *keyspace.En
 	if h.Volatile() {
 		if n := h.Reclaim(x.Now, -1); n > 0 {
 			keyspace.ExpiredSubkeys.Add(int64(n))
+			x.Notify(notify.Hash, "hexpired", key)
 			if h.Len() == 0 {
 				x.Shard(key).Delete(key, x.Now)
+				x.Notify(notify.Generic, "del", key)
 				return nil, nil, true
 			}
 			x.Shard(key).Touch(key)
@@ -83,11 +86,13 @@ func createHash(x *command.Ctx, key []byte) (*hash.Hash, *keyspace.Entry) {
 }
 
 // settle deletes key when its hash lost every field, or registers it for
-// active field expiry when a field just got an expiry time.
+// active field expiry when a field just got an expiry time. Call it after
+// notifying the command's events: the del event follows them.
 func settle(x *command.Ctx, key []byte, h *hash.Hash, e *keyspace.Entry, gotExpiry bool) {
 	switch {
 	case h.Len() == 0:
 		x.Shard(key).Delete(key, x.Now)
+		x.Notify(notify.Generic, "del", key)
 	case gotExpiry:
 		x.Shard(key).TrackSubExpire(key, e)
 	}
@@ -112,6 +117,7 @@ func hsetGeneric(x *command.Ctx, name string) {
 			created++
 		}
 	}
+	x.Notify(notify.Hash, "hset", key)
 	if name == "hmset" {
 		x.W.OK()
 	} else {
@@ -136,6 +142,7 @@ func hsetnx(x *command.Ctx) {
 		h, _ = createHash(x, key)
 	}
 	h.Set(f, x.Args[3])
+	x.Notify(notify.Hash, "hset", key)
 	x.W.Int(1)
 }
 
@@ -187,6 +194,9 @@ func hdel(x *command.Ctx) {
 		if h.Delete(f) {
 			n++
 		}
+	}
+	if n > 0 {
+		x.Notify(notify.Hash, "hdel", key)
 	}
 	settle(x, key, h, e, false)
 	x.W.Int(int64(n))
@@ -257,6 +267,7 @@ func hincrby(x *command.Ctx) {
 	}
 	var buf [20]byte
 	h.SetKeepTTL(f, strconv.AppendInt(buf[:0], old+incr, 10))
+	x.Notify(notify.Hash, "hincrby", key)
 	x.W.Int(old + incr)
 }
 
@@ -294,6 +305,7 @@ func hincrbyfloat(x *command.Ctx) {
 		h, _ = createHash(x, key)
 	}
 	h.SetKeepTTL(f, out)
+	x.Notify(notify.Hash, "hincrbyfloat", key)
 	x.W.Bulk(out)
 }
 
@@ -548,13 +560,26 @@ func hexpireGeneric(x *command.Ctx, seconds, relative bool) {
 		return
 	}
 	h.MarkExpiry()
-	set := false
+	set, deleted := false, false
 	for _, f := range fields {
 		r := expireField(x, h, f, at, cond)
 		set = set || r == expirySet
+		deleted = deleted || r == fieldDeleted
 		x.W.Int(r)
 	}
+	notifyFieldExpiry(x, key, set, deleted)
 	settle(x, key, h, e, set)
+}
+
+// notifyFieldExpiry publishes what setting field expiry times did: hexpire
+// for fields given a time, hdel for fields deleted by a time in the past.
+func notifyFieldExpiry(x *command.Ctx, key []byte, set, deleted bool) {
+	if set {
+		x.Notify(notify.Hash, "hexpire", key)
+	}
+	if deleted {
+		x.Notify(notify.Hash, "hdel", key)
+	}
 }
 
 func hexpire(x *command.Ctx)    { hexpireGeneric(x, true, true) }
@@ -607,15 +632,20 @@ func hpersist(x *command.Ctx) {
 		return
 	}
 	x.W.Array(len(fields))
+	persisted := false
 	for _, f := range fields {
 		switch {
 		case h == nil || !h.Exists(f):
 			x.W.Int(fieldMissing)
 		case h.Persist(f):
 			x.W.Int(expirySet)
+			persisted = true
 		default:
 			x.W.Int(fieldNoTTL)
 		}
+	}
+	if persisted {
+		x.Notify(notify.Hash, "hpersist", x.Args[1])
 	}
 }
 
@@ -630,6 +660,7 @@ func hgetdel(x *command.Ctx) {
 		return
 	}
 	x.W.Array(len(fields))
+	deleted := false
 	for _, f := range fields {
 		v, found := []byte(nil), false
 		if h != nil {
@@ -641,8 +672,10 @@ func hgetdel(x *command.Ctx) {
 		}
 		x.W.Bulk(v) // before the delete invalidates the view
 		h.Delete(f)
+		deleted = true
 	}
 	if h != nil {
+		notifyFieldExpiry(x, key, false, deleted)
 		settle(x, key, h, e, false)
 	}
 }
@@ -695,7 +728,7 @@ func hgetex(x *command.Ctx) {
 	if opt != "" {
 		h.MarkExpiry()
 	}
-	set := false
+	set, deleted, persisted := false, false, false
 	for _, f := range fields {
 		v, found := h.Get(f)
 		if !found {
@@ -706,10 +739,16 @@ func hgetex(x *command.Ctx) {
 		switch opt {
 		case "":
 		case "persist":
-			h.Persist(f)
+			persisted = h.Persist(f) || persisted
 		default:
-			set = expireField(x, h, f, at, "") == expirySet || set
+			r := expireField(x, h, f, at, "")
+			set = set || r == expirySet
+			deleted = deleted || r == fieldDeleted
 		}
+	}
+	notifyFieldExpiry(x, key, set, deleted)
+	if persisted {
+		x.Notify(notify.Hash, "hpersist", key)
 	}
 	settle(x, key, h, e, set)
 }
@@ -800,7 +839,7 @@ func hsetex(x *command.Ctx) {
 	if setExpiry {
 		h.MarkExpiry()
 	}
-	set := false
+	set, deleted := false, false
 	for i := first; i < len(args); i += 2 {
 		f, v := args[i], args[i+1]
 		if expiry == "" {
@@ -809,9 +848,13 @@ func hsetex(x *command.Ctx) {
 			h.SetKeepTTL(f, v)
 		}
 		if setExpiry {
-			set = expireField(x, h, f, at, "") == expirySet || set
+			r := expireField(x, h, f, at, "")
+			set = set || r == expirySet
+			deleted = deleted || r == fieldDeleted
 		}
 	}
+	x.Notify(notify.Hash, "hset", key)
+	notifyFieldExpiry(x, key, set, deleted)
 	settle(x, key, h, e, set)
 	x.W.Int(1)
 }

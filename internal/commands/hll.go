@@ -3,6 +3,7 @@ package commands
 import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/value/hll"
 )
 
@@ -12,9 +13,15 @@ import (
 const errNotHLL = "WRONGTYPE Key is not a valid HyperLogLog string value."
 
 // hllValue returns key's entry if it is an HLL (nil if missing); ok is false
-// after an error reply.
-func hllValue(x *command.Ctx, key []byte) (*keyspace.Entry, bool) {
-	e := x.Lookup(key)
+// after an error reply. read looks it up as a read (PFCOUNT, PFMERGE's
+// sources), counting a hit or miss.
+func hllValue(x *command.Ctx, key []byte, read bool) (*keyspace.Entry, bool) {
+	var e *keyspace.Entry
+	if read {
+		e = x.LookupRead(key)
+	} else {
+		e = x.Lookup(key)
+	}
 	if e == nil {
 		return nil, true
 	}
@@ -31,7 +38,7 @@ func hllValue(x *command.Ctx, key []byte) (*keyspace.Entry, bool) {
 
 func pfadd(x *command.Ctx) {
 	key := x.Args[1]
-	e, ok := hllValue(x, key)
+	e, ok := hllValue(x, key, false)
 	if !ok {
 		return
 	}
@@ -53,6 +60,7 @@ func pfadd(x *command.Ctx) {
 	}
 	if changed {
 		e.Bytes()[15] |= 1 << 7 // the cached cardinality is stale
+		x.Notify(notify.String, "pfadd", key)
 		x.W.Int(1)
 		return
 	}
@@ -61,7 +69,7 @@ func pfadd(x *command.Ctx) {
 
 func pfcount(x *command.Ctx) {
 	if len(x.Args) == 2 {
-		e, ok := hllValue(x, x.Args[1])
+		e, ok := hllValue(x, x.Args[1], true)
 		if !ok {
 			return
 		}
@@ -82,7 +90,7 @@ func pfcount(x *command.Ctx) {
 	}
 	var regs [hll.Registers]uint8
 	for _, k := range x.Args[1:] {
-		e, ok := hllValue(x, k)
+		e, ok := hllValue(x, k, true)
 		if !ok {
 			return
 		}
@@ -101,7 +109,7 @@ func pfmerge(x *command.Ctx) {
 	var regs [hll.Registers]uint8
 	dense := false
 	for _, k := range x.Args[1:] {
-		e, ok := hllValue(x, k)
+		e, ok := hllValue(x, k, true)
 		if !ok {
 			return
 		}
@@ -127,6 +135,7 @@ func pfmerge(x *command.Ctx) {
 		x.Error(err.Error())
 		return
 	}
+	x.Notify(notify.String, "pfadd", dst)
 	x.W.OK()
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/scan"
 )
 
@@ -33,6 +34,15 @@ const (
 // access do (TYPE, TTL, EXISTS, OBJECT): no LRU update, but a keyspace hit or
 // miss, and an expired key is deleted.
 func peekRead(x *command.Ctx, key []byte) *keyspace.Entry {
+	e := peekQuiet(x, key)
+	if e == nil {
+		x.Notify(notify.KeyMiss, "keymiss", key)
+	}
+	return e
+}
+
+// peekQuiet is peekRead without the keymiss event (OBJECT's lookup).
+func peekQuiet(x *command.Ctx, key []byte) *keyspace.Entry {
 	e := x.Shard(key).Peek(key, x.Now)
 	if e != nil {
 		x.Hits++
@@ -73,6 +83,7 @@ func del(x *command.Ctx) {
 	n := 0
 	for _, k := range x.Args[1:] {
 		if x.Shard(k).Delete(k, x.Now) {
+			x.Notify(notify.Generic, "del", k)
 			n++
 		}
 	}
@@ -124,13 +135,18 @@ func rename(x *command.Ctx, nx bool) {
 		return
 	}
 	ds := x.Shard(dst)
-	if ds.Lookup(dst, x.Now) != nil && nx {
-		x.W.Int(0)
-		return
+	if ds.Lookup(dst, x.Now) != nil {
+		if nx {
+			x.W.Int(0)
+			return
+		}
+		ds.Delete(dst, x.Now) // so that, as in Redis, dst is a new key
 	}
 	ss.Delete(src, x.Now)
 	ds.Put(dst, e) // keeps e's expiry
 	ds.Touch(dst)
+	x.Notify(notify.Generic, "rename_from", src)
+	x.Notify(notify.Generic, "rename_to", dst)
 	if nx {
 		x.W.Int(1)
 	} else {
@@ -168,7 +184,8 @@ func copyCmd(x *command.Ctx) {
 		return
 	}
 	ds := to.ShardFor(dst)
-	if ds.Lookup(dst, x.Now) != nil && !replace {
+	exists := ds.Lookup(dst, x.Now) != nil
+	if exists && !replace {
 		x.W.Int(0)
 		return
 	}
@@ -177,8 +194,12 @@ func copyCmd(x *command.Ctx) {
 		x.Error("ERR unknown type object")
 		return
 	}
+	if exists {
+		ds.Delete(dst, x.Now) // so that, as in Redis, dst is a new key
+	}
 	ds.Put(dst, c)
 	ds.Touch(dst)
+	to.Notify(notify.Generic, "copy_to", dst)
 	x.W.Int(1)
 }
 
@@ -243,6 +264,8 @@ func move(x *command.Ctx) {
 	ss.Delete(key, x.Now)
 	ds.Put(key, e)
 	ds.Touch(key)
+	x.Notify(notify.Generic, "move_from", key)
+	x.KS.DBs[n].Notify(notify.Generic, "move_to", key)
 	x.W.Int(1)
 }
 
@@ -423,7 +446,7 @@ func scanFilter(x *command.Ctx, s *keyspace.Shard, items []scan.Item[*keyspace.E
 
 // objectEntry looks up OBJECT's key, answering null when it is missing.
 func objectEntry(x *command.Ctx) *keyspace.Entry {
-	e := peekRead(x, x.Args[2])
+	e := peekQuiet(x, x.Args[2])
 	if e == nil {
 		x.W.Null()
 	}
@@ -544,9 +567,11 @@ func expireGeneric(x *command.Ctx, name string, base int64, sec bool) {
 	}
 	if when <= x.Now {
 		sh.Delete(key, x.Now)
+		x.Notify(notify.Generic, "del", key)
 	} else {
 		sh.SetExpire(key, e, when)
 		sh.Touch(key)
+		x.Notify(notify.Generic, "expire", key)
 	}
 	x.W.Int(1)
 }
@@ -581,6 +606,7 @@ func persist(x *command.Ctx) {
 	}
 	sh.SetExpire(key, e, 0)
 	sh.Touch(key)
+	x.Notify(notify.Generic, "persist", key)
 	x.W.Int(1)
 }
 

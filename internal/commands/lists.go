@@ -5,6 +5,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/value/list"
 )
 
@@ -47,7 +48,16 @@ func push(x *command.Ctx, front, onlyExisting bool) {
 	} else {
 		l.PushBack(x.Args[2:]...)
 	}
+	x.Notify(notify.List, endEvent(front, "lpush", "rpush"), key)
 	x.W.Int(int64(l.Len()))
+}
+
+// endEvent names a list event after the end it works on.
+func endEvent(front bool, left, right string) string {
+	if front {
+		return left
+	}
+	return right
 }
 
 func lpush(x *command.Ctx)  { push(x, true, false) }
@@ -101,7 +111,8 @@ func pop(x *command.Ctx, front bool) {
 	default:
 		popReply(x, l, front, count)
 	}
-	if l != nil {
+	if l != nil && count != 0 {
+		x.Notify(notify.List, endEvent(front, "lpop", "rpop"), key)
 		dropIfEmpty(x, key, l)
 	}
 }
@@ -195,6 +206,7 @@ func ltrim(x *command.Ctx) {
 		} else {
 			l.Trim(from, to)
 		}
+		x.Notify(notify.List, "ltrim", key)
 		dropIfEmpty(x, key, l)
 	}
 	x.W.OK()
@@ -245,6 +257,7 @@ func lset(x *command.Ctx) {
 		return
 	}
 	l.Set(int(i), x.Args[3])
+	x.Notify(notify.List, "lset", x.Args[1])
 	x.W.OK()
 }
 
@@ -284,6 +297,7 @@ func linsert(x *command.Ctx) {
 		at++
 	}
 	l.Insert(at, x.Args[4])
+	x.Notify(notify.List, "linsert", x.Args[1])
 	x.W.Int(int64(l.Len()))
 }
 
@@ -310,7 +324,10 @@ func lrem(x *command.Ctx) {
 		count = 0 // asking for more than the list holds is asking for all
 	}
 	n := l.RemoveMatches(x.Args[3], int(count))
-	dropIfEmpty(x, key, l)
+	if n > 0 {
+		x.Notify(notify.List, "lrem", key)
+		dropIfEmpty(x, key, l)
+	}
 	x.W.Int(int64(n))
 }
 
@@ -460,6 +477,8 @@ func listMove(x *command.Ctx, src, dst []byte, fromFront, toFront bool) (done bo
 		dl.PushBack(v)
 	}
 	x.W.Bulk(v)
+	x.Notify(notify.List, endEvent(toFront, "lpush", "rpush"), dst)
+	x.Notify(notify.List, endEvent(fromFront, "lpop", "rpop"), src)
 	dropIfEmpty(x, src, sl)
 	return true
 }
@@ -553,6 +572,7 @@ func mpop(x *command.Ctx, keys [][]byte, front bool, count int64) (done bool) {
 		x.W.Array(2)
 		x.W.Bulk(k)
 		popReply(x, l, front, count)
+		x.Notify(notify.List, endEvent(front, "lpop", "rpop"), k)
 		dropIfEmpty(x, k, l)
 		return true
 	}
@@ -596,6 +616,7 @@ func bpop(x *command.Ctx, front bool) {
 		x.W.Array(2)
 		x.W.Bulk(k)
 		x.W.Bulk(popOne(l, front))
+		x.Notify(notify.List, endEvent(front, "lpop", "rpop"), k)
 		dropIfEmpty(x, k, l)
 		return
 	}

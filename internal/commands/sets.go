@@ -7,6 +7,7 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/resp"
 	"github.com/hotkv/hotkv/internal/scan"
 	setval "github.com/hotkv/hotkv/internal/value/set"
@@ -62,6 +63,7 @@ func sadd(x *command.Ctx) {
 	}
 	if added > 0 {
 		x.Touch(key)
+		x.Notify(notify.Set, "sadd", key)
 	}
 	x.W.Int(int64(added))
 }
@@ -81,6 +83,9 @@ func srem(x *command.Ctx) {
 					break
 				}
 			}
+		}
+		if removed > 0 {
+			x.Notify(notify.Set, "srem", key)
 		}
 		dropIfEmpty(x, key, s)
 	}
@@ -112,6 +117,7 @@ func smove(x *command.Ctx) {
 		x.W.Int(0)
 		return
 	}
+	x.Notify(notify.Set, "srem", srcKey)
 	dropIfEmpty(x, srcKey, src)
 	x.Touch(srcKey)
 	if dst == nil {
@@ -120,6 +126,7 @@ func smove(x *command.Ctx) {
 	}
 	if dst.Add(m) {
 		x.Touch(dstKey)
+		x.Notify(notify.Set, "sadd", dstKey)
 	}
 	x.W.Int(1)
 }
@@ -201,6 +208,7 @@ func spop(x *command.Ctx) {
 	}
 	var buf [setMemberBuf]byte
 	x.W.Bulk(s.Pop(buf[:0]))
+	x.Notify(notify.Set, "spop", key)
 	dropIfEmpty(x, key, s)
 	x.Touch(key)
 }
@@ -223,9 +231,11 @@ func spopCount(x *command.Ctx) {
 		x.W.Set(0)
 		return
 	}
+	x.Notify(notify.Set, "spop", key)
 	if size := s.Len(); n >= int64(size) {
 		replySetMembers(x, s)
 		x.Shard(key).Delete(key, x.Now)
+		x.Notify(notify.Generic, "del", key)
 	} else {
 		x.W.Set(int(n))
 		s.PopN(int(n), func(m []byte) { x.W.Bulk(m) })
@@ -322,8 +332,10 @@ func storeSetResult(x *command.Ctx, dst []byte, s *setval.Set) {
 	if s.Len() > 0 {
 		storeSet(x, dst, s)
 		x.Touch(dst)
+		x.NotifyCommand(notify.Set, dst)
 	} else if x.Shard(dst).Delete(dst, x.Now) {
 		x.Touch(dst)
+		x.Notify(notify.Generic, "del", dst)
 	}
 	x.W.Int(int64(s.Len()))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
 )
 
 // String commands. Values live in Entry.Bytes as plain bytes owned by the entry:
@@ -183,6 +184,10 @@ func setGeneric(x *command.Ctx, flags int, key, val, expire []byte, cmd string, 
 	}
 	sh.SetString(key, val, at, flags&setOptKeepTTL != 0)
 	x.Touch(key)
+	x.Notify(notify.String, "set", key)
+	if expire != nil {
+		x.Notify(notify.Generic, "expire", key)
+	}
 	switch {
 	case flags&setOptGet != 0:
 	case intReply:
@@ -209,6 +214,7 @@ func getset(x *command.Ctx) {
 	replyString(x, e)
 	x.Shard(key).SetString(key, x.Args[2], 0, false)
 	x.Touch(key)
+	x.Notify(notify.String, "set", key)
 }
 
 func getdel(x *command.Ctx) {
@@ -221,6 +227,7 @@ func getdel(x *command.Ctx) {
 	if e != nil {
 		x.Shard(key).Delete(key, x.Now)
 		x.Touch(key)
+		x.Notify(notify.Generic, "del", key)
 	}
 }
 
@@ -251,10 +258,13 @@ func getex(x *command.Ctx) {
 	switch {
 	case flags&(setOptEXAT|setOptPXAT) != 0 && at <= x.Now:
 		sh.Delete(key, x.Now)
+		x.Notify(notify.Generic, "del", key)
 	case expire != nil:
 		sh.SetExpire(key, e, at)
+		x.Notify(notify.Generic, "expire", key)
 	case flags&setOptPersist != 0 && e.Expire != 0:
 		sh.SetExpire(key, e, 0)
+		x.Notify(notify.Generic, "persist", key)
 	default:
 		return
 	}
@@ -324,6 +334,7 @@ func msetPairs(x *command.Ctx) {
 			}
 			x.Shard(k).SetString(k, x.Args[i+1], 0, false)
 			x.Touch(k)
+			x.Notify(notify.String, "set", k)
 			i += 2
 		}
 	}
@@ -349,6 +360,7 @@ func appendCmd(x *command.Ctx) {
 	if e == nil {
 		sh.SetString(key, val, 0, false)
 		x.Touch(key)
+		x.Notify(notify.String, "append", key)
 		x.W.Int(int64(len(val)))
 		return
 	}
@@ -357,6 +369,7 @@ func appendCmd(x *command.Ctx) {
 	}
 	e.SetBytes(append(e.Bytes(), val...))
 	x.Touch(key)
+	x.Notify(notify.String, "append", key)
 	x.W.Int(int64(len(e.Bytes())))
 }
 
@@ -437,6 +450,7 @@ func setrange(x *command.Ctx) {
 		copy(b[off:], val)
 		sh.Put(key, keyspace.NewString(b))
 		x.Touch(key)
+		x.Notify(notify.String, "setrange", key)
 		x.W.Int(int64(len(b)))
 		return
 	}
@@ -454,6 +468,7 @@ func setrange(x *command.Ctx) {
 	}
 	copy(b[off:], val)
 	x.Touch(key)
+	x.Notify(notify.String, "setrange", key)
 	x.W.Int(int64(len(b)))
 }
 
@@ -486,6 +501,7 @@ func incrBy(x *command.Ctx, by int64) {
 		e.SetBytes(append(e.Bytes()[:0], digits...))
 	}
 	x.Touch(key)
+	x.Notify(notify.String, "incrby", key)
 	x.W.Int(v)
 }
 
@@ -548,6 +564,7 @@ func incrbyfloat(x *command.Ctx) {
 		e.SetBytes(append(e.Bytes()[:0], out...))
 	}
 	x.Touch(key)
+	x.Notify(notify.String, "incrbyfloat", key)
 	x.W.Bulk(out)
 }
 

@@ -299,8 +299,9 @@ func vrem(x *command.Ctx) {
 		return
 	}
 	removed := s.Delete(string(x.Args[2]))
-	if removed {
-		dropIfEmpty(x, x.Args[1], s)
+	if removed && s.Len() == 0 {
+		// Redis's module deletes the emptied key without a del event.
+		x.Shard(x.Args[1]).Delete(x.Args[1], x.Now)
 	}
 	x.W.Bool(removed)
 }

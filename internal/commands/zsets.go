@@ -10,6 +10,7 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/resp"
 	"github.com/hotkv/hotkv/internal/scan"
 	"github.com/hotkv/hotkv/internal/value/zset"
@@ -41,11 +42,13 @@ func storeResult(x *command.Ctx, dst []byte, z *zset.ZSet) {
 	if z == nil {
 		if x.Shard(dst).Delete(dst, x.Now) {
 			x.Touch(dst)
+			x.Notify(notify.Generic, "del", dst)
 		}
 		return
 	}
 	storeZSet(x, dst, z)
 	x.Touch(dst)
+	x.NotifyCommand(notify.ZSet, dst)
 }
 
 // pairsHeader opens a reply of n members that carry scores when withScores:
@@ -183,10 +186,11 @@ pairs:
 			result, done = s, true
 		}
 	}
-	dropIfEmpty(x, key, z) // ZADD XX/NX on a key it just created may have added nothing
 	if added+updated > 0 {
 		x.Touch(key)
+		x.Notify(notify.ZSet, endEvent(incr, "zincr", "zadd"), key)
 	}
+	dropIfEmpty(x, key, z) // ZADD XX/NX on a key it just created may have added nothing
 	switch {
 	case incr && done:
 		x.W.Double(result)
@@ -289,6 +293,9 @@ func zrem(x *command.Ctx) {
 			if z.Remove(string(m)) {
 				n++
 			}
+		}
+		if n > 0 {
+			x.Notify(notify.ZSet, "zrem", key)
 		}
 		dropIfEmpty(x, key, z)
 	}
@@ -563,8 +570,12 @@ func zremrange(x *command.Ctx, kind rangeKind) {
 	}
 	lo, hi := s.interval(z)
 	n := max(0, hi-lo+1)
+	if n > 0 {
+		x.NotifyCommand(notify.ZSet, key)
+	}
 	if n == z.Len() {
 		x.Shard(key).Delete(key, x.Now)
+		x.Notify(notify.Generic, "del", key)
 	} else if n > 0 {
 		members := make([]string, 0, n)
 		s.each(z, lo, hi, func(m string, _ float64) { members = append(members, m) })
@@ -642,6 +653,7 @@ func zpop(x *command.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nest
 		w.Double(s)
 		z.Remove(m)
 	}
+	x.Notify(notify.ZSet, endEvent(popMax, "zpopmax", "zpopmin"), key)
 	dropIfEmpty(x, key, z)
 	x.Touch(key)
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
@@ -38,6 +39,7 @@ type Config struct {
 	LFULogFactor           int64
 	LFUDecayTime           int64 // minutes
 	PubSubOutputLimit      int64 // hard output buffer limit for pub/sub clients
+	NotifyKeyspaceEvents   notify.Class
 
 	// Persistence (docs/persistence.md).
 	Save                  []SaveRule // snapshot after Seconds if at least Changes writes
@@ -280,6 +282,13 @@ var Params = []*Param{
 			return nil
 		}},
 	numParam("maxmemory-samples", false, 1, 64, func(c *Config) *int64 { return &c.MaxMemorySamples }),
+	{Name: "notify-keyspace-events",
+		Get: func(c *Config) string { return c.NotifyKeyspaceEvents.String() },
+		Set: func(c *Config, v []string) error {
+			cl, err := notify.Parse(v[0])
+			c.NotifyKeyspaceEvents = cl
+			return err
+		}},
 	immutable(numParam("port", false, 0, 65535, func(c *Config) *int { return &c.Port })),
 	// Below Redis's 2^63-1: collections keep member and value lengths in
 	// 32 bits (internal/value/dict, keyspace.Entry), which saves 16 bytes per

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/vector/vindex"
 )
 
@@ -249,8 +250,7 @@ func (s *Shard) LookupHashed(key []byte, h uint64, now int64) *Entry {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= now {
-		s.remove(e.keyString(), e)
-		ExpiredKeys.Add(1)
+		s.expire(e.keyString(), e)
 		return nil
 	}
 	// Written out here rather than called: this is every lookup's path.
@@ -274,8 +274,7 @@ func (s *Shard) Peek(key []byte, now int64) *Entry {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= now {
-		s.remove(e.keyString(), e)
-		ExpiredKeys.Add(1)
+		s.expire(e.keyString(), e)
 		return nil
 	}
 	return e
@@ -293,6 +292,7 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 			s.setExpire(k, e, expire)
 		}
 		e.stamp()
+		s.Notify(notify.New, "new", k)
 		return e
 	}
 	// Keep the buffer unless it is more than twice too big; buffers up to
@@ -323,6 +323,7 @@ func (s *Shard) Put(key []byte, e *Entry) {
 		}
 	} else {
 		k = string(key)
+		defer s.Notify(notify.New, "new", k) // after the insertion: a subscriber may read the key
 	}
 	s.m.put(k, e)
 	e.stamp()
@@ -371,12 +372,27 @@ func (s *Shard) Delete(key []byte, now int64) bool {
 	if e == nil {
 		return false
 	}
-	s.remove(e.keyString(), e)
 	if e.Expired(now) {
-		ExpiredKeys.Add(1)
+		s.expire(e.keyString(), e)
 		return false
 	}
+	s.remove(e.keyString(), e)
 	return true
+}
+
+// expire removes k, whose time has run out, as Redis's expiry does.
+func (s *Shard) expire(k string, e *Entry) {
+	s.remove(k, e)
+	ExpiredKeys.Add(1)
+	s.Notify(notify.Expired, "expired", k)
+}
+
+// Notify publishes a keyspace notification for key k of s's database, when
+// class c is enabled.
+func (s *Shard) Notify(c notify.Class, event, k string) {
+	if s.db != nil {
+		s.db.NotifyString(c, event, k)
+	}
 }
 
 func (s *Shard) remove(k string, e *Entry) {
@@ -456,6 +472,7 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
 			}
 			expired++
 			ExpiredKeys.Add(1)
+			s.Notify(notify.Expired, "expired", k)
 		}
 	}
 	s.release()
@@ -543,6 +560,8 @@ func (s *Shard) live(k string, now int64) bool {
 // DB is one numbered database.
 type DB struct {
 	shards [ShardCount]Shard
+	id     int
+	events *notify.Notifier // the keyspace's; nil in a DB made on its own (tests)
 	// mayExpire is false only while no shard holds keys with an expiry or
 	// expiring parts, so that the active expiry cycle can skip the whole
 	// database without locking its shards (see Expirer.Cycle).
@@ -566,6 +585,27 @@ func (db *DB) Shard(i int) *Shard { return &db.shards[i] }
 
 // ShardFor returns the shard that holds key.
 func (db *DB) ShardFor(key []byte) *Shard { return &db.shards[ShardIndex(key)] }
+
+// ID is the database's number.
+func (db *DB) ID() int { return db.id }
+
+// Notify publishes a keyspace notification for key in db, when class c is
+// enabled.
+func (db *DB) Notify(c notify.Class, event string, key []byte) {
+	if db.events.On(c) {
+		db.events.Emit(c, event, key, db.id)
+	}
+}
+
+// Notifying reports whether events of class c are published.
+func (db *DB) Notifying(c notify.Class) bool { return db.events.On(c) }
+
+// NotifyString is Notify for a key held as a string.
+func (db *DB) NotifyString(c notify.Class, event, key string) {
+	if db.events.On(c) {
+		db.events.Emit(c, event, unsafe.Slice(unsafe.StringData(key), len(key)), db.id)
+	}
+}
 
 // LockAll takes every shard lock in index order.
 func (db *DB) LockAll() {
@@ -653,8 +693,7 @@ func (db *DB) RandomKey(now int64) (string, bool) {
 				if !e.Expired(now) {
 					return e.keyString(), true
 				}
-				s.remove(e.keyString(), e)
-				ExpiredKeys.Add(1)
+				s.expire(e.keyString(), e)
 				break
 			}
 		}
@@ -674,6 +713,8 @@ func (db *DB) RandomKey(now int64) (string, bool) {
 // Keyspace is the set of numbered databases.
 type Keyspace struct {
 	DBs []*DB
+	// Events publishes keyspace notifications (notify-keyspace-events).
+	Events notify.Notifier
 	// Indexes are the named vector indexes (VSIM.CREATEINDEX): server-wide,
 	// not keys, untouched by FLUSHALL, locked by themselves (never by shards).
 	Indexes *vindex.Registry
@@ -683,7 +724,7 @@ type Keyspace struct {
 func New(n int) *Keyspace {
 	ks := &Keyspace{DBs: make([]*DB, n), Indexes: vindex.NewRegistry()}
 	for i := range ks.DBs {
-		db := new(DB)
+		db := &DB{id: i, events: &ks.Events}
 		for j := range db.shards {
 			db.shards[j].db = db
 		}

@@ -1,6 +1,10 @@
 package keyspace
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/hotkv/hotkv/internal/notify"
+)
 
 // ExpiredSubkeys counts parts of values (hash fields) deleted because their
 // own time ran out (INFO expired_subkeys).
@@ -61,8 +65,10 @@ func (s *Shard) ExpireSubSample(n, quota int, now int64) (sampled, hit, expired 
 		hit++
 		expired += deleted
 		ExpiredSubkeys.Add(int64(deleted))
+		s.Notify(notify.Hash, "hexpired", k)
 		if left == 0 {
 			s.remove(k, e)
+			s.Notify(notify.Generic, "del", k)
 			continue
 		}
 		if !volatile {

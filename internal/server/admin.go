@@ -89,6 +89,7 @@ func configSet(x *command.Ctx) {
 	}
 	s.cfg.Store(next)
 	s.applyMemoryConfig(next)
+	s.ks.Events.Set(next.NotifyKeyspaceEvents)
 	x.W.OK()
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
 )
 
 // maxmemory: keeping the data under a memory limit, by evicting keys or by
@@ -435,6 +436,7 @@ func (s *Server) evictKey(d, idx int, key string, volatile bool) bool {
 		s.aof.appendCmd(d, time.Now().UnixMilli(), [][]byte{[]byte("DEL"), []byte(key)})
 	}
 	s.ev.evicted.Add(1)
+	sh.Notify(notify.Evicted, "evicted", key)
 	return true
 }
 

@@ -91,6 +91,8 @@ func New(cfg *config.Config) *Server {
 		}
 	}
 	s.cfg.Store(cfg)
+	s.ks.Events.SetPublisher(func(ch, msg []byte) { s.hub.publish(kindChannel, ch, msg) })
+	s.ks.Events.Set(cfg.NotifyKeyspaceEvents)
 	s.ev = newEvictor()
 	s.applyMemoryConfig(cfg)
 	s.activeExpire.Store(true)

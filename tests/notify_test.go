@@ -1,0 +1,348 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Keyspace notifications (notify-keyspace-events): every command of every
+// family is run with a subscriber on __key*__:*, and the messages each one
+// publishes are compared with Redis 8's for the same script, or, without
+// Redis, with the expectations written out below.
+
+const notifyMarker = "notify-test-marker"
+
+// eventRecorder runs commands on one connection and collects, per command,
+// the keyspace messages another connection receives, as "channel message".
+type eventRecorder struct {
+	t   *testing.T
+	cmd *raw
+	sub *raw
+	n   int
+}
+
+func newEventRecorder(t *testing.T, s *testServer, classes string) *eventRecorder {
+	t.Helper()
+	r := &eventRecorder{t: t, cmd: s.raw(t), sub: s.raw(t)}
+	if got := r.cmd.do("CONFIG", "SET", "notify-keyspace-events", classes); got != (Status("OK")) {
+		t.Fatalf("CONFIG SET notify-keyspace-events %s: %#v", classes, got)
+	}
+	r.sub.do("PSUBSCRIBE", "__key*__:*")
+	r.sub.do("SUBSCRIBE", notifyMarker)
+	return r
+}
+
+// run sends cmd and returns its reply and the messages it caused: a PUBLISH
+// to the marker channel after the reply delimits them.
+func (r *eventRecorder) run(cmd ...string) (reply any, events []string) {
+	r.t.Helper()
+	reply = r.cmd.do(cmd...)
+	if reply == (Status("QUEUED")) || strings.EqualFold(cmd[0], "multi") {
+		return reply, nil // a transaction publishes as EXEC runs it
+	}
+	r.n++
+	mark := fmt.Sprint(r.n)
+	r.cmd.do("PUBLISH", notifyMarker, mark)
+	for {
+		m, ok := r.sub.read().([]any)
+		if !ok || len(m) < 3 {
+			r.t.Fatalf("%q: unexpected message %#v", cmd, m)
+		}
+		switch m[0] {
+		case "message":
+			if m[1] == notifyMarker && m[2] == mark {
+				return reply, events
+			}
+		case "pmessage":
+			events = append(events, fmt.Sprint(m[2], " ", m[3]))
+		default:
+			r.t.Fatalf("%q: unexpected message %#v", cmd, m)
+		}
+	}
+}
+
+// notifyScript exercises every write path that publishes an event, and
+// some that must not (no change, wrong type, reads).
+var notifyScript = [][]string{
+	// strings
+	{"SET", "s", "1"}, {"SET", "s", "2", "NX"}, {"SET", "s", "3", "XX", "EX", "100"}, {"SET", "s", "4", "KEEPTTL"},
+	{"SET", "s", "5", "GET"}, {"SET", "s2", "x", "XX"}, {"SETNX", "s", "x"}, {"SETNX", "s3", "x"},
+	{"SETEX", "s4", "100", "v"}, {"PSETEX", "s5", "100000", "v"}, {"MSET", "m1", "a", "m2", "b"},
+	{"MSETNX", "m3", "a", "m4", "b"}, {"MSETNX", "m3", "a", "m5", "b"}, {"GETSET", "s", "6"}, {"GETDEL", "s"},
+	{"GETDEL", "s"}, {"GETEX", "m1", "EX", "100"}, {"GETEX", "m1", "PERSIST"}, {"GETEX", "m1", "PERSIST"}, {"GETEX", "m1"},
+	{"GETEX", "m1", "PX", "-5"}, {"APPEND", "a", "xy"}, {"APPEND", "a", "z"}, {"SETRANGE", "a", "5", "q"},
+	{"SETRANGE", "a", "1", ""}, {"SETRANGE", "r", "0", ""}, {"INCR", "i"}, {"DECR", "i"}, {"INCRBY", "i", "5"},
+	{"DECRBY", "i", "2"}, {"INCRBYFLOAT", "i", "1.5"}, {"INCR", "a"}, {"GET", "a"}, {"STRLEN", "a"},
+	{"SET", "e", "v", "EX", "-1"}, {"SET", "e", "v", "PXAT", "1"}, {"DEL", "e"},
+	// keys
+	{"SET", "k", "v"}, {"EXPIRE", "k", "100"}, {"EXPIRE", "k", "50", "GT"}, {"PEXPIRE", "k", "200000"},
+	{"EXPIREAT", "k", "4000000000"}, {"PEXPIREAT", "k", "4000000000000"}, {"PERSIST", "k"}, {"PERSIST", "k"},
+	{"EXPIRE", "nokey", "10"}, {"EXPIRE", "k", "0"}, {"SET", "k", "v"}, {"PEXPIREAT", "k", "1"},
+	{"SET", "k", "v"}, {"RENAME", "k", "k2"}, {"SET", "k3", "v"}, {"RENAME", "k2", "k3"}, {"RENAMENX", "k3", "k4"},
+	{"SET", "k5", "v"}, {"RENAMENX", "k4", "k5"}, {"RENAME", "k4", "k4"}, {"COPY", "k4", "k6"}, {"COPY", "k4", "k6"},
+	{"COPY", "k4", "k6", "REPLACE"}, {"COPY", "k4", "k7", "DB", "1"}, {"MOVE", "k6", "1"}, {"MOVE", "k5", "2"},
+	{"DEL", "k4", "k5", "nokey"}, {"UNLINK", "k3", "nokey"}, {"EXISTS", "k4"}, {"TOUCH", "k4"}, {"TYPE", "m2"},
+	{"SELECT", "1"}, {"SET", "d1", "v"}, {"DEL", "d1"}, {"SELECT", "0"}, {"SWAPDB", "0", "1"}, {"SWAPDB", "0", "1"},
+	{"FLUSHDB"},
+	// lists
+	{"LPUSH", "l", "a", "b"}, {"RPUSH", "l", "c"}, {"LPUSHX", "l", "d"}, {"RPUSHX", "l", "e"}, {"LPUSHX", "nol", "x"},
+	{"LPOP", "l"}, {"RPOP", "l", "2"}, {"LSET", "l", "0", "z"}, {"LINSERT", "l", "BEFORE", "z", "y"},
+	{"LINSERT", "l", "BEFORE", "nope", "y"}, {"LREM", "l", "0", "nope"}, {"LREM", "l", "1", "y"}, {"RPUSH", "l", "p", "q"},
+	{"LTRIM", "l", "0", "-1"}, {"LTRIM", "l", "1", "-1"}, {"LMOVE", "l", "l2", "LEFT", "RIGHT"},
+	{"RPOPLPUSH", "l", "l2"}, {"RPOPLPUSH", "l", "l2"}, {"LMPOP", "2", "l", "l2", "LEFT", "COUNT", "2"},
+	{"BLPOP", "l2", "1"}, {"BRPOP", "l2", "1"}, {"RPUSH", "l", "a"}, {"BLMOVE", "l", "l", "LEFT", "LEFT", "1"},
+	{"BRPOPLPUSH", "l", "l3", "1"}, {"BLMPOP", "1", "1", "l3", "RIGHT"}, {"RPUSH", "l", "a", "b"}, {"LTRIM", "l", "5", "10"},
+	{"RPUSH", "l", "a"}, {"LREM", "l", "0", "a"}, {"LPOP", "l"}, {"LRANGE", "l", "0", "-1"},
+	// hashes
+	{"HSET", "h", "f", "1", "g", "2"}, {"HSET", "h", "f", "1"}, {"HSETNX", "h", "f", "x"}, {"HSETNX", "h", "n", "x"},
+	{"HMSET", "h", "a", "b"}, {"HINCRBY", "h", "f", "2"}, {"HINCRBYFLOAT", "h", "f", "0.5"}, {"HDEL", "h", "nope"},
+	{"HDEL", "h", "a", "n"}, {"HEXPIRE", "h", "100", "FIELDS", "1", "g"}, {"HPEXPIRE", "h", "100000", "FIELDS", "2", "g", "nope"},
+	{"HEXPIREAT", "h", "4000000000", "FIELDS", "1", "g"}, {"HPEXPIREAT", "h", "4000000000000", "NX", "FIELDS", "1", "g"},
+	{"HPERSIST", "h", "FIELDS", "1", "g"}, {"HPERSIST", "h", "FIELDS", "1", "g"}, {"HEXPIRE", "h", "0", "FIELDS", "1", "g"},
+	{"HGETDEL", "h", "FIELDS", "1", "nope"}, {"HSET", "h", "x", "1", "y", "2"}, {"HGETDEL", "h", "FIELDS", "1", "x"},
+	{"HGETEX", "h", "EX", "100", "FIELDS", "1", "y"}, {"HGETEX", "h", "PERSIST", "FIELDS", "1", "y"},
+	{"HSETEX", "h", "EX", "100", "FIELDS", "1", "z", "1"}, {"HSETEX", "h", "FNX", "FIELDS", "1", "z", "1"},
+	{"HGET", "h", "f"}, {"HGETALL", "h"}, {"HDEL", "h", "f", "y", "z"},
+	// sets
+	{"SADD", "st", "a", "b", "c"}, {"SADD", "st", "a"}, {"SREM", "st", "nope"}, {"SREM", "st", "a"},
+	{"SMOVE", "st", "st2", "b"}, {"SMOVE", "st", "st2", "nope"}, {"SPOP", "st"}, {"SADD", "st", "a", "b", "c"},
+	{"SPOP", "st", "2"}, {"SPOP", "st", "5"}, {"SADD", "x1", "a", "b"}, {"SADD", "x2", "b", "c"},
+	{"SINTERSTORE", "x3", "x1", "x2"}, {"SUNIONSTORE", "x3", "x1", "x2"}, {"SDIFFSTORE", "x3", "x1", "x2"},
+	{"SINTERSTORE", "x3", "x1", "nokey"}, {"SINTERSTORE", "x3", "x1", "nokey"}, {"SMEMBERS", "x1"}, {"SRANDMEMBER", "x1"},
+	// sorted sets
+	{"ZADD", "z", "1", "a", "2", "b", "3", "c"}, {"ZADD", "z", "1", "a"}, {"ZADD", "z", "5", "a"}, {"ZADD", "z", "INCR", "1", "a"},
+	{"ZADD", "z", "NX", "1", "a"}, {"ZINCRBY", "z", "1", "b"}, {"ZREM", "z", "nope"}, {"ZREM", "z", "c"},
+	{"ZADD", "z", "7", "c", "8", "d", "9", "e"}, {"ZREMRANGEBYRANK", "z", "0", "0"}, {"ZREMRANGEBYSCORE", "z", "7", "7"},
+	{"ZREMRANGEBYLEX", "z", "-", "+"}, {"ZADD", "z", "0", "a", "0", "b", "1", "c", "2", "d"}, {"ZREMRANGEBYLEX", "z", "[a", "[a"},
+	{"ZPOPMIN", "z"}, {"ZPOPMAX", "z", "1"}, {"ZMPOP", "1", "z", "MIN"}, {"ZADD", "z", "1", "a", "2", "b"},
+	{"BZPOPMIN", "z", "1"}, {"BZPOPMAX", "z", "1"}, {"ZADD", "z", "1", "a", "2", "b"}, {"BZMPOP", "1", "1", "z", "MAX", "COUNT", "5"},
+	{"ZADD", "y1", "1", "a", "2", "b"}, {"ZADD", "y2", "1", "b"}, {"ZUNIONSTORE", "y3", "2", "y1", "y2"},
+	{"ZINTERSTORE", "y3", "2", "y1", "y2"}, {"ZDIFFSTORE", "y3", "2", "y1", "y2"}, {"ZRANGESTORE", "y4", "y1", "0", "-1"},
+	{"ZINTERSTORE", "y3", "2", "y1", "nokey"}, {"ZRANGESTORE", "y4", "y1", "5", "6"}, {"ZRANGESTORE", "y4", "y1", "5", "6"},
+	{"ZRANGE", "y1", "0", "-1"}, {"ZREM", "y2", "b"},
+	// bitmaps and HyperLogLog
+	{"SETBIT", "b", "7", "1"}, {"SETBIT", "b", "7", "1"}, {"BITFIELD", "b", "SET", "u8", "0", "3"},
+	{"BITFIELD", "b", "GET", "u8", "0"}, {"BITFIELD", "b", "INCRBY", "u8", "0", "1"}, {"BITFIELD", "bf", "INCRBY", "u2", "0", "5", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "5"},
+	{"BITOP", "AND", "b2", "b", "b"}, {"BITOP", "OR", "b2", "nokey"}, {"BITOP", "OR", "b2", "nokey"}, {"BITCOUNT", "b"},
+	{"PFADD", "p", "a", "b"}, {"PFADD", "p", "a"}, {"PFADD", "p2"}, {"PFMERGE", "p3", "p", "p2"}, {"PFCOUNT", "p"},
+	// vector sets
+	{"VADD", "vs", "VALUES", "2", "1", "0", "m1"}, {"VADD", "vs", "VALUES", "2", "0", "1", "m2"}, {"VSETATTR", "vs", "m1", `{"a":1}`},
+	{"VREM", "vs", "m1"}, {"VREM", "vs", "m2"},
+	// transactions: events as each command runs
+	{"MULTI"}, {"SET", "t", "1"}, {"INCR", "t"}, {"DEL", "t"}, {"EXEC"},
+	// wrong type: nothing published
+	{"LPUSH", "st2", "x"}, {"INCR", "h"},
+	{"FLUSHALL"},
+}
+
+// notifyTimedScript covers events that time produces: keys and hash fields
+// whose expiry passes (lazily on access or by the active cycle: the event
+// is the same, and is counted with the next command either way), misses on
+// reads (with m), and blocked clients served by another's push.
+var notifyTimedScript = [][]string{
+	{"SET", "a", "1", "PX", "30"}, {"SLEEP", "150"}, {"GET", "a"},
+	{"HSET", "h", "f", "1", "g", "2"}, {"HPEXPIRE", "h", "30", "FIELDS", "1", "f"}, {"SLEEP", "150"}, {"HGETALL", "h"},
+	{"HPEXPIRE", "h", "30", "FIELDS", "1", "g"}, {"SLEEP", "150"}, {"HGET", "h", "g"},
+	{"SET", "v", "1", "PX", "30"}, {"SLEEP", "150"}, {"DEL", "v"},
+	// key misses: reads of missing keys
+	{"GET", "nokey"}, {"MGET", "nokey", "a"}, {"EXISTS", "nokey"}, {"TYPE", "nokey"}, {"TTL", "nokey"},
+	{"STRLEN", "nokey"}, {"GETRANGE", "nokey", "0", "1"}, {"HGET", "nokey", "f"}, {"HGETALL", "nokey"},
+	{"LRANGE", "nokey", "0", "-1"}, {"LINDEX", "nokey", "0"}, {"LLEN", "nokey"}, {"SMEMBERS", "nokey"},
+	{"SISMEMBER", "nokey", "m"}, {"SCARD", "nokey"}, {"ZRANGE", "nokey", "0", "-1"}, {"ZSCORE", "nokey", "m"},
+	{"ZCARD", "nokey"}, {"PFCOUNT", "nokey"}, {"BITCOUNT", "nokey"}, {"GETBIT", "nokey", "1"}, {"TOUCH", "nokey"},
+	{"OBJECT", "ENCODING", "nokey"}, {"SET", "nokey", "1", "GET"}, {"GETDEL", "nokey"}, {"GETEX", "nokey"},
+	{"COPY", "nokey", "x"}, {"SINTER", "nokey"}, {"ZUNION", "1", "nokey"}, {"HRANDFIELD", "nokey"},
+	{"LPOP", "nokey"}, {"INCR", "nokey"},
+	{"FLUSHALL"},
+}
+
+// runTimed runs a script with SLEEP pseudo-commands and a BLPOP served by
+// another client's push at the end, returning the events per step.
+func runTimed(t *testing.T, s *testServer, classes string) [][]string {
+	r := newEventRecorder(t, s, classes)
+	var out [][]string
+	for _, cmd := range notifyTimedScript {
+		if cmd[0] == "SLEEP" {
+			ms, _ := strconv.Atoi(cmd[1])
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+			continue
+		}
+		_, ev := r.run(cmd...)
+		out = append(out, ev)
+	}
+	// A client blocked on a list, served by a push: the push publishes,
+	// then the pop that serves the waiter.
+	b := s.raw(t)
+	b.send(encode("BLPOP", "q", "5"))
+	waitBlocked(t, r.cmd, 1)
+	_, ev := r.run("RPUSH", "q", "x")
+	if got := b.read(); !reflect.DeepEqual(got, []any{"q", "x"}) {
+		t.Fatalf("BLPOP served %#v", got)
+	}
+	_, ev2 := r.run("PING")
+	return append(out, append(ev, ev2...))
+}
+
+// keyEvents builds the messages an event publishes with K and E on db 0.
+func keyEvents(pairs ...string) []string {
+	var out []string
+	for i := 0; i < len(pairs); i += 2 {
+		ev, key := pairs[i], pairs[i+1]
+		out = append(out, "__keyspace@0__:"+key+" "+ev, "__keyevent@0__:"+ev+" "+key)
+	}
+	return out
+}
+
+func TestKeyspaceNotificationsMatchRedis(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	hot, red := newEventRecorder(t, start(t), "KEAn"), newEventRecorder(t, startRedis(t), "KEAn")
+	for i, cmd := range notifyScript {
+		_, got := hot.run(cmd...)
+		_, want := red.run(cmd...)
+		if os.Getenv("NOTIFY_TRACE") != "" {
+			t.Logf("%d %q:\n  hotkv %q\n  redis %q", i, cmd, got, want)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%d %q:\nhotkv: %q\nredis: %q", i, cmd, got, want)
+		}
+	}
+	got, want := runTimed(t, start(t), "KEAm"), runTimed(t, startRedis(t), "KEAm")
+	var steps []string
+	for _, cmd := range notifyTimedScript {
+		if cmd[0] != "SLEEP" {
+			steps = append(steps, strings.Join(cmd, " "))
+		}
+	}
+	steps = append(steps, "RPUSH q x, served to BLPOP")
+	for i := range got {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("%s:\nhotkv: %q\nredis: %q", steps[i], got[i], want[i])
+		}
+	}
+}
+
+// Without Redis at hand, the same machinery against written-out events
+// (Redis 8.0.2's, as the test above checks them).
+func TestKeyspaceNotifications(t *testing.T) {
+	s := start(t)
+	r := newEventRecorder(t, s, "KEA")
+	for _, c := range []struct {
+		cmd  []string
+		want []string
+	}{
+		{[]string{"SET", "k", "v"}, keyEvents("set", "k")},
+		{[]string{"SET", "k", "v", "NX"}, nil},
+		{[]string{"SETEX", "k", "100", "v"}, keyEvents("set", "k", "expire", "k")},
+		{[]string{"PERSIST", "k"}, keyEvents("persist", "k")},
+		{[]string{"RENAME", "k", "k2"}, keyEvents("rename_from", "k", "rename_to", "k2")},
+		{[]string{"EXPIRE", "k2", "0"}, keyEvents("del", "k2")},
+		{[]string{"INCRBY", "n", "5"}, keyEvents("incrby", "n")},
+		{[]string{"RPUSH", "l", "a", "b"}, keyEvents("rpush", "l")},
+		{[]string{"LMOVE", "l", "l2", "LEFT", "RIGHT"}, keyEvents("rpush", "l2", "lpop", "l")},
+		{[]string{"RPOP", "l"}, keyEvents("rpop", "l", "del", "l")},
+		{[]string{"HSET", "h", "f", "1"}, keyEvents("hset", "h")},
+		{[]string{"HDEL", "h", "nope"}, nil},
+		{[]string{"HDEL", "h", "f"}, keyEvents("hdel", "h", "del", "h")},
+		{[]string{"SADD", "s", "a"}, keyEvents("sadd", "s")},
+		{[]string{"SINTERSTORE", "s", "nokey"}, keyEvents("del", "s")},
+		{[]string{"ZADD", "z", "1", "a"}, keyEvents("zadd", "z")},
+		{[]string{"ZINCRBY", "z", "1", "a"}, keyEvents("zincr", "z")},
+		{[]string{"ZREMRANGEBYSCORE", "z", "-inf", "+inf"}, keyEvents("zremrangebyscore", "z", "del", "z")},
+		{[]string{"SETBIT", "b", "3", "1"}, keyEvents("setbit", "b")},
+		{[]string{"SETBIT", "b", "3", "1"}, nil},
+		{[]string{"PFADD", "p", "x"}, keyEvents("pfadd", "p")},
+		{[]string{"DEL", "b", "p", "nokey"}, keyEvents("del", "b", "del", "p")},
+		{[]string{"GET", "nokey"}, nil}, // no m class
+	} {
+		if _, got := r.run(c.cmd...); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: got %q, want %q", c.cmd, got, c.want)
+		}
+	}
+
+	// Only what is asked for: E alone publishes key events, K alone keyspace
+	// events, a class alone neither; n adds new keys, x expirations.
+	for _, c := range []struct {
+		classes string
+		want    []string
+	}{
+		{"E$", []string{"__keyevent@0__:set a"}},
+		{"Kg$", []string{"__keyspace@0__:a set", "__keyspace@0__:a expire"}},
+		{"g$", nil},
+		{"Kl", nil},
+		{"KEn", keyEvents("new", "a")},
+		{"Ex", []string{"__keyevent@0__:expired a"}},
+		{"", nil},
+	} {
+		r.cmd.do("DEL", "a")
+		r.run("PING")
+		r.cmd.do("CONFIG", "SET", "notify-keyspace-events", c.classes)
+		_, got := r.run("SET", "a", "1", "PXAT", "1")
+		_, exp := r.run("GET", "a")
+		if got = append(got, exp...); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("classes %q: got %q, want %q", c.classes, got, c.want)
+		}
+	}
+
+	// Events carry the database number.
+	r.cmd.do("CONFIG", "SET", "notify-keyspace-events", "KEA")
+	r.cmd.do("SELECT", "3")
+	if _, got := r.run("SET", "x", "1"); !reflect.DeepEqual(got, []string{"__keyspace@3__:x set", "__keyevent@3__:set x"}) {
+		t.Errorf("SET in db 3: %q", got)
+	}
+	if _, got := r.run("MOVE", "x", "5"); !reflect.DeepEqual(got, []string{
+		"__keyspace@3__:x move_from", "__keyevent@3__:move_from x", "__keyspace@5__:x move_to", "__keyevent@5__:move_to x"}) {
+		t.Errorf("MOVE: %q", got)
+	}
+}
+
+// An evicted key publishes evicted (class e), from the server's eviction
+// rather than any command.
+func TestKeyspaceNotificationEvicted(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	sub := s.raw(t)
+	r.expect(Status("OK"), "CONFIG", "SET", "notify-keyspace-events", "Ee")
+	sub.do("SUBSCRIBE", "__keyevent@0__:evicted")
+	for i := range 100 {
+		r.do("SET", "k"+strconv.Itoa(i), "v")
+	}
+	r.expect(Status("OK"), "CONFIG", "SET", "maxmemory-policy", "allkeys-random", "maxmemory", "1")
+	m, ok := sub.read().([]any)
+	r.expect(Status("OK"), "CONFIG", "SET", "maxmemory", "0")
+	if !ok || len(m) != 3 || m[0] != "message" || m[1] != "__keyevent@0__:evicted" {
+		t.Fatalf("got %#v", m)
+	}
+	if n, _ := r.do("EXISTS", m[2].(string)).(int64); n != 0 || !strings.HasPrefix(m[2].(string), "k") {
+		t.Errorf("evicted %q, EXISTS %d", m[2], n)
+	}
+}
+
+// CONFIG GET shows the classes as Redis prints them; bad characters are
+// refused with Redis's error and the setting kept.
+func TestNotifyKeyspaceEventsConfig(t *testing.T) {
+	r := start(t).raw(t)
+	for _, c := range []struct{ set, get string }{
+		{"KEA", "AKE"}, {"KEAn", "AKE"}, {"AKEnm", "AKEm"}, {"Kg", "gK"}, {"Ex", "xE"}, {"K$lz", "$lzK"},
+		{"gK", "gK"}, {"nA", "A"}, {"KEg$lshzxetdn", "AKE"}, {"Elsn", "lsnE"}, {"", ""},
+	} {
+		r.expect(Status("OK"), "CONFIG", "SET", "notify-keyspace-events", c.set)
+		if got := r.do("CONFIG", "GET", "notify-keyspace-events"); !reflect.DeepEqual(got, []any{"notify-keyspace-events", c.get}) {
+			t.Errorf("set %q: CONFIG GET %#v, want %q", c.set, got, c.get)
+		}
+	}
+	r.expect(Status("OK"), "CONFIG", "SET", "notify-keyspace-events", "Kl")
+	for _, bad := range []string{"KEAq", "Ko", "K E"} {
+		r.expect(Err("ERR CONFIG SET failed (possibly related to argument 'notify-keyspace-events') - Invalid event class character. Use 'Ag$lshzxeKEtmdn'."),
+			"CONFIG", "SET", "notify-keyspace-events", bad)
+	}
+	if got := r.do("CONFIG", "GET", "notify-keyspace-events"); !reflect.DeepEqual(got, []any{"notify-keyspace-events", "lK"}) {
+		t.Errorf("after refused sets: %#v", got)
+	}
+}
