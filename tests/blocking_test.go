@@ -505,3 +505,42 @@ func TestBlockingMoveIntoBusyShard(t *testing.T) {
 		e.want("EXEC", tx.next(), arr(integer(1), okReply))
 	})
 }
+
+// CLIENT UNBLOCK ends another client's wait as a timeout would, or with an
+// error; CLIENT LIST flags the waiting client with b.
+func TestClientUnblock(t *testing.T) {
+	eachTarget(t, func(e *blockingEnv) {
+		for _, tc := range []struct{ cmd, reason, want string }{
+			{"BLPOP list 0", "", nullArray},
+			{"BRPOP list 0", "TIMEOUT", nullArray},
+			{"BZPOPMIN zset 0", "timeout", nullArray},
+			{"BLMPOP 0 1 list LEFT", "TIMEOUT", nullArray},
+			{"BLMOVE list other LEFT RIGHT 0", "ERROR", errReply("UNBLOCKED client unblocked via CLIENT UNBLOCK")},
+			{"BRPOP list 100", "error", errReply("UNBLOCKED client unblocked via CLIENT UNBLOCK")},
+		} {
+			c := e.client()
+			id := strings.TrimSuffix(strings.TrimPrefix(c.exact("CLIENT", "ID"), ":"), "\r\n")
+			c.cmd(tc.cmd)
+			waitBlocked(e.t, e.ctl, 1)
+			list := e.ctl.exact("CLIENT", "LIST", "ID", id)
+			if !regexp.MustCompile(` flags=b `).MatchString(list) {
+				e.t.Errorf("%s: CLIENT LIST of the blocked client: %q", tc.cmd, list)
+			}
+			args := []string{"CLIENT", "UNBLOCK", id}
+			if tc.reason != "" {
+				args = append(args, tc.reason)
+			}
+			e.want(tc.cmd+": CLIENT UNBLOCK", e.ctl.exact(args...), integer(1))
+			e.want(tc.cmd+": its reply", c.next(), tc.want)
+			waitBlocked(e.t, e.ctl, 0)
+			e.want(tc.cmd+": CLIENT UNBLOCK again", e.ctl.exact(args...), integer(0))
+			e.want(tc.cmd+": the client carries on", c.exact("LPUSH", "list", "x"), integer(1))
+			e.ctl.exact("DEL", "list")
+		}
+		e.want("unknown id", e.ctl.exact("CLIENT", "UNBLOCK", "999999"), integer(0))
+		e.want("bad id", e.ctl.exact("CLIENT", "UNBLOCK", "x"), errReply("ERR value is not an integer or out of range"))
+		e.want("bad reason", e.ctl.exact("CLIENT", "UNBLOCK", "1", "later"), errReply("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR"))
+		e.want("too many", e.ctl.exact("CLIENT", "UNBLOCK", "1", "TIMEOUT", "x"),
+			errReply("ERR unknown subcommand or wrong number of arguments for 'UNBLOCK'. Try CLIENT HELP."))
+	})
+}

@@ -1,9 +1,11 @@
 package tests
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // clientFields are CLIENT LIST's fields in Redis 8.0's order.
@@ -193,4 +195,85 @@ func TestClientKill(t *testing.T) {
 	admin.send(req("CLIENT", "KILL", "ID", strconv.FormatInt(self, 10), "SKIPME", "no"))
 	admin.closedAfter(int64(1))
 	s.noPanics(t)
+}
+
+// CLIENT PAUSE holds every client's commands (ALL), or only those that write
+// or may propagate (WRITE), until the timeout or CLIENT UNPAUSE; nothing is
+// refused and nothing runs early.
+func TestClientPause(t *testing.T) {
+	for name, addr := range targets(t) {
+		t.Run(name, func(t *testing.T) {
+			ctl, c := dialRaw(t, addr, 2), dialRaw(t, addr, 2)
+			ctl.exact("SET", "k", "v")
+			took := func(args ...string) (string, time.Duration) {
+				start := time.Now()
+				r := c.exact(args...)
+				return r, time.Since(start)
+			}
+			const pause = 500 * time.Millisecond
+			for _, tc := range []struct {
+				mode   string
+				cmd    []string
+				held   bool
+				result string
+			}{
+				{"ALL", []string{"GET", "k"}, true, bulk("v")},
+				{"", []string{"PING"}, true, "+PONG\r\n"},
+				{"WRITE", []string{"GET", "k"}, false, bulk("v")},
+				{"WRITE", []string{"EXISTS", "k"}, false, integer(1)},
+				{"WRITE", []string{"SET", "k", "w"}, true, "+OK\r\n"},
+				{"WRITE", []string{"PUBLISH", "ch", "m"}, true, integer(0)},
+				{"WRITE", []string{"PFCOUNT", "nokey"}, true, integer(0)},
+				{"WRITE", []string{"FLUSHALL"}, true, "+OK\r\n"},
+			} {
+				args := []string{"CLIENT", "PAUSE", fmt.Sprint(pause.Milliseconds())}
+				if tc.mode != "" {
+					args = append(args, tc.mode)
+				}
+				if r := ctl.exact(args...); r != "+OK\r\n" {
+					t.Fatalf("%q: %q", args, r)
+				}
+				r, d := took(tc.cmd...)
+				if r != tc.result {
+					t.Errorf("%s %q: %q, want %q", tc.mode, tc.cmd, r, tc.result)
+				}
+				if held := d >= pause*2/3; held != tc.held {
+					t.Errorf("%s %q answered after %v: held %v, want %v", tc.mode, tc.cmd, d, held, tc.held)
+				}
+				time.Sleep(pause) // let it end
+			}
+			// CLIENT UNPAUSE releases held commands at once, in order.
+			ctl.exact("SET", "k", "v")
+			if r := ctl.exact("CLIENT", "PAUSE", "5000", "WRITE"); r != "+OK\r\n" {
+				t.Fatal(r)
+			}
+			c.send(encode("SET", "k", "1") + encode("INCR", "k"))
+			time.Sleep(100 * time.Millisecond)
+			if r := ctl.exact("GET", "k"); r != bulk("v") {
+				t.Errorf("a held SET ran during the pause: GET %q", r)
+			}
+			start := time.Now()
+			ctl.exact("CLIENT", "UNPAUSE")
+			if r := c.next(); r != "+OK\r\n" {
+				t.Errorf("held SET: %q", r)
+			}
+			if r := c.next(); r != integer(2) {
+				t.Errorf("held INCR: %q", r)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("UNPAUSE released them after %v", d)
+			}
+			for _, tc := range []struct{ args, want []string }{
+				{[]string{"CLIENT", "PAUSE", "x"}, []string{"ERR timeout is not an integer or out of range"}},
+				{[]string{"CLIENT", "PAUSE", "-1"}, []string{"ERR timeout is negative"}},
+				{[]string{"CLIENT", "PAUSE", "10", "READ"}, []string{"ERR CLIENT PAUSE mode must be WRITE or ALL"}},
+				{[]string{"CLIENT", "PAUSE", "10", "WRITE", "x"}, []string{"ERR unknown subcommand or wrong number of arguments for 'PAUSE'. Try CLIENT HELP."}},
+				{[]string{"CLIENT", "UNPAUSE", "x"}, []string{"ERR wrong number of arguments for 'client|unpause' command"}},
+			} {
+				if r := ctl.exact(tc.args...); r != errReply(tc.want[0]) {
+					t.Errorf("%q: %q", tc.args, r)
+				}
+			}
+		})
+	}
 }

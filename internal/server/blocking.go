@@ -52,9 +52,19 @@ type blocked struct {
 	out      resp.Writer // the reply, written by whoever serves the command
 	aofEnd   int64       // the log offset the reply waits for, set by whoever serves it
 
-	mu    sync.Mutex
-	state int
+	mu      sync.Mutex
+	state   int
+	unblock int // set by CLIENT UNBLOCK: unblockTimeout or unblockError
 }
+
+// CLIENT UNBLOCK's reasons: answer as at the timeout, or with an error.
+const (
+	unblockTimeout = 1 + iota
+	unblockError
+)
+
+// errUnblocked is the reply of a command CLIENT UNBLOCK ... ERROR ends.
+const errUnblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 
 // awaited is the kind of value a blocking command of each group waits for:
 // writes that leave another kind do not wake it, as in Redis.
@@ -80,6 +90,7 @@ func (c *client) Block(keys [][]byte, timeout time.Duration, nullBulk bool) {
 		b.db.ShardFor(k).AddWaiter(k, &b.waiter)
 	}
 	c.blocked = b
+	c.waiting.Store(b)
 	c.s.blockedClients.Add(1)
 }
 
@@ -301,9 +312,12 @@ func (c *client) waitBlocked() bool {
 			b.state = leaving
 			b.mu.Unlock()
 			c.leave(b)
-			if b.nullBulk {
+			switch {
+			case b.unblock == unblockError:
+				c.out.Error(errUnblocked)
+			case b.nullBulk:
 				c.out.Null()
-			} else {
+			default:
 				c.out.NullArray()
 			}
 			break
@@ -335,7 +349,27 @@ func (c *client) waitBlocked() bool {
 		}
 	}
 	c.blocked = nil
+	c.waiting.Store(nil)
 	c.conn.SetReadDeadline(time.Time{})
+	return true
+}
+
+// unblock ends c's wait in a blocking command as CLIENT UNBLOCK asks (reason
+// unblockTimeout or unblockError), reporting whether c was waiting. The
+// client's own goroutine answers: its deadline is moved to now.
+func (c *client) unblock(reason int) bool {
+	b := c.waiting.Load()
+	if b == nil {
+		return false
+	}
+	b.mu.Lock()
+	if b.state != waiting || b.unblock != 0 {
+		b.mu.Unlock()
+		return false
+	}
+	b.unblock, b.deadline = reason, time.Now()
+	b.mu.Unlock()
+	c.conn.SetReadDeadline(b.deadline)
 	return true
 }
 

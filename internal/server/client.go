@@ -75,8 +75,9 @@ type client struct {
 	tx         []byte   // the running transaction's log record
 
 	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).
-	nsub       [3]atomic.Int32 // subscriptions per kind (channel, pattern, shard)
-	queued     atomic.Int32    // commands queued in MULTI, -1 outside
+	waiting    atomic.Pointer[blocked] // the blocking command waiting, if any (CLIENT UNBLOCK)
+	nsub       [3]atomic.Int32         // subscriptions per kind (channel, pattern, shard)
+	queued     atomic.Int32            // commands queued in MULTI, -1 outside
 	watchCount atomic.Int32
 	noEvict    atomic.Bool
 	noTouch    atomic.Bool

@@ -49,6 +49,9 @@ func (c *client) describe() string {
 	if c.monitoring.Load() {
 		flags = append(flags, 'O')
 	}
+	if c.waiting.Load() != nil {
+		flags = append(flags, 'b')
+	}
 	if len(flags) == 0 {
 		flags = append(flags, 'N')
 	}
@@ -73,6 +76,33 @@ func (s *Server) clientList() []*client {
 	s.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 	return out
+}
+
+// clientUnblock is CLIENT UNBLOCK client-id [TIMEOUT | ERROR].
+func clientUnblock(x *command.Ctx) {
+	if len(x.Args) > 4 {
+		x.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", cstr(x.Args[1], 128)))
+		return
+	}
+	id, ok := command.ParseInt(x.Args[2])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	reason := unblockTimeout
+	switch {
+	case len(x.Args) == 3 || len(x.Args) == 4 && command.Is(x.Args[3], "timeout"):
+	case len(x.Args) == 4 && command.Is(x.Args[3], "error"):
+		reason = unblockError
+	default:
+		x.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
+		return
+	}
+	if c := cl(x).s.clientByID(id); c != nil && c.unblock(reason) {
+		x.W.Int(1)
+		return
+	}
+	x.W.Int(0)
 }
 
 func (s *Server) clientByID(id int64) *client {
@@ -304,7 +334,7 @@ func init() {
 	f := command.NoScript | command.Loading | command.Stale
 	sub := func(name string, arity int, summary, args string, run func(*command.Ctx)) *command.Cmd {
 		flags := f
-		if name == "list" || name == "kill" || name == "no-evict" {
+		if name == "list" || name == "kill" || name == "no-evict" || name == "unblock" || name == "pause" || name == "unpause" {
 			flags |= command.Admin
 		}
 		return &command.Cmd{Name: "client|" + name, Arity: arity, Flags: flags, Run: run, Group: g, Since: "2.4.0", Summary: summary, Args: args}
@@ -337,8 +367,11 @@ func init() {
 			sub("list", -2, "Lists open connections.", "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]", clientList),
 			sub("info", 2, "Returns information about the connection.", "", func(x *command.Ctx) { x.W.Verbatim(cl(x).describe() + "\n") }),
 			sub("kill", -3, "Terminates open connections.", "<ip:port | <[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME <YES | NO>] | [MAXAGE maxage]> [...]>", clientKill),
+			sub("pause", -3, "Suspends commands processing.", "timeout [WRITE | ALL]", clientPause),
+			sub("unpause", 2, "Resumes processing commands from paused clients.", "", clientUnpause),
 			sub("setinfo", 4, "Sets information specific to the client or connection.", "<LIB-NAME libname | LIB-VER libver>", clientSetInfo),
 			sub("no-evict", 3, "Sets the client eviction mode of the connection.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.noEvict })),
+			sub("unblock", -3, "Unblocks a client blocked by a blocking command from a different connection.", "client-id [TIMEOUT | ERROR]", clientUnblock),
 			sub("no-touch", 3, "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.noTouch })),
 			helpCmd("client", []string{
 				"GETNAME", "    Return the name of the current connection.",
@@ -347,8 +380,11 @@ func init() {
 				"KILL <ip:port>", "    Kill connection made from <ip:port>.",
 				"KILL <option> <value> [<option> <value> [...]]", "    Kill connections. Options are: ID, TYPE, USER, ADDR, LADDR, SKIPME, MAXAGE.",
 				"LIST [options ...]", "    Return information about client connections. Options: TYPE, ID.",
+				"UNPAUSE", "    Stop the current client pause, resuming traffic.",
+				"PAUSE <timeout> [WRITE|ALL]", "    Suspend all, or just write, clients for <timeout> milliseconds.",
 				"SETNAME <name>", "    Assign the name <name> to the current connection.",
 				"SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
+				"UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
 				"NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
 				"NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
 			}),

@@ -59,6 +59,9 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 			return
 		}
 	}
+	if c.s.pause.end.Load() != 0 {
+		c.waitPause(cmd)
+	}
 	if c.multi != nil && !txControl[cmd.Name] {
 		c.multi.queue(cmd, args)
 		c.queued.Store(int32(len(c.multi.cmds)))

@@ -58,6 +58,7 @@ type Server struct {
 	peakMem        atomic.Uint64
 	blockSeq       atomic.Uint64 // arrival order of blocked clients
 	blockedClients atomic.Int64
+	pause          pauseState // CLIENT PAUSE (pause.go)
 	startMem       uint64
 
 	snap atomic.Pointer[snapJob] // the snapshot being written, if any

@@ -1,0 +1,133 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+)
+
+// CLIENT PAUSE: commands from every client (ALL), or those that write or
+// may propagate (WRITE), wait until the pause ends or CLIENT UNPAUSE, in
+// the order they arrived; nothing is refused. As in Redis, a later PAUSE
+// sets the mode and can only lengthen the pause.
+type pauseState struct {
+	end atomic.Int64 // unix nanoseconds the pause lasts until; 0: none (the fast path)
+
+	mu      sync.Mutex
+	all     bool
+	changed chan struct{} // closed and replaced on every change, waking waiters
+}
+
+// pauseWrites lists the commands Redis flags may_replicate: paused by
+// CLIENT PAUSE WRITE although they are not writes.
+var pauseWrites = map[string]bool{"publish": true, "spublish": true, "pfcount": true}
+
+// pausedBy reports whether a pause in WRITE mode holds cmd (EXEC: when its
+// transaction holds such a command).
+func (c *client) pausedBy(cmd *command.Cmd) bool {
+	if cmd.Name == "exec" && c.multi != nil {
+		for _, q := range c.multi.cmds {
+			if q.cmd.Flags&command.Write != 0 || pauseWrites[q.cmd.Name] {
+				return true
+			}
+		}
+		return false
+	}
+	return cmd.Flags&command.Write != 0 || pauseWrites[cmd.Name]
+}
+
+// waitPause holds cmd while a pause applies to it.
+func (c *client) waitPause(cmd *command.Cmd) {
+	p := &c.s.pause
+	for {
+		end := p.end.Load()
+		if end == 0 {
+			return
+		}
+		p.mu.Lock()
+		all, changed := p.all, p.changed
+		p.mu.Unlock()
+		left := time.Until(time.Unix(0, end))
+		if left <= 0 || !all && !c.pausedBy(cmd) {
+			return
+		}
+		c.flush() // the replies before this command are not held back
+		t := time.NewTimer(left)
+		select {
+		case <-changed:
+		case <-t.C:
+		case <-c.s.closed:
+		}
+		t.Stop()
+		if isClosed(c.s.closed) {
+			return
+		}
+	}
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// set starts or changes a pause (end 0: unpause) and wakes the waiters.
+func (p *pauseState) set(end int64, all bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if end != 0 {
+		if cur := p.end.Load(); cur > end && time.Now().UnixNano() < cur {
+			end = cur
+		}
+	}
+	p.all = all
+	p.end.Store(end)
+	if p.changed != nil {
+		close(p.changed)
+	}
+	p.changed = make(chan struct{})
+}
+
+// clientPause is CLIENT PAUSE timeout [WRITE | ALL].
+func clientPause(x *command.Ctx) {
+	if len(x.Args) > 4 {
+		x.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", cstr(x.Args[1], 128)))
+		return
+	}
+	ms, ok := command.ParseInt(x.Args[2])
+	switch {
+	case !ok:
+		x.Error("ERR timeout is not an integer or out of range")
+		return
+	case ms < 0:
+		x.Error("ERR timeout is negative")
+		return
+	}
+	all := true
+	if len(x.Args) == 4 {
+		switch strings.ToLower(string(x.Args[3])) {
+		case "write":
+			all = false
+		case "all":
+		default:
+			x.Error("ERR CLIENT PAUSE mode must be WRITE or ALL")
+			return
+		}
+	}
+	end := time.Now().Add(time.Duration(min(ms, int64(time.Duration(1<<62)/time.Millisecond))) * time.Millisecond)
+	cl(x).s.pause.set(end.UnixNano(), all)
+	x.W.OK()
+}
+
+// clientUnpause is CLIENT UNPAUSE.
+func clientUnpause(x *command.Ctx) {
+	cl(x).s.pause.set(0, false)
+	x.W.OK()
+}
