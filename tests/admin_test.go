@@ -247,3 +247,15 @@ func TestShutdown(t *testing.T) {
 		t.Fatal("still accepting after SHUTDOWN")
 	}
 }
+
+// ROLE answers as a primary with no replicas, the shape clients that check
+// the role before writing (Sentinel-aware ones) parse, in both protocols.
+func TestRole(t *testing.T) {
+	s := start(t)
+	for _, proto := range []string{"2", "3"} {
+		r := s.raw(t)
+		r.do("HELLO", proto)
+		r.expect([]any{"master", int64(0), []any{}}, "ROLE")
+		r.expect(Err("ERR wrong number of arguments for 'role' command"), "ROLE", "x")
+	}
+}

@@ -169,6 +169,7 @@ func TestDifferentialStringsAndKeys(t *testing.T) {
 		{"SADD", "st", "1", "2"}, {"OBJECT", "ENCODING", "st"}, {"SET", "i", "12345"},
 		{"OBJECT", "ENCODING", "i"}, {"OBJECT", "ENCODING", "nokey"}, {"OBJECT", "FREQ", "i"}, {"OBJECT", "FOO", "i"},
 		{"KEYS", "n1*"}, {"DBSIZE"}, {"SCAN", "x"}, {"FLUSHDB", "FOO"}, {"FLUSHDB"}, {"DBSIZE"}, {"RANDOMKEY"},
+		{"ROLE"}, {"ROLE", "x"},
 	})
 }
 
