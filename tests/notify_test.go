@@ -157,7 +157,16 @@ var notifyTimedScript = [][]string{
 	{"ZCARD", "nokey"}, {"PFCOUNT", "nokey"}, {"BITCOUNT", "nokey"}, {"GETBIT", "nokey", "1"}, {"TOUCH", "nokey"},
 	{"OBJECT", "ENCODING", "nokey"}, {"SET", "nokey", "1", "GET"}, {"GETDEL", "nokey"}, {"GETEX", "nokey"},
 	{"COPY", "nokey", "x"}, {"SINTER", "nokey"}, {"ZUNION", "1", "nokey"}, {"HRANDFIELD", "nokey"},
-	{"LPOP", "nokey"}, {"INCR", "nokey"},
+	{"LPOP", "nokey"}, {"INCR", "nokey"}, {"BITOP", "AND", "bdst", "nokey", "nokey2"},
+	// writes over a key whose time ran out but that no access deleted yet
+	{"DEBUG", "SET-ACTIVE-EXPIRE", "0"},
+	{"SADD", "src", "m"}, {"SET", "d", "v", "PX", "20"}, {"SADD", "ds", "a"}, {"PEXPIRE", "ds", "20"},
+	{"SET", "d2", "v", "PX", "20"}, {"SLEEP", "60"},
+	{"MSET", "d", "w"}, {"SINTERSTORE", "ds", "src"}, {"SUNIONSTORE", "d2", "src"},
+	{"DEBUG", "SET-ACTIVE-EXPIRE", "1"},
+	// BITFIELD publishes only a real change
+	{"SETBIT", "bf", "0", "0"}, {"BITFIELD", "bf", "SET", "u8", "0", "0"}, {"BITFIELD", "bf", "INCRBY", "u8", "0", "0"},
+	{"BITFIELD", "bf", "SET", "u8", "0", "7"}, {"BITFIELD", "bf", "SET", "u8", "16", "0"},
 	{"FLUSHALL"},
 }
 
@@ -345,4 +354,28 @@ func TestNotifyKeyspaceEventsConfig(t *testing.T) {
 	if got := r.do("CONFIG", "GET", "notify-keyspace-events"); !reflect.DeepEqual(got, []any{"notify-keyspace-events", "lK"}) {
 		t.Errorf("after refused sets: %#v", got)
 	}
+}
+
+// A client cut off for its pub/sub output (here: its own keyspace events)
+// in the same batch as a blocking command must not stay registered as a
+// waiter: a later push would hand the element to the closed connection.
+func TestClientClosedWhileBlockingLeavesNoWaiter(t *testing.T) {
+	s := start(t)
+	ctl := s.raw(t)
+	ctl.expect(Status("OK"), "CONFIG", "SET", "notify-keyspace-events", "KEA", "pubsub-output-buffer-limit", "1024")
+	a := s.raw(t)
+	a.do("HELLO", "3")
+	a.do("PSUBSCRIBE", "__key*__:*")
+	var batch strings.Builder
+	for i := range 10 {
+		batch.WriteString(encode("SET", strings.Repeat("k", 300)+strconv.Itoa(i), "v"))
+	}
+	batch.WriteString(encode("BLPOP", "q", "0"))
+	a.send(batch.String())
+	if !a.closed() {
+		t.Fatal("the client was not disconnected for its output")
+	}
+	eventually(t, "no blocked client", func() bool { return s.infoInt(t, "clients", "blocked_clients") == 0 })
+	ctl.expect(int64(1), "RPUSH", "q", "x")
+	ctl.expect(int64(1), "LLEN", "q")
 }

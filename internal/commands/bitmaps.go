@@ -298,7 +298,7 @@ func bitop(x *command.Ctx) {
 	vals := make([][]byte, len(srcs))
 	maxLen := 0
 	for i, k := range srcs {
-		e := x.Lookup(k)
+		e := x.LookupRead(k)
 		if e == nil {
 			continue
 		}
@@ -509,8 +509,10 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 			lastByte = max(lastByte, (f.offset+f.width-1)>>3)
 		}
 	}
+	grew := false
 	if lastByte >= 0 {
-		e, _, ok := bitString(x, x.Args[1], lastByte)
+		e, g, ok := bitString(x, x.Args[1], lastByte)
+		grew = g
 		if !ok {
 			return
 		}
@@ -543,7 +545,9 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 				continue
 			}
 			writeField(s, f.offset, f.width, v)
-			changes++
+			if grew || v != old {
+				changes++
+			}
 			x.W.Int(old)
 		case 'i':
 			v, over := fieldOverflow(f, old, f.value)
@@ -552,7 +556,9 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 				continue
 			}
 			writeField(s, f.offset, f.width, v)
-			changes++
+			if grew || v != old {
+				changes++
+			}
 			x.W.Int(v)
 		}
 	}

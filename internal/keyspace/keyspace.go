@@ -285,6 +285,9 @@ func (s *Shard) Peek(key []byte, now int64) *Entry {
 // set to expire (0 clears it) unless keepTTL.
 func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 	e := s.m.get(bstr(key))
+	if e != nil && s.expireStale(e) {
+		e = nil
+	}
 	if e == nil {
 		e, k := newStringEntry(key, val)
 		s.m.put(k, e)
@@ -316,7 +319,7 @@ func (s *Shard) SetString(key, val []byte, expire int64, keepTTL bool) *Entry {
 // bookkeeping) with e's.
 func (s *Shard) Put(key []byte, e *Entry) {
 	var k string
-	if old := s.m.get(bstr(key)); old != nil {
+	if old := s.m.get(bstr(key)); old != nil && !s.expireStale(old) {
 		k = old.keyString()
 		if old.Expire != 0 {
 			delete(s.expires, k)
@@ -377,6 +380,17 @@ func (s *Shard) Delete(key []byte, now int64) bool {
 		return false
 	}
 	s.remove(e.keyString(), e)
+	return true
+}
+
+// expireStale expires e if its time has run out, for the writes that
+// replace a key without looking it up first (MSET, the STORE commands): as
+// in Redis, the old key expires and the new one is a new key.
+func (s *Shard) expireStale(e *Entry) bool {
+	if e.Expire == 0 || e.Expire > time.Now().UnixMilli() {
+		return false
+	}
+	s.expire(e.keyString(), e)
 	return true
 }
 

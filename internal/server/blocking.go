@@ -377,6 +377,8 @@ func (c *client) unblock(reason int) bool {
 // serving it right now, the outcome is awaited: served, the element goes
 // with the client, as in Redis; otherwise the client leaves.
 func (c *client) abandon(b *blocked) {
+	c.blocked = nil
+	c.waiting.Store(nil)
 	for {
 		b.mu.Lock()
 		switch b.state {

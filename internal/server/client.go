@@ -434,6 +434,9 @@ func (c *client) resetOut() {
 }
 
 func (c *client) cleanup() {
+	if c.blocked != nil { // closed while blocked, before waiting (a dead pub/sub queue)
+		c.abandon(c.blocked)
+	}
 	c.flushStats()
 	c.flush()
 	c.stopMonitoring()
