@@ -21,6 +21,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/script"
 	"github.com/hotkv/hotkv/internal/tick"
 
 	_ "github.com/hotkv/hotkv/internal/commands" // registers the data commands
@@ -58,7 +59,8 @@ type Server struct {
 	peakMem        atomic.Uint64
 	blockSeq       atomic.Uint64 // arrival order of blocked clients
 	blockedClients atomic.Int64
-	pause          pauseState // CLIENT PAUSE (pause.go)
+	pause          pauseState     // CLIENT PAUSE (pause.go)
+	scripts        *script.Engine // EVAL's script cache and Lua state (scripting.go)
 	startMem       uint64
 
 	snap atomic.Pointer[snapJob] // the snapshot being written, if any
@@ -80,6 +82,7 @@ func New(cfg *config.Config) *Server {
 	s := &Server{
 		ks:      keyspace.New(cfg.Databases),
 		hub:     newHub(),
+		scripts: script.New(),
 		clients: make(map[int64]*client),
 		closed:  make(chan struct{}),
 		started: time.Now(),

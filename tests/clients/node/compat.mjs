@@ -317,6 +317,16 @@ async function ioredis() {
     await rejects(r.lpush(k('h'), 'x'), /^WRONGTYPE/, `${tag} WRONGTYPE`);
   });
 
+  await scenario(`${tag} scripting`, async () => {
+    await r.script('FLUSH');
+    // defineCommand sends EVALSHA and falls back to EVAL on NOSCRIPT.
+    r.defineCommand('incrTwice', { numberOfKeys: 1, lua: "redis.call('incrby', KEYS[1], ARGV[1]) return redis.call('incrby', KEYS[1], ARGV[1])" });
+    eq(await r.incrTwice(k('sc'), 2), 4, `${tag} defineCommand (EVAL after NOSCRIPT)`);
+    eq(await r.incrTwice(k('sc'), 3), 10, `${tag} defineCommand (EVALSHA)`);
+    eq(await r.eval("return {KEYS[1], ARGV[1], 3, {ok='fine'}}", 1, 'key', 'arg'), ['key', 'arg', 3, 'fine'], `${tag} EVAL reply`);
+    await rejects(r.eval("return redis.call('hget', KEYS[1], 'f')", 1, k('sc')), /^WRONGTYPE/, `${tag} error from redis.call`);
+  });
+
   await scenario(`${tag} pipeline and multi`, async () => {
     eq(await r.pipeline().set(k('p'), 1).incr(k('p')).incr(k('nope:p')).get(k('p')).exec(),
       [[null, 'OK'], [null, 2], [null, 1], [null, '2']], `${tag} pipeline`);

@@ -238,6 +238,21 @@ def transactions():
 
 
 @scenario
+def scripting():
+    # register_script sends EVALSHA and falls back to EVAL on NOSCRIPT.
+    r.script_flush()
+    incr_by = r.register_script("return redis.call('incrby', KEYS[1], ARGV[1])")
+    eq(incr_by(keys=["py:sc"], args=[5]), 5, "Script object (EVAL after NOSCRIPT)")
+    eq(incr_by(keys=["py:sc"], args=[2]), 7, "Script object (EVALSHA)")
+    eq(r.script_exists(incr_by.sha), [True], "SCRIPT EXISTS")
+    eq(r.eval("return {KEYS[1], ARGV[1], 3}", 1, "k", "a"), ["k", "a", 3], "EVAL table reply")
+    raises(lambda: r.eval("return redis.call('lpush', KEYS[1], 'x')", 1, "py:sc"), redis.ResponseError,
+           "WRONGTYPE", "error from redis.call")
+    raises(lambda: r.evalsha("f" * 40, 0), redis.exceptions.NoScriptError, "No matching script", "EVALSHA unknown")
+    eq(r.eval_ro("return redis.call('get', KEYS[1])", 1, "py:sc"), "7", "EVAL_RO")
+
+
+@scenario
 def pubsub():
     ps = r.pubsub()
     ps.subscribe("py:news")

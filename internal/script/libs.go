@@ -1,0 +1,220 @@
+package script
+
+import (
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The libraries scripts see, as in Redis: base (without file loading),
+// table, string, math, os.clock, redis, cjson and bit. Globals are
+// read-only: a script that assigns one fails, as in Redis 7.
+
+// removed are base functions Redis does not offer scripts.
+var removed = []string{"dofile", "loadfile", "loadstring", "load", "require", "module", "newproxy", "print", "_printregs"}
+
+var started = time.Now()
+
+func (e *Engine) openLibs() {
+	L := e.L
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{{lua.BaseLibName, lua.OpenBase}, {lua.TabLibName, lua.OpenTable}, {lua.StringLibName, lua.OpenString}, {lua.MathLibName, lua.OpenMath}} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	g := L.G.Global
+	for _, name := range removed {
+		g.RawSetString(name, lua.LNil)
+	}
+	osLib := L.NewTable()
+	osLib.RawSetString("clock", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(time.Since(started).Seconds()))
+		return 1
+	}))
+	g.RawSetString("os", osLib)
+	g.RawSetString("redis", e.redisLib())
+	g.RawSetString("cjson", cjsonLib(L))
+	g.RawSetString("bit", bitLib(L))
+	g.RawSetString("loadstring", L.NewFunction(e.loadstring))
+	// Scripts get read-only views of the libraries, so that none can
+	// change them for the scripts after it.
+	for _, name := range []string{"string", "table", "math", "os", "redis", "cjson", "bit"} {
+		g.RawSetString(name, readOnly(L, g.RawGetString(name).(*lua.LTable)))
+	}
+	e.lib = g
+
+	// The environment each script runs in (newEnv): empty, reading through
+	// to the globals, refusing new ones.
+	meta := L.NewTable()
+	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		k := L.Get(2)
+		v := e.lib.RawGet(k)
+		if v == lua.LNil {
+			L.RaiseError("Script attempted to access nonexistent global variable '%s'", lua.LVAsString(k))
+		}
+		L.Push(v)
+		return 1
+	}))
+	meta.RawSetString("__newindex", L.NewFunction(refuseWrite))
+	meta.RawSetString("__metatable", lua.LFalse)
+	e.envMeta = meta
+}
+
+// newEnv makes a script's globals: a fresh table, so that even rawset
+// leaves nothing for the next script.
+func (e *Engine) newEnv() *lua.LTable {
+	env := e.L.NewTable()
+	env.RawSetString("_G", env)
+	e.L.SetMetatable(env, e.envMeta)
+	return env
+}
+
+func refuseWrite(L *lua.LState) int {
+	L.RaiseError("Attempt to modify a readonly table")
+	return 0
+}
+
+// readOnly is a view of t that refuses writes and hides its metatable.
+func readOnly(L *lua.LState, t *lua.LTable) *lua.LTable {
+	view, meta := L.NewTable(), L.NewTable()
+	meta.RawSetString("__index", t)
+	meta.RawSetString("__newindex", L.NewFunction(refuseWrite))
+	meta.RawSetString("__metatable", lua.LFalse)
+	L.SetMetatable(view, meta)
+	return view
+}
+
+// loadstring compiles a chunk that runs in the scripts' read-only
+// environment, not in the real globals.
+func (e *Engine) loadstring(L *lua.LState) int {
+	src := L.CheckString(1)
+	name := L.OptString(2, "=(load)")
+	fn, err := L.Load(strings.NewReader(src), name)
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	if e.running != nil {
+		fn.Env = e.running.env // the script's own globals
+	}
+	L.Push(fn)
+	return 1
+}
+
+func (e *Engine) redisLib() *lua.LTable {
+	L := e.L
+	t := L.NewTable()
+	fns := map[string]lua.LGFunction{
+		"call":  func(L *lua.LState) int { return e.redisCall(L, false) },
+		"pcall": func(L *lua.LState) int { return e.redisCall(L, true) },
+		"error_reply": func(L *lua.LState) int {
+			L.Push(errorTable(L, L.CheckString(1)))
+			return 1
+		},
+		"status_reply": func(L *lua.LState) int {
+			r := L.NewTable()
+			r.RawSetString("ok", lua.LString(L.CheckString(1)))
+			L.Push(r)
+			return 1
+		},
+		"sha1hex": func(L *lua.LState) int {
+			L.Push(lua.LString(SHA1([]byte(L.CheckString(1)))))
+			return 1
+		},
+		"log": func(L *lua.LState) int {
+			if L.GetTop() < 2 {
+				raise(L, "redis.log() requires two arguments or more.")
+			}
+			return 0 // HotKV's log has no script channel; Redis drops levels below loglevel too
+		},
+		"setresp": func(L *lua.LState) int {
+			n := L.CheckInt(1)
+			if n != 2 && n != 3 {
+				raise(L, "RESP version must be 2 or 3.")
+			}
+			if e.running != nil {
+				e.running.proto = n
+			}
+			return 0
+		},
+		"set_repl": func(L *lua.LState) int { return 0 }, // effects are always what is logged
+		"replicate_commands": func(L *lua.LState) int {
+			L.Push(lua.LTrue)
+			return 1
+		},
+		"breakpoint": func(L *lua.LState) int {
+			L.Push(lua.LFalse)
+			return 1
+		},
+		"debug": func(L *lua.LState) int { return 0 },
+	}
+	for name, fn := range fns {
+		t.RawSetString(name, L.NewFunction(fn))
+	}
+	for name, v := range map[string]int{
+		"LOG_DEBUG": 0, "LOG_VERBOSE": 1, "LOG_NOTICE": 2, "LOG_WARNING": 3,
+		"REPL_NONE": 0, "REPL_SLAVE": 1, "REPL_REPLICA": 1, "REPL_AOF": 2, "REPL_ALL": 3,
+		"REDIS_VERSION_NUM": VersionNum,
+	} {
+		t.RawSetString(name, lua.LNumber(v))
+	}
+	t.RawSetString("REDIS_VERSION", lua.LString(Version))
+	return t
+}
+
+// raise fails the script with a Redis error, as Redis's library functions
+// do: no Lua position in the message, the script's line after it.
+func raise(L *lua.LState, msg string) {
+	t := errorTable(L, "ERR "+msg)
+	if line := lineOf(L); line != "" {
+		t.RawSetString("line", lua.LString(line))
+	}
+	L.Error(t, 0)
+}
+
+func errorTable(L *lua.LState, msg string) *lua.LTable {
+	r := L.NewTable()
+	if len(msg) > 0 && msg[0] == '-' {
+		msg = msg[1:]
+	}
+	r.RawSetString("err", lua.LString(msg))
+	return r
+}
+
+// redisCall is redis.call (raising errors) and redis.pcall (returning them).
+func (e *Engine) redisCall(L *lua.LState, protected bool) int {
+	fail := func(msg string) int {
+		t := errorTable(L, msg)
+		if protected {
+			L.Push(t)
+			return 1
+		}
+		if line := lineOf(L); line != "" {
+			t.RawSetString("line", lua.LString(line))
+		}
+		L.Error(t, 0)
+		return 0
+	}
+	r := e.running
+	args, msg := callArgs(L)
+	if msg != "" {
+		return fail("ERR " + msg)
+	}
+	reply := r.call(args, r.proto)
+	v, _, err := parseReply(L, reply)
+	if err != nil {
+		return fail("ERR " + err.Error())
+	}
+	if t, ok := v.(*lua.LTable); ok && t.RawGetString("err").Type() == lua.LTString && isErrorReply(reply) {
+		return fail(string(t.RawGetString("err").(lua.LString)))
+	}
+	L.Push(v)
+	return 1
+}
+
+func isErrorReply(b []byte) bool { return len(b) > 0 && (b[0] == '-' || b[0] == '!') }

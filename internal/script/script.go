@@ -1,0 +1,404 @@
+// Package script runs Redis Lua scripts (EVAL, EVALSHA): the script cache,
+// a sandboxed Lua 5.1 state (github.com/yuin/gopher-lua) with Redis's redis,
+// cjson and bit libraries, and the conversions between RESP replies and Lua
+// values that Redis documents. Running a command is the caller's business:
+// Run takes a function that executes one and returns its raw reply.
+package script
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/hotkv/hotkv/internal/resp"
+)
+
+// Version is what redis.REDIS_VERSION reports.
+const (
+	Version    = "8.0.2"
+	VersionNum = 0x080002
+)
+
+// Caller runs one command from a script and returns its reply as RESP bytes
+// in protocol proto (2, or 3 after redis.setresp(3)). It answers refusals
+// (unknown command, not allowed from scripts, writes in a read-only script)
+// as error replies too.
+type Caller func(args [][]byte, proto int) []byte
+
+// Engine holds the script cache and the Lua state scripts run in, one at a
+// time: a script is atomic, and its caller holds every lock anyway.
+type Engine struct {
+	mu      sync.Mutex
+	L       *lua.LState
+	envMeta *lua.LTable // the metatable of each script's globals (newEnv)
+	lib     *lua.LTable // the real globals
+	scripts map[string]*lua.FunctionProto
+	running *run
+}
+
+// run is the state of the script executing.
+type run struct {
+	call   Caller
+	proto  int // redis.setresp
+	sha    string
+	cancel context.CancelFunc
+	env    *lua.LTable
+	wrote  bool // it has written: SCRIPT KILL may no longer stop it
+	killed bool
+}
+
+// New makes an engine with an empty script cache.
+func New() *Engine {
+	e := &Engine{scripts: map[string]*lua.FunctionProto{}}
+	e.L = lua.NewState(lua.Options{SkipOpenLibs: true})
+	e.openLibs()
+	return e
+}
+
+// SHA1 is the script's name in the cache: its SHA-1, lower-case hex.
+func SHA1(body []byte) string {
+	h := sha1.Sum(body)
+	return hex.EncodeToString(h[:])
+}
+
+// Load compiles body into the cache (SCRIPT LOAD, EVAL) and returns its SHA-1,
+// or Redis's compile error.
+func (e *Engine) Load(body []byte) (string, error) {
+	sha := SHA1(body)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.scripts[sha]; ok {
+		return sha, nil
+	}
+	src := stripShebang(string(body))
+	chunk, err := parse.Parse(strings.NewReader(src), "user_script")
+	if err != nil {
+		return "", fmt.Errorf("ERR Error compiling script (new function): %s", compileMessage(err))
+	}
+	proto, err := lua.Compile(chunk, "user_script")
+	if err != nil {
+		return "", fmt.Errorf("ERR Error compiling script (new function): %s", compileMessage(err))
+	}
+	e.scripts[sha] = proto
+	return sha, nil
+}
+
+var parseErrRe = regexp.MustCompile(`^user_script line:(\d+)\(column:\d+\) (.*)$`)
+
+// compileMessage puts gopher-lua's message in Lua's "user_script:line: ..." form.
+func compileMessage(err error) string {
+	msg := strings.TrimSpace(strings.SplitN(err.Error(), "\n", 2)[0])
+	if m := parseErrRe.FindStringSubmatch(msg); m != nil {
+		return "user_script:" + m[1] + ": " + m[2]
+	}
+	return msg
+}
+
+// stripShebang removes a "#!lua ..." first line (Redis 7 script flags),
+// keeping the line count.
+func stripShebang(src string) string {
+	if !strings.HasPrefix(src, "#!") {
+		return src
+	}
+	if i := strings.IndexByte(src, '\n'); i >= 0 {
+		return src[i:]
+	}
+	return ""
+}
+
+// ReadOnlyFlag reports whether body declares flags=no-writes in its shebang.
+func ReadOnlyFlag(body []byte) bool {
+	line, _, _ := strings.Cut(string(body), "\n")
+	if !strings.HasPrefix(line, "#!lua") {
+		return false
+	}
+	for _, f := range strings.Fields(line[5:]) {
+		if v, ok := strings.CutPrefix(f, "flags="); ok {
+			for _, flag := range strings.Split(v, ",") {
+				if flag == "no-writes" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Exists reports whether sha (lower or upper case) is cached.
+func (e *Engine) Exists(sha string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.scripts[strings.ToLower(sha)]
+	return ok
+}
+
+// Flush empties the cache.
+func (e *Engine) Flush() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.scripts = map[string]*lua.FunctionProto{}
+}
+
+// Wrote records that the running script has written (SCRIPT KILL then
+// refuses to stop it: the data set would keep half its effects).
+func (e *Engine) Wrote() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.running != nil {
+		e.running.wrote = true
+	}
+}
+
+// Kill stops the running script for SCRIPT KILL, or says why not, with
+// Redis's error.
+func (e *Engine) Kill() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch r := e.running; {
+	case r == nil:
+		return "NOTBUSY No scripts in execution right now."
+	case r.wrote:
+		return "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+	default:
+		r.killed = true
+		r.cancel()
+		return ""
+	}
+}
+
+// ErrNoScript is EVALSHA's answer for a script not in the cache.
+const ErrNoScript = "NOSCRIPT No matching script. Please use EVAL."
+
+// Run executes the cached script sha with KEYS and ARGV, calling commands
+// through call, and writes its result to w in w's protocol.
+func (e *Engine) Run(sha string, keys, argv [][]byte, call Caller, w *resp.Writer) {
+	sha = strings.ToLower(sha)
+	e.mu.Lock()
+	proto, ok := e.scripts[sha]
+	if !ok {
+		e.mu.Unlock()
+		w.Error(ErrNoScript)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &run{call: call, proto: 2, sha: sha, cancel: cancel}
+	e.running = r
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		e.running = nil
+		e.mu.Unlock()
+		cancel()
+	}()
+
+	L := e.L
+	L.SetContext(ctx)
+	defer L.RemoveContext()
+	L.SetTop(0)
+	e.lib.RawSetString("KEYS", stringTable(L, keys))
+	e.lib.RawSetString("ARGV", stringTable(L, argv))
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = e.newEnv()
+	r.env = fn.Env
+	L.Push(fn)
+	err := L.PCall(0, 1, e.L.NewFunction(errorHandler))
+	if err != nil {
+		e.mu.Lock()
+		killed := r.killed
+		e.mu.Unlock()
+		if killed { // keep the line the handler found, not the message
+			t := errorTable(L, "ERR Script killed by user with SCRIPT KILL...")
+			if ae, ok := err.(*lua.ApiError); ok {
+				if h, ok := ae.Object.(*lua.LTable); ok {
+					t.RawSetString("line", h.RawGetString("line"))
+				}
+			}
+			err = &lua.ApiError{Object: t}
+		}
+		writeError(w, err, sha)
+		L.SetTop(0)
+		return
+	}
+	writeValue(w, L.Get(-1), r.proto, 0)
+	L.SetTop(0)
+}
+
+// stringTable makes a Lua array of the arguments.
+func stringTable(L *lua.LState, args [][]byte) *lua.LTable {
+	t := L.CreateTable(len(args), 0)
+	for _, a := range args {
+		t.Append(lua.LString(a))
+	}
+	return t
+}
+
+// errorHandler turns whatever a script raised into an error table that
+// knows where it was raised: {err = "...", line = n}.
+func errorHandler(L *lua.LState) int {
+	obj := L.Get(1)
+	t, ok := obj.(*lua.LTable)
+	if !ok || t.RawGetString("err").Type() != lua.LTString {
+		msg := lua.LVAsString(obj)
+		if s, ok := obj.(*lua.LTable); ok && s != nil {
+			msg = "ERR " + s.String()
+		} else {
+			msg = "ERR " + msg
+		}
+		t = L.NewTable()
+		t.RawSetString("err", lua.LString(msg))
+	}
+	if t.RawGetString("line") == lua.LNil {
+		if line := lineOf(L); line != "" {
+			t.RawSetString("line", lua.LString(line))
+		}
+	}
+	L.Push(t)
+	return 1
+}
+
+var whereRe = regexp.MustCompile(`user_script:(\d+):`)
+
+// lineOf finds the script's line being run, from the innermost frame in
+// the script.
+func lineOf(L *lua.LState) string {
+	for level := 1; level < 8; level++ {
+		if m := whereRe.FindStringSubmatch(L.Where(level)); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// writeError answers a script's failure as Redis does:
+// "<error> script: <sha>, on @user_script:<line>."
+func writeError(w *resp.Writer, err error, sha string) {
+	msg, line := err.Error(), ""
+	if ae, ok := err.(*lua.ApiError); ok {
+		if t, ok := ae.Object.(*lua.LTable); ok {
+			msg = lua.LVAsString(t.RawGetString("err"))
+			line = lua.LVAsString(t.RawGetString("line"))
+		} else {
+			msg = "ERR " + lua.LVAsString(ae.Object)
+		}
+	}
+	msg = strings.TrimPrefix(strings.TrimRight(msg, "\r\n"), "-")
+	if line == "" {
+		if m := whereRe.FindStringSubmatch(err.Error()); m != nil {
+			line = m[1]
+		}
+	}
+	msg += " script: " + sha
+	if line != "" {
+		msg += ", on @user_script:" + line + "."
+	}
+	w.Error(strings.NewReplacer("\r", " ", "\n", " ").Replace(msg))
+}
+
+// writeValue converts a script's result to a reply, as Redis's
+// luaReplyToRedisReply: proto is the script's RESP version (redis.setresp),
+// the reply is in w's.
+func writeValue(w *resp.Writer, v lua.LValue, proto, depth int) {
+	if depth > 1000 {
+		w.Error("ERR reached lua stack limit")
+		return
+	}
+	switch v := v.(type) {
+	case lua.LString:
+		w.BulkString(string(v))
+	case lua.LBool:
+		switch {
+		case proto == 3:
+			w.Bool(bool(v))
+		case bool(v):
+			w.Int(1)
+		default:
+			w.Null()
+		}
+	case lua.LNumber:
+		w.Int(int64(v))
+	case *lua.LTable:
+		writeTable(w, v, proto, depth)
+	default:
+		w.Null()
+	}
+}
+
+func writeTable(w *resp.Writer, t *lua.LTable, proto, depth int) {
+	if e := t.RawGetString("err"); e.Type() == lua.LTString {
+		w.Error(strings.TrimPrefix(string(e.(lua.LString)), "-"))
+		return
+	}
+	if ok := t.RawGetString("ok"); ok.Type() == lua.LTString {
+		w.Simple(string(ok.(lua.LString)))
+		return
+	}
+	if d := t.RawGetString("double"); d.Type() == lua.LTNumber {
+		w.Double(float64(d.(lua.LNumber)))
+		return
+	}
+	if proto == 3 {
+		if m, ok := t.RawGetString("map").(*lua.LTable); ok {
+			w.Map(count(m))
+			each(m, func(k, v lua.LValue) {
+				writeValue(w, k, proto, depth+1)
+				writeValue(w, v, proto, depth+1)
+			})
+			return
+		}
+		if s, ok := t.RawGetString("set").(*lua.LTable); ok {
+			w.Set(count(s))
+			each(s, func(k, _ lua.LValue) { writeValue(w, k, proto, depth+1) })
+			return
+		}
+	}
+	n := 0
+	for t.RawGetInt(n+1) != lua.LNil {
+		n++
+	}
+	w.Array(n)
+	for i := 1; i <= n; i++ {
+		writeValue(w, t.RawGetInt(i), proto, depth+1)
+	}
+}
+
+// each visits t's entries in insertion order (lua_next's), so that a map
+// comes back in the order it was read.
+func each(t *lua.LTable, fn func(k, v lua.LValue)) {
+	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
+		fn(k, v)
+	}
+}
+
+func count(t *lua.LTable) int {
+	n := 0
+	each(t, func(lua.LValue, lua.LValue) { n++ })
+	return n
+}
+
+// callArgs converts redis.call's arguments: strings and numbers only.
+func callArgs(L *lua.LState) ([][]byte, string) {
+	n := L.GetTop()
+	if n == 0 {
+		return nil, "Please specify at least one argument for this redis lib call"
+	}
+	args := make([][]byte, n)
+	for i := 1; i <= n; i++ {
+		switch v := L.Get(i).(type) {
+		case lua.LString:
+			args[i-1] = []byte(v)
+		case lua.LNumber:
+			args[i-1] = strconv.AppendFloat(nil, float64(v), 'g', -1, 64)
+		default:
+			return nil, "Lua redis lib command arguments must be strings or integers"
+		}
+	}
+	return args, ""
+}

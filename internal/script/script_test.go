@@ -1,0 +1,153 @@
+package script
+
+import (
+	"strings"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/hotkv/hotkv/internal/resp"
+)
+
+// fakeCaller answers a few commands from a map, in RESP2 or RESP3.
+func fakeCaller(data map[string]string) Caller {
+	return func(args [][]byte, proto int) []byte {
+		w := resp.Writer{Proto: proto}
+		switch strings.ToLower(string(args[0])) {
+		case "get":
+			if v, ok := data[string(args[1])]; ok {
+				w.BulkString(v)
+			} else {
+				w.Null()
+			}
+		case "set":
+			data[string(args[1])] = string(args[2])
+			w.OK()
+		case "hgetall":
+			w.Map(1)
+			w.BulkString("f")
+			w.BulkString("v")
+		case "incr":
+			w.Error("ERR value is not an integer or out of range")
+		default:
+			w.Error("ERR Unknown Redis command called from script")
+		}
+		return w.B
+	}
+}
+
+func eval(t *testing.T, e *Engine, body string, proto int, keys, argv []string, data map[string]string) string {
+	t.Helper()
+	sha, err := e.Load([]byte(body))
+	if err != nil {
+		return err.Error()
+	}
+	var k, a [][]byte
+	for _, s := range keys {
+		k = append(k, []byte(s))
+	}
+	for _, s := range argv {
+		a = append(a, []byte(s))
+	}
+	w := resp.Writer{Proto: proto}
+	e.Run(sha, k, a, fakeCaller(data), &w)
+	return string(w.B)
+}
+
+// Replies and errors as Redis 8 gives them (tests/scripting_test.go holds
+// the same against a real Redis).
+func TestRun(t *testing.T) {
+	e := New()
+	sha := func(body string) string { return SHA1([]byte(body)) }
+	for _, c := range []struct {
+		body  string
+		proto int
+		want  string
+	}{
+		{"return 1", 2, ":1\r\n"},
+		{"return -3.99", 2, ":-3\r\n"},
+		{"return 'x'", 2, "$1\r\nx\r\n"},
+		{"return true", 2, ":1\r\n"},
+		{"return false", 2, "$-1\r\n"},
+		{"return false", 3, "_\r\n"},
+		{"return nil", 2, "$-1\r\n"},
+		{"redis.setresp(3) return false", 3, "#f\r\n"},
+		{"return {1,'a',nil,4}", 2, "*2\r\n:1\r\n$1\r\na\r\n"},
+		{"return {ok='fine'}", 2, "+fine\r\n"},
+		{"return redis.error_reply('-My Error')", 2, "-My Error\r\n"},
+		{"return {double=1.5}", 3, ",1.5\r\n"},
+		{"return redis.call('get', KEYS[1]) .. ARGV[1]", 2, "$2\r\nvx\r\n"},
+		{"return type(redis.call('get', 'nokey'))", 2, "$7\r\nboolean\r\n"},
+		{"redis.setresp(3) return redis.call('hgetall', 'h')", 3, "%1\r\n$1\r\nf\r\n$1\r\nv\r\n"},
+		{"redis.setresp(3) return redis.call('hgetall', 'h')", 2, "*2\r\n$1\r\nf\r\n$1\r\nv\r\n"},
+		{"return redis.call('hgetall', 'h')", 2, "*2\r\n$1\r\nf\r\n$1\r\nv\r\n"},
+		{"return redis.pcall('incr', 'k')['err']", 2, "$43\r\nERR value is not an integer or out of range\r\n"},
+		{"return redis.call('incr', 'k')", 2, "-ERR value is not an integer or out of range script: " + sha("return redis.call('incr', 'k')") + ", on @user_script:1.\r\n"},
+		{"\nerror('boom')", 2, "-ERR user_script:2: boom script: " + sha("\nerror('boom')") + ", on @user_script:2.\r\n"},
+		{"x = 1", 2, "-ERR user_script:1: Attempt to modify a readonly table script: " + sha("x = 1") + ", on @user_script:1.\r\n"},
+		{"return y", 2, "-ERR user_script:1: Script attempted to access nonexistent global variable 'y' script: " + sha("return y") + ", on @user_script:1.\r\n"},
+		{"return redis.call('set', 'k', {})", 2, "-ERR Lua redis lib command arguments must be strings or integers script: " + sha("return redis.call('set', 'k', {})") + ", on @user_script:1.\r\n"},
+		{"return cjson.encode({1, 2, {a = 1, b = 'x'}})", 2, "$21\r\n[1,2,{\"a\":1,\"b\":\"x\"}]\r\n"},
+		{"return cjson.decode('{\"a\":[1,null,true]}').a[3]", 2, ":1\r\n"},
+		{"return cjson.decode('[null]')[1] == cjson.null", 2, ":1\r\n"},
+		{"return {bit.band(7, 3), bit.bnot(0), bit.rshift(-1, 28), bit.tohex(255, -4), bit.bswap(1)}", 2, "*5\r\n:3\r\n:-1\r\n:15\r\n$4\r\n00FF\r\n:16777216\r\n"},
+		{"return loadstring('return 1 + 1')()", 2, ":2\r\n"},
+		{"#!lua flags=no-writes\nreturn 7", 2, ":7\r\n"},
+		{"return (", 2, "ERR Error compiling script (new function): user_script"},
+		{"string.x = 1", 2, "-ERR user_script:1: Attempt to modify a readonly table script: " + sha("string.x = 1") + ", on @user_script:1.\r\n"},
+		{"return string.upper('a') .. ('b'):upper()", 2, "$2\r\nAB\r\n"},
+	} {
+		got := eval(t, e, c.body, c.proto, []string{"k"}, []string{"x"}, map[string]string{"k": "v"})
+		if got != c.want && !(strings.HasPrefix(c.want, "ERR Error compiling") && strings.HasPrefix(got, c.want)) {
+			t.Errorf("%q (RESP%d): got %q, want %q", c.body, c.proto, got, c.want)
+		}
+	}
+	// Scripts cannot leave anything behind for the next one.
+	eval(t, e, "pcall(function() KEYS = nil end) rawset(_G, 'leak', 1) pcall(function() redis.call = nil end) loadstring('rawset(_G, \"leak2\", 1)')()", 2, nil, nil, nil)
+	if got := eval(t, e, "return {#KEYS, type(rawget(_G, 'leak')), type(rawget(_G, 'leak2')), type(redis.call)}", 2, []string{"a"}, nil, nil); got != "*4\r\n:1\r\n$3\r\nnil\r\n$3\r\nnil\r\n$8\r\nfunction\r\n" {
+		t.Errorf("after a script set globals: %q", got)
+	}
+}
+
+func TestCacheAndFlags(t *testing.T) {
+	e := New()
+	sha, err := e.Load([]byte("return 1"))
+	if err != nil || sha != "e0e1f9fabfc9d4800c877a703b823ac0578ff8db" {
+		t.Fatalf("Load: %q %v", sha, err)
+	}
+	if !e.Exists(strings.ToUpper(sha)) || e.Exists("ffff") {
+		t.Error("Exists")
+	}
+	e.Flush()
+	w := resp.Writer{Proto: 2}
+	e.Run(sha, nil, nil, fakeCaller(nil), &w)
+	if string(w.B) != "-"+ErrNoScript+"\r\n" {
+		t.Errorf("after Flush: %q", w.B)
+	}
+	if !ReadOnlyFlag([]byte("#!lua flags=allow-oom,no-writes\nreturn 1")) || ReadOnlyFlag([]byte("#!lua\nreturn 1")) || ReadOnlyFlag([]byte("return 1")) {
+		t.Error("ReadOnlyFlag")
+	}
+	if msg := e.Kill(); msg != "NOTBUSY No scripts in execution right now." {
+		t.Errorf("Kill with nothing running: %q", msg)
+	}
+}
+
+// FuzzParseReply: any bytes convert to a Lua value or an error, never a
+// panic, and well-formed replies convert whole.
+func FuzzParseReply(f *testing.F) {
+	for _, s := range []string{"+OK\r\n", "-ERR x\r\n", ":12\r\n", "$3\r\nabc\r\n", "$-1\r\n", "*2\r\n:1\r\n*1\r\n$0\r\n\r\n",
+		"%1\r\n+a\r\n:1\r\n", "~1\r\n+a\r\n", "_\r\n", "#t\r\n", ",1.5\r\n", "(123\r\n", "=7\r\ntxt:abc\r\n", "!3\r\nERR\r\n", "*-1\r\n"} {
+		f.Add([]byte(s))
+	}
+	L := lua.NewState()
+	defer L.Close()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 1<<16 {
+			return
+		}
+		_, rest, err := parseReply(L, b)
+		if err == nil && len(rest) > len(b) {
+			t.Fatalf("rest longer than input")
+		}
+	})
+}

@@ -1,0 +1,213 @@
+package server
+
+import (
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/script"
+)
+
+// Lua scripting: EVAL, EVALSHA, their _RO forms and SCRIPT. A script is
+// atomic as in Redis: it runs holding every shard of every database (the
+// LockAll flag), so nothing else reads or writes while it runs. The commands
+// it calls run as EXEC runs a transaction's: under those locks, their writes
+// collected into one append-only-log record (the effects, as Redis 7
+// replicates them), keyspace events and WATCH signals as they happen, and
+// clients blocked on keys it wrote served when it ends.
+
+// evalKeys locates EVAL's keys: numkeys at args[2], then that many keys.
+func evalKeys(args [][]byte, out []int) []int {
+	if len(args) < 3 {
+		return out
+	}
+	n, ok := command.ParseInt(args[2])
+	if !ok || n < 1 {
+		return out
+	}
+	for i := 3; i < len(args) && int64(i-2) <= n; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// evalArgs splits EVAL's "numkeys key... arg..." (from args[2]).
+func evalArgs(x *command.Ctx) (keys, argv [][]byte, ok bool) {
+	n, ok := command.ParseInt(x.Args[2])
+	switch {
+	case !ok:
+		x.Error(command.ErrNotInt)
+		return nil, nil, false
+	case n < 0:
+		x.Error("ERR Number of keys can't be negative")
+		return nil, nil, false
+	case n > int64(len(x.Args)-3):
+		x.Error("ERR Number of keys can't be greater than number of args")
+		return nil, nil, false
+	}
+	return x.Args[3 : 3+n], x.Args[3+n:], true
+}
+
+func evalCmd(readOnly bool) func(*command.Ctx) {
+	return func(x *command.Ctx) {
+		keys, argv, ok := evalArgs(x)
+		if !ok {
+			return
+		}
+		c := cl(x)
+		sha, err := c.s.scripts.Load(x.Args[1])
+		if err != nil {
+			x.Error(err.Error())
+			return
+		}
+		c.runScript(sha, keys, argv, readOnly || script.ReadOnlyFlag(x.Args[1]))
+	}
+}
+
+func evalshaCmd(readOnly bool) func(*command.Ctx) {
+	return func(x *command.Ctx) {
+		keys, argv, ok := evalArgs(x)
+		if !ok {
+			return
+		}
+		c := cl(x)
+		if !c.s.scripts.Exists(string(x.Args[1])) {
+			x.Error(script.ErrNoScript)
+			return
+		}
+		c.runScript(string(x.Args[1]), keys, argv, readOnly)
+	}
+}
+
+// runScript runs a cached script; the caller holds every shard.
+func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool) {
+	x := &c.ctx
+	db, dbID, args, blocker := x.DB, x.DBID, x.Args, x.Blocker
+	nested := c.inExec // inside MULTI/EXEC: its writes join the transaction's record
+	c.inExec = true
+	x.Blocker = nil // blocking commands answer at once, as inside a transaction
+	wrote := false
+	call := func(cmdArgs [][]byte, proto int) []byte {
+		cmd := command.Lookup(cmdArgs[0])
+		if cmd != nil && cmd.Subs != nil && len(cmdArgs) > 1 {
+			cmd = cmd.Sub(cmdArgs[1])
+		}
+		var refusal string
+		switch {
+		case cmd == nil || cmd.Run == nil:
+			refusal = "ERR Unknown Redis command called from script"
+		case !cmd.CheckArity(len(cmdArgs)):
+			refusal = "ERR Wrong number of args calling Redis command from script"
+		case cmd.Flags&command.NoScript != 0:
+			refusal = "ERR This Redis command is not allowed from script"
+		case readOnly && cmd.Flags&command.Write != 0:
+			refusal = "ERR Write commands are not allowed from read-only scripts."
+		case !wrote && c.s.ev.over.Load() && cmd.Flags&command.DenyOOM != 0 && !c.s.makeRoom():
+			refusal = errOOM
+		}
+		if refusal != "" {
+			return []byte("-" + refusal + "\r\n")
+		}
+		mark, clientProto := len(c.out.B), c.out.Proto
+		c.out.Proto = proto
+		c.runLocked(cmd, cmdArgs)
+		c.out.Proto = clientProto
+		reply := append([]byte(nil), c.out.B[mark:]...)
+		c.out.B = c.out.B[:mark]
+		if cmd.Flags&command.Write != 0 && !isErrorReply(reply) && !wrote {
+			wrote = true
+			c.s.scripts.Wrote()
+		}
+		return reply
+	}
+	c.s.scripts.Run(sha, keys, argv, call, &c.out)
+	x.DB, x.DBID, x.Args, x.Blocker = db, dbID, args, blocker // SELECT inside a script ends with it
+	if !nested {
+		c.inExec = false
+		if c.s.aof != nil {
+			c.logTx()
+		}
+	}
+	if keyspace.ReadyPending.Load() > 0 { // clients blocked on keys it wrote, before anything else runs
+		h := &holding{all: true}
+		c.s.serveReady(h)
+	}
+}
+
+func isErrorReply(b []byte) bool { return len(b) > 0 && b[0] == '-' }
+
+func scriptLoad(x *command.Ctx) {
+	sha, err := cl(x).s.scripts.Load(x.Args[2])
+	if err != nil {
+		x.Error(err.Error())
+		return
+	}
+	x.W.BulkString(sha)
+}
+
+func scriptExists(x *command.Ctx) {
+	e := cl(x).s.scripts
+	x.W.Array(len(x.Args) - 2)
+	for _, sha := range x.Args[2:] {
+		if e.Exists(string(sha)) {
+			x.W.Int(1)
+		} else {
+			x.W.Int(0)
+		}
+	}
+}
+
+func scriptFlush(x *command.Ctx) {
+	if len(x.Args) > 3 || len(x.Args) == 3 && !command.Is(x.Args[2], "async") && !command.Is(x.Args[2], "sync") {
+		x.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
+		return
+	}
+	cl(x).s.scripts.Flush()
+	x.W.OK()
+}
+
+// scriptKill stops a running script that has not written yet. It takes no
+// shard lock, so it runs beside the script (which holds them all); the
+// other clients' commands wait for the script instead of answering BUSY.
+func scriptKill(x *command.Ctx) {
+	if msg := cl(x).s.scripts.Kill(); msg != "" {
+		x.Error(msg)
+		return
+	}
+	x.W.OK()
+}
+
+func init() {
+	const g = "scripting"
+	evalFlags := command.NoScript | command.Stale | command.LockAll
+	command.Register(
+		&command.Cmd{Name: "eval", Arity: -3, Flags: evalFlags, Keys: evalKeys, Run: evalCmd(false), Group: g, Since: "2.6.0",
+			Summary: "Executes a server-side Lua script.", Args: "script numkeys [key [key ...]] [arg [arg ...]]"},
+		&command.Cmd{Name: "evalsha", Arity: -3, Flags: evalFlags, Keys: evalKeys, Run: evalshaCmd(false), Group: g, Since: "2.6.0",
+			Summary: "Executes a server-side Lua script by SHA1 digest.", Args: "sha1 numkeys [key [key ...]] [arg [arg ...]]"},
+		&command.Cmd{Name: "eval_ro", Arity: -3, Flags: evalFlags | command.ReadOnly, Keys: evalKeys, Run: evalCmd(true), Group: g, Since: "7.0.0",
+			Summary: "Executes a read-only server-side Lua script.", Args: "script numkeys [key [key ...]] [arg [arg ...]]"},
+		&command.Cmd{Name: "evalsha_ro", Arity: -3, Flags: evalFlags | command.ReadOnly, Keys: evalKeys, Run: evalshaCmd(true), Group: g, Since: "7.0.0",
+			Summary: "Executes a read-only server-side Lua script by SHA1 digest.", Args: "sha1 numkeys [key [key ...]] [arg [arg ...]]"},
+	)
+	f := command.NoScript
+	command.Register(&command.Cmd{Name: "script", Arity: -2, Group: g, Since: "2.6.0", Summary: "A container for Lua scripts management commands.",
+		Subs: []*command.Cmd{
+			{Name: "script|load", Arity: 3, Flags: f | command.Stale, Run: scriptLoad, Group: g, Since: "2.6.0",
+				Summary: "Loads a server-side Lua script to the script cache.", Args: "script"},
+			{Name: "script|exists", Arity: -3, Flags: f, Run: scriptExists, Group: g, Since: "2.6.0",
+				Summary: "Determines whether server-side Lua scripts exist in the script cache.", Args: "sha1 [sha1 ...]"},
+			{Name: "script|flush", Arity: -2, Flags: f, Run: scriptFlush, Group: g, Since: "2.6.0",
+				Summary: "Removes all server-side Lua scripts from the script cache.", Args: "[ASYNC | SYNC]"},
+			{Name: "script|kill", Arity: 2, Flags: f | command.AllowBusy, Run: scriptKill, Group: g, Since: "2.6.0",
+				Summary: "Terminates a server-side Lua script during execution."},
+			helpCmd("script", []string{
+				"EXISTS <sha1> [<sha1> ...]", "    Return information about the existence of the scripts in the script cache.",
+				"FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache. Very dangerous on replicas.",
+				"    When called without the optional mode argument, the behavior is determined by the",
+				"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+				"    * ASYNC: Asynchronously flush the scripts cache.",
+				"    * SYNC: Synchronously flush the scripts cache.",
+				"KILL", "    Kill the currently executing Lua script.",
+				"LOAD <script>", "    Load a script into the scripts cache without executing it.",
+			}),
+		}})
+}

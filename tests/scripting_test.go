@@ -1,0 +1,244 @@
+package tests
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Lua scripting. The differential test holds the replies to Redis 8's
+// (RESP2 and RESP3); the others run without Redis: atomicity under
+// concurrency, the append-only log, blocked clients and transactions.
+
+func TestDifferentialScripting(t *testing.T) {
+	differ(t, [][]string{
+		{"SET", "s", "abc"},
+		{"EVAL", "return redis.call('incr','s')", "0"},
+		{"EVAL", "return redis.call('nosuch')", "0"},
+		{"EVAL", "return redis.call('get')", "0"},
+		{"EVAL", "error('boom')", "0"},
+		{"EVAL", "error({err='X custom'})", "0"},
+		{"EVAL", "return redis.error_reply('My Error')", "0"},
+		{"EVAL", "return redis.error_reply('-My Error')", "0"},
+		{"EVAL", "return redis.status_reply('FINE')", "0"},
+		{"EVAL", "x = 1", "0"},
+		{"EVAL", "return y", "0"},
+		{"EVAL", "return {1,2,3,'a',nil,4}", "0"},
+		{"EVAL", "return -3.99", "0"},
+		{"EVAL", "return true", "0"},
+		{"EVAL", "return false", "0"},
+		{"EVAL", "return nil", "0"},
+		{"EVAL", "return {err='e'}", "0"},
+		{"EVAL", "return redis.pcall('incr','s')", "0"},
+		{"EVAL", "return {redis.pcall('incr','s')['err']}", "0"},
+		{"EVAL", "return redis.call('subscribe','x')", "0"},
+		{"EVAL", "return redis.call('multi')", "0"},
+		{"EVAL", "return redis.call('eval','return 1','0')", "0"},
+		{"EVAL", "return {1,{2,{3}},'x',{ok='fine'}}", "0"},
+		{"EVAL", "return redis.call('ping')", "0"},
+		{"EVAL", "return redis.sha1hex('')", "0"},
+		{"EVAL", "return type(redis.call('get','nokey'))", "0"},
+		{"EVAL", "return redis.call('hgetall','nokey')", "0"},
+		{"EVAL", "redis.call('hset','h','a','1','b','2') return redis.call('hgetall','h')", "0"},
+		{"EVAL", "redis.setresp(3) return redis.call('hgetall','h')", "0"},
+		{"EVAL", "redis.setresp(3) return redis.call('smembers','nokey')", "0"},
+		{"EVAL", "redis.setresp(3) return {redis.call('get','nokey') == nil}", "0"},
+		{"EVAL", "redis.setresp(3) return true", "0"},
+		{"EVAL", "redis.setresp(4)", "0"},
+		{"EVAL", "return {double=1.5}", "0"},
+		{"EVAL", "return cjson.encode({1,2,{a=1}})", "0"},
+		{"EVAL", "return cjson.encode({})", "0"},
+		{"EVAL", "return cjson.decode('x')", "0"},
+		{"EVAL", "return redis.log(redis.LOG_WARNING)", "0"},
+		{"EVAL", "redis.log(redis.LOG_NOTICE, 'hello') return 1", "0"},
+		{"EVAL", "return redis.call('set','k','v','EX')", "0"},
+		{"EVAL", "return redis.pcall('nosuch')", "0"},
+		{"EVAL", "return cjson.decode('[1,2,{\"a\":true}]')[3].a", "0"},
+		{"EVAL", "return cjson.decode('{\"n\":1.5}').n * 2", "0"},
+		{"EVAL", "return {bit.band(7,3), bit.bor(1,2), bit.bxor(5,1), bit.lshift(1,4), bit.rshift(-1,28), bit.tohex(255)}", "0"},
+		{"EVAL", "return tostring(dofile)", "0"},
+		{"EVAL", "return {type(loadstring), loadstring('return 1+1')()}", "0"},
+		{"EVAL", "return redis.call('blpop','l',0)", "0"},
+		{"EVAL", "return KEYS[1]..ARGV[1]..#KEYS..#ARGV", "2", "k1", "k2", "a1"},
+		{"EVAL", "return redis.call('set', KEYS[1], 3.5)", "1", "n"},
+		{"EVAL", "return redis.call('get', KEYS[1])", "1", "n"},
+		{"EVAL", "return redis.call('set', KEYS[1], {})", "1", "n"},
+		{"EVAL", "return redis.call()", "0"},
+		{"EVAL", "return 1", "-1"},
+		{"EVAL", "return 1", "2", "a"},
+		{"EVAL", "return 1", "x"},
+		{"EVAL", "return redis.REDIS_VERSION", "0"},
+		{"EVAL", "redis.call('select','1') redis.call('set','indb1','x') return redis.call('dbsize')", "0"},
+		{"GET", "indb1"}, {"SELECT", "1"}, {"GET", "indb1"}, {"FLUSHDB"}, {"SELECT", "0"},
+		{"EVAL", "#!lua flags=no-writes\nreturn redis.call('set','x','1')", "0"},
+		{"EVAL", "#!lua\nreturn 7", "0"},
+		{"EVAL_RO", "return redis.call('set','x','1')", "0"},
+		{"EVAL_RO", "return redis.call('get','s')", "0"},
+		{"SCRIPT", "LOAD", "return 'loaded'"},
+		{"EVALSHA", "b5ba0e2d8e4b8b2a8c3f5c0c6d0c2a2cc1c0c6ef", "0"},
+		{"EVALSHA", "5b8a8bd1dfb9f8a7a20ba5c3ce2b24ea9fce1bbd", "0"},
+		{"SCRIPT", "EXISTS", "5b8a8bd1dfb9f8a7a20ba5c3ce2b24ea9fce1bbd", "ffffffffffffffffffffffffffffffffffffffff"},
+		{"EVALSHA", "5B8A8BD1DFB9F8A7A20BA5C3CE2B24EA9FCE1BBD", "0"},
+		{"EVALSHA_RO", "5b8a8bd1dfb9f8a7a20ba5c3ce2b24ea9fce1bbd", "0"},
+		{"SCRIPT", "FLUSH"},
+		{"SCRIPT", "EXISTS", "5b8a8bd1dfb9f8a7a20ba5c3ce2b24ea9fce1bbd"},
+		{"SCRIPT", "FLUSH", "ASYNC"}, {"SCRIPT", "FLUSH", "LATER"}, {"SCRIPT", "KILL"},
+		{"EVAL", "return 1", "0"}, {"SCRIPT", "EXISTS", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"},
+		{"MULTI"}, {"EVAL", "return redis.call('incr','m')", "0"}, {"INCR", "m"}, {"EXEC"},
+		{"COMMAND", "GETKEYS", "EVAL", "return 1", "2", "a", "b", "c"},
+	})
+}
+
+// Scripts are atomic: a read-modify-write in Lua from many clients at once
+// loses no update.
+func TestScriptAtomicity(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	incr := redis.NewScript(`local v = tonumber(redis.call('get', KEYS[1]) or '0') redis.call('set', KEYS[1], v + 1) return v + 1`)
+	const clients, each = 8, 200
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := s.client(t)
+			for range each {
+				if err := incr.Run(ctx, c, []string{"counter"}).Err(); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got, _ := s.client(t).Get(ctx, "counter").Int(); got != clients*each {
+		t.Fatalf("counter = %d after %d scripted increments", got, clients*each)
+	}
+}
+
+// A script's writes are logged as their effects: after a restart the data
+// is what the script left, and a script that failed halfway keeps what it
+// wrote before failing, as in Redis.
+func TestScriptEffectsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	p := startBinary(t, "--dir", dir, "--appendonly", "yes", "--appendfsync", "always")
+	c := p.client(t)
+	ctx := context.Background()
+	if err := c.Eval(ctx, "redis.call('set', KEYS[1], 'a') redis.call('rpush', KEYS[2], ARGV[1], ARGV[2]) return redis.call('spop', KEYS[3])", []string{"k", "l", "s"}, "x", "y").Err(); err != redis.Nil {
+		t.Fatalf("eval: %v", err)
+	}
+	c.SAdd(ctx, "set", "1", "2", "3")
+	popped, err := c.Eval(ctx, "return redis.call('spop', KEYS[1])", []string{"set"}).Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Eval(ctx, "redis.call('set', 'half', '1') error('stop')", nil).Err(); err == nil || !strings.Contains(err.Error(), "stop") {
+		t.Fatalf("failing script: %v", err)
+	}
+	r := (&testServer{Addr: p.addr}).raw(t)
+	if _, err := r.conn.Write([]byte(req("SHUTDOWN"))); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit code %d after SHUTDOWN", code)
+	}
+	p = startBinary(t, "--dir", dir, "--appendonly", "yes")
+	c = p.client(t)
+	if v, _ := c.Get(ctx, "k").Result(); v != "a" {
+		t.Errorf("k = %q", v)
+	}
+	if l, _ := c.LRange(ctx, "l", 0, -1).Result(); strings.Join(l, ",") != "x,y" {
+		t.Errorf("l = %q", l)
+	}
+	if ok, _ := c.SIsMember(ctx, "set", popped).Result(); ok {
+		t.Errorf("SPOP's %q is back after the restart", popped)
+	}
+	if n, _ := c.SCard(ctx, "set").Result(); n != 2 {
+		t.Errorf("set has %d members", n)
+	}
+	if v, _ := c.Get(ctx, "half").Result(); v != "1" {
+		t.Errorf("half = %q: the write before the error was lost", v)
+	}
+}
+
+// A push from a script serves a blocked client when the script ends; a
+// script's write fails a WATCHing transaction and publishes its keyspace
+// events.
+func TestScriptWakesWatchesAndNotifies(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	c := s.client(t)
+	b := s.client(t)
+	got := make(chan []string, 1)
+	go func() {
+		v, err := b.BLPop(ctx, 5*time.Second, "q").Result()
+		if err != nil {
+			t.Error(err)
+		}
+		got <- v
+	}()
+	ctl := s.raw(t)
+	waitBlocked(t, ctl, 1)
+	c.Eval(ctx, "redis.call('rpush', KEYS[1], 'a', 'b') return redis.call('llen', KEYS[1])", []string{"q"})
+	if v := <-got; strings.Join(v, ",") != "q,a" {
+		t.Errorf("BLPOP served %q", v)
+	}
+	if n, _ := c.LLen(ctx, "q").Result(); n != 1 {
+		t.Errorf("LLEN after serving = %d", n)
+	}
+
+	w := s.raw(t)
+	w.expect(Status("OK"), "WATCH", "wk")
+	c.Eval(ctx, "return redis.call('set', KEYS[1], '1')", []string{"wk"})
+	w.expect(Status("OK"), "MULTI")
+	w.expect(Status("QUEUED"), "SET", "wk", "2")
+	w.expect(nil, "EXEC")
+
+	r := newEventRecorder(t, s, "KEA")
+	if _, ev := r.run("EVAL", "redis.call('set', KEYS[1], 'v') redis.call('del', KEYS[1])", "1", "ek"); strings.Join(ev, "|") != strings.Join(keyEvents("set", "ek", "del", "ek"), "|") {
+		t.Errorf("events %q", ev)
+	}
+}
+
+// SCRIPT KILL stops a script that has not written; one that has is
+// UNKILLABLE, as in Redis. Meanwhile other clients wait rather than fail.
+func TestScriptKill(t *testing.T) {
+	p := startBinary(t)
+	ctx := context.Background()
+	c, ctl := p.client(t), p.client(t)
+	for _, tc := range []struct{ body, want string }{
+		{"while true do end", "ERR Script killed by user with SCRIPT KILL... script: "},
+		{"local t = {} while true do t[1] = redis.call('get', 'k') end", "ERR Script killed by user with SCRIPT KILL... script: "},
+	} {
+		done := make(chan error, 1)
+		go func() { done <- c.Eval(ctx, tc.body, nil).Err() }()
+		eventually(t, "the script running", func() bool { return ctl.ScriptKill(ctx).Err() == nil })
+		if err := <-done; err == nil || !strings.HasPrefix(err.Error(), tc.want) || !strings.HasSuffix(err.Error(), ", on @user_script:1.") {
+			t.Errorf("%q killed: %v", tc.body, err)
+		}
+	}
+	if err := ctl.ScriptKill(ctx).Err(); err == nil || err.Error() != "NOTBUSY No scripts in execution right now." {
+		t.Errorf("SCRIPT KILL with nothing running: %v", err)
+	}
+	if err := c.Set(ctx, "k", "v", 0).Err(); err != nil {
+		t.Fatalf("after the kills: %v", err)
+	}
+	// A script that wrote cannot be killed; it holds every lock, so a
+	// command on another connection waits for it.
+	spin := (&testServer{Addr: p.addr}).raw(t)
+	spin.send(req("EVAL", "redis.call('set', 'w', '1') while true do end", "0"))
+	eventually(t, "UNKILLABLE", func() bool {
+		err := ctl.ScriptKill(ctx).Err()
+		return err != nil && strings.HasPrefix(err.Error(), "UNKILLABLE Sorry the script already executed write commands")
+	})
+	g := (&testServer{Addr: p.addr}).raw(t)
+	g.send(req("GET", "k"))
+	g.conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if _, err := g.r.ReadByte(); !isTimeout(err) {
+		t.Errorf("a GET answered (%v) while a script held the data set", err)
+	}
+}
