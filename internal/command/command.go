@@ -40,6 +40,10 @@ const (
 	// modified, instead of the dispatcher touching every key argument of a
 	// Write command; Redis signals WATCH only on real changes.
 	SelfTouch
+
+	// SelfLock: the dispatcher takes no lock; the handler locks what it
+	// touches as it goes (Lua scripts, which cannot name their keys first).
+	SelfLock
 )
 
 var flagNames = []struct {

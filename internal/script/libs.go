@@ -64,13 +64,21 @@ func (e *Engine) openLibs() {
 	e.envMeta = meta
 }
 
-// newEnv makes a script's globals: a fresh table, so that even rawset
-// leaves nothing for the next script.
-func (e *Engine) newEnv() *lua.LTable {
-	env := e.L.NewTable()
-	env.RawSetString("_G", env)
-	e.L.SetMetatable(env, e.envMeta)
-	return env
+// scriptEnv returns the globals a script runs with: a table holding only
+// _G, reading through to the real globals. A script can still rawset into
+// it; then the next script gets a fresh one, so nothing leaks between them.
+func (e *Engine) scriptEnv() *lua.LTable {
+	if e.env != nil {
+		if k, _ := e.env.Next(lua.LNil); k == lua.LString("_G") {
+			if k, _ = e.env.Next(k); k == lua.LNil {
+				return e.env
+			}
+		}
+	}
+	e.env = e.L.NewTable()
+	e.env.RawSetString("_G", e.env)
+	e.L.SetMetatable(e.env, e.envMeta)
+	return e.env
 }
 
 func refuseWrite(L *lua.LState) int {

@@ -38,7 +38,9 @@ type Caller func(args [][]byte, proto int) []byte
 type Engine struct {
 	mu      sync.Mutex
 	L       *lua.LState
-	envMeta *lua.LTable // the metatable of each script's globals (newEnv)
+	env     *lua.LTable // the globals scripts run with (scriptEnv)
+	envMeta *lua.LTable // its metatable
+	onError *lua.LFunction
 	lib     *lua.LTable // the real globals
 	scripts map[string]*lua.FunctionProto
 	running *run
@@ -60,6 +62,7 @@ func New() *Engine {
 	e := &Engine{scripts: map[string]*lua.FunctionProto{}}
 	e.L = lua.NewState(lua.Options{SkipOpenLibs: true})
 	e.openLibs()
+	e.onError = e.L.NewFunction(errorHandler)
 	return e
 }
 
@@ -78,7 +81,10 @@ func (e *Engine) Load(body []byte) (string, error) {
 	if _, ok := e.scripts[sha]; ok {
 		return sha, nil
 	}
-	src := stripShebang(string(body))
+	// As Redis does, the body becomes a function of no arguments (so '...'
+	// is refused, and a call builds no vararg table); the wrapper shares the
+	// first line, keeping line numbers.
+	src := "return function() " + stripShebang(string(body)) + "\nend"
 	chunk, err := parse.Parse(strings.NewReader(src), "user_script")
 	if err != nil {
 		return "", fmt.Errorf("ERR Error compiling script (new function): %s", compileMessage(err))
@@ -87,7 +93,10 @@ func (e *Engine) Load(body []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("ERR Error compiling script (new function): %s", compileMessage(err))
 	}
-	e.scripts[sha] = proto
+	if len(proto.FunctionPrototypes) != 1 {
+		return "", fmt.Errorf("ERR Error compiling script (new function): user_script: unexpected end of script")
+	}
+	e.scripts[sha] = proto.FunctionPrototypes[0]
 	return sha, nil
 }
 
@@ -206,10 +215,10 @@ func (e *Engine) Run(sha string, keys, argv [][]byte, call Caller, w *resp.Write
 	e.lib.RawSetString("KEYS", stringTable(L, keys))
 	e.lib.RawSetString("ARGV", stringTable(L, argv))
 	fn := L.NewFunctionFromProto(proto)
-	fn.Env = e.newEnv()
+	fn.Env = e.scriptEnv()
 	r.env = fn.Env
 	L.Push(fn)
-	err := L.PCall(0, 1, e.L.NewFunction(errorHandler))
+	err := L.PCall(0, 1, e.onError)
 	if err != nil {
 		e.mu.Lock()
 		killed := r.killed

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/config"
+	"github.com/hotkv/hotkv/internal/script"
 )
 
 // These benchmarks push pipelined batches through the whole per-connection
@@ -261,4 +262,19 @@ func BenchmarkPipelineLarge(b *testing.B) {
 			b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
+}
+
+// BenchmarkEval: a one-key script (EVALSHA, as client libraries send it)
+// through the connection path, at pipeline depth 1.
+func BenchmarkEval(b *testing.B) {
+	s := benchServer(b)
+	body := "return redis.call('incr', KEYS[1])"
+	pipe(s, encode(nil, "SCRIPT", "LOAD", body), 1)
+	batch := encode(nil, "EVALSHA", script.SHA1([]byte(body)), "1", "counter")
+	pipe(s, batch, 1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime()
+	pipe(s, batch, b.N)
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 }

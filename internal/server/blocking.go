@@ -194,6 +194,10 @@ func (s *Server) serveLater(h *holding) {
 	for len(h.later) > 0 {
 		b := h.later[0]
 		h.later = h.later[1:]
+		var gated *sync.RWMutex
+		if len(b.shards) > 1 {
+			gated = s.gate.shared(b.c.id)
+		}
 		for _, i := range b.shards {
 			b.db.Shard(i).Lock()
 		}
@@ -203,6 +207,9 @@ func (s *Server) serveLater(h *holding) {
 		hb.releaseExtra()
 		for _, i := range b.shards {
 			b.db.Shard(i).Unlock()
+		}
+		if gated != nil {
+			gated.RUnlock()
 		}
 		h.later = append(h.later, hb.later...)
 	}

@@ -264,9 +264,12 @@ func (c *client) touchKeys(cmd *command.Cmd, args [][]byte) {
 // (database, shard) order, which LockAll follows as well.
 func (c *client) lock(cmd *command.Cmd, args [][]byte) {
 	switch {
+	case cmd.Flags&command.SelfLock != 0:
 	case cmd.Flags&command.LockAll != 0:
+		c.gated = c.s.gate.shared(c.id)
 		c.s.ks.LockAll()
 	case cmd.Flags&command.LockDB != 0:
+		c.gated = c.s.gate.shared(c.id)
 		c.ctx.DB.LockAll()
 	default:
 		c.keys = cmd.KeyPositions(args, c.keys[:0])
@@ -292,6 +295,9 @@ func (c *client) lockShards() {
 		slices.Sort(c.locks)
 		c.locks = slices.Compact(c.locks)
 	}
+	if len(c.locks) > 1 || c.other != nil && len(c.locks) > 0 {
+		c.gated = c.s.gate.shared(c.id)
+	}
 	if c.other != nil && c.otherID < c.ctx.DBID {
 		lockShards(c.other, c.locks)
 		lockShards(c.ctx.DB, c.locks)
@@ -311,12 +317,23 @@ func lockShards(db *keyspace.DB, shards []int) {
 
 func (c *client) unlock(cmd *command.Cmd, db *keyspace.DB) {
 	switch {
+	case cmd.Flags&command.SelfLock != 0:
 	case cmd.Flags&command.LockAll != 0:
 		c.s.ks.UnlockAll()
 	case cmd.Flags&command.LockDB != 0:
 		db.UnlockAll()
 	default:
 		c.unlockShards(db)
+	}
+	c.ungate()
+}
+
+// ungate releases the gate a multi-lock section took, once its shards are
+// unlocked.
+func (c *client) ungate() {
+	if c.gated != nil {
+		c.gated.RUnlock()
+		c.gated = nil
 	}
 }
 

@@ -101,7 +101,7 @@ func (c *client) execLocked(cmds []queued) {
 	c.locks = c.locks[:0]
 	for _, q := range cmds {
 		switch {
-		case q.cmd.Flags&command.LockAll != 0 || q.cmd.Name == "select" || q.cmd.Name == "info" ||
+		case q.cmd.Flags&(command.LockAll|command.SelfLock) != 0 || q.cmd.Name == "select" || q.cmd.Name == "info" ||
 			q.cmd.OtherDB != nil && q.cmd.OtherDB(q.args, c.ctx.DBID) >= 0:
 			all = true
 		case q.cmd.Flags&command.LockDB != 0:
@@ -114,6 +114,7 @@ func (c *client) execLocked(cmds []queued) {
 		}
 	}
 	db := c.ctx.DB
+	c.gated = c.s.gate.shared(c.id)
 	switch {
 	case all:
 		c.s.ks.LockAll()
@@ -135,6 +136,7 @@ func (c *client) execLocked(cmds []queued) {
 			c.unlockShards(db)
 		}
 		c.locks = c.locks[:0] // also when all/whole made them moot: call() must not unlock them
+		c.ungate()
 		c.releaseHeld()
 		if h != nil {
 			c.s.serveLater(h)

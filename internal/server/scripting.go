@@ -7,9 +7,10 @@ import (
 )
 
 // Lua scripting: EVAL, EVALSHA, their _RO forms and SCRIPT. A script is
-// atomic as in Redis: it runs holding every shard of every database (the
-// LockAll flag), so nothing else reads or writes while it runs. The commands
-// it calls run as EXEC runs a transaction's: under those locks, their writes
+// atomic as in Redis: it holds every shard it touches until it ends, and the
+// gate (gate.go) keeps every multi-key command out meanwhile, so nothing can
+// see it half done. The commands it calls run as EXEC runs a transaction's:
+// under those locks, their writes
 // collected into one append-only-log record (the effects, as Redis 7
 // replicates them), keyspace events and WATCH signals as they happen, and
 // clients blocked on keys it wrote served when it ends.
@@ -77,11 +78,17 @@ func evalshaCmd(readOnly bool) func(*command.Ctx) {
 	}
 }
 
-// runScript runs a cached script; the caller holds every shard.
+// runScript runs a cached script. Outside a transaction it takes the gate
+// exclusively and then each shard as its commands need it (scriptLocks);
+// inside EXEC, which took every shard for it, it takes nothing.
 func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool) {
 	x := &c.ctx
 	db, dbID, args, blocker := x.DB, x.DBID, x.Args, x.Blocker
 	nested := c.inExec // inside MULTI/EXEC: its writes join the transaction's record
+	var locks scriptLocks
+	if !nested {
+		c.s.gate.exclusive()
+	}
 	c.inExec = true
 	x.Blocker = nil // blocking commands answer at once, as inside a transaction
 	wrote := false
@@ -106,6 +113,9 @@ func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool) {
 		if refusal != "" {
 			return []byte("-" + refusal + "\r\n")
 		}
+		if !nested {
+			locks.take(c, cmd, cmdArgs)
+		}
 		mark, clientProto := len(c.out.B), c.out.Proto
 		c.out.Proto = proto
 		c.runLocked(cmd, cmdArgs)
@@ -120,15 +130,100 @@ func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool) {
 	}
 	c.s.scripts.Run(sha, keys, argv, call, &c.out)
 	x.DB, x.DBID, x.Args, x.Blocker = db, dbID, args, blocker // SELECT inside a script ends with it
-	if !nested {
-		c.inExec = false
-		if c.s.aof != nil {
-			c.logTx()
+	if nested {
+		return
+	}
+	c.inExec = false
+	if c.s.aof != nil {
+		c.logTx()
+	}
+	// Clients blocked on keys it wrote are served before anything else runs;
+	// those whose shards it did not hold, once it has unlocked.
+	var h *holding
+	if keyspace.ReadyPending.Load() > 0 {
+		h = &holding{db: db, locks: locks.in(db)}
+		c.s.serveReady(h)
+		h.releaseExtra()
+	}
+	locks.release()
+	c.s.gate.release()
+	if h != nil {
+		c.s.serveLater(h)
+	}
+}
+
+// scriptLocks are the shards a running script holds: taken as its commands
+// need them, in any order (the exclusive gate makes that safe), released
+// when it ends.
+type scriptLocks struct {
+	held map[*keyspace.Shard]int // shard: its index
+	all  bool                    // every shard of every database
+}
+
+// take locks what cmd needs before it runs: its keys' shards (and the same
+// shards of another database for MOVE and COPY ... DB), its database's, or
+// every database's (INFO counts keys shard by shard, as in EXEC).
+func (l *scriptLocks) take(c *client, cmd *command.Cmd, args [][]byte) {
+	if l.all {
+		return
+	}
+	if l.held == nil {
+		l.held = map[*keyspace.Shard]int{}
+	}
+	switch {
+	case cmd.Flags&command.LockAll != 0 || cmd.Name == "info":
+		for _, db := range c.s.ks.DBs {
+			l.whole(db)
+		}
+		l.all = true
+	case cmd.Flags&command.LockDB != 0:
+		l.whole(c.ctx.DB)
+	default:
+		other := (*keyspace.DB)(nil)
+		if cmd.OtherDB != nil {
+			if n := cmd.OtherDB(args, c.ctx.DBID); n >= 0 && n < len(c.s.ks.DBs) {
+				other = c.s.ks.DBs[n]
+			}
+		}
+		c.keys = cmd.KeyPositions(args, c.keys[:0])
+		for _, i := range c.keys {
+			idx := keyspace.ShardIndex(args[i])
+			l.one(c.ctx.DB, idx)
+			if other != nil {
+				l.one(other, idx)
+			}
 		}
 	}
-	if keyspace.ReadyPending.Load() > 0 { // clients blocked on keys it wrote, before anything else runs
-		h := &holding{all: true}
-		c.s.serveReady(h)
+}
+
+func (l *scriptLocks) one(db *keyspace.DB, i int) {
+	sh := db.Shard(i)
+	if _, ok := l.held[sh]; !ok {
+		sh.Lock()
+		l.held[sh] = i
+	}
+}
+
+func (l *scriptLocks) whole(db *keyspace.DB) {
+	for i := range keyspace.ShardCount {
+		l.one(db, i)
+	}
+}
+
+// in lists the indexes of the shards of db held.
+func (l *scriptLocks) in(db *keyspace.DB) []int {
+	var out []int
+	for i := range keyspace.ShardCount {
+		if _, ok := l.held[db.Shard(i)]; ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (l *scriptLocks) release() {
+	for sh := range l.held {
+		sh.Unlock()
 	}
 }
 
@@ -177,7 +272,7 @@ func scriptKill(x *command.Ctx) {
 
 func init() {
 	const g = "scripting"
-	evalFlags := command.NoScript | command.Stale | command.LockAll
+	evalFlags := command.NoScript | command.Stale | command.SelfLock
 	command.Register(
 		&command.Cmd{Name: "eval", Arity: -3, Flags: evalFlags, Keys: evalKeys, Run: evalCmd(false), Group: g, Since: "2.6.0",
 			Summary: "Executes a server-side Lua script.", Args: "script numkeys [key [key ...]] [arg [arg ...]]"},

@@ -60,6 +60,7 @@ type Server struct {
 	blockSeq       atomic.Uint64 // arrival order of blocked clients
 	blockedClients atomic.Int64
 	pause          pauseState     // CLIENT PAUSE (pause.go)
+	gate           gate           // orders scripts against multi-lock sections (gate.go)
 	scripts        *script.Engine // EVAL's script cache and Lua state (scripting.go)
 	startMem       uint64
 

@@ -136,6 +136,7 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 	for i := range j.done {
 		j.done[i] = make([]bool, keyspace.ShardCount)
 	}
+	gated := s.gate.shared(0)
 	s.ks.LockAll()
 	// Keyless writes (named indexes, AI layer) hold regMu shared: taking it
 	// here puts each of them wholly before or after the instant, and the
@@ -145,11 +146,13 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 		if err := atInstant(); err != nil {
 			s.regMu.Unlock()
 			s.ks.UnlockAll()
+			gated.RUnlock()
 			return 0, err
 		}
 	}
 	s.snap.Store(j)
 	s.ks.UnlockAll()
+	gated.RUnlock()
 	// Every shard is captured once the loop below ends; clearing the job
 	// earlier (on an error) only lets writers stop capturing for it.
 	defer s.snap.Store(nil)
