@@ -40,6 +40,8 @@ type Config struct {
 	LFUDecayTime           int64 // minutes
 	PubSubOutputLimit      int64 // hard output buffer limit for pub/sub clients
 	NotifyKeyspaceEvents   notify.Class
+	SlowlogSlowerThan      int64 // microseconds; negative: off
+	SlowlogMaxLen          int64
 
 	// Persistence (docs/persistence.md).
 	Save                  []SaveRule // snapshot after Seconds if at least Changes writes
@@ -81,6 +83,8 @@ func Default() *Config {
 		LFULogFactor:           10,
 		LFUDecayTime:           1,
 		PubSubOutputLimit:      32 << 20,
+		SlowlogSlowerThan:      10000,
+		SlowlogMaxLen:          128,
 		DBFilename:             "dump.rdb",
 		AppendFsync:            "everysec",
 		AppendDirname:          "appendonlydir",
@@ -302,6 +306,8 @@ var Params = []*Param{
 		Get:    func(c *Config) string { return strings.Join(saveWords(c), " ") },
 		Values: saveWords,
 		Set:    parseSave},
+	numParam("slowlog-log-slower-than", false, -1, math.MaxInt64, func(c *Config) *int64 { return &c.SlowlogSlowerThan }),
+	numParam("slowlog-max-len", false, 0, math.MaxInt64, func(c *Config) *int64 { return &c.SlowlogMaxLen }),
 	boolParam("stop-writes-on-bgsave-error", false, func(c *Config) *bool { return &c.StopWritesOnBgsaveErr }),
 	numParam("tcp-keepalive", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.TCPKeepAlive }),
 	numParam("timeout", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.Timeout }),

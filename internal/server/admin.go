@@ -90,6 +90,7 @@ func configSet(x *command.Ctx) {
 	s.cfg.Store(next)
 	s.applyMemoryConfig(next)
 	s.ks.Events.Set(next.NotifyKeyspaceEvents)
+	s.slow.configure(next)
 	x.W.OK()
 }
 

@@ -189,7 +189,11 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write && c.blocked == nil {
 		c.touchKeys(cmd, args)
 	}
-	if d := tick.Now() - start; cmd == c.runCmd {
+	d := tick.Now() - start
+	if d >= c.s.slow.minTicks.Load() {
+		c.recordSlow(cmd, args, d)
+	}
+	if cmd == c.runCmd {
 		c.runCalls++
 		c.runTicks += d
 	} else { // a command EXEC runs

@@ -62,6 +62,7 @@ type Server struct {
 	pause          pauseState     // CLIENT PAUSE (pause.go)
 	gate           gate           // orders scripts against multi-lock sections (gate.go)
 	scripts        *script.Engine // EVAL's script cache and Lua state (scripting.go)
+	slow           slowlog        // SLOWLOG (slowlog.go)
 	startMem       uint64
 
 	snap atomic.Pointer[snapJob] // the snapshot being written, if any
@@ -98,6 +99,7 @@ func New(cfg *config.Config) *Server {
 	s.cfg.Store(cfg)
 	s.ks.Events.SetPublisher(func(ch, msg []byte) { s.hub.publish(kindChannel, ch, msg) })
 	s.ks.Events.Set(cfg.NotifyKeyspaceEvents)
+	s.slow.configure(cfg)
 	s.ev = newEvictor()
 	s.applyMemoryConfig(cfg)
 	s.activeExpire.Store(true)

@@ -44,3 +44,15 @@ func Calibrate() float64 {
 	nsPerTick.Store(math.Float64bits(r))
 	return r
 }
+
+// NanosPerTick is the current conversion rate (1 where ticks are
+// nanoseconds).
+func NanosPerTick() float64 {
+	if !counter {
+		return 1
+	}
+	if r := math.Float64frombits(nsPerTick.Load()); r != 0 {
+		return r
+	}
+	return Calibrate()
+}

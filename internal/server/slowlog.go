@@ -1,0 +1,186 @@
+package server
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/config"
+	"github.com/hotkv/hotkv/internal/tick"
+)
+
+// SLOWLOG: commands that ran longer than slowlog-log-slower-than
+// microseconds, newest first, at most slowlog-max-len of them, with Redis's
+// entry format (arguments cut to 32, each to 128 bytes, credentials
+// redacted). The time is the command's own, as Redis measures it: not the
+// time spent waiting for a lock or blocked for data.
+type slowlog struct {
+	// minTicks is a lower bound of the threshold in tick units, so that the
+	// path of every command compares one number; math.MaxInt64 when off.
+	minTicks atomic.Int64
+	us       atomic.Int64 // the threshold in microseconds, checked exactly
+
+	mu      sync.Mutex
+	entries []slowEntry // oldest first
+	maxLen  int
+	nextID  int64
+}
+
+type slowEntry struct {
+	id, at, us int64
+	args       [][]byte
+	addr, name string
+}
+
+// configure applies slowlog-log-slower-than and slowlog-max-len.
+func (l *slowlog) configure(cfg *config.Config) {
+	l.us.Store(cfg.SlowlogSlowerThan)
+	switch us := cfg.SlowlogSlowerThan; {
+	case us < 0:
+		l.minTicks.Store(math.MaxInt64)
+	default:
+		ns := float64(us) * 1000
+		l.minTicks.Store(int64(ns / tick.NanosPerTick() * 0.9))
+	}
+	l.mu.Lock()
+	l.maxLen = int(min(cfg.SlowlogMaxLen, math.MaxInt32))
+	l.trim()
+	l.mu.Unlock()
+}
+
+func (l *slowlog) trim() {
+	if n := len(l.entries) - l.maxLen; n > 0 {
+		l.entries = append(l.entries[:0:0], l.entries[n:]...)
+	}
+}
+
+// Limits of an entry, as Redis's SLOWLOG_ENTRY_MAX_ARGC and _STRING.
+const (
+	slowMaxArgs   = 32
+	slowMaxString = 128
+)
+
+// record logs cmd if it ran d ticks, past the threshold.
+func (c *client) recordSlow(cmd *command.Cmd, args [][]byte, d int64) {
+	l := &c.s.slow
+	us := tick.Nanos(d) / 1000
+	if us < l.us.Load() || l.us.Load() < 0 || cmd.Name == "exec" {
+		return
+	}
+	n := min(len(args), slowMaxArgs)
+	e := slowEntry{at: time.Now().Unix(), us: us, args: make([][]byte, n), addr: c.conn.RemoteAddr().String()}
+	for i := range n {
+		a := args[i]
+		switch {
+		case i == slowMaxArgs-1 && len(args) > slowMaxArgs:
+			a = fmt.Appendf(nil, "... (%d more arguments)", len(args)-slowMaxArgs+1)
+		case slowRedacted(cmd, args, i):
+			a = []byte("(redacted)")
+		case len(a) > slowMaxString:
+			a = fmt.Appendf(append([]byte(nil), a[:slowMaxString]...), "... (%d more bytes)", len(a)-slowMaxString)
+		default:
+			a = append([]byte(nil), a...)
+		}
+		e.args[i] = a
+	}
+	c.infoMu.Lock()
+	e.name = c.name
+	c.infoMu.Unlock()
+	l.mu.Lock()
+	e.id = l.nextID
+	l.nextID++
+	if l.maxLen > 0 {
+		l.entries = append(l.entries, e)
+		l.trim()
+	}
+	l.mu.Unlock()
+}
+
+// slowRedacted reports whether args[i] is a credential: AUTH's arguments,
+// HELLO's AUTH username and password, CONFIG SET requirepass's value.
+func slowRedacted(cmd *command.Cmd, args [][]byte, i int) bool {
+	switch cmd.Name {
+	case "auth":
+		return i >= 1
+	case "hello":
+		for j := 2; j < len(args); j++ {
+			if command.Is(args[j], "auth") {
+				return i == j+1 || i == j+2
+			}
+		}
+	case "config|set":
+		return i >= 3 && i%2 == 1 && command.Is(args[i-1], "requirepass")
+	}
+	return false
+}
+
+func slowlogGet(x *command.Ctx) {
+	count := int64(10)
+	if len(x.Args) == 3 {
+		n, ok := command.ParseInt(x.Args[2])
+		if !ok || n < -1 {
+			x.Error("ERR count should be greater than or equal to -1")
+			return
+		}
+		count = n
+	}
+	l := &cl(x).s.slow
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.entries)
+	if count >= 0 && int64(n) > count {
+		n = int(count)
+	}
+	x.W.Array(n)
+	for i := range n {
+		e := &l.entries[len(l.entries)-1-i]
+		x.W.Array(6)
+		x.W.Int(e.id)
+		x.W.Int(e.at)
+		x.W.Int(e.us)
+		x.W.Array(len(e.args))
+		for _, a := range e.args {
+			x.W.Bulk(a)
+		}
+		x.W.BulkString(e.addr)
+		x.W.BulkString(e.name)
+	}
+}
+
+func init() {
+	const g = "server"
+	f := command.Admin | command.Loading | command.Stale
+	command.Register(&command.Cmd{Name: "slowlog", Arity: -2, Group: g, Since: "2.2.12", Summary: "A container for slow log commands.",
+		Subs: []*command.Cmd{
+			{Name: "slowlog|get", Arity: -2, Flags: f, Run: slowlogGet, Group: g, Since: "2.2.12",
+				Summary: "Returns the slow log's entries.", Args: "[count]"},
+			{Name: "slowlog|len", Arity: 2, Flags: f, Group: g, Since: "2.2.12", Summary: "Returns the number of entries in the slow log.",
+				Run: func(x *command.Ctx) {
+					l := &cl(x).s.slow
+					l.mu.Lock()
+					defer l.mu.Unlock()
+					x.W.Int(int64(len(l.entries)))
+				}},
+			{Name: "slowlog|reset", Arity: 2, Flags: f, Group: g, Since: "2.2.12", Summary: "Clears all entries from the slow log.",
+				Run: func(x *command.Ctx) {
+					l := &cl(x).s.slow
+					l.mu.Lock()
+					l.entries = nil
+					l.mu.Unlock()
+					x.W.OK()
+				}},
+			helpCmd("slowlog", strings.Split(strings.TrimSpace(`GET [<count>]
+    Return top <count> entries from the slowlog (default: 10, -1 mean all).
+    Entries are made of:
+    id, timestamp, time in microseconds, arguments array, client IP and port,
+    client name
+LEN
+    Return the length of the slowlog.
+RESET
+    Reset the slowlog.`), "\n")),
+		}})
+}

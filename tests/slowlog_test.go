@@ -1,0 +1,113 @@
+package tests
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// SLOWLOG keeps Redis's entry format: id, unix time, microseconds, the
+// arguments (at most 32, each at most 128 bytes, credentials redacted), the
+// client's address and name; newest first, at most slowlog-max-len.
+// Runs against HotKV and, with $HOTKV_COMPARE_ADDR, a real Redis.
+func TestSlowlog(t *testing.T) {
+	for name, addr := range targets(t) {
+		t.Run(name, func(t *testing.T) {
+			s := &testServer{Addr: addr}
+			r := s.raw(t)
+			r.expect(Status("OK"), "CONFIG", "SET", "slowlog-log-slower-than", "0", "slowlog-max-len", "128")
+			r.expect(Status("OK"), "CLIENT", "SETNAME", "slow-test")
+			r.expect(Status("OK"), "SLOWLOG", "RESET")
+			long := strings.Repeat("a", 200)
+			var many []string
+			for i := range 40 {
+				many = append(many, strconv.Itoa(i))
+			}
+			r.do("SET", long, "v")
+			r.do(append([]string{"RPUSH", "slowlist"}, many...)...)
+			r.do("AUTH", "nosuchpass")
+			r.do("HELLO", "2", "AUTH", "default", "secret", "SETNAME", "slow-test")
+			r.do("CONFIG", "SET", "requirepass", "")
+			entries, ok := r.do("SLOWLOG", "GET", "-1").([]any)
+			if !ok || len(entries) < 6 {
+				t.Fatalf("SLOWLOG GET -1: %#v", entries)
+			}
+			wantArgs := [][]string{
+				{"CONFIG", "SET", "requirepass", "(redacted)"},
+				{"HELLO", "2", "AUTH", "(redacted)", "(redacted)", "SETNAME", "slow-test"},
+				{"AUTH", "(redacted)"},
+				append(append([]string{"RPUSH", "slowlist"}, many[:29]...), "... (11 more arguments)"),
+				{"SET", long[:128] + "... (72 more bytes)", "v"},
+				{"SLOWLOG", "RESET"},
+			}
+			var lastID int64 = -1
+			for i, want := range wantArgs {
+				e := entries[i].([]any)
+				if len(e) != 6 {
+					t.Fatalf("entry %d: %#v", i, e)
+				}
+				id, at, us := e[0].(int64), e[1].(int64), e[2].(int64)
+				if lastID >= 0 && id != lastID-1 || at < 1700000000 || us < 0 {
+					t.Errorf("entry %d: id %d (after %d), time %d, %d us", i, id, lastID, at, us)
+				}
+				lastID = id
+				var got []string
+				for _, a := range e[3].([]any) {
+					got = append(got, a.(string))
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("entry %d arguments:\n got %q\nwant %q", i, got, want)
+				}
+				if !strings.HasPrefix(e[4].(string), "127.0.0.1:") || e[5] != "slow-test" {
+					t.Errorf("entry %d client: %q %q", i, e[4], e[5])
+				}
+			}
+			if got := r.do("SLOWLOG", "GET", "2").([]any); len(got) != 2 {
+				t.Errorf("SLOWLOG GET 2: %d entries", len(got))
+			}
+			if got := r.do("SLOWLOG", "GET").([]any); len(got) != min(10, len(entries)+2) { // the two GETs since are logged too
+				t.Errorf("SLOWLOG GET: %d entries", len(got))
+			}
+			r.expect(Err("ERR count should be greater than or equal to -1"), "SLOWLOG", "GET", "-2")
+			r.expect(Err("ERR count should be greater than or equal to -1"), "SLOWLOG", "GET", "x")
+			// The length is capped; a negative threshold logs nothing.
+			r.expect(Status("OK"), "CONFIG", "SET", "slowlog-max-len", "3")
+			if n := r.do("SLOWLOG", "LEN"); n != int64(3) {
+				t.Errorf("LEN after slowlog-max-len 3: %v", n)
+			}
+			r.expect(Status("OK"), "CONFIG", "SET", "slowlog-log-slower-than", "-1")
+			r.expect(Status("OK"), "SLOWLOG", "RESET")
+			r.do("SET", "k", "v")
+			if n := r.do("SLOWLOG", "LEN"); n != int64(0) {
+				t.Errorf("LEN with the slowlog off: %v", n)
+			}
+			r.expect(Err("ERR CONFIG SET failed (possibly related to argument 'slowlog-log-slower-than') - argument must be between -1 and 9223372036854775807 inclusive"),
+				"CONFIG", "SET", "slowlog-log-slower-than", "-2")
+			r.expect(Status("OK"), "CONFIG", "SET", "slowlog-log-slower-than", "10000", "slowlog-max-len", "128")
+		})
+	}
+}
+
+// Only commands slower than the threshold are logged.
+func TestSlowlogThreshold(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Status("OK"), "CONFIG", "SET", "slowlog-log-slower-than", "1000000")
+	r.expect(Status("OK"), "SLOWLOG", "RESET")
+	for range 100 {
+		r.do("SET", "k", "v")
+	}
+	if n := r.do("SLOWLOG", "LEN"); n != int64(0) {
+		t.Errorf("LEN with a 1 s threshold: %v", n)
+	}
+	r.expect(Status("OK"), "CONFIG", "SET", "slowlog-log-slower-than", "20000")
+	r.do("DEBUG", "SLEEP", "0.05")
+	e, ok := r.do("SLOWLOG", "GET").([]any)
+	if !ok || len(e) != 1 {
+		t.Fatalf("after a 50 ms command with a 20 ms threshold: %#v", e)
+	}
+	if us := e[0].([]any)[2].(int64); us < 50000 || us > 5000000 {
+		t.Errorf("DEBUG SLEEP 0.05 logged as %d us", us)
+	}
+}
