@@ -111,3 +111,43 @@ func TestSlowlogThreshold(t *testing.T) {
 		t.Errorf("DEBUG SLEEP 0.05 logged as %d us", us)
 	}
 }
+
+// The latency monitor records commands at least latency-monitor-threshold
+// ms long as event "command", one sample per second (the worst), with the
+// all-time worst; LATENCY RESET clears it. Runs against HotKV and, with
+// $HOTKV_COMPARE_ADDR, a real Redis.
+func TestLatencyMonitor(t *testing.T) {
+	const busy = "local i = 0 while i < 1000000 do i = i + 1 end return i"
+	for name, addr := range targets(t) {
+		t.Run(name, func(t *testing.T) {
+			r := (&testServer{Addr: addr}).raw(t)
+			r.do("LATENCY", "RESET")
+			r.expect([]any{}, "LATENCY", "LATEST")
+			r.expect(Status("OK"), "CONFIG", "SET", "latency-monitor-threshold", "2")
+			defer r.do("CONFIG", "SET", "latency-monitor-threshold", "0")
+			r.expect(int64(1000000), "EVAL", busy, "0")
+			r.expect(int64(1000000), "EVAL", busy, "0")
+			latest, ok := r.do("LATENCY", "LATEST").([]any)
+			if !ok || len(latest) != 1 {
+				t.Fatalf("LATENCY LATEST: %#v", latest)
+			}
+			e := latest[0].([]any)
+			if e[0] != "command" || e[1].(int64) < 1700000000 || e[2].(int64) < 2 || e[3].(int64) < e[2].(int64) {
+				t.Errorf("LATENCY LATEST entry: %#v", e)
+			}
+			h, _ := r.do("LATENCY", "HISTORY", "command").([]any)
+			if len(h) < 1 || len(h) > 2 || h[len(h)-1].([]any)[1].(int64) < 2 {
+				t.Errorf("LATENCY HISTORY command: %#v", h)
+			}
+			r.expect([]any{}, "LATENCY", "HISTORY", "nosuch")
+			if doc, _ := r.do("LATENCY", "DOCTOR").(string); !strings.Contains(doc, "1. command: ") {
+				t.Errorf("LATENCY DOCTOR: %q", doc)
+			}
+			r.expect(int64(1), "LATENCY", "RESET", "command", "nosuch")
+			r.expect([]any{}, "LATENCY", "LATEST")
+			if doc, _ := r.do("LATENCY", "DOCTOR").(string); !strings.HasPrefix(doc, "Dave, no latency spike was observed") {
+				t.Errorf("LATENCY DOCTOR with no samples: %q", doc)
+			}
+		})
+	}
+}

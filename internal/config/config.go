@@ -42,6 +42,7 @@ type Config struct {
 	NotifyKeyspaceEvents   notify.Class
 	SlowlogSlowerThan      int64 // microseconds; negative: off
 	SlowlogMaxLen          int64
+	LatencyMonitorMs       int64 // latency-monitor-threshold; 0: off
 
 	// Persistence (docs/persistence.md).
 	Save                  []SaveRule // snapshot after Seconds if at least Changes writes
@@ -260,6 +261,7 @@ var Params = []*Param{
 			c.Hz = int(min(max(n, 1), 500)) // Redis clamps to its CONFIG_MIN_HZ..CONFIG_MAX_HZ
 			return nil
 		}},
+	numParam("latency-monitor-threshold", false, 0, math.MaxInt64, func(c *Config) *int64 { return &c.LatencyMonitorMs }),
 	numParam("lfu-decay-time", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.LFUDecayTime }),
 	numParam("lfu-log-factor", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.LFULogFactor }),
 	stringParam("logfile", true, func(c *Config) *string { return &c.LogFile }),

@@ -63,6 +63,7 @@ type Server struct {
 	gate           gate           // orders scripts against multi-lock sections (gate.go)
 	scripts        *script.Engine // EVAL's script cache and Lua state (scripting.go)
 	slow           slowlog        // SLOWLOG (slowlog.go)
+	latency        latencyMonitor // LATENCY (latency.go)
 	startMem       uint64
 
 	snap atomic.Pointer[snapJob] // the snapshot being written, if any

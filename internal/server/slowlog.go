@@ -19,8 +19,9 @@ import (
 // redacted). The time is the command's own, as Redis measures it: not the
 // time spent waiting for a lock or blocked for data.
 type slowlog struct {
-	// minTicks is a lower bound of the threshold in tick units, so that the
-	// path of every command compares one number; math.MaxInt64 when off.
+	// minTicks is a lower bound of the threshold in tick units (this one's
+	// or the latency monitor's, the lower), so that the path of every
+	// command compares one number; math.MaxInt64 when both are off.
 	minTicks atomic.Int64
 	us       atomic.Int64 // the threshold in microseconds, checked exactly
 
@@ -39,12 +40,14 @@ type slowEntry struct {
 // configure applies slowlog-log-slower-than and slowlog-max-len.
 func (l *slowlog) configure(cfg *config.Config) {
 	l.us.Store(cfg.SlowlogSlowerThan)
-	switch us := cfg.SlowlogSlowerThan; {
-	case us < 0:
+	us := cfg.SlowlogSlowerThan
+	if ms := cfg.LatencyMonitorMs; ms > 0 && (us < 0 || ms*1000 < us) {
+		us = min(ms, math.MaxInt64/1000) * 1000
+	}
+	if us < 0 {
 		l.minTicks.Store(math.MaxInt64)
-	default:
-		ns := float64(us) * 1000
-		l.minTicks.Store(int64(ns / tick.NanosPerTick() * 0.9))
+	} else {
+		l.minTicks.Store(int64(float64(us) * 1000 / tick.NanosPerTick() * 0.9))
 	}
 	l.mu.Lock()
 	l.maxLen = int(min(cfg.SlowlogMaxLen, math.MaxInt32))
@@ -64,11 +67,16 @@ const (
 	slowMaxString = 128
 )
 
-// record logs cmd if it ran d ticks, past the threshold.
+// recordSlow logs cmd, which ran d ticks, if that is past the threshold,
+// and feeds the latency monitor.
 func (c *client) recordSlow(cmd *command.Cmd, args [][]byte, d int64) {
 	l := &c.s.slow
 	us := tick.Nanos(d) / 1000
-	if us < l.us.Load() || l.us.Load() < 0 || cmd.Name == "exec" {
+	if cmd.Name == "exec" { // its commands are counted one by one
+		return
+	}
+	c.recordLatency(cmd, us)
+	if us < l.us.Load() || l.us.Load() < 0 {
 		return
 	}
 	n := min(len(args), slowMaxArgs)

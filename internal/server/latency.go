@@ -1,0 +1,188 @@
+package server
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+)
+
+// The latency monitor (LATENCY LATEST, HISTORY, RESET, DOCTOR): with
+// latency-monitor-threshold set, a command that runs at least that many
+// milliseconds is a sample of event "command", or "fast-command" for the
+// O(1) ones, as in Redis. Each event keeps its last 160 samples, one per
+// second (the worst of that second), and its all-time worst. Like the
+// slowlog it is fed by the command path's own timing.
+type latencyMonitor struct {
+	mu     sync.Mutex
+	events map[string]*latencySeries
+}
+
+type latencySeries struct {
+	samples []latencySample // oldest first, at most latencySamples
+	max     int64
+}
+
+type latencySample struct{ at, ms int64 }
+
+const latencySamples = 160
+
+func (m *latencyMonitor) add(event string, ms int64) {
+	now := time.Now().Unix()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.events == nil {
+		m.events = map[string]*latencySeries{}
+	}
+	ts := m.events[event]
+	if ts == nil {
+		ts = &latencySeries{}
+		m.events[event] = ts
+	}
+	ts.max = max(ts.max, ms)
+	if n := len(ts.samples); n > 0 && ts.samples[n-1].at == now {
+		ts.samples[n-1].ms = max(ts.samples[n-1].ms, ms)
+		return
+	}
+	ts.samples = append(ts.samples, latencySample{now, ms})
+	if len(ts.samples) > latencySamples {
+		ts.samples = append(ts.samples[:0:0], ts.samples[1:]...)
+	}
+}
+
+// names lists the events with samples, sorted.
+func (m *latencyMonitor) names() []string {
+	var out []string
+	for name := range m.events {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// recordLatency feeds the monitor with a command that ran us microseconds.
+func (c *client) recordLatency(cmd *command.Cmd, us int64) {
+	limit := c.s.Config().LatencyMonitorMs
+	if limit <= 0 || us/1000 < limit {
+		return
+	}
+	event := "command"
+	if cmd.Flags&command.Fast != 0 {
+		event = "fast-command"
+	}
+	c.s.latency.add(event, us/1000)
+}
+
+func latencyLatest(x *command.Ctx) {
+	m := &cl(x).s.latency
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	names := m.names()
+	x.W.Array(len(names))
+	for _, name := range names {
+		ts := m.events[name]
+		last := ts.samples[len(ts.samples)-1]
+		x.W.Array(4)
+		x.W.BulkString(name)
+		x.W.Int(last.at)
+		x.W.Int(last.ms)
+		x.W.Int(ts.max)
+	}
+}
+
+func latencyHistory(x *command.Ctx) {
+	m := &cl(x).s.latency
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ts := m.events[string(x.Args[2])]
+	if ts == nil {
+		x.W.Array(0)
+		return
+	}
+	x.W.Array(len(ts.samples))
+	for _, s := range ts.samples {
+		x.W.Array(2)
+		x.W.Int(s.at)
+		x.W.Int(s.ms)
+	}
+}
+
+func latencyReset(x *command.Ctx) {
+	m := &cl(x).s.latency
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	if len(x.Args) == 2 {
+		n = len(m.events)
+		m.events = nil
+	} else {
+		for _, e := range x.Args[2:] {
+			if _, ok := m.events[string(e)]; ok {
+				delete(m.events, string(e))
+				n++
+			}
+		}
+	}
+	x.W.Int(int64(n))
+}
+
+// latencyDoctor is Redis's report in short: each event's spikes, average,
+// mean deviation and worst, without the advice section.
+func latencyDoctor(x *command.Ctx) {
+	m := &cl(x).s.latency
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.events) == 0 {
+		x.W.Verbatim("Dave, no latency spike was observed during the lifetime of this Redis instance, not in the slightest bit. I honestly think you ought to sit down calmly, take a stress pill, and think things over.\n")
+		return
+	}
+	var b strings.Builder
+	b.WriteString("Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n")
+	for i, name := range m.names() {
+		ts := m.events[name]
+		var sum float64
+		for _, s := range ts.samples {
+			sum += float64(s.ms)
+		}
+		avg := sum / float64(len(ts.samples))
+		var dev float64
+		for _, s := range ts.samples {
+			dev += math.Abs(float64(s.ms) - avg)
+		}
+		dev /= float64(len(ts.samples))
+		period := 0.0
+		if n := len(ts.samples); n > 1 {
+			period = float64(ts.samples[n-1].at-ts.samples[0].at) / float64(n-1)
+		}
+		fmt.Fprintf(&b, "%d. %s: %d latency spikes (average %.0fms, mean deviation %.0fms, period %.2f sec). Worst all time event %dms.\n",
+			i+1, name, len(ts.samples), avg, dev, period, ts.max)
+	}
+	x.W.Verbatim(b.String())
+}
+
+func init() {
+	const g = "server"
+	f := command.Admin | command.NoScript | command.Loading | command.Stale
+	command.Register(&command.Cmd{Name: "latency", Arity: -2, Group: g, Since: "2.8.13", Summary: "A container for latency diagnostics commands.",
+		Subs: []*command.Cmd{
+			{Name: "latency|latest", Arity: 2, Flags: f, Run: latencyLatest, Group: g, Since: "2.8.13",
+				Summary: "Returns the latest latency samples for all events."},
+			{Name: "latency|history", Arity: 3, Flags: f, Run: latencyHistory, Group: g, Since: "2.8.13",
+				Summary: "Returns timestamp-latency samples for an event.", Args: "event"},
+			{Name: "latency|reset", Arity: -2, Flags: f, Run: latencyReset, Group: g, Since: "2.8.13",
+				Summary: "Resets the latency data for one or more events.", Args: "[event [event ...]]"},
+			{Name: "latency|doctor", Arity: 2, Flags: f, Run: latencyDoctor, Group: g, Since: "2.8.13",
+				Summary: "Returns a human-readable latency analysis report."},
+			helpCmd("latency", []string{
+				"DOCTOR", "    Return a human readable latency analysis report.",
+				"HISTORY <event>", "    Return time-latency samples for the <event> class.",
+				"LATEST", "    Return the latest latency samples for all events.",
+				"RESET [<event> ...]", "    Reset latency data of one or more <event> classes.",
+				"    (default: reset all data for all event classes)",
+			}),
+		}})
+}
