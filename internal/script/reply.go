@@ -67,6 +67,11 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 		if n < 0 {
 			return lua.LFalse, rest, nil
 		}
+		// Every element takes at least three bytes: a count beyond that
+		// is malformed, and must not size a table before being refused.
+		if n > len(rest)/3 {
+			return lua.LNil, nil, errBadReply
+		}
 		if b[0] == '*' || b[0] == '>' {
 			t := L.CreateTable(n, 0)
 			for range n {
@@ -88,6 +93,9 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 				if v, rest, err = parseReply(L, rest); err != nil {
 					return lua.LNil, nil, err
 				}
+			}
+			if k == lua.LNil {
+				return lua.LNil, nil, errBadReply
 			}
 			inner.RawSet(k, v)
 		}
