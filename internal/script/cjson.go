@@ -67,14 +67,18 @@ func encodeJSON(b *strings.Builder, v lua.LValue, null *lua.LUserData, depth int
 		}
 		b.WriteString("null")
 	case *lua.LTable:
-		n, isArray := 0, true
+		n, items, isArray := 0, 0, true
 		v.ForEach(func(k, _ lua.LValue) {
+			items++
 			if f, ok := k.(lua.LNumber); ok && f >= 1 && f == lua.LNumber(math.Trunc(float64(f))) {
 				n = max(n, int(f))
 			} else {
 				isArray = false
 			}
 		})
+		if isArray && n > 10 && n > 2*items { // Lua CJSON's default sparse ratio and safe length
+			return "Cannot serialise table: excessively sparse array"
+		}
 		if isArray && n > 0 {
 			b.WriteByte('[')
 			for i := 1; i <= n; i++ {

@@ -11,8 +11,14 @@ import (
 // table, string, math, os.clock, redis, cjson and bit. Globals are
 // read-only: a script that assigns one fails, as in Redis 7.
 
-// removed are base functions Redis does not offer scripts.
-var removed = []string{"dofile", "loadfile", "loadstring", "load", "require", "module", "newproxy", "print", "_printregs"}
+// removed are base functions Redis does not offer scripts, and getfenv and
+// setfenv, which would hand a script the real globals (Redis can make them
+// read-only inside its Lua; gopher-lua cannot).
+var removed = []string{"dofile", "loadfile", "loadstring", "load", "require", "module", "newproxy", "print", "_printregs", "getfenv", "setfenv"}
+
+// maxString bounds what string.rep builds, as proto-max-bulk-len's default
+// bounds a value: beyond it one call would exhaust the server's memory.
+const maxString = 512 << 20
 
 var started = time.Now()
 
@@ -40,11 +46,23 @@ func (e *Engine) openLibs() {
 	g.RawSetString("cjson", cjsonLib(L))
 	g.RawSetString("bit", bitLib(L))
 	g.RawSetString("loadstring", L.NewFunction(e.loadstring))
+	e.refuse = L.NewFunction(refuseWrite)
+	g.RawSetString("rawset", L.NewFunction(e.rawset))
+	str := g.RawGetString("string").(*lua.LTable)
+	str.RawSetString("rep", L.NewFunction(strRep))
 	// Scripts get read-only views of the libraries, so that none can
-	// change them for the scripts after it.
+	// change them for the scripts after it (freshViews replaces one a
+	// script wrote into with rawset or table.insert).
+	e.libs = map[string]*lua.LTable{}
 	for _, name := range []string{"string", "table", "math", "os", "redis", "cjson", "bit"} {
-		g.RawSetString(name, readOnly(L, g.RawGetString(name).(*lua.LTable)))
+		e.libs[name] = g.RawGetString(name).(*lua.LTable)
+		g.RawSetString(name, readOnly(L, e.libs[name], e.refuse))
 	}
+	// Methods on strings ("x":upper()) reach the same view, and scripts
+	// see only a read-only view of the strings' metatable.
+	strMeta := L.GetMetatable(lua.LString("")).(*lua.LTable)
+	strMeta.RawSetString("__index", g.RawGetString("string"))
+	strMeta.RawSetString("__metatable", readOnly(L, strMeta, e.refuse))
 	e.lib = g
 
 	// The environment each script runs in (newEnv): empty, reading through
@@ -59,7 +77,7 @@ func (e *Engine) openLibs() {
 		L.Push(v)
 		return 1
 	}))
-	meta.RawSetString("__newindex", L.NewFunction(refuseWrite))
+	meta.RawSetString("__newindex", e.refuse)
 	meta.RawSetString("__metatable", lua.LFalse)
 	e.envMeta = meta
 }
@@ -81,16 +99,53 @@ func (e *Engine) scriptEnv() *lua.LTable {
 	return e.env
 }
 
+// freshViews replaces each library view a script wrote into (its
+// metatable stops plain assignment, not rawset or table.insert): views
+// are empty tables, so a key in one is a script's leftover.
+func (e *Engine) freshViews() {
+	for name, lib := range e.libs {
+		if k, _ := e.lib.RawGetString(name).(*lua.LTable).Next(lua.LNil); k != lua.LNil {
+			v := readOnly(e.L, lib, e.refuse)
+			e.lib.RawSetString(name, v)
+			if name == "string" {
+				e.L.GetMetatable(lua.LString("")).(*lua.LTable).RawSetString("__index", v)
+			}
+		}
+	}
+}
+
+// strRep is string.rep, refusing results over maxString.
+func strRep(L *lua.LState) int {
+	s, n := L.CheckString(1), L.CheckInt(2)
+	if n > 0 && len(s) > 0 && n > maxString/len(s) {
+		raise(L, "string.rep: the result would exceed 512MB")
+	}
+	L.Push(lua.LString(strings.Repeat(s, max(n, 0))))
+	return 1
+}
+
+// rawset refuses the read-only tables (the globals and the library views),
+// as Redis's Lua does.
+func (e *Engine) rawset(L *lua.LState) int {
+	t := L.CheckTable(1)
+	if m, ok := t.Metatable.(*lua.LTable); ok && m.RawGetString("__newindex") == e.refuse {
+		raise(L, "Attempt to modify a readonly table")
+	}
+	t.RawSet(L.CheckAny(2), L.CheckAny(3))
+	L.SetTop(1)
+	return 1
+}
+
 func refuseWrite(L *lua.LState) int {
 	L.RaiseError("Attempt to modify a readonly table")
 	return 0
 }
 
 // readOnly is a view of t that refuses writes and hides its metatable.
-func readOnly(L *lua.LState, t *lua.LTable) *lua.LTable {
+func readOnly(L *lua.LState, t *lua.LTable, refuse *lua.LFunction) *lua.LTable {
 	view, meta := L.NewTable(), L.NewTable()
 	meta.RawSetString("__index", t)
-	meta.RawSetString("__newindex", L.NewFunction(refuseWrite))
+	meta.RawSetString("__newindex", refuse)
 	meta.RawSetString("__metatable", lua.LFalse)
 	L.SetMetatable(view, meta)
 	return view

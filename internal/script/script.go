@@ -11,7 +11,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -41,7 +40,9 @@ type Engine struct {
 	env     *lua.LTable // the globals scripts run with (scriptEnv)
 	envMeta *lua.LTable // its metatable
 	onError *lua.LFunction
-	lib     *lua.LTable // the real globals
+	lib     *lua.LTable            // the real globals
+	libs    map[string]*lua.LTable // the real libraries behind the views
+	refuse  *lua.LFunction         // the read-only tables' __newindex
 	scripts map[string]*lua.FunctionProto
 	running *run
 }
@@ -183,6 +184,17 @@ func (e *Engine) Kill() string {
 	}
 }
 
+// Abort stops the running script, written or not: the server is shutting
+// down, as SHUTDOWN NOSAVE may in Redis while a script is busy.
+func (e *Engine) Abort() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if r := e.running; r != nil {
+		r.killed = true
+		r.cancel()
+	}
+}
+
 // ErrNoScript is EVALSHA's answer for a script not in the cache.
 const ErrNoScript = "NOSCRIPT No matching script. Please use EVAL."
 
@@ -206,6 +218,7 @@ func (e *Engine) Run(sha string, keys, argv [][]byte, call Caller, w *resp.Write
 		e.running = nil
 		e.mu.Unlock()
 		cancel()
+		e.freshViews()
 	}()
 
 	L := e.L
@@ -404,7 +417,12 @@ func callArgs(L *lua.LState) ([][]byte, string) {
 		case lua.LString:
 			args[i-1] = []byte(v)
 		case lua.LNumber:
-			args[i-1] = strconv.AppendFloat(nil, float64(v), 'g', -1, 64)
+			// As Redis: integers in full (1000000, never 1e+06), other
+			// numbers in the shortest form that reads back the same.
+			if v == 0 {
+				v = 0 // -0 too
+			}
+			args[i-1] = resp.AppendFloat(nil, float64(v))
 		default:
 			return nil, "Lua redis lib command arguments must be strings or integers"
 		}

@@ -96,6 +96,10 @@ func TestRun(t *testing.T) {
 		{"return (", 2, "ERR Error compiling script (new function): user_script"},
 		{"string.x = 1", 2, "-ERR user_script:1: Attempt to modify a readonly table script: " + sha("string.x = 1") + ", on @user_script:1.\r\n"},
 		{"return string.upper('a') .. ('b'):upper()", 2, "$2\r\nAB\r\n"},
+		{"return string.rep('x', 2^40)", 2, "-ERR string.rep: the result would exceed 512MB script: " + sha("return string.rep('x', 2^40)") + ", on @user_script:1.\r\n"},
+		{"return ('ab'):rep(3)", 2, "$6\r\nababab\r\n"},
+		{"return getfenv", 2, "-ERR user_script:1: Script attempted to access nonexistent global variable 'getfenv' script: " + sha("return getfenv") + ", on @user_script:1.\r\n"},
+		{"return redis.call('set', KEYS[1], 1e6)", 2, "+OK\r\n"},
 	} {
 		got := eval(t, e, c.body, c.proto, []string{"k"}, []string{"x"}, map[string]string{"k": "v"})
 		if got != c.want && !(strings.HasPrefix(c.want, "ERR Error compiling") && strings.HasPrefix(got, c.want)) {
@@ -106,6 +110,17 @@ func TestRun(t *testing.T) {
 	eval(t, e, "pcall(function() KEYS = nil end) rawset(_G, 'leak', 1) pcall(function() redis.call = nil end) loadstring('rawset(_G, \"leak2\", 1)')()", 2, nil, nil, nil)
 	if got := eval(t, e, "return {#KEYS, type(rawget(_G, 'leak')), type(rawget(_G, 'leak2')), type(redis.call)}", 2, []string{"a"}, nil, nil); got != "*4\r\n:1\r\n$3\r\nnil\r\n$3\r\nnil\r\n$8\r\nfunction\r\n" {
 		t.Errorf("after a script set globals: %q", got)
+	}
+	// Nor change the libraries: table.insert writes past the views' guard,
+	// and the next script gets fresh ones.
+	eval(t, e, "table.insert(redis, 'leak') table.insert(string, 'leak') pcall(function() getmetatable('').__index = {} end)", 2, nil, nil, nil)
+	if got := eval(t, e, "return {type(redis[1]), type(string[1]), ('a'):upper()}", 2, nil, nil, nil); got != "*3\r\n$3\r\nnil\r\n$3\r\nnil\r\n$1\r\nA\r\n" {
+		t.Errorf("after a script wrote into the libraries: %q", got)
+	}
+	data := map[string]string{}
+	eval(t, e, "redis.call('set', 'a', 1e6) redis.call('set', 'b', 0.1) redis.call('set', 'c', -0.0) redis.call('set', 'd', 2^70)", 2, nil, nil, data)
+	if data["a"] != "1000000" || data["b"] != "0.1" || data["c"] != "0" || data["d"] != "1180591620717411300000" {
+		t.Errorf("numbers passed to commands: %q", data)
 	}
 }
 
