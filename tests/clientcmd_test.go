@@ -263,6 +263,21 @@ func TestClientPause(t *testing.T) {
 			if d := time.Since(start); d > 2*time.Second {
 				t.Errorf("UNPAUSE released them after %v", d)
 			}
+			// A client that leaves while its write is held takes the write
+			// with it.
+			if r := ctl.exact("CLIENT", "PAUSE", "5000", "WRITE"); r != "+OK\r\n" {
+				t.Fatal(r)
+			}
+			gone := dialRaw(t, addr, 2)
+			gone.send(encode("SET", "left", "1"))
+			time.Sleep(100 * time.Millisecond)
+			gone.conn.Close()
+			time.Sleep(300 * time.Millisecond)
+			ctl.exact("CLIENT", "UNPAUSE")
+			time.Sleep(100 * time.Millisecond)
+			if r := ctl.exact("EXISTS", "left"); r != integer(0) {
+				t.Errorf("the write of a client that left during the pause ran: EXISTS %q", r)
+			}
 			for _, tc := range []struct{ args, want []string }{
 				{[]string{"CLIENT", "PAUSE", "x"}, []string{"ERR timeout is not an integer or out of range"}},
 				{[]string{"CLIENT", "PAUSE", "-1"}, []string{"ERR timeout is negative"}},

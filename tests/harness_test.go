@@ -47,6 +47,7 @@ func start(t testing.TB, args ...string) *testServer {
 		defer cancel()
 		if err := s.Shutdown(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
+			return // a client is stuck: Serve would never return
 		}
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -72,6 +73,24 @@ func TestDifferentialScripting(t *testing.T) {
 		{"EVAL", "return 1", "2", "a"},
 		{"EVAL", "return 1", "x"},
 		{"EVAL", "return redis.REDIS_VERSION", "0"},
+		{"EVAL", "redis.call('set','n1',1000000) redis.call('set','n2',0.1) redis.call('set','n3',-0.0) redis.call('set','n4',1e20) redis.call('set','n5',1/3) redis.call('set','n6',-2^53) return redis.call('mget','n1','n2','n3','n4','n5','n6')", "0"},
+		{"EVAL", "return redis.call('incrby','n1',2500000)", "0"},
+		{"EVAL", "return cjson.encode({[20]=1})", "0"},
+		{"EVAL", "return cjson.encode({1,2,nil,4})", "0"},
+		{"EVAL", "return rawset(string,'x',1)", "0"},
+		{"EVAL", "return rawset(_G,'x',1)", "0"},
+		{"EVAL", "return rawset({},'x',1).x", "0"},
+		{"EVAL", "return type(getmetatable(''))", "0"},
+		{"EVAL", "getmetatable('').__index = {}", "0"},
+		{"EVAL", "return type(getfenv)", "0"},
+		{"EVAL", "return {tostring(-0.5), 100 .. '', tostring(1e100), 'k:' .. 12345678901}", "0"},
+		{"EVAL", "return string.format('%d %5.2f %s', 3, 1.5, 'x')", "0"},
+		{"EVAL", "return ('abc'):upper()", "0"},
+		{"EVAL", "return #string.rep('ab', 3)", "0"},
+		{"EVAL", "return string.rep('x', -1)", "0"},
+		{"VADD", "vs", "VALUES", "2", "1", "0", "a"}, {"VADD", "vs", "VALUES", "2", "0", "1", "b"},
+		{"EVAL", "return redis.call('vsim', KEYS[1], 'VALUES', 2, 1, 0, 'COUNT', 1)", "1", "vs"},
+		{"EVAL", "return redis.call('vsim', KEYS[1], 'ELE', 'b', 'WITHSCORES')", "1", "vs"},
 		{"EVAL", "redis.call('select','1') redis.call('set','indb1','x') return redis.call('dbsize')", "0"},
 		{"GET", "indb1"}, {"SELECT", "1"}, {"GET", "indb1"}, {"FLUSHDB"}, {"SELECT", "0"},
 		{"EVAL", "#!lua flags=no-writes\nreturn redis.call('set','x','1')", "0"},
@@ -90,6 +109,7 @@ func TestDifferentialScripting(t *testing.T) {
 		{"EVAL", "return 1", "0"}, {"SCRIPT", "EXISTS", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"},
 		{"MULTI"}, {"EVAL", "return redis.call('incr','m')", "0"}, {"INCR", "m"}, {"EXEC"},
 		{"COMMAND", "GETKEYS", "EVAL", "return 1", "2", "a", "b", "c"},
+		{"COMMAND", "GETKEYS", "EVAL", "return 1", "0"},
 	})
 }
 
@@ -246,5 +266,65 @@ func TestScriptKill(t *testing.T) {
 	}
 	if v, err := ctl.Get(ctx, "k").Result(); v != "v" || err != nil {
 		t.Errorf("GET of a key the script did not touch: %q %v", v, err)
+	}
+}
+
+// A transaction over several shards, then a script: EXEC's gate is
+// released once, so the script (which needs the whole gate) still runs.
+func TestScriptAfterTransaction(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	for range 3 {
+		r.expect(Status("OK"), "MULTI")
+		r.expect(Status("QUEUED"), "SET", "a", "1")
+		r.expect(Status("QUEUED"), "SET", "b", "2")
+		r.expect(Status("QUEUED"), "MSET", "c", "3", "d", "4")
+		r.exact("EXEC")
+		r.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		r.expect(int64(4), "EVAL", "return #redis.call('mget', 'a', 'b', 'c', 'd')", "0")
+	}
+}
+
+// A script that writes in another database (SELECT inside it) serves the
+// clients blocked there when it ends.
+func TestScriptServesWaitersInOtherDatabase(t *testing.T) {
+	s := start(t)
+	ctx := context.Background()
+	b := s.client(t, func(o *redis.Options) { o.DB = 3 })
+	got := make(chan string, 1)
+	go func() {
+		v, err := b.BLPop(ctx, 5*time.Second, "q").Result()
+		got <- fmt.Sprint(v, err)
+	}()
+	waitBlocked(t, s.raw(t), 1)
+	if err := s.client(t).Eval(ctx, "redis.call('select', 3) return redis.call('rpush', 'q', 'x')", nil).Err(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case v := <-got:
+		if v != "[q x] <nil>" {
+			t.Errorf("BLPOP in db 3: %s", v)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("the client blocked in db 3 was not served by the script's push")
+	}
+}
+
+// SHUTDOWN stops a script stuck in a loop, even one that has written (which
+// SCRIPT KILL refuses), and the server exits cleanly.
+func TestShutdownStopsRunningScript(t *testing.T) {
+	p := startBinary(t)
+	ctx := context.Background()
+	ctl := p.client(t)
+	spin := (&testServer{Addr: p.addr}).raw(t)
+	spin.send(req("EVAL", "redis.call('set', 'w', '1') while true do end", "0"))
+	eventually(t, "the script running", func() bool {
+		err := ctl.ScriptKill(ctx).Err()
+		return err != nil && strings.HasPrefix(err.Error(), "UNKILLABLE")
+	})
+	sd := (&testServer{Addr: p.addr}).raw(t)
+	sd.send(req("SHUTDOWN", "NOSAVE"))
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit code %d after SHUTDOWN during a script; stderr:\n%s", code, p.stderr)
 	}
 }

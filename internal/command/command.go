@@ -20,18 +20,19 @@ type Flags uint32
 
 // Command flags. The lower ones mirror Redis's COMMAND INFO flags.
 const (
-	Write     Flags = 1 << iota // modifies data; touches WATCHed keys
-	ReadOnly                    // reads data only
-	Admin                       // administrative
-	PubSub                      // pub/sub related
-	NoScript                    // not allowed from scripts
-	Fast                        // O(1) or O(log n)
-	NoAuth                      // allowed before AUTH
-	Loading                     // allowed while loading
-	Stale                       // allowed on a stale replica
-	NoMulti                     // not queued in MULTI: runs at once (or errors)
-	AllowBusy                   // allowed while a script is busy
-	DenyOOM                     // refused when out of memory
+	Write           Flags = 1 << iota // modifies data; touches WATCHed keys
+	ReadOnly                          // reads data only
+	Admin                             // administrative
+	PubSub                            // pub/sub related
+	NoScript                          // not allowed from scripts
+	Fast                              // O(1) or O(log n)
+	NoAuth                            // allowed before AUTH
+	Loading                           // allowed while loading
+	Stale                             // allowed on a stale replica
+	NoMulti                           // not queued in MULTI: runs at once (or errors)
+	AllowBusy                         // allowed while a script is busy
+	DenyOOM                           // refused when out of memory
+	NoMandatoryKeys                   // may name no key (EVAL with numkeys 0)
 
 	LockDB  // needs every shard of the selected database
 	LockAll // needs every shard of every database
@@ -52,7 +53,7 @@ var flagNames = []struct {
 }{
 	{Write, "write"}, {ReadOnly, "readonly"}, {DenyOOM, "denyoom"}, {Admin, "admin"},
 	{PubSub, "pubsub"}, {NoScript, "noscript"}, {Loading, "loading"}, {Stale, "stale"},
-	{Fast, "fast"}, {NoAuth, "no_auth"}, {NoMulti, "no_multi"}, {AllowBusy, "allow_busy"},
+	{Fast, "fast"}, {NoAuth, "no_auth"}, {NoMandatoryKeys, "no_mandatory_keys"}, {NoMulti, "no_multi"}, {AllowBusy, "allow_busy"},
 }
 
 // Names lists the Redis flag names set in f, in Redis's order.

@@ -108,6 +108,7 @@ type holding struct {
 	db    *keyspace.DB // the database of locks and whole
 	whole bool         // every shard of db (LockDB)
 	locks []int        // otherwise these shards of db
+	held  []shardRef   // and these, of any database (a script's)
 	extra []shardRef   // taken with TryLock for waiters' other keys
 	later []*blocked   // waiters whose shards were busy: served after unlocking
 }
@@ -121,7 +122,7 @@ func (h *holding) has(db *keyspace.DB, i int) bool {
 	if h.all || (db == h.db && (h.whole || slices.Contains(h.locks, i))) {
 		return true
 	}
-	return slices.Contains(h.extra, shardRef{db, i})
+	return slices.Contains(h.held, shardRef{db, i}) || slices.Contains(h.extra, shardRef{db, i})
 }
 
 // acquire makes sure every shard b needs is held, without ever waiting.
@@ -154,6 +155,9 @@ func (h *holding) each(ks *keyspace.Keyspace, fn func(*keyspace.Shard)) {
 	default:
 		for _, i := range h.locks {
 			fn(h.db.Shard(i))
+		}
+		for _, r := range h.held {
+			fn(r.db.Shard(r.i))
 		}
 	}
 	for j := 0; j < len(h.extra); j++ {

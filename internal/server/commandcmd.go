@@ -266,6 +266,10 @@ func commandGetKeys(x *command.Ctx) {
 		return
 	}
 	pos := c.KeyPositions(args, nil)
+	if len(pos) == 0 && c.Flags&command.NoMandatoryKeys != 0 {
+		x.W.Array(0)
+		return
+	}
 	if len(pos) == 0 {
 		x.Error("ERR Invalid arguments specified for command")
 		return

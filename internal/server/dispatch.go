@@ -59,8 +59,9 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 			return
 		}
 	}
-	if c.s.pause.end.Load() != 0 {
-		c.waitPause(cmd)
+	if c.s.pause.end.Load() != 0 && !c.waitPause(cmd) {
+		c.closing = true
+		return
 	}
 	if c.multi != nil && !txControl[cmd.Name] {
 		c.multi.queue(cmd, args)
@@ -299,7 +300,7 @@ func (c *client) lockShards() {
 		slices.Sort(c.locks)
 		c.locks = slices.Compact(c.locks)
 	}
-	if len(c.locks) > 1 || c.other != nil && len(c.locks) > 0 {
+	if c.gated == nil && (len(c.locks) > 1 || c.other != nil && len(c.locks) > 0) { // EXEC holds it already
 		c.gated = c.s.gate.shared(c.id)
 	}
 	if c.other != nil && c.otherID < c.ctx.DBID {

@@ -40,34 +40,39 @@ func (c *client) pausedBy(cmd *command.Cmd) bool {
 	return cmd.Flags&command.Write != 0 || pauseWrites[cmd.Name]
 }
 
-// waitPause holds cmd while a pause applies to it.
-func (c *client) waitPause(cmd *command.Cmd) {
+// waitPause holds cmd while a pause applies to it. It reports false if the
+// command is to be dropped instead: its client left meanwhile (Redis frees
+// a paused client's pending command with it) or the server is stopping.
+func (c *client) waitPause(cmd *command.Cmd) bool {
 	p := &c.s.pause
 	for {
 		end := p.end.Load()
 		if end == 0 {
-			return
+			return true
 		}
 		p.mu.Lock()
 		all, changed := p.all, p.changed
 		p.mu.Unlock()
 		left := time.Until(time.Unix(0, end))
 		if left <= 0 || !all && !c.pausedBy(cmd) {
-			return
+			return true
 		}
 		c.flush() // the replies before this command are not held back
-		t := time.NewTimer(left)
+		t := time.NewTimer(min(left, pauseCheck))
 		select {
 		case <-changed:
 		case <-t.C:
 		case <-c.s.closed:
 		}
 		t.Stop()
-		if isClosed(c.s.closed) {
-			return
+		if isClosed(c.s.closed) || c.killed.Load() || c.peerClosed() {
+			return false
 		}
 	}
 }
+
+// pauseCheck is how often a held command looks whether its client left.
+const pauseCheck = 100 * time.Millisecond
 
 func isClosed(ch chan struct{}) bool {
 	select {

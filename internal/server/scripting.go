@@ -85,6 +85,9 @@ func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool) {
 	x := &c.ctx
 	db, dbID, args, blocker := x.DB, x.DBID, x.Args, x.Blocker
 	nested := c.inExec // inside MULTI/EXEC: its writes join the transaction's record
+	// As in Redis, memory is made room for (or found short) once, before the
+	// script: evicting takes shard locks, which a running script may hold.
+	oom := c.s.ev.over.Load() && (nested || !c.s.makeRoom())
 	var locks scriptLocks
 	if !nested {
 		c.s.gate.exclusive()
@@ -107,7 +110,7 @@ func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool) {
 			refusal = "ERR This Redis command is not allowed from script"
 		case readOnly && cmd.Flags&command.Write != 0:
 			refusal = "ERR Write commands are not allowed from read-only scripts."
-		case !wrote && c.s.ev.over.Load() && cmd.Flags&command.DenyOOM != 0 && !c.s.makeRoom():
+		case !wrote && oom && cmd.Flags&command.DenyOOM != 0:
 			refusal = errOOM
 		}
 		if refusal != "" {
@@ -119,6 +122,7 @@ func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool) {
 		mark, clientProto := len(c.out.B), c.out.Proto
 		c.out.Proto = proto
 		c.runLocked(cmd, cmdArgs)
+		c.runAfter(cmd) // VSIM's search, still under the script's locks
 		c.out.Proto = clientProto
 		reply := append([]byte(nil), c.out.B[mark:]...)
 		c.out.B = c.out.B[:mark]
@@ -137,11 +141,12 @@ func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool) {
 	if c.s.aof != nil {
 		c.logTx()
 	}
-	// Clients blocked on keys it wrote are served before anything else runs;
-	// those whose shards it did not hold, once it has unlocked.
+	// Clients blocked on keys it wrote, in any database, are served before
+	// anything else runs; those whose shards it did not hold, once it has
+	// unlocked.
 	var h *holding
 	if keyspace.ReadyPending.Load() > 0 {
-		h = &holding{db: db, locks: locks.in(db)}
+		h = &holding{all: locks.all, held: locks.refs()}
 		c.s.serveReady(h)
 		h.releaseExtra()
 	}
@@ -156,8 +161,8 @@ func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool) {
 // need them, in any order (the exclusive gate makes that safe), released
 // when it ends.
 type scriptLocks struct {
-	held map[*keyspace.Shard]int // shard: its index
-	all  bool                    // every shard of every database
+	held map[*keyspace.Shard]shardRef
+	all  bool // every shard of every database
 }
 
 // take locks what cmd needs before it runs: its keys' shards (and the same
@@ -168,7 +173,7 @@ func (l *scriptLocks) take(c *client, cmd *command.Cmd, args [][]byte) {
 		return
 	}
 	if l.held == nil {
-		l.held = map[*keyspace.Shard]int{}
+		l.held = map[*keyspace.Shard]shardRef{}
 	}
 	switch {
 	case cmd.Flags&command.LockAll != 0 || cmd.Name == "info":
@@ -200,7 +205,7 @@ func (l *scriptLocks) one(db *keyspace.DB, i int) {
 	sh := db.Shard(i)
 	if _, ok := l.held[sh]; !ok {
 		sh.Lock()
-		l.held[sh] = i
+		l.held[sh] = shardRef{db, i}
 	}
 }
 
@@ -210,13 +215,11 @@ func (l *scriptLocks) whole(db *keyspace.DB) {
 	}
 }
 
-// in lists the indexes of the shards of db held.
-func (l *scriptLocks) in(db *keyspace.DB) []int {
-	var out []int
-	for i := range keyspace.ShardCount {
-		if _, ok := l.held[db.Shard(i)]; ok {
-			out = append(out, i)
-		}
+// refs lists the shards held.
+func (l *scriptLocks) refs() []shardRef {
+	out := make([]shardRef, 0, len(l.held))
+	for _, r := range l.held {
+		out = append(out, r)
 	}
 	return out
 }
@@ -272,7 +275,7 @@ func scriptKill(x *command.Ctx) {
 
 func init() {
 	const g = "scripting"
-	evalFlags := command.NoScript | command.Stale | command.SelfLock
+	evalFlags := command.NoScript | command.Stale | command.SelfLock | command.NoMandatoryKeys
 	command.Register(
 		&command.Cmd{Name: "eval", Arity: -3, Flags: evalFlags, Keys: evalKeys, Run: evalCmd(false), Group: g, Since: "2.6.0",
 			Summary: "Executes a server-side Lua script.", Args: "script numkeys [key [key ...]] [arg [arg ...]]"},

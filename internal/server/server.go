@@ -258,6 +258,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			c.closeConn()
 		}
 		s.mu.Unlock()
+		s.scripts.Abort() // a script in an endless loop would hold its client forever
 	})
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
