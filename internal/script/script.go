@@ -9,8 +9,10 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -35,16 +37,17 @@ type Caller func(args [][]byte, proto int) []byte
 // Engine holds the script cache and the Lua state scripts run in, one at a
 // time: a script is atomic, and its caller holds every lock anyway.
 type Engine struct {
-	mu      sync.Mutex
-	L       *lua.LState
-	env     *lua.LTable // the globals scripts run with (scriptEnv)
-	envMeta *lua.LTable // its metatable
-	onError *lua.LFunction
-	lib     *lua.LTable            // the real globals
-	libs    map[string]*lua.LTable // the real libraries behind the views
-	refuse  *lua.LFunction         // the read-only tables' __newindex
-	scripts map[string]*lua.FunctionProto
-	running *run
+	mu       sync.Mutex
+	L        *lua.LState
+	env      *lua.LTable // the globals scripts run with (scriptEnv)
+	envMeta  *lua.LTable // its metatable
+	onError  *lua.LFunction
+	lib      *lua.LTable            // the real globals
+	libs     map[string]*lua.LTable // the real libraries behind the views
+	refuse   *lua.LFunction         // the read-only tables' __newindex
+	scripts  map[string]*lua.FunctionProto
+	noWrites map[string]bool // scripts whose shebang says flags=no-writes
+	running  *run
 }
 
 // run is the state of the script executing.
@@ -60,7 +63,7 @@ type run struct {
 
 // New makes an engine with an empty script cache.
 func New() *Engine {
-	e := &Engine{scripts: map[string]*lua.FunctionProto{}}
+	e := &Engine{scripts: map[string]*lua.FunctionProto{}, noWrites: map[string]bool{}}
 	e.L = lua.NewState(lua.Options{SkipOpenLibs: true})
 	e.openLibs()
 	e.onError = e.L.NewFunction(errorHandler)
@@ -82,6 +85,10 @@ func (e *Engine) Load(body []byte) (string, error) {
 	if _, ok := e.scripts[sha]; ok {
 		return sha, nil
 	}
+	flags, err := shebangFlags(string(body))
+	if err != nil {
+		return "", err
+	}
 	// As Redis does, the body becomes a function of no arguments (so '...'
 	// is refused, and a call builds no vararg table); the wrapper shares the
 	// first line, keeping line numbers.
@@ -98,6 +105,9 @@ func (e *Engine) Load(body []byte) (string, error) {
 		return "", fmt.Errorf("ERR Error compiling script (new function): user_script: unexpected end of script")
 	}
 	e.scripts[sha] = proto.FunctionPrototypes[0]
+	if slices.Contains(flags, "no-writes") {
+		e.noWrites[sha] = true
+	}
 	return sha, nil
 }
 
@@ -124,22 +134,48 @@ func stripShebang(src string) string {
 	return ""
 }
 
-// ReadOnlyFlag reports whether body declares flags=no-writes in its shebang.
-func ReadOnlyFlag(body []byte) bool {
-	line, _, _ := strings.Cut(string(body), "\n")
-	if !strings.HasPrefix(line, "#!lua") {
-		return false
+// shebangFlags checks a "#!lua flags=a,b" first line as Redis does and
+// returns its flags.
+func shebangFlags(body string) ([]string, error) {
+	if !strings.HasPrefix(body, "#!") {
+		return nil, nil
 	}
-	for _, f := range strings.Fields(line[5:]) {
-		if v, ok := strings.CutPrefix(f, "flags="); ok {
-			for _, flag := range strings.Split(v, ",") {
-				if flag == "no-writes" {
-					return true
-				}
+	line, _, ok := strings.Cut(body, "\n")
+	if !ok {
+		return nil, errors.New("ERR Invalid script shebang")
+	}
+	parts := strings.Fields(line)
+	if parts[0] != "#!lua" {
+		return nil, fmt.Errorf("ERR Unexpected engine in script shebang: %s", parts[0])
+	}
+	var flags []string
+	for _, p := range parts[1:] {
+		v, ok := strings.CutPrefix(p, "flags=")
+		if !ok {
+			return nil, fmt.Errorf("ERR Unknown lua shebang option: %s", p)
+		}
+		if v == "" {
+			continue
+		}
+		for _, f := range strings.Split(v, ",") {
+			if !slices.Contains(scriptFlags, f) {
+				return nil, fmt.Errorf("ERR Unexpected flag in script shebang: %s", f)
 			}
+			flags = append(flags, f)
 		}
 	}
-	return false
+	return flags, nil
+}
+
+// scriptFlags are the flags Redis knows. HotKV acts on no-writes; the
+// others change nothing here (allow-oom, allow-stale) or concern clusters.
+var scriptFlags = []string{"no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys"}
+
+// NoWrites reports whether the cached script sha declared flags=no-writes.
+func (e *Engine) NoWrites(sha string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.noWrites[strings.ToLower(sha)]
 }
 
 // Exists reports whether sha (lower or upper case) is cached.
@@ -155,6 +191,7 @@ func (e *Engine) Flush() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.scripts = map[string]*lua.FunctionProto{}
+	e.noWrites = map[string]bool{}
 }
 
 // Wrote records that the running script has written (SCRIPT KILL then

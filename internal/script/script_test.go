@@ -139,8 +139,22 @@ func TestCacheAndFlags(t *testing.T) {
 	if string(w.B) != "-"+ErrNoScript+"\r\n" {
 		t.Errorf("after Flush: %q", w.B)
 	}
-	if !ReadOnlyFlag([]byte("#!lua flags=allow-oom,no-writes\nreturn 1")) || ReadOnlyFlag([]byte("#!lua\nreturn 1")) || ReadOnlyFlag([]byte("return 1")) {
-		t.Error("ReadOnlyFlag")
+	for body, want := range map[string]bool{"#!lua flags=allow-oom,no-writes\nreturn 1": true, "#!lua\nreturn 1": false, "return 1": false} {
+		sha, err := e.Load([]byte(body))
+		if err != nil || e.NoWrites(strings.ToUpper(sha)) != want {
+			t.Errorf("%q: NoWrites %v (%v), want %v", body, e.NoWrites(sha), err, want)
+		}
+	}
+	for body, want := range map[string]string{
+		"#!lua flags=bogus\nreturn 1":       "ERR Unexpected flag in script shebang: bogus",
+		"#!lua flags=no-writes,x\nreturn 1": "ERR Unexpected flag in script shebang: x",
+		"#!python\nreturn 1":                "ERR Unexpected engine in script shebang: #!python",
+		"#!lua name=f\nreturn 1":            "ERR Unknown lua shebang option: name=f",
+		"#!lua flags=no-writes":             "ERR Invalid script shebang",
+	} {
+		if _, err := e.Load([]byte(body)); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %q", body, err, want)
+		}
 	}
 	if msg := e.Kill(); msg != "NOTBUSY No scripts in execution right now." {
 		t.Errorf("Kill with nothing running: %q", msg)

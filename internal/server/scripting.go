@@ -59,7 +59,7 @@ func evalCmd(readOnly bool) func(*command.Ctx) {
 			x.Error(err.Error())
 			return
 		}
-		c.runScript(sha, keys, argv, readOnly || script.ReadOnlyFlag(x.Args[1]))
+		c.runScript(sha, keys, argv, readOnly || c.s.scripts.NoWrites(sha))
 	}
 }
 
@@ -74,7 +74,7 @@ func evalshaCmd(readOnly bool) func(*command.Ctx) {
 			x.Error(script.ErrNoScript)
 			return
 		}
-		c.runScript(string(x.Args[1]), keys, argv, readOnly)
+		c.runScript(string(x.Args[1]), keys, argv, readOnly || c.s.scripts.NoWrites(string(x.Args[1])))
 	}
 }
 
