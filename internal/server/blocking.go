@@ -379,8 +379,11 @@ func (c *client) unblock(reason int) bool {
 		return false
 	}
 	b.unblock, b.deadline = reason, time.Now()
-	b.mu.Unlock()
+	// Under mu, as a writer serving b does: once the client sees its wait
+	// over and clears its deadline, this one can no longer land after that
+	// and cut its next idle read short.
 	c.conn.SetReadDeadline(b.deadline)
+	b.mu.Unlock()
 	return true
 }
 
