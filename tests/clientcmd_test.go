@@ -225,6 +225,9 @@ func TestClientPause(t *testing.T) {
 				{"WRITE", []string{"PUBLISH", "ch", "m"}, true, integer(0)},
 				{"WRITE", []string{"PFCOUNT", "nokey"}, true, integer(0)},
 				{"WRITE", []string{"FLUSHALL"}, true, "+OK\r\n"},
+				{"WRITE", []string{"EVAL", "return 1", "0"}, true, integer(1)},
+				{"WRITE", []string{"EVAL", "#!lua flags=no-writes\nreturn 2", "0"}, false, integer(2)},
+				{"WRITE", []string{"EVAL", "#!lua\nreturn 3", "0"}, true, integer(3)},
 			} {
 				args := []string{"CLIENT", "PAUSE", fmt.Sprint(pause.Milliseconds())}
 				if tc.mode != "" {

@@ -192,6 +192,11 @@ func TestMaxmemoryNoeviction(t *testing.T) {
 		{[]any{"eval", "return redis.call('get', 'k:3')", "0"}, strings.Repeat("v", 100)},
 		{[]any{"eval", "return redis.call('set', 'new', 'v')", "0"}, oomText + " script: "},
 		{[]any{"eval", "return redis.call('del', 'k:4')", "0"}, "1"},
+		// A script with a shebang is refused before it runs, unless it
+		// declares no-writes or allow-oom (which lets it write).
+		{[]any{"eval", "#!lua\nreturn redis.call('get', 'k:3')", "0"}, oomText},
+		{[]any{"eval", "#!lua flags=no-writes\nreturn redis.call('get', 'k:3')", "0"}, strings.Repeat("v", 100)},
+		{[]any{"eval", "#!lua flags=allow-oom\nreturn redis.call('set', 'oomok', 'v')", "0"}, "OK"},
 	} {
 		v, err := c.Do(ctx, tc.cmd...).Result()
 		got := fmt.Sprint(v)

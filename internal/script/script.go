@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 
@@ -37,17 +36,17 @@ type Caller func(args [][]byte, proto int) []byte
 // Engine holds the script cache and the Lua state scripts run in, one at a
 // time: a script is atomic, and its caller holds every lock anyway.
 type Engine struct {
-	mu       sync.Mutex
-	L        *lua.LState
-	env      *lua.LTable // the globals scripts run with (scriptEnv)
-	envMeta  *lua.LTable // its metatable
-	onError  *lua.LFunction
-	lib      *lua.LTable            // the real globals
-	libs     map[string]*lua.LTable // the real libraries behind the views
-	refuse   *lua.LFunction         // the read-only tables' __newindex
-	scripts  map[string]*lua.FunctionProto
-	noWrites map[string]bool // scripts whose shebang says flags=no-writes
-	running  *run
+	mu      sync.Mutex
+	L       *lua.LState
+	env     *lua.LTable // the globals scripts run with (scriptEnv)
+	envMeta *lua.LTable // its metatable
+	onError *lua.LFunction
+	lib     *lua.LTable            // the real globals
+	libs    map[string]*lua.LTable // the real libraries behind the views
+	refuse  *lua.LFunction         // the read-only tables' __newindex
+	scripts map[string]*lua.FunctionProto
+	modes   map[string]Mode // what each cached script's shebang declares
+	running *run
 }
 
 // run is the state of the script executing.
@@ -63,7 +62,7 @@ type run struct {
 
 // New makes an engine with an empty script cache.
 func New() *Engine {
-	e := &Engine{scripts: map[string]*lua.FunctionProto{}, noWrites: map[string]bool{}}
+	e := &Engine{scripts: map[string]*lua.FunctionProto{}, modes: map[string]Mode{}}
 	e.L = lua.NewState(lua.Options{SkipOpenLibs: true})
 	e.openLibs()
 	e.onError = e.L.NewFunction(errorHandler)
@@ -85,7 +84,7 @@ func (e *Engine) Load(body []byte) (string, error) {
 	if _, ok := e.scripts[sha]; ok {
 		return sha, nil
 	}
-	flags, err := shebangFlags(string(body))
+	mode, err := shebangMode(string(body))
 	if err != nil {
 		return "", err
 	}
@@ -105,9 +104,7 @@ func (e *Engine) Load(body []byte) (string, error) {
 		return "", fmt.Errorf("ERR Error compiling script (new function): user_script: unexpected end of script")
 	}
 	e.scripts[sha] = proto.FunctionPrototypes[0]
-	if slices.Contains(flags, "no-writes") {
-		e.noWrites[sha] = true
-	}
+	e.modes[sha] = mode
 	return sha, nil
 }
 
@@ -134,48 +131,66 @@ func stripShebang(src string) string {
 	return ""
 }
 
-// shebangFlags checks a "#!lua flags=a,b" first line as Redis does and
-// returns its flags.
-func shebangFlags(body string) ([]string, error) {
+// Mode is what a script's "#!lua flags=..." first line declares. As in
+// Redis, a script with one runs by its flags instead of EVAL's: it may write
+// unless no-writes, and is refused when memory is short unless no-writes or
+// allow-oom.
+type Mode uint8
+
+const (
+	Declared Mode = 1 << iota // it has a shebang line
+	NoWrites
+	AllowOOM
+)
+
+// scriptFlags are the flags Redis knows; allow-stale and the cluster ones
+// change nothing here.
+var scriptFlags = map[string]Mode{"no-writes": NoWrites, "allow-oom": AllowOOM, "allow-stale": 0, "no-cluster": 0, "allow-cross-slot-keys": 0}
+
+// shebangMode checks the shebang line as Redis does and returns its flags.
+func shebangMode(body string) (Mode, error) {
 	if !strings.HasPrefix(body, "#!") {
-		return nil, nil
+		return 0, nil
 	}
 	line, _, ok := strings.Cut(body, "\n")
 	if !ok {
-		return nil, errors.New("ERR Invalid script shebang")
+		return 0, errors.New("ERR Invalid script shebang")
 	}
 	parts := strings.Fields(line)
 	if parts[0] != "#!lua" {
-		return nil, fmt.Errorf("ERR Unexpected engine in script shebang: %s", parts[0])
+		return 0, fmt.Errorf("ERR Unexpected engine in script shebang: %s", parts[0])
 	}
-	var flags []string
+	mode := Declared
 	for _, p := range parts[1:] {
 		v, ok := strings.CutPrefix(p, "flags=")
 		if !ok {
-			return nil, fmt.Errorf("ERR Unknown lua shebang option: %s", p)
+			return 0, fmt.Errorf("ERR Unknown lua shebang option: %s", p)
 		}
 		if v == "" {
 			continue
 		}
 		for _, f := range strings.Split(v, ",") {
-			if !slices.Contains(scriptFlags, f) {
-				return nil, fmt.Errorf("ERR Unexpected flag in script shebang: %s", f)
+			m, ok := scriptFlags[f]
+			if !ok {
+				return 0, fmt.Errorf("ERR Unexpected flag in script shebang: %s", f)
 			}
-			flags = append(flags, f)
+			mode |= m
 		}
 	}
-	return flags, nil
+	return mode, nil
 }
 
-// scriptFlags are the flags Redis knows. HotKV acts on no-writes; the
-// others change nothing here (allow-oom, allow-stale) or concern clusters.
-var scriptFlags = []string{"no-writes", "allow-oom", "allow-stale", "no-cluster", "allow-cross-slot-keys"}
-
-// NoWrites reports whether the cached script sha declared flags=no-writes.
-func (e *Engine) NoWrites(sha string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.noWrites[strings.ToLower(sha)]
+// ModeOf returns the mode of a script given by body (EVAL) or by SHA-1
+// (EVALSHA), before it runs: cached, or read from body's shebang. A body
+// whose shebang is malformed has mode 0 (its EVAL fails to load).
+func (e *Engine) ModeOf(script []byte, sha bool) Mode {
+	if sha {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.modes[strings.ToLower(string(script))]
+	}
+	m, _ := shebangMode(string(script))
+	return m
 }
 
 // Exists reports whether sha (lower or upper case) is cached.
@@ -191,7 +206,7 @@ func (e *Engine) Flush() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.scripts = map[string]*lua.FunctionProto{}
-	e.noWrites = map[string]bool{}
+	e.modes = map[string]Mode{}
 }
 
 // Wrote records that the running script has written (SCRIPT KILL then

@@ -41,7 +41,7 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
 	}
-	if c.s.ev.over.Load() && c.deniedOnOOM(cmd) && !c.s.makeRoom() {
+	if c.s.ev.over.Load() && c.deniedOnOOM(cmd, args) && !c.s.makeRoom() {
 		c.reject(cmd, errOOM)
 		return
 	}
@@ -59,7 +59,7 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 			return
 		}
 	}
-	if c.s.pause.end.Load() != 0 && !c.waitPause(cmd) {
+	if c.s.pause.end.Load() != 0 && !c.waitPause(cmd, args) {
 		c.closing = true
 		return
 	}

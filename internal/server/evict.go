@@ -474,7 +474,9 @@ func (p *evictPool) add(db, shard int, key string, score uint64) {
 // deniedOnOOM reports whether cmd is refused while the data is over the
 // limit and nothing can be evicted: commands that may add data, and EXEC of
 // a transaction holding one. Inside MULTI, Redis 8 refuses only those too
-// (the others are queued).
-func (c *client) deniedOnOOM(cmd *command.Cmd) bool {
-	return cmd.Flags&command.DenyOOM != 0 || cmd.Name == "exec" && c.multi != nil && c.multi.denyOOM
+// (the others are queued). A script declaring flags is refused unless they
+// include no-writes or allow-oom (scriptFlags).
+func (c *client) deniedOnOOM(cmd *command.Cmd, args [][]byte) bool {
+	f, _ := c.s.scriptFlags(cmd, args)
+	return f&command.DenyOOM != 0 || cmd.Name == "exec" && c.multi != nil && c.multi.denyOOM
 }

@@ -27,8 +27,11 @@ type pauseState struct {
 var pauseWrites = map[string]bool{"publish": true, "spublish": true, "pfcount": true, "eval": true, "evalsha": true}
 
 // pausedBy reports whether a pause in WRITE mode holds cmd (EXEC: when its
-// transaction holds such a command).
-func (c *client) pausedBy(cmd *command.Cmd) bool {
+// transaction holds such a command; a script: unless it declares no-writes).
+func (c *client) pausedBy(cmd *command.Cmd, args [][]byte) bool {
+	if f, declared := c.s.scriptFlags(cmd, args); declared {
+		return f&command.Write != 0
+	}
 	if cmd.Name == "exec" && c.multi != nil {
 		for _, q := range c.multi.cmds {
 			if q.cmd.Flags&command.Write != 0 || pauseWrites[q.cmd.Name] {
@@ -43,7 +46,7 @@ func (c *client) pausedBy(cmd *command.Cmd) bool {
 // waitPause holds cmd while a pause applies to it. It reports false if the
 // command is to be dropped instead: its client left meanwhile (Redis frees
 // a paused client's pending command with it) or the server is stopping.
-func (c *client) waitPause(cmd *command.Cmd) bool {
+func (c *client) waitPause(cmd *command.Cmd, args [][]byte) bool {
 	p := &c.s.pause
 	for {
 		end := p.end.Load()
@@ -54,7 +57,7 @@ func (c *client) waitPause(cmd *command.Cmd) bool {
 		all, changed := p.all, p.changed
 		p.mu.Unlock()
 		left := time.Until(time.Unix(0, end))
-		if left <= 0 || !all && !c.pausedBy(cmd) {
+		if left <= 0 || !all && !c.pausedBy(cmd, args) {
 			return true
 		}
 		c.flush() // the replies before this command are not held back

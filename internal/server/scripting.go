@@ -1,6 +1,8 @@
 package server
 
 import (
+	"strings"
+
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/script"
@@ -59,7 +61,7 @@ func evalCmd(readOnly bool) func(*command.Ctx) {
 			x.Error(err.Error())
 			return
 		}
-		c.runScript(sha, keys, argv, readOnly || c.s.scripts.NoWrites(sha))
+		c.runScript(sha, keys, argv, readOnly, c.s.scripts.ModeOf(x.Args[1], false))
 	}
 }
 
@@ -74,20 +76,45 @@ func evalshaCmd(readOnly bool) func(*command.Ctx) {
 			x.Error(script.ErrNoScript)
 			return
 		}
-		c.runScript(string(x.Args[1]), keys, argv, readOnly || c.s.scripts.NoWrites(string(x.Args[1])))
+		c.runScript(string(x.Args[1]), keys, argv, readOnly, c.s.scripts.ModeOf(x.Args[1], true))
 	}
+}
+
+// scriptFlags are EVAL's command flags adjusted to what its script
+// declares, as Redis's evalGetCommandFlags: a script with a shebang may
+// write (and is refused while memory is short) unless it says otherwise.
+// declared is false for other commands and scripts without a shebang,
+// which keep cmd's flags.
+func (s *Server) scriptFlags(cmd *command.Cmd, args [][]byte) (f command.Flags, declared bool) {
+	if cmd.Flags&command.SelfLock == 0 || len(args) < 2 { // only the EVAL family locks for itself
+		return cmd.Flags, false
+	}
+	m := s.scripts.ModeOf(args[1], strings.HasPrefix(cmd.Name, "evalsha"))
+	if m&script.Declared == 0 {
+		return cmd.Flags, false
+	}
+	f = cmd.Flags &^ (command.DenyOOM | command.Write)
+	if m&(script.NoWrites|script.AllowOOM) == 0 {
+		f |= command.DenyOOM
+	}
+	if m&script.NoWrites == 0 {
+		f |= command.Write
+	}
+	return f, true
 }
 
 // runScript runs a cached script. Outside a transaction it takes the gate
 // exclusively and then each shard as its commands need it (scriptLocks);
 // inside EXEC, which took every shard for it, it takes nothing.
-func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool) {
+func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool, mode script.Mode) {
+	readOnly = readOnly || mode&script.NoWrites != 0
 	x := &c.ctx
 	db, dbID, args, blocker := x.DB, x.DBID, x.Args, x.Blocker
 	nested := c.inExec // inside MULTI/EXEC: its writes join the transaction's record
 	// As in Redis, memory is made room for (or found short) once, before the
 	// script: evicting takes shard locks, which a running script may hold.
-	oom := c.s.ev.over.Load() && (nested || !c.s.makeRoom())
+	// A script declaring allow-oom (or no-writes) is never refused.
+	oom := c.s.ev.over.Load() && mode&(script.AllowOOM|script.NoWrites) == 0 && (nested || !c.s.makeRoom())
 	var locks scriptLocks
 	if !nested {
 		c.s.gate.exclusive()
