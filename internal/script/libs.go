@@ -50,13 +50,16 @@ func (e *Engine) openLibs() {
 	g.RawSetString("rawset", L.NewFunction(e.rawset))
 	str := g.RawGetString("string").(*lua.LTable)
 	str.RawSetString("rep", L.NewFunction(strRep))
+	// The functions that write into a table they are given refuse the
+	// read-only ones, as rawset does.
+	tbl := g.RawGetString("table").(*lua.LTable)
+	for _, name := range []string{"insert", "remove", "sort"} {
+		tbl.RawSetString(name, e.guarded(tbl.RawGetString(name).(*lua.LFunction)))
+	}
 	// Scripts get read-only views of the libraries, so that none can
-	// change them for the scripts after it (freshViews replaces one a
-	// script wrote into with rawset or table.insert).
-	e.libs = map[string]*lua.LTable{}
+	// change them for the scripts after it.
 	for _, name := range []string{"string", "table", "math", "os", "redis", "cjson", "bit"} {
-		e.libs[name] = g.RawGetString(name).(*lua.LTable)
-		g.RawSetString(name, readOnly(L, e.libs[name], e.refuse))
+		g.RawSetString(name, readOnly(L, g.RawGetString(name).(*lua.LTable), e.refuse))
 	}
 	// Methods on strings ("x":upper()) reach the same view, and scripts
 	// see only a read-only view of the strings' metatable.
@@ -65,18 +68,17 @@ func (e *Engine) openLibs() {
 	strMeta.RawSetString("__metatable", readOnly(L, strMeta, e.refuse))
 	e.lib = g
 
-	// The environment each script runs in (newEnv): empty, reading through
-	// to the globals, refusing new ones.
-	meta := L.NewTable()
-	meta.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-		k := L.Get(2)
-		v := e.lib.RawGet(k)
-		if v == lua.LNil {
-			L.RaiseError("Script attempted to access nonexistent global variable '%s'", lua.LVAsString(k))
-		}
-		L.Push(v)
-		return 1
+	// The environment each script runs in (scriptEnv): empty, reading
+	// through to the globals (a table, so no Go call per global read),
+	// which raise on a name they lack; refusing new ones.
+	missing := L.NewTable()
+	missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+		L.RaiseError("Script attempted to access nonexistent global variable '%s'", lua.LVAsString(L.Get(2)))
+		return 0
 	}))
+	L.SetMetatable(g, missing)
+	meta := L.NewTable()
+	meta.RawSetString("__index", g)
 	meta.RawSetString("__newindex", e.refuse)
 	meta.RawSetString("__metatable", lua.LFalse)
 	e.envMeta = meta
@@ -99,21 +101,6 @@ func (e *Engine) scriptEnv() *lua.LTable {
 	return e.env
 }
 
-// freshViews replaces each library view a script wrote into (its
-// metatable stops plain assignment, not rawset or table.insert): views
-// are empty tables, so a key in one is a script's leftover.
-func (e *Engine) freshViews() {
-	for name, lib := range e.libs {
-		if k, _ := e.lib.RawGetString(name).(*lua.LTable).Next(lua.LNil); k != lua.LNil {
-			v := readOnly(e.L, lib, e.refuse)
-			e.lib.RawSetString(name, v)
-			if name == "string" {
-				e.L.GetMetatable(lua.LString("")).(*lua.LTable).RawSetString("__index", v)
-			}
-		}
-	}
-}
-
 // strRep is string.rep, refusing results over maxString.
 func strRep(L *lua.LState) int {
 	s, n := L.CheckString(1), L.CheckInt(2)
@@ -128,12 +115,27 @@ func strRep(L *lua.LState) int {
 // as Redis's Lua does.
 func (e *Engine) rawset(L *lua.LState) int {
 	t := L.CheckTable(1)
-	if m, ok := t.Metatable.(*lua.LTable); ok && m.RawGetString("__newindex") == e.refuse {
-		raise(L, "Attempt to modify a readonly table")
-	}
+	e.checkWritable(L, t)
 	t.RawSet(L.CheckAny(2), L.CheckAny(3))
 	L.SetTop(1)
 	return 1
+}
+
+// guarded is fn (which writes into the table it is given first) refusing
+// the read-only tables.
+func (e *Engine) guarded(fn *lua.LFunction) *lua.LFunction {
+	return e.L.NewFunction(func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			e.checkWritable(L, t)
+		}
+		return fn.GFunction(L)
+	})
+}
+
+func (e *Engine) checkWritable(L *lua.LState, t *lua.LTable) {
+	if m, ok := t.Metatable.(*lua.LTable); ok && m.RawGetString("__newindex") == e.refuse {
+		raise(L, "Attempt to modify a readonly table")
+	}
 }
 
 func refuseWrite(L *lua.LState) int {
@@ -264,7 +266,7 @@ func (e *Engine) redisCall(L *lua.LState, protected bool) int {
 		return 0
 	}
 	r := e.running
-	args, msg := callArgs(L)
+	args, msg := e.callArgs(L)
 	if msg != "" {
 		return fail("ERR " + msg)
 	}

@@ -41,12 +41,22 @@ type Engine struct {
 	env     *lua.LTable // the globals scripts run with (scriptEnv)
 	envMeta *lua.LTable // its metatable
 	onError *lua.LFunction
-	lib     *lua.LTable            // the real globals
-	libs    map[string]*lua.LTable // the real libraries behind the views
-	refuse  *lua.LFunction         // the read-only tables' __newindex
-	scripts map[string]*lua.FunctionProto
-	modes   map[string]Mode // what each cached script's shebang declares
+	lib     *lua.LTable    // the real globals
+	refuse  *lua.LFunction // the read-only tables' __newindex
+	scripts map[string]*Script
 	running *run
+	cur     run // the run in progress, reused
+
+	// redis.call's arguments, reused from call to call.
+	args    [][]byte
+	argBuf  []byte
+	argEnds []int
+
+	// ctx stops a script (SCRIPT KILL, shutdown). It is set in L once and
+	// replaced only after a kill: a fresh one per script would cost
+	// allocations and a channel each time.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // run is the state of the script executing.
@@ -62,9 +72,10 @@ type run struct {
 
 // New makes an engine with an empty script cache.
 func New() *Engine {
-	e := &Engine{scripts: map[string]*lua.FunctionProto{}, modes: map[string]Mode{}}
+	e := &Engine{scripts: map[string]*Script{}}
 	e.L = lua.NewState(lua.Options{SkipOpenLibs: true})
 	e.openLibs()
+	e.newContext()
 	e.onError = e.L.NewFunction(errorHandler)
 	return e
 }
@@ -75,18 +86,28 @@ func SHA1(body []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// Load compiles body into the cache (SCRIPT LOAD, EVAL) and returns its SHA-1,
-// or Redis's compile error.
-func (e *Engine) Load(body []byte) (string, error) {
-	sha := SHA1(body)
+// Script is a compiled script in the cache.
+type Script struct {
+	SHA   string // its SHA-1, lower-case hex
+	Mode  Mode   // what its shebang declares
+	proto *lua.FunctionProto
+	fn    *lua.LFunction // made from proto by the first run
+}
+
+// Load compiles body into the cache (SCRIPT LOAD, EVAL) and returns it, or
+// Redis's compile error.
+func (e *Engine) Load(body []byte) (*Script, error) {
+	h := sha1.Sum(body)
+	var key [40]byte
+	hex.Encode(key[:], h[:])
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if _, ok := e.scripts[sha]; ok {
-		return sha, nil
+	if sc := e.scripts[string(key[:])]; sc != nil { // no allocation for a cached script
+		return sc, nil
 	}
 	mode, err := shebangMode(string(body))
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	// As Redis does, the body becomes a function of no arguments (so '...'
 	// is refused, and a call builds no vararg table); the wrapper shares the
@@ -94,18 +115,18 @@ func (e *Engine) Load(body []byte) (string, error) {
 	src := "return function() " + stripShebang(string(body)) + "\nend"
 	chunk, err := parse.Parse(strings.NewReader(src), "user_script")
 	if err != nil {
-		return "", fmt.Errorf("ERR Error compiling script (new function): %s", compileMessage(err))
+		return nil, fmt.Errorf("ERR Error compiling script (new function): %s", compileMessage(err))
 	}
 	proto, err := lua.Compile(chunk, "user_script")
 	if err != nil {
-		return "", fmt.Errorf("ERR Error compiling script (new function): %s", compileMessage(err))
+		return nil, fmt.Errorf("ERR Error compiling script (new function): %s", compileMessage(err))
 	}
 	if len(proto.FunctionPrototypes) != 1 {
-		return "", fmt.Errorf("ERR Error compiling script (new function): user_script: unexpected end of script")
+		return nil, fmt.Errorf("ERR Error compiling script (new function): user_script: unexpected end of script")
 	}
-	e.scripts[sha] = proto.FunctionPrototypes[0]
-	e.modes[sha] = mode
-	return sha, nil
+	sc := &Script{SHA: string(key[:]), Mode: mode, proto: proto.FunctionPrototypes[0]}
+	e.scripts[sc.SHA] = sc
+	return sc, nil
 }
 
 var parseErrRe = regexp.MustCompile(`^user_script line:(\d+)\(column:\d+\) (.*)$`)
@@ -185,28 +206,37 @@ func shebangMode(body string) (Mode, error) {
 // whose shebang is malformed has mode 0 (its EVAL fails to load).
 func (e *Engine) ModeOf(script []byte, sha bool) Mode {
 	if sha {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return e.modes[strings.ToLower(string(script))]
+		if sc := e.Lookup(script); sc != nil {
+			return sc.Mode
+		}
+		return 0
 	}
 	m, _ := shebangMode(string(script))
 	return m
 }
 
-// Exists reports whether sha (lower or upper case) is cached.
-func (e *Engine) Exists(sha string) bool {
+// Lookup returns the cached script named sha (in lower or upper case), or nil.
+func (e *Engine) Lookup(sha []byte) *Script {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	_, ok := e.scripts[strings.ToLower(sha)]
-	return ok
+	if sc := e.scripts[string(sha)]; sc != nil || len(sha) != 40 {
+		return sc
+	}
+	var low [40]byte
+	for i, c := range sha {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	return e.scripts[string(low[:])]
 }
 
 // Flush empties the cache.
 func (e *Engine) Flush() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.scripts = map[string]*lua.FunctionProto{}
-	e.modes = map[string]Mode{}
+	e.scripts = map[string]*Script{}
 }
 
 // Wrote records that the running script has written (SCRIPT KILL then
@@ -250,36 +280,32 @@ func (e *Engine) Abort() {
 // ErrNoScript is EVALSHA's answer for a script not in the cache.
 const ErrNoScript = "NOSCRIPT No matching script. Please use EVAL."
 
-// Run executes the cached script sha with KEYS and ARGV, calling commands
+// Run executes the script sc with KEYS and ARGV, calling commands
 // through call, and writes its result to w in w's protocol.
-func (e *Engine) Run(sha string, keys, argv [][]byte, call Caller, w *resp.Writer) {
-	sha = strings.ToLower(sha)
+func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Writer) {
+	L := e.L
+	sha := sc.SHA
 	e.mu.Lock()
-	proto, ok := e.scripts[sha]
-	if !ok {
-		e.mu.Unlock()
-		w.Error(ErrNoScript)
-		return
+	if e.ctx.Err() != nil { // the last script was killed
+		e.newContext()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &run{call: call, proto: 2, sha: sha, cancel: cancel}
+	r := &e.cur
+	*r = run{call: call, proto: 2, sha: sha, cancel: e.cancel}
 	e.running = r
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()
 		e.running = nil
 		e.mu.Unlock()
-		cancel()
-		e.freshViews()
 	}()
 
-	L := e.L
-	L.SetContext(ctx)
-	defer L.RemoveContext()
 	L.SetTop(0)
 	e.lib.RawSetString("KEYS", stringTable(L, keys))
 	e.lib.RawSetString("ARGV", stringTable(L, argv))
-	fn := L.NewFunctionFromProto(proto)
+	if sc.fn == nil { // scripts run one at a time: no race
+		sc.fn = L.NewFunctionFromProto(sc.proto)
+	}
+	fn := sc.fn
 	fn.Env = e.scriptEnv()
 	r.env = fn.Env
 	L.Push(fn)
@@ -303,6 +329,12 @@ func (e *Engine) Run(sha string, keys, argv [][]byte, call Caller, w *resp.Write
 	}
 	writeValue(w, L.Get(-1), r.proto, 0)
 	L.SetTop(0)
+}
+
+// newContext gives L a fresh context to stop scripts with; under mu.
+func (e *Engine) newContext() {
+	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.L.SetContext(e.ctx)
 }
 
 // stringTable makes a Lua array of the arguments.
@@ -457,27 +489,35 @@ func count(t *lua.LTable) int {
 	return n
 }
 
-// callArgs converts redis.call's arguments: strings and numbers only.
-func callArgs(L *lua.LState) ([][]byte, string) {
+// callArgs converts redis.call's arguments: strings and numbers only. The
+// result is valid until the next call (commands copy what they keep).
+func (e *Engine) callArgs(L *lua.LState) ([][]byte, string) {
 	n := L.GetTop()
 	if n == 0 {
 		return nil, "Please specify at least one argument for this redis lib call"
 	}
-	args := make([][]byte, n)
+	buf, ends := e.argBuf[:0], e.argEnds[:0]
 	for i := 1; i <= n; i++ {
 		switch v := L.Get(i).(type) {
 		case lua.LString:
-			args[i-1] = []byte(v)
+			buf = append(buf, v...)
 		case lua.LNumber:
 			// As Redis: integers in full (1000000, never 1e+06), other
 			// numbers in the shortest form that reads back the same.
 			if v == 0 {
 				v = 0 // -0 too
 			}
-			args[i-1] = resp.AppendFloat(nil, float64(v))
+			buf = resp.AppendFloat(buf, float64(v))
 		default:
 			return nil, "Lua redis lib command arguments must be strings or integers"
 		}
+		ends = append(ends, len(buf))
 	}
+	args, start := e.args[:0], 0
+	for _, end := range ends {
+		args = append(args, buf[start:end:end])
+		start = end
+	}
+	e.argBuf, e.argEnds, e.args = buf, ends, args
 	return args, ""
 }

@@ -56,12 +56,12 @@ func evalCmd(readOnly bool) func(*command.Ctx) {
 			return
 		}
 		c := cl(x)
-		sha, err := c.s.scripts.Load(x.Args[1])
+		sc, err := c.s.scripts.Load(x.Args[1])
 		if err != nil {
 			x.Error(err.Error())
 			return
 		}
-		c.runScript(sha, keys, argv, readOnly, c.s.scripts.ModeOf(x.Args[1], false))
+		c.runScript(sc, keys, argv, readOnly)
 	}
 }
 
@@ -72,11 +72,12 @@ func evalshaCmd(readOnly bool) func(*command.Ctx) {
 			return
 		}
 		c := cl(x)
-		if !c.s.scripts.Exists(string(x.Args[1])) {
+		sc := c.s.scripts.Lookup(x.Args[1])
+		if sc == nil {
 			x.Error(script.ErrNoScript)
 			return
 		}
-		c.runScript(string(x.Args[1]), keys, argv, readOnly, c.s.scripts.ModeOf(x.Args[1], true))
+		c.runScript(sc, keys, argv, readOnly)
 	}
 }
 
@@ -103,65 +104,43 @@ func (s *Server) scriptFlags(cmd *command.Cmd, args [][]byte) (f command.Flags, 
 	return f, true
 }
 
+// scriptRun is what redis.call needs to know of the script running on a
+// client. It lives in the client, and call (c.callFromScript) is made once,
+// so that a script costs no allocation for them.
+type scriptRun struct {
+	nested   bool // inside MULTI/EXEC: EXEC holds the locks, its record takes the writes
+	readOnly bool // EVAL_RO, or flags=no-writes
+	oom      bool // over maxmemory when the script started
+	wrote    bool
+	locks    scriptLocks
+	reply    []byte // the last call's reply, read by the engine before the next call
+	call     script.Caller
+}
+
 // runScript runs a cached script. Outside a transaction it takes the gate
 // exclusively and then each shard as its commands need it (scriptLocks);
 // inside EXEC, which took every shard for it, it takes nothing.
-func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool, mode script.Mode) {
-	readOnly = readOnly || mode&script.NoWrites != 0
+func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) {
 	x := &c.ctx
 	db, dbID, args, blocker := x.DB, x.DBID, x.Args, x.Blocker
-	nested := c.inExec // inside MULTI/EXEC: its writes join the transaction's record
+	r := &c.script
+	r.nested, r.wrote = c.inExec, false
+	r.readOnly = readOnly || sc.Mode&script.NoWrites != 0
 	// As in Redis, memory is made room for (or found short) once, before the
 	// script: evicting takes shard locks, which a running script may hold.
 	// A script declaring allow-oom (or no-writes) is never refused.
-	oom := c.s.ev.over.Load() && mode&(script.AllowOOM|script.NoWrites) == 0 && (nested || !c.s.makeRoom())
-	var locks scriptLocks
-	if !nested {
+	r.oom = c.s.ev.over.Load() && sc.Mode&(script.AllowOOM|script.NoWrites) == 0 && (r.nested || !c.s.makeRoom())
+	if r.call == nil {
+		r.call = c.callFromScript
+	}
+	if !r.nested {
 		c.s.gate.exclusive()
 	}
 	c.inExec = true
 	x.Blocker = nil // blocking commands answer at once, as inside a transaction
-	wrote := false
-	call := func(cmdArgs [][]byte, proto int) []byte {
-		cmd := command.Lookup(cmdArgs[0])
-		if cmd != nil && cmd.Subs != nil && len(cmdArgs) > 1 {
-			cmd = cmd.Sub(cmdArgs[1])
-		}
-		var refusal string
-		switch {
-		case cmd == nil || cmd.Run == nil:
-			refusal = "ERR Unknown Redis command called from script"
-		case !cmd.CheckArity(len(cmdArgs)):
-			refusal = "ERR Wrong number of args calling Redis command from script"
-		case cmd.Flags&command.NoScript != 0:
-			refusal = "ERR This Redis command is not allowed from script"
-		case readOnly && cmd.Flags&command.Write != 0:
-			refusal = "ERR Write commands are not allowed from read-only scripts."
-		case !wrote && oom && cmd.Flags&command.DenyOOM != 0:
-			refusal = errOOM
-		}
-		if refusal != "" {
-			return []byte("-" + refusal + "\r\n")
-		}
-		if !nested {
-			locks.take(c, cmd, cmdArgs)
-		}
-		mark, clientProto := len(c.out.B), c.out.Proto
-		c.out.Proto = proto
-		c.runLocked(cmd, cmdArgs)
-		c.runAfter(cmd) // VSIM's search, still under the script's locks
-		c.out.Proto = clientProto
-		reply := append([]byte(nil), c.out.B[mark:]...)
-		c.out.B = c.out.B[:mark]
-		if cmd.Flags&command.Write != 0 && !isErrorReply(reply) && !wrote {
-			wrote = true
-			c.s.scripts.Wrote()
-		}
-		return reply
-	}
-	c.s.scripts.Run(sha, keys, argv, call, &c.out)
+	c.s.scripts.Run(sc, keys, argv, r.call, &c.out)
 	x.DB, x.DBID, x.Args, x.Blocker = db, dbID, args, blocker // SELECT inside a script ends with it
-	if nested {
+	if r.nested {
 		return
 	}
 	c.inExec = false
@@ -173,15 +152,56 @@ func (c *client) runScript(sha string, keys, argv [][]byte, readOnly bool, mode 
 	// unlocked.
 	var h *holding
 	if keyspace.ReadyPending.Load() > 0 {
-		h = &holding{all: locks.all, held: locks.refs()}
+		h = &holding{all: r.locks.all, held: r.locks.refs()}
 		c.s.serveReady(h)
 		h.releaseExtra()
 	}
-	locks.release()
+	r.locks.release()
 	c.s.gate.release()
 	if h != nil {
 		c.s.serveLater(h)
 	}
+}
+
+// callFromScript runs one redis.call or redis.pcall of the script running
+// on c and returns its reply in protocol proto.
+func (c *client) callFromScript(args [][]byte, proto int) []byte {
+	r := &c.script
+	cmd := command.Lookup(args[0])
+	if cmd != nil && cmd.Subs != nil && len(args) > 1 {
+		cmd = cmd.Sub(args[1])
+	}
+	var refusal string
+	switch {
+	case cmd == nil || cmd.Run == nil:
+		refusal = "ERR Unknown Redis command called from script"
+	case !cmd.CheckArity(len(args)):
+		refusal = "ERR Wrong number of args calling Redis command from script"
+	case cmd.Flags&command.NoScript != 0:
+		refusal = "ERR This Redis command is not allowed from script"
+	case r.readOnly && cmd.Flags&command.Write != 0:
+		refusal = "ERR Write commands are not allowed from read-only scripts."
+	case !r.wrote && r.oom && cmd.Flags&command.DenyOOM != 0:
+		refusal = errOOM
+	}
+	if refusal != "" {
+		return []byte("-" + refusal + "\r\n")
+	}
+	if !r.nested {
+		r.locks.take(c, cmd, args)
+	}
+	mark, clientProto := len(c.out.B), c.out.Proto
+	c.out.Proto = proto
+	c.runLocked(cmd, args)
+	c.runAfter(cmd) // VSIM's search, still under the script's locks
+	c.out.Proto = clientProto
+	r.reply = append(r.reply[:0], c.out.B[mark:]...)
+	c.out.B = c.out.B[:mark]
+	if cmd.Flags&command.Write != 0 && !isErrorReply(r.reply) && !r.wrote {
+		r.wrote = true
+		c.s.scripts.Wrote()
+	}
+	return r.reply
 }
 
 // scriptLocks are the shards a running script holds: taken as its commands
@@ -251,28 +271,31 @@ func (l *scriptLocks) refs() []shardRef {
 	return out
 }
 
+// release unlocks them all, keeping the map for the next script.
 func (l *scriptLocks) release() {
 	for sh := range l.held {
 		sh.Unlock()
 	}
+	clear(l.held)
+	l.all = false
 }
 
 func isErrorReply(b []byte) bool { return len(b) > 0 && b[0] == '-' }
 
 func scriptLoad(x *command.Ctx) {
-	sha, err := cl(x).s.scripts.Load(x.Args[2])
+	sc, err := cl(x).s.scripts.Load(x.Args[2])
 	if err != nil {
 		x.Error(err.Error())
 		return
 	}
-	x.W.BulkString(sha)
+	x.W.BulkString(sc.SHA)
 }
 
 func scriptExists(x *command.Ctx) {
 	e := cl(x).s.scripts
 	x.W.Array(len(x.Args) - 2)
 	for _, sha := range x.Args[2:] {
-		if e.Exists(string(sha)) {
+		if e.Lookup(sha) != nil {
 			x.W.Int(1)
 		} else {
 			x.W.Int(0)
