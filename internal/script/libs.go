@@ -68,37 +68,28 @@ func (e *Engine) openLibs() {
 	strMeta.RawSetString("__metatable", readOnly(L, strMeta, e.refuse))
 	e.lib = g
 
-	// The environment each script runs in (scriptEnv): empty, reading
-	// through to the globals (a table, so no Go call per global read),
-	// which raise on a name they lack; refusing new ones.
+	// The environment every script runs in: an empty table (so that every
+	// assignment meets __newindex, and rawset, table.insert, table.remove
+	// and table.sort refuse it: nothing can write into it, and it is made
+	// once) reading through to _G, KEYS and ARGV (set by Run), then to the
+	// globals, which raise on a name they lack. Tables, not Go functions,
+	// so that reading a global costs no Go call.
 	missing := L.NewTable()
 	missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("Script attempted to access nonexistent global variable '%s'", lua.LVAsString(L.Get(2)))
 		return 0
 	}))
 	L.SetMetatable(g, missing)
+	e.env, e.base = L.NewTable(), L.NewTable()
+	e.base.RawSetString("_G", e.env)
+	baseMeta := L.NewTable()
+	baseMeta.RawSetString("__index", g)
+	L.SetMetatable(e.base, baseMeta)
 	meta := L.NewTable()
-	meta.RawSetString("__index", g)
+	meta.RawSetString("__index", e.base)
 	meta.RawSetString("__newindex", e.refuse)
 	meta.RawSetString("__metatable", lua.LFalse)
-	e.envMeta = meta
-}
-
-// scriptEnv returns the globals a script runs with: a table holding only
-// _G, reading through to the real globals. A script can still rawset into
-// it; then the next script gets a fresh one, so nothing leaks between them.
-func (e *Engine) scriptEnv() *lua.LTable {
-	if e.env != nil {
-		if k, _ := e.env.Next(lua.LNil); k == lua.LString("_G") {
-			if k, _ = e.env.Next(k); k == lua.LNil {
-				return e.env
-			}
-		}
-	}
-	e.env = e.L.NewTable()
-	e.env.RawSetString("_G", e.env)
-	e.L.SetMetatable(e.env, e.envMeta)
-	return e.env
+	L.SetMetatable(e.env, meta)
 }
 
 // strRep is string.rep, refusing results over maxString.
@@ -164,9 +155,7 @@ func (e *Engine) loadstring(L *lua.LState) int {
 		L.Push(lua.LString(err.Error()))
 		return 2
 	}
-	if e.running != nil {
-		fn.Env = e.running.env // the script's own globals
-	}
+	fn.Env = e.env
 	L.Push(fn)
 	return 1
 }

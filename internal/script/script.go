@@ -38,8 +38,8 @@ type Caller func(args [][]byte, proto int) []byte
 type Engine struct {
 	mu      sync.Mutex
 	L       *lua.LState
-	env     *lua.LTable // the globals scripts run with (scriptEnv)
-	envMeta *lua.LTable // its metatable
+	env     *lua.LTable // the globals scripts run with (openLibs)
+	base    *lua.LTable // behind env: _G, KEYS and ARGV
 	onError *lua.LFunction
 	lib     *lua.LTable    // the real globals
 	refuse  *lua.LFunction // the read-only tables' __newindex
@@ -65,7 +65,6 @@ type run struct {
 	proto  int // redis.setresp
 	sha    string
 	cancel context.CancelFunc
-	env    *lua.LTable
 	wrote  bool // it has written: SCRIPT KILL may no longer stop it
 	killed bool
 }
@@ -300,14 +299,13 @@ func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Write
 	}()
 
 	L.SetTop(0)
-	e.lib.RawSetString("KEYS", stringTable(L, keys))
-	e.lib.RawSetString("ARGV", stringTable(L, argv))
+	e.base.RawSetString("KEYS", stringTable(L, keys))
+	e.base.RawSetString("ARGV", stringTable(L, argv))
 	if sc.fn == nil { // scripts run one at a time: no race
 		sc.fn = L.NewFunctionFromProto(sc.proto)
 	}
 	fn := sc.fn
-	fn.Env = e.scriptEnv()
-	r.env = fn.Env
+	fn.Env = e.env
 	L.Push(fn)
 	err := L.PCall(0, 1, e.onError)
 	if err != nil {

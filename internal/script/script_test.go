@@ -107,8 +107,8 @@ func TestRun(t *testing.T) {
 		}
 	}
 	// Scripts cannot leave anything behind for the next one.
-	eval(t, e, "pcall(function() KEYS = nil end) rawset(_G, 'leak', 1) pcall(function() redis.call = nil end) loadstring('rawset(_G, \"leak2\", 1)')()", 2, nil, nil, nil)
-	if got := eval(t, e, "return {#KEYS, type(rawget(_G, 'leak')), type(rawget(_G, 'leak2')), type(redis.call)}", 2, []string{"a"}, nil, nil); got != "*4\r\n:1\r\n$3\r\nnil\r\n$3\r\nnil\r\n$8\r\nfunction\r\n" {
+	eval(t, e, "pcall(function() _G = nil end) pcall(function() ARGV = 1 end) pcall(function() KEYS = nil end) pcall(rawset, _G, 'leak', 1) pcall(function() redis.call = nil end) loadstring('rawset(_G, \"leak2\", 1)')()", 2, nil, nil, nil)
+	if got := eval(t, e, "return {#KEYS, type(rawget(_G, 'leak')), type(rawget(_G, 'leak2')), type(redis.call), type(_G), type(ARGV)}", 2, []string{"a"}, nil, nil); got != "*6\r\n:1\r\n$3\r\nnil\r\n$3\r\nnil\r\n$8\r\nfunction\r\n$5\r\ntable\r\n$5\r\ntable\r\n" {
 		t.Errorf("after a script set globals: %q", got)
 	}
 	// Nor change the libraries.

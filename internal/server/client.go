@@ -68,13 +68,13 @@ type client struct {
 	pubsub   *subscriber // non-nil once the client has subscribed or monitors
 	// monitoring: MONITOR streams commands to it (monitor.go); read by
 	// the goroutines feeding it.
-	monitoring  atomic.Bool
-	running     *command.Cmd
-	blocked     *blocked      // set while waiting in a blocking command
-	gated       *sync.RWMutex // the gate part held shared by the running command, if any
-	script      scriptRun     // the script it runs (scripting.go)
-	aofEnd      int64         // log offset the replies in out wait for (aof.go)
-	tx          []byte        // the running transaction's log record
+	monitoring atomic.Bool
+	running    *command.Cmd
+	blocked    *blocked      // set while waiting in a blocking command
+	gated      *sync.RWMutex // the gate part held shared by the running command, if any
+	script     scriptRun     // the script it runs (scripting.go)
+	aofEnd     int64         // log offset the replies in out wait for (aof.go)
+	tx         []byte        // the running transaction's log record
 
 	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).
 	waiting    atomic.Pointer[blocked] // the blocking command waiting, if any (CLIENT UNBLOCK)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/hotkv/hotkv/internal/command"
@@ -152,7 +153,7 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 	// unlocked.
 	var h *holding
 	if keyspace.ReadyPending.Load() > 0 {
-		h = &holding{all: r.locks.all, held: r.locks.refs()}
+		h = &holding{all: r.locks.all, held: slices.Clone(r.locks.held)}
 		c.s.serveReady(h)
 		h.releaseExtra()
 	}
@@ -206,10 +207,12 @@ func (c *client) callFromScript(args [][]byte, proto int) []byte {
 
 // scriptLocks are the shards a running script holds: taken as its commands
 // need them, in any order (the exclusive gate makes that safe), released
-// when it ends.
+// when it ends. A bit per shard of every database says which are held;
+// both are kept for the client's next script.
 type scriptLocks struct {
-	held map[*keyspace.Shard]shardRef
-	all  bool // every shard of every database
+	held []shardRef
+	bits []uint64 // bit db*ShardCount+shard
+	all  bool     // every shard of every database
 }
 
 // take locks what cmd needs before it runs: its keys' shards (and the same
@@ -219,8 +222,8 @@ func (l *scriptLocks) take(c *client, cmd *command.Cmd, args [][]byte) {
 	if l.all {
 		return
 	}
-	if l.held == nil {
-		l.held = map[*keyspace.Shard]shardRef{}
+	if l.bits == nil {
+		l.bits = make([]uint64, (len(c.s.ks.DBs)*keyspace.ShardCount+63)/64)
 	}
 	switch {
 	case cmd.Flags&command.LockAll != 0 || cmd.Name == "info":
@@ -249,10 +252,11 @@ func (l *scriptLocks) take(c *client, cmd *command.Cmd, args [][]byte) {
 }
 
 func (l *scriptLocks) one(db *keyspace.DB, i int) {
-	sh := db.Shard(i)
-	if _, ok := l.held[sh]; !ok {
-		sh.Lock()
-		l.held[sh] = shardRef{db, i}
+	bit := db.ID()*keyspace.ShardCount + i
+	if l.bits[bit/64]&(1<<(bit%64)) == 0 {
+		db.Shard(i).Lock()
+		l.bits[bit/64] |= 1 << (bit % 64)
+		l.held = append(l.held, shardRef{db, i})
 	}
 }
 
@@ -262,21 +266,14 @@ func (l *scriptLocks) whole(db *keyspace.DB) {
 	}
 }
 
-// refs lists the shards held.
-func (l *scriptLocks) refs() []shardRef {
-	out := make([]shardRef, 0, len(l.held))
-	for _, r := range l.held {
-		out = append(out, r)
-	}
-	return out
-}
-
-// release unlocks them all, keeping the map for the next script.
+// release unlocks them all.
 func (l *scriptLocks) release() {
-	for sh := range l.held {
-		sh.Unlock()
+	for _, r := range l.held {
+		r.db.Shard(r.i).Unlock()
+		bit := r.db.ID()*keyspace.ShardCount + r.i
+		l.bits[bit/64] &^= 1 << (bit % 64)
 	}
-	clear(l.held)
+	l.held = l.held[:0]
 	l.all = false
 }
 
