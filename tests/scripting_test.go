@@ -103,6 +103,17 @@ func TestDifferentialScripting(t *testing.T) {
 		{"EVAL", "#!lua flags=no-writes,allow-oom,allow-stale,no-cluster,allow-cross-slot-keys\nreturn 7", "0"},
 		{"EVAL", "#!lua flags=\nreturn redis.call('set','x','1')", "0"},
 		{"EVAL", "#!lua", "0"},
+		{"EVAL_RO", "#!lua\nreturn 1", "0"}, {"EVAL_RO", "#!lua flags=no-writes\nreturn 1", "0"},
+		{"EVAL", "return pcall(setmetatable, 1, {})", "0"},
+		{"EVAL", "return tostring(42)", "0"},
+		{"EVAL", "return string.format('%100d', 1)", "0"},
+		{"EVAL", "return string.format('%5.2f|%-3d|%03d', 1.5, 7, 7)", "0"},
+		{"EVAL", "return string.find('x', string.rep('(', 40) .. 'x' .. string.rep(')', 40))", "0"},
+		{"EVAL", "return {string.find('abc', '(b)(c)')}", "0"},
+		{"EVAL", "return " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "0"},
+		{"EVAL", "return " + strings.Repeat("(", 150) + "1" + strings.Repeat(")", 150), "0"},
+		{"EVAL", "return #{string.byte(string.rep('x', 6000), 1, -1)}", "0"},
+		{"EVAL", "local t = {} t[67108863] = 1 t[5] = 2 return {t[67108863], t[5]}", "0"},
 		{"SCRIPT", "LOAD", "#!lua flags=no-writes\nreturn redis.call('set','x','1')"}, {"EVALSHA", "6496c2741353a8e9e5fd8f1f4205c2149edef733", "0"},
 		{"EVAL_RO", "return redis.call('set','x','1')", "0"},
 		{"EVAL_RO", "return redis.call('get','s')", "0"},
@@ -326,7 +337,8 @@ func TestShutdownStopsRunningScript(t *testing.T) {
 	ctx := context.Background()
 	ctl := p.client(t)
 	spin := (&testServer{Addr: p.addr}).raw(t)
-	spin.send(req("EVAL", "redis.call('set', 'w', '1') while true do end", "0"))
+	loop := req("EVAL", "redis.call('set', 'w', '1') while true do end", "0")
+	spin.send(loop + loop) // the second must not start once the first is stopped
 	eventually(t, "the script running", func() bool {
 		err := ctl.ScriptKill(ctx).Err()
 		return err != nil && strings.HasPrefix(err.Error(), "UNKILLABLE")

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -50,6 +51,18 @@ func (e *Engine) openLibs() {
 	g.RawSetString("rawset", L.NewFunction(e.rawset))
 	str := g.RawGetString("string").(*lua.LTable)
 	str.RawSetString("rep", L.NewFunction(strRep))
+	for _, name := range []string{"find", "match", "gmatch", "gsub"} {
+		str.RawSetString(name, checked(L, str.RawGetString(name).(*lua.LFunction), 2, checkPattern))
+	}
+	str.RawSetString("format", checked(L, str.RawGetString("format").(*lua.LFunction), 1, checkFormat))
+	// Metatables only on tables: gopher-lua would give one to every number
+	// (or boolean, function...) of every later script, as Lua's debug
+	// library could; Redis's setmetatable refuses.
+	setmeta := g.RawGetString("setmetatable").(*lua.LFunction)
+	g.RawSetString("setmetatable", L.NewFunction(func(L *lua.LState) int {
+		L.CheckTable(1)
+		return setmeta.GFunction(L)
+	}))
 	// The functions that write into a table they are given refuse the
 	// read-only ones, as rawset does.
 	tbl := g.RawGetString("table").(*lua.LTable)
@@ -90,6 +103,16 @@ func (e *Engine) openLibs() {
 	meta.RawSetString("__newindex", e.refuse)
 	meta.RawSetString("__metatable", lua.LFalse)
 	L.SetMetatable(e.env, meta)
+}
+
+// checked is fn once check has passed on its string argument arg.
+func checked(L *lua.LState, fn *lua.LFunction, arg int, check func(*lua.LState, string)) *lua.LFunction {
+	return L.NewFunction(func(L *lua.LState) int {
+		if s, ok := L.Get(arg).(lua.LString); ok {
+			check(L, string(s))
+		}
+		return fn.GFunction(L)
+	})
 }
 
 // strRep is string.rep, refusing results over maxString.
@@ -149,6 +172,11 @@ func readOnly(L *lua.LState, t *lua.LTable, refuse *lua.LFunction) *lua.LTable {
 func (e *Engine) loadstring(L *lua.LState) int {
 	src := L.CheckString(1)
 	name := L.OptString(2, "=(load)")
+	if line, msg := checkNesting(src); msg != "" {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(fmt.Sprintf("%s:%d: %s", strings.TrimPrefix(name, "="), line, msg)))
+		return 2
+	}
 	fn, err := L.Load(strings.NewReader(src), name)
 	if err != nil {
 		L.Push(lua.LNil)

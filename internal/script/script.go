@@ -45,7 +45,8 @@ type Engine struct {
 	refuse  *lua.LFunction // the read-only tables' __newindex
 	scripts map[string]*Script
 	running *run
-	cur     run // the run in progress, reused
+	closed  bool // Abort: no more scripts
+	cur     run  // the run in progress, reused
 
 	// redis.call's arguments, reused from call to call.
 	args    [][]byte
@@ -72,10 +73,7 @@ type run struct {
 // New makes an engine with an empty script cache.
 func New() *Engine {
 	e := &Engine{scripts: map[string]*Script{}}
-	e.L = lua.NewState(lua.Options{SkipOpenLibs: true})
-	e.openLibs()
-	e.newContext()
-	e.onError = e.L.NewFunction(errorHandler)
+	e.newState()
 	return e
 }
 
@@ -107,6 +105,9 @@ func (e *Engine) Load(body []byte) (*Script, error) {
 	mode, err := shebangMode(string(body))
 	if err != nil {
 		return nil, err
+	}
+	if line, msg := checkNesting(string(body)); msg != "" {
+		return nil, fmt.Errorf("ERR Error compiling script (new function): user_script:%d: %s", line, msg)
 	}
 	// As Redis does, the body becomes a function of no arguments (so '...'
 	// is refused, and a call builds no vararg table); the wrapper shares the
@@ -265,11 +266,13 @@ func (e *Engine) Kill() string {
 	}
 }
 
-// Abort stops the running script, written or not: the server is shutting
-// down, as SHUTDOWN NOSAVE may in Redis while a script is busy.
+// Abort stops the running script, written or not, and refuses any later
+// one: the server is shutting down, as SHUTDOWN NOSAVE may in Redis while a
+// script is busy.
 func (e *Engine) Abort() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.closed = true
 	if r := e.running; r != nil {
 		r.killed = true
 		r.cancel()
@@ -285,6 +288,11 @@ func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Write
 	L := e.L
 	sha := sc.SHA
 	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		w.Error("ERR the server is shutting down")
+		return
+	}
 	if e.ctx.Err() != nil { // the last script was killed
 		e.newContext()
 	}
@@ -296,6 +304,20 @@ func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Write
 		e.mu.Lock()
 		e.running = nil
 		e.mu.Unlock()
+	}()
+	// A panic out of the VM (a gopher-lua limit its own guard missed) is a
+	// bug, but must not leave the state half unwound: it becomes an error
+	// reply, and scripts go on in a new state.
+	defer func() {
+		if p := recover(); p != nil {
+			w.Error(fmt.Sprintf("ERR internal error in the Lua interpreter: %v", p))
+			e.newState()
+			e.mu.Lock()
+			for _, s := range e.scripts {
+				s.fn = nil
+			}
+			e.mu.Unlock()
+		}
 	}()
 
 	L.SetTop(0)
@@ -328,6 +350,18 @@ func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Write
 	writeValue(w, L.Get(-1), r.proto, 0)
 	L.SetTop(0)
 }
+
+// newState makes the Lua state scripts run in. Its value stack grows on
+// demand up to regMax slots (as Lua's does: unpack of thousands of
+// arguments works), so that overflowing it is a Lua error, not a panic.
+func (e *Engine) newState() {
+	e.L = lua.NewState(lua.Options{SkipOpenLibs: true, RegistryMaxSize: regMax, RegistryGrowStep: 4096})
+	e.openLibs()
+	e.onError = e.L.NewFunction(errorHandler)
+	e.newContext()
+}
+
+const regMax = 1 << 20
 
 // newContext gives L a fresh context to stop scripts with; under mu.
 func (e *Engine) newContext() {

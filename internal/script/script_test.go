@@ -100,6 +100,14 @@ func TestRun(t *testing.T) {
 		{"return ('ab'):rep(3)", 2, "$6\r\nababab\r\n"},
 		{"return getfenv", 2, "-ERR user_script:1: Script attempted to access nonexistent global variable 'getfenv' script: " + sha("return getfenv") + ", on @user_script:1.\r\n"},
 		{"return redis.call('set', KEYS[1], 1e6)", 2, "+OK\r\n"},
+		// What would overflow the Go stack or exhaust memory is refused.
+		{"return loadstring('return ' .. string.rep('(', 300) .. '1' .. string.rep(')', 300))", 2, "$-1\r\n"},
+		{"return select(2, loadstring(string.rep('do ', 201) .. string.rep('end ', 201)))", 2, "$42\r\n(load):1: chunk has too many syntax levels\r\n"},
+		{"return loadstring('return ' .. string.rep('not ', 200001) .. 'x') == nil", 2, ":1\r\n"},
+		{"return loadstring('return ' .. string.rep('1+', 1000) .. '1')()", 2, ":1001\r\n"},
+		{"return loadstring('local s = \"(((\" -- ' .. string.rep('(', 300) .. '\\n return #s')()", 2, ":3\r\n"},
+		{"return select('#', unpack({}, 1, 100000))", 2, ":100000\r\n"},
+		{"return (select(2, pcall(string.format, '%-+ #0-d', 1)))", 2, "$46\r\nuser_script:1: invalid format (repeated flags)\r\n"},
 	} {
 		got := eval(t, e, c.body, c.proto, []string{"k"}, []string{"x"}, map[string]string{"k": "v"})
 		if got != c.want && !(strings.HasPrefix(c.want, "ERR Error compiling") && strings.HasPrefix(got, c.want)) {
@@ -120,6 +128,18 @@ func TestRun(t *testing.T) {
 	eval(t, e, "redis.call('set', 'a', 1e6) redis.call('set', 'b', 0.1) redis.call('set', 'c', -0.0) redis.call('set', 'd', 2^70)", 2, nil, nil, data)
 	if data["a"] != "1000000" || data["b"] != "0.1" || data["c"] != "0" || data["d"] != "1180591620717411300000" {
 		t.Errorf("numbers passed to commands: %q", data)
+	}
+}
+
+// After Abort (shutdown) no script runs.
+func TestAbort(t *testing.T) {
+	e := New()
+	if got := eval(t, e, "return 1", 2, nil, nil, nil); got != ":1\r\n" {
+		t.Fatal(got)
+	}
+	e.Abort()
+	if got := eval(t, e, "return 1", 2, nil, nil, nil); !strings.HasPrefix(got, "-ERR the server is shutting down") {
+		t.Errorf("after Abort: %q", got)
 	}
 }
 

@@ -122,6 +122,10 @@ type scriptRun struct {
 // exclusively and then each shard as its commands need it (scriptLocks);
 // inside EXEC, which took every shard for it, it takes nothing.
 func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool) {
+	if readOnly && sc.Mode&script.Declared != 0 && sc.Mode&script.NoWrites == 0 {
+		c.ctx.Error("ERR Can not execute a script with write flag using *_ro command.")
+		return
+	}
 	x := &c.ctx
 	db, dbID, args, blocker := x.DB, x.DBID, x.Args, x.Blocker
 	r := &c.script
@@ -136,6 +140,14 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 	}
 	if !r.nested {
 		c.s.gate.exclusive()
+		defer func() { // a bug must not leave every multi-key command waiting
+			if p := recover(); p != nil {
+				c.inExec = false
+				r.locks.release()
+				c.s.gate.release()
+				panic(p)
+			}
+		}()
 	}
 	c.inExec = true
 	x.Blocker = nil // blocking commands answer at once, as inside a transaction
