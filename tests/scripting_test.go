@@ -81,6 +81,8 @@ func TestDifferentialScripting(t *testing.T) {
 		{"EVAL", "return rawset(_G,'x',1)", "0"},
 		{"EVAL", "return rawset({},'x',1).x", "0"},
 		{"EVAL", "table.insert(redis, 'x')", "0"},
+		{"EVAL", "return rawset({}, nil, 1)", "0"},
+		{"EVAL", "return rawset({}, 0/0, 1)", "0"},
 		{"EVAL", "local t = {3,1,2} table.sort(t) table.insert(t, 4) table.remove(t, 1) return t", "0"},
 		{"EVAL", "return type(getmetatable(''))", "0"},
 		{"EVAL", "getmetatable('').__index = {}", "0"},

@@ -130,7 +130,15 @@ func strRep(L *lua.LState) int {
 func (e *Engine) rawset(L *lua.LState) int {
 	t := L.CheckTable(1)
 	e.checkWritable(L, t)
-	t.RawSet(L.CheckAny(2), L.CheckAny(3))
+	switch k := L.CheckAny(2).(type) {
+	case *lua.LNilType:
+		raise(L, "table index is nil")
+	case lua.LNumber:
+		if k != k {
+			raise(L, "table index is NaN")
+		}
+	}
+	t.RawSet(L.Get(2), L.CheckAny(3))
 	L.SetTop(1)
 	return 1
 }
