@@ -65,7 +65,6 @@ type run struct {
 	call   Caller
 	proto  int // redis.setresp
 	sha    string
-	cancel context.CancelFunc
 	wrote  bool // it has written: SCRIPT KILL may no longer stop it
 	killed bool
 }
@@ -261,7 +260,7 @@ func (e *Engine) Kill() string {
 		return "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
 	default:
 		r.killed = true
-		r.cancel()
+		e.cancel()
 		return ""
 	}
 }
@@ -275,7 +274,7 @@ func (e *Engine) Abort() {
 	e.closed = true
 	if r := e.running; r != nil {
 		r.killed = true
-		r.cancel()
+		e.cancel()
 	}
 }
 
@@ -297,7 +296,7 @@ func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Write
 		e.newContext()
 	}
 	r := &e.cur
-	*r = run{call: call, proto: 2, sha: sha, cancel: e.cancel}
+	*r = run{call: call, proto: 2, sha: sha}
 	e.running = r
 	e.mu.Unlock()
 	defer func() {
@@ -325,10 +324,9 @@ func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Write
 	e.base.RawSetString("ARGV", stringTable(L, argv))
 	if sc.fn == nil { // scripts run one at a time: no race
 		sc.fn = L.NewFunctionFromProto(sc.proto)
+		sc.fn.Env = e.env
 	}
-	fn := sc.fn
-	fn.Env = e.env
-	L.Push(fn)
+	L.Push(sc.fn)
 	err := L.PCall(0, 1, e.onError)
 	if err != nil {
 		e.mu.Lock()

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/hotkv/hotkv/internal/command"
@@ -165,7 +164,7 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 	// unlocked.
 	var h *holding
 	if keyspace.ReadyPending.Load() > 0 {
-		h = &holding{all: r.locks.all, held: slices.Clone(r.locks.held)}
+		h = &holding{all: r.locks.all, held: r.locks.held} // used before release only
 		c.s.serveReady(h)
 		h.releaseExtra()
 	}
