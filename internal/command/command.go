@@ -105,6 +105,33 @@ type Ctx struct {
 	// neither blocks the shard nor is serialised with readers of the same
 	// key (VSIM). The dispatcher clears it.
 	After func()
+
+	// effects, once a handler calls Propagate, replace Args in the
+	// append-only log: a command whose outcome depends on the clock or on
+	// the server's choice (XADD *, XREADGROUP) logs what it did, so that a
+	// replay does the same.
+	effects    [][][]byte
+	propagated bool
+}
+
+// Propagate records a command to log in place of the one running: once a
+// handler calls it (or NoEffects), the log gets exactly the commands it
+// propagated. The args are kept until logged: pass slices that outlive the
+// command, not ones aliasing Args.
+func (c *Ctx) Propagate(args ...[]byte) {
+	c.effects = append(c.effects, args)
+	c.propagated = true
+}
+
+// NoEffects records that the running command changed nothing worth logging.
+func (c *Ctx) NoEffects() { c.propagated = true }
+
+// TakeEffects returns what the handler propagated, and whether it chose to
+// (otherwise the command logs itself), and resets it for the next command.
+func (c *Ctx) TakeEffects() ([][][]byte, bool) {
+	e, ok := c.effects, c.propagated
+	c.effects, c.propagated = nil, false
+	return e, ok
 }
 
 // Blocker is the server side of blocking commands. A handler that finds

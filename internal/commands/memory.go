@@ -8,6 +8,7 @@ import (
 	"github.com/hotkv/hotkv/internal/value/hash"
 	"github.com/hotkv/hotkv/internal/value/list"
 	setval "github.com/hotkv/hotkv/internal/value/set"
+	"github.com/hotkv/hotkv/internal/value/stream"
 	"github.com/hotkv/hotkv/internal/value/vset"
 	"github.com/hotkv/hotkv/internal/value/zset"
 )
@@ -94,6 +95,8 @@ func entryBytes(e *keyspace.Entry, klen, samples int) int64 {
 		}
 	case *vset.Set:
 		return int64(sizeClass(56)+klen) + objectBytes + o.Bytes()
+	case *stream.Stream:
+		return int64(sizeClass(56)+klen) + objectBytes + o.MemoryUsage()
 	}
 	avg := int64(0)
 	if seen > 0 {

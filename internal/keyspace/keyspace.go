@@ -33,9 +33,10 @@ const (
 	KindSet
 	KindZSet
 	KindVectorSet
+	KindStream
 )
 
-var kindNames = [...]string{"none", "string", "list", "hash", "set", "zset", "vectorset"}
+var kindNames = [...]string{"none", "string", "list", "hash", "set", "zset", "vectorset", "stream"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

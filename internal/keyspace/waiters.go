@@ -73,6 +73,26 @@ func (s *Shard) WakeWaiters(key []byte) {
 	}
 }
 
+// WakeAllWaiters readies every waiter on key that its value can serve: a
+// new stream entry is there for every reader (XREAD), where a pushed list
+// element serves one client.
+func (s *Shard) WakeAllWaiters(key []byte) {
+	if len(s.waiters) == 0 {
+		return
+	}
+	k := string(key)
+	var kind Kind
+	if e := s.m.get(k); e != nil {
+		kind = e.Kind
+	}
+	for _, w := range s.waiters[k] {
+		if (w.Kind == 0 || w.Kind == kind) && !w.woken.Swap(true) {
+			s.ready = append(s.ready, w)
+			ReadyPending.Add(1)
+		}
+	}
+}
+
 // wake readies the oldest waiter on k that is not already ready and waits
 // for the kind of value k now holds, as Redis only serves a client blocked
 // for a list when the key holds a list.

@@ -2,6 +2,7 @@ package resp
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -88,6 +89,30 @@ func (w *Writer) header(c byte, n int) {
 	w.B = append(w.B, c)
 	w.B = strconv.AppendInt(w.B, int64(n), 10)
 	w.B = append(w.B, '\r', '\n')
+}
+
+// Deferred marks where an aggregate of a length not known yet begins:
+// write its elements, then FillArray or FillMap puts the header there.
+func (w *Writer) Deferred() int { return len(w.B) }
+
+// FillArray inserts, at a Deferred mark, the header of an array of n.
+func (w *Writer) FillArray(mark, n int) { w.insertHeader(mark, '*', n) }
+
+// FillMap inserts, at a Deferred mark, the header of a map of n pairs.
+func (w *Writer) FillMap(mark, n int) {
+	if w.Proto == 3 {
+		w.insertHeader(mark, '%', n)
+		return
+	}
+	w.insertHeader(mark, '*', 2*n)
+}
+
+func (w *Writer) insertHeader(mark int, c byte, n int) {
+	var buf [24]byte
+	h := append(buf[:0], c)
+	h = strconv.AppendInt(h, int64(n), 10)
+	h = append(h, '\r', '\n')
+	w.B = slices.Insert(w.B, mark, h...)
 }
 
 // Array writes an array header for n elements.

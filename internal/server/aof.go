@@ -65,25 +65,34 @@ func (a *aofLog) manifestPath() string {
 	return filepath.Join(a.dir, a.s.Config().AppendFilename+".manifest")
 }
 
-// logWrite appends the command just run; inside EXEC, to the transaction's
+// logWrite appends the command just run, or the effects it propagated
+// (command.Ctx.Propagate) when rewritten; inside EXEC, to the transaction's
 // record. The caller holds the command's locks.
-func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int) {
-	if len(c.out.B) > mark && c.out.B[mark] == '-' {
+func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten bool) {
+	if !rewritten && len(c.out.B) > mark && c.out.B[mark] == '-' {
 		return // refused: it changed nothing
 	}
-	if cmd.Name == "spop" { // random: log what it removed instead
-		if args = spopAsSrem(args, c.out.B[mark:]); args == nil {
-			return
+	if !rewritten {
+		if cmd.Name == "spop" { // random: log what it removed instead
+			if args = spopAsSrem(args, c.out.B[mark:]); args == nil {
+				return
+			}
 		}
+		effects = [][][]byte{args}
+	}
+	if len(effects) == 0 {
+		return
 	}
 	if c.inExec {
 		if c.tx == nil {
 			c.tx, _ = persist.BeginRecord(nil) // the record starts at 0
 		}
-		c.tx = persist.AppendCommand(c.tx, c.ctx.DBID, c.ctx.Now, args)
+		for _, e := range effects {
+			c.tx = persist.AppendCommand(c.tx, c.ctx.DBID, c.ctx.Now, e)
+		}
 		return
 	}
-	c.aofEnd = c.s.aof.appendCmd(c.ctx.DBID, c.ctx.Now, args)
+	c.aofEnd = c.s.aof.appendCmds(c.ctx.DBID, c.ctx.Now, effects)
 }
 
 // logTx appends the transaction's record, all of its commands or none.
@@ -142,6 +151,18 @@ func (a *aofLog) appendCmd(db int, now int64, args [][]byte) int64 {
 	end := a.appended
 	a.mu.Unlock()
 	return end
+}
+
+// appendCmds appends commands as one record: replayed all or none.
+func (a *aofLog) appendCmds(db int, now int64, cmds [][][]byte) int64 {
+	if len(cmds) == 1 {
+		return a.appendCmd(db, now, cmds[0])
+	}
+	rec, _ := persist.BeginRecord(nil)
+	for _, args := range cmds {
+		rec = persist.AppendCommand(rec, db, now, args)
+	}
+	return a.appendRecord(persist.SealRecord(rec, 0))
 }
 
 func (a *aofLog) appendRecord(rec []byte) int64 {

@@ -68,7 +68,8 @@ const errUnblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
 
 // awaited is the kind of value a blocking command of each group waits for:
 // writes that leave another kind do not wake it, as in Redis.
-var awaited = map[string]keyspace.Kind{"list": keyspace.KindList, "sorted-set": keyspace.KindZSet}
+var awaited = map[string]keyspace.Kind{"list": keyspace.KindList, "sorted-set": keyspace.KindZSet,
+	"stream": keyspace.KindStream}
 
 // Block implements command.Blocker.
 func (c *client) Block(keys [][]byte, timeout time.Duration, nullBulk bool) {
@@ -242,7 +243,14 @@ func (s *Server) runWaiter(b *blocked) {
 		b.cmd.Run(&x)
 		b.c.hits.Add(x.Hits)
 		b.c.misses.Add(x.Misses)
-		if s.aof != nil && !again { // replayed, it finds the data it found now
+		effects, rewritten := x.TakeEffects()
+		switch {
+		case s.aof == nil || bool(again) || b.cmd.Flags&command.Write == 0:
+		case rewritten:
+			if len(effects) > 0 {
+				b.aofEnd = s.aof.appendCmds(b.dbID, now, effects)
+			}
+		default: // replayed, it finds the data it found now
 			b.aofEnd = s.aof.appendCmd(b.dbID, now, b.args)
 		}
 	} else {

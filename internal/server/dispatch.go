@@ -182,8 +182,13 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 		c.runKeyless(cmd, args, mark)
 	} else {
 		c.run(cmd)
-		if write && c.s.aof != nil && c.blocked == nil {
-			c.logWrite(cmd, args, mark)
+		if write {
+			// A command that blocked changed nothing, unless it says so
+			// (XREADGROUP creating its consumer).
+			effects, rewritten := c.ctx.TakeEffects()
+			if c.s.aof != nil && (c.blocked == nil || rewritten) {
+				c.logWrite(cmd, args, mark, effects, rewritten)
+			}
 		}
 	}
 	// A command that blocked changed nothing; SelfTouch ones touch what they change.

@@ -33,7 +33,7 @@ func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
 	}
 	c.run(cmd)
 	if c.s.aof != nil && c.blocked == nil {
-		c.logWrite(cmd, args, mark)
+		c.logWrite(cmd, args, mark, nil, false)
 	}
 }
 

@@ -1,0 +1,835 @@
+package commands
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/notify"
+	"github.com/hotkv/hotkv/internal/value/stream"
+)
+
+// Stream commands: entries (XADD, XRANGE, XDEL, XTRIM, XSETID), reading
+// (XREAD, XREADGROUP) and, in streamgroups.go, consumer groups. Arguments are
+// checked in Redis's order (t_stream.c) so that the same bad command gets the
+// same error. Unlike other collections, a stream stays when it is empty.
+
+const (
+	errInvalidID    = "ERR Invalid stream ID specified as stream command argument"
+	errIDZero       = "ERR The ID specified in XADD must be greater than 0-0"
+	errIDSmaller    = "ERR The ID specified in XADD is equal or smaller than the target stream top item"
+	errIDExhausted  = "ERR The stream has exhausted the last possible ID, unable to add more items"
+	errStartID      = "ERR invalid start ID for the interval"
+	errEndID        = "ERR invalid end ID for the interval"
+	errTrimBoth     = "ERR syntax error, MAXLEN and MINID options at the same time are not compatible"
+	errMaxLenNeg    = "ERR The MAXLEN argument must be >= 0."
+	errLimitNeg     = "ERR The LIMIT argument must be >= 0."
+	errLimitNoTrim  = "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy"
+	errLimitNoApprx = "ERR syntax error, LIMIT cannot be used without the special ~ option"
+	errXTrimNoStrat = "ERR syntax error, XTRIM must be called with a trimming strategy"
+	errTimeoutInt   = "ERR timeout is not an integer or out of range"
+	errTimeoutNeg   = "ERR timeout is negative"
+)
+
+// approxLimit is the LIMIT of a "~" trim that names none:
+// 100 * stream-node-max-entries.
+const approxLimit = 100 * stream.NodeEntries
+
+// streamAt returns key's stream, nil when the key does not exist; ok is
+// false after WRONGTYPE.
+func streamAt(x *command.Ctx, key []byte, read bool) (*stream.Stream, bool) {
+	return typed[*stream.Stream](x, key, keyspace.KindStream, read)
+}
+
+func createStream(x *command.Ctx, key []byte) *stream.Stream {
+	s := stream.New()
+	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindStream, Obj: s})
+	return s
+}
+
+// idArg parses a strict ID ("-" and "+" refused), answering the error.
+func idArg(x *command.Ctx, b []byte, missingSeq uint64) (stream.ID, bool) {
+	id, _, ok := stream.ParseID(b, missingSeq, false)
+	if !ok {
+		x.Error(errInvalidID)
+	}
+	return id, ok
+}
+
+// lenientID is idArg that also takes "-" and "+" (streamParseIDOrReply).
+func lenientID(x *command.Ctx, b []byte, missingSeq uint64) (stream.ID, bool) {
+	switch string(b) {
+	case "-":
+		return stream.ID{}, true
+	case "+":
+		return stream.MaxID, true
+	}
+	return idArg(x, b, missingSeq)
+}
+
+// rangeStart parses a range's start: "-", an ID (sequence 0 if left out),
+// or "(ID" for the ID after it.
+func rangeStart(x *command.Ctx, b []byte) (stream.ID, bool) {
+	if len(b) > 1 && b[0] == '(' {
+		id, ok := idArg(x, b[1:], 0)
+		if !ok {
+			return id, false
+		}
+		if id, ok = id.Next(); !ok {
+			x.Error(errStartID)
+		}
+		return id, ok
+	}
+	return lenientID(x, b, 0)
+}
+
+// rangeEnd parses a range's end: "+", an ID (last sequence if left out), or
+// "(ID" for the ID before it.
+func rangeEnd(x *command.Ctx, b []byte) (stream.ID, bool) {
+	if len(b) > 1 && b[0] == '(' {
+		id, ok := idArg(x, b[1:], math.MaxUint64)
+		if !ok {
+			return id, false
+		}
+		if id, ok = id.Prev(); !ok {
+			x.Error(errEndID)
+		}
+		return id, ok
+	}
+	return lenientID(x, b, math.MaxUint64)
+}
+
+func writeID(x *command.Ctx, id stream.ID) {
+	var buf [42]byte
+	x.W.Bulk(id.Append(buf[:0]))
+}
+
+func idBytes(id stream.ID) []byte { return id.Append(nil) }
+
+// writeEntry writes an entry as Redis does: its ID and its fields and values.
+func writeEntry(x *command.Ctx, e stream.Entry) {
+	x.W.Array(2)
+	writeID(x, e.ID)
+	x.W.Array(e.Len())
+	e.Each(x.W.Bulk)
+}
+
+// writeRange writes the entries from start to end (count 0: all).
+func writeRange(x *command.Ctx, s *stream.Stream, start, end stream.ID, count int64, rev bool) {
+	var n int64
+	mark := x.W.Deferred()
+	s.Range(start, end, rev, func(e stream.Entry) bool {
+		writeEntry(x, e)
+		n++
+		return count == 0 || n < count
+	})
+	x.W.FillArray(mark, int(n))
+}
+
+// trimArgs are the trimming options of XADD and XTRIM.
+type trimArgs struct {
+	strategy int // 0, stream.TrimMaxLen or stream.TrimMinID
+	maxLen   int64
+	minID    stream.ID
+	approx   bool
+	limit    int64
+}
+
+// parseTrimAndID reads XADD's options up to its ID, or XTRIM's options
+// (streamParseAddOrTrimArgsOrReply). For XADD it returns the ID's position
+// and what the ID says: given, with its sequence given.
+func parseTrimAndID(x *command.Ctx, xadd bool) (t trimArgs, noMk bool, idPos int, id stream.ID, idGiven, seqGiven, ok bool) {
+	limitGiven := false
+	i := 2
+	for ; i < len(x.Args); i++ {
+		more := len(x.Args) - 1 - i
+		opt := x.Args[i]
+		switch {
+		case xadd && string(opt) == "*":
+			goto parsed
+		case command.Is(opt, "maxlen") && more > 0, command.Is(opt, "minid") && more > 0:
+			if t.strategy != 0 {
+				x.Error(errTrimBoth)
+				return
+			}
+			t.approx = false
+			if next := x.Args[i+1]; more >= 2 && len(next) == 1 && (next[0] == '~' || next[0] == '=') {
+				t.approx = next[0] == '~'
+				i++
+			}
+			if command.Is(opt, "maxlen") {
+				n, good := command.ParseInt(x.Args[i+1])
+				if !good {
+					x.Error(command.ErrNotInt)
+					return
+				}
+				if n < 0 {
+					x.Error(errMaxLenNeg)
+					return
+				}
+				t.strategy, t.maxLen = stream.TrimMaxLen, n
+			} else {
+				m, good := idArg(x, x.Args[i+1], 0)
+				if !good {
+					return
+				}
+				t.strategy, t.minID = stream.TrimMinID, m
+			}
+			i++
+		case command.Is(opt, "limit") && more > 0:
+			n, good := command.ParseInt(x.Args[i+1])
+			if !good {
+				x.Error(command.ErrNotInt)
+				return
+			}
+			if n < 0 {
+				x.Error(errLimitNeg)
+				return
+			}
+			t.limit, limitGiven = n, true
+			i++
+		case xadd && command.Is(opt, "nomkstream"):
+			noMk = true
+		case xadd:
+			var star, good bool
+			if id, star, good = stream.ParseID(opt, 0, true); !good {
+				x.Error(errInvalidID)
+				return
+			}
+			idGiven, seqGiven = true, !star
+			goto parsed
+		default:
+			x.Error(command.ErrSyntax)
+			return
+		}
+	}
+parsed:
+	switch {
+	case t.limit != 0 && t.strategy == 0:
+		x.Error(errLimitNoTrim)
+		return
+	case !xadd && t.strategy == 0:
+		x.Error(errXTrimNoStrat)
+		return
+	case limitGiven && !t.approx:
+		x.Error(errLimitNoApprx)
+		return
+	case !limitGiven && t.approx:
+		t.limit = approxLimit
+	}
+	return t, noMk, i, id, idGiven, seqGiven, true
+}
+
+// trim applies t, notifies xtrim if it removed anything, and returns the
+// number removed.
+func trim(x *command.Ctx, key []byte, s *stream.Stream, t trimArgs) int64 {
+	n := s.Trim(t.strategy, t.maxLen, t.minID, t.approx, t.limit)
+	if n > 0 {
+		x.Notify(notify.Stream, "xtrim", key)
+	}
+	return n
+}
+
+// exactTrim is the XTRIM that a replay runs to trim exactly what an
+// approximate trim did.
+func exactTrim(key []byte, s *stream.Stream) [][]byte {
+	if s.Len() == 0 {
+		return [][]byte{[]byte("XTRIM"), key, []byte("MAXLEN"), []byte("="), []byte("0")}
+	}
+	return [][]byte{[]byte("XTRIM"), key, []byte("MINID"), []byte("="), idBytes(s.FirstID())}
+}
+
+func xadd(x *command.Ctx) {
+	t, noMk, idPos, id, idGiven, seqGiven, ok := parseTrimAndID(x, true)
+	if !ok {
+		return
+	}
+	fields := x.Args[idPos+1:]
+	if len(fields) < 2 || len(fields)%2 == 1 {
+		x.Error(command.WrongArgs("xadd"))
+		return
+	}
+	if idGiven && seqGiven && id.IsZero() {
+		x.Error(errIDZero)
+		return
+	}
+	key := x.Args[1]
+	s, ok := streamAt(x, key, false)
+	if !ok {
+		return
+	}
+	if s == nil {
+		if noMk {
+			x.W.Null()
+			return
+		}
+		s = createStream(x, key)
+	}
+	if s.LastID == stream.MaxID {
+		x.Error(errIDExhausted)
+		return
+	}
+	switch {
+	case !idGiven:
+		id, ok = s.NextID(x.Now)
+	case !seqGiven && id.Ms == s.LastID.Ms:
+		id, ok = s.LastID.Next()
+		ok = ok && id.Ms == s.LastID.Ms
+	}
+	if !ok || !s.LastID.Less(id) {
+		x.Error(errIDSmaller)
+		return
+	}
+	s.Add(id, fields)
+	writeID(x, id)
+	x.Notify(notify.Stream, "xadd", key)
+	trimmed := t.strategy != 0 && trim(x, key, s, t) > 0
+	x.Shard(key).WakeAllWaiters(key)
+	if idGiven && seqGiven && !t.approx {
+		return // it replays as it is
+	}
+	// Log the ID it picked, and an approximate trim as the exact one it was.
+	add := make([][]byte, 0, 3+len(fields))
+	add = append(add, []byte("XADD"), key)
+	if noMk {
+		add = append(add, []byte("NOMKSTREAM"))
+	}
+	add = append(add, idBytes(id))
+	x.Propagate(append(add, fields...)...)
+	if trimmed {
+		x.Propagate(exactTrim(key, s)...)
+	}
+}
+
+func xtrim(x *command.Ctx) {
+	t, _, idPos, _, _, _, ok := parseTrimAndID(x, false)
+	if !ok {
+		return
+	}
+	if idPos < len(x.Args) { // parseTrimAndID stops early only for XADD
+		x.Error(command.ErrSyntax)
+		return
+	}
+	key := x.Args[1]
+	s, ok := streamAt(x, key, false)
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.W.Int(0)
+		x.NoEffects()
+		return
+	}
+	n := trim(x, key, s, t)
+	x.W.Int(n)
+	if n == 0 {
+		x.NoEffects()
+		return
+	}
+	if t.approx {
+		x.Propagate(exactTrim(key, s)...)
+	}
+}
+
+func xlen(x *command.Ctx) {
+	s, ok := streamAt(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(s.Len()))
+}
+
+func xrangeGeneric(x *command.Ctx, rev bool) {
+	startArg, endArg := x.Args[2], x.Args[3]
+	if rev {
+		startArg, endArg = endArg, startArg
+	}
+	start, ok := rangeStart(x, startArg)
+	if !ok {
+		return
+	}
+	end, ok := rangeEnd(x, endArg)
+	if !ok {
+		return
+	}
+	count := int64(-1)
+	for j := 4; j < len(x.Args); j++ {
+		if !command.Is(x.Args[j], "count") || j+1 >= len(x.Args) {
+			x.Error(command.ErrSyntax)
+			return
+		}
+		n, good := command.ParseInt(x.Args[j+1])
+		if !good {
+			x.Error(command.ErrNotInt)
+			return
+		}
+		count = max(n, 0)
+		j++
+	}
+	if count == 0 {
+		x.W.NullArray()
+		return
+	}
+	s, ok := streamAt(x, x.Args[1], true)
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.W.Array(0)
+		return
+	}
+	writeRange(x, s, start, end, max(count, 0), rev)
+}
+
+func xrange(x *command.Ctx)    { xrangeGeneric(x, false) }
+func xrevrange(x *command.Ctx) { xrangeGeneric(x, true) }
+
+func xdel(x *command.Ctx) {
+	key := x.Args[1]
+	s, ok := streamAt(x, key, false)
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.W.Int(0)
+		return
+	}
+	ids := make([]stream.ID, 0, len(x.Args)-2)
+	for _, a := range x.Args[2:] {
+		id, ok := idArg(x, a, 0)
+		if !ok {
+			return
+		}
+		ids = append(ids, id)
+	}
+	var n int64
+	for _, id := range ids {
+		if s.Delete(id) {
+			n++
+		}
+	}
+	if n > 0 {
+		x.Notify(notify.Stream, "xdel", key)
+	}
+	x.W.Int(n)
+}
+
+func xsetid(x *command.Ctx) {
+	id, ok := idArg(x, x.Args[2], 0)
+	if !ok {
+		return
+	}
+	added := int64(-1)
+	var maxDel stream.ID
+	for i := 3; i < len(x.Args); i += 2 {
+		more := i+1 < len(x.Args)
+		switch {
+		case command.Is(x.Args[i], "entriesadded") && more:
+			n, good := command.ParseInt(x.Args[i+1])
+			if !good {
+				x.Error(command.ErrNotInt)
+				return
+			}
+			if n < 0 {
+				x.Error("ERR entries_added must be positive")
+				return
+			}
+			added = n
+		case command.Is(x.Args[i], "maxdeletedid") && more:
+			if maxDel, ok = idArg(x, x.Args[i+1], 0); !ok {
+				return
+			}
+			if id.Less(maxDel) {
+				x.Error("ERR The ID specified in XSETID is smaller than the provided max_deleted_entry_id")
+				return
+			}
+		default:
+			x.Error(command.ErrSyntax)
+			return
+		}
+	}
+	key := x.Args[1]
+	s, ok := streamAt(x, key, false)
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.Error(command.ErrNoSuchKey)
+		return
+	}
+	if id.Less(s.MaxDeleted) {
+		x.Error("ERR The ID specified in XSETID is smaller than current max_deleted_entry_id")
+		return
+	}
+	if last, ok := s.Last(); ok {
+		if id.Less(last.ID) {
+			x.Error("ERR The ID specified in XSETID is smaller than the target stream top item")
+			return
+		}
+		if added != -1 && int64(s.Len()) > added {
+			x.Error("ERR The entries_added specified in XSETID is smaller than the target stream length")
+			return
+		}
+	}
+	s.LastID = id
+	if added != -1 {
+		s.EntriesAdded = added
+	}
+	if !maxDel.IsZero() {
+		s.MaxDeleted = maxDel
+	}
+	x.Notify(notify.Stream, "xsetid", key)
+	x.W.OK()
+}
+
+// readArgs are XREAD's and XREADGROUP's options.
+type readArgs struct {
+	group, consumer []byte // XREADGROUP
+	count           int64
+	block           time.Duration
+	blocking        bool
+	noack           bool
+	streams         int // position of the first key
+	n               int // number of streams
+}
+
+// parseRead reads the options before STREAMS, as Redis's xreadCommand.
+func parseRead(x *command.Ctx, group bool) (a readArgs, ok bool) {
+	name := "xread"
+	symbol := "$"
+	if group {
+		name, symbol = "xreadgroup", ">"
+	}
+	for i := 1; i < len(x.Args); i++ {
+		more := len(x.Args) - 1 - i
+		o := x.Args[i]
+		switch {
+		case command.Is(o, "block") && more > 0:
+			i++
+			ms, good := command.ParseInt(x.Args[i])
+			if !good {
+				x.Error(errTimeoutInt)
+				return a, false
+			}
+			if ms < 0 {
+				x.Error(errTimeoutNeg)
+				return a, false
+			}
+			a.blocking = true
+			if ms > 0 && ms < math.MaxInt64/int64(time.Millisecond) {
+				a.block = time.Duration(ms) * time.Millisecond
+			}
+		case command.Is(o, "count") && more > 0:
+			i++
+			n, good := command.ParseInt(x.Args[i])
+			if !good {
+				x.Error(command.ErrNotInt)
+				return a, false
+			}
+			a.count = max(n, 0)
+		case command.Is(o, "streams") && more > 0:
+			a.streams = i + 1
+			n := len(x.Args) - a.streams
+			if n%2 != 0 {
+				x.Error("ERR Unbalanced '" + name + "' list of streams: for each stream key an ID or '" + symbol + "' must be specified.")
+				return a, false
+			}
+			a.n = n / 2
+			i = len(x.Args)
+		case command.Is(o, "group") && more >= 2:
+			if !group {
+				x.Error("ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.")
+				return a, false
+			}
+			a.group, a.consumer = x.Args[i+1], x.Args[i+2]
+			i += 2
+		case command.Is(o, "noack"):
+			if !group {
+				x.Error("ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.")
+				return a, false
+			}
+			a.noack = true
+		default:
+			x.Error(command.ErrSyntax)
+			return a, false
+		}
+	}
+	if a.streams == 0 {
+		x.Error(command.ErrSyntax)
+		return a, false
+	}
+	if group && a.group == nil {
+		x.Error("ERR Missing GROUP option for XREADGROUP")
+		return a, false
+	}
+	return a, true
+}
+
+// readKeys gives the key positions of XREAD and XREADGROUP (the first half
+// of what follows STREAMS), as Redis's xreadGetKeys.
+func readKeys(args [][]byte, dst []int) []int {
+	for i := 1; i < len(args); i++ {
+		switch {
+		case command.Is(args[i], "block"), command.Is(args[i], "count"):
+			i++
+		case command.Is(args[i], "group"):
+			i += 2
+		case command.Is(args[i], "noack"):
+		case command.Is(args[i], "streams"):
+			n := len(args) - i - 1
+			if n%2 != 0 {
+				return dst
+			}
+			for k := i + 1; k <= i+n/2; k++ {
+				dst = append(dst, k)
+			}
+			return dst
+		default:
+			return dst
+		}
+	}
+	return dst
+}
+
+const errMeaningless = " ID is meaningless in the context of XREADGROUP: you want to read the history of this consumer by specifying a proper ID, or use the > ID to get new messages. The "
+
+// newEntries is the ID XREADGROUP's ">" stands for.
+var newEntries = stream.MaxID
+
+// xreadGeneric is XREAD and XREADGROUP.
+func xreadGeneric(x *command.Ctx, group bool) {
+	a, ok := parseRead(x, group)
+	if !ok {
+		return
+	}
+	keys := x.Args[a.streams : a.streams+a.n]
+	idArgs := x.Args[a.streams+a.n:]
+	ids := make([]stream.ID, a.n)
+	streams := make([]*stream.Stream, a.n)
+	var groups []*stream.Group
+	if group {
+		groups = make([]*stream.Group, a.n)
+	}
+	for i, key := range keys {
+		s, ok := streamAt(x, key, true)
+		if !ok {
+			return
+		}
+		streams[i] = s
+		if group {
+			var g *stream.Group
+			if s != nil {
+				g = s.Group(a.group)
+			}
+			if g == nil {
+				x.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(a.group) + "' in XREADGROUP with GROUP option")
+				return
+			}
+			groups[i] = g
+		}
+		switch arg := string(idArgs[i]); {
+		case arg == "$":
+			if group {
+				x.Error("ERR The $" + errMeaningless + "$ ID would just return an empty result set.")
+				return
+			}
+			if s != nil {
+				ids[i] = s.LastID
+			}
+		case arg == "+":
+			if group {
+				x.Error("ERR The +" + errMeaningless + "+ ID would just return an empty result set.")
+				return
+			}
+			if s != nil {
+				if last, ok := s.Last(); ok {
+					ids[i], _ = last.ID.Prev()
+				} else {
+					ids[i] = s.LastID
+				}
+			}
+		case arg == ">":
+			if !group {
+				x.Error("ERR The > ID can be specified only when calling XREADGROUP using the GROUP <group> <consumer> option.")
+				return
+			}
+			ids[i] = newEntries
+		default:
+			if ids[i], ok = idArg(x, idArgs[i], 0); !ok {
+				return
+			}
+		}
+	}
+	served := 0
+	mark := x.W.Deferred()
+	for i, key := range keys {
+		s := streams[i]
+		if s == nil {
+			continue
+		}
+		after := ids[i]
+		var sync, history bool
+		var c *stream.Consumer
+		if group {
+			g := groups[i]
+			if after != newEntries {
+				sync, history = true, true
+			} else if last, ok := s.Last(); ok && g.LastID.Less(last.ID) {
+				sync, after = true, g.LastID
+			}
+			var created bool
+			if c, created = g.CreateConsumer(a.consumer, x.Now); created {
+				x.Notify(notify.Stream, "xgroup-createconsumer", key)
+				x.Propagate([]byte("XGROUP"), []byte("CREATECONSUMER"), key, a.group, a.consumer)
+			}
+			c.SeenTime = x.Now
+		} else if last, ok := s.Last(); ok && after.Less(last.ID) {
+			sync = true
+		}
+		if !sync {
+			continue
+		}
+		served++
+		if x.W.Proto == 2 {
+			x.W.Array(2)
+		}
+		x.W.Bulk(key)
+		start, _ := after.Next()
+		switch {
+		case history:
+			writeHistory(x, s, c, start, a.count)
+		case group:
+			deliver(x, key, s, groups[i], c, a, start)
+		default:
+			writeRange(x, s, start, stream.MaxID, a.count, false)
+		}
+	}
+	if served > 0 {
+		if x.W.Proto == 2 {
+			x.W.FillArray(mark, served)
+		} else {
+			x.W.FillMap(mark, served)
+		}
+		return
+	}
+	if !a.blocking || x.Blocker == nil {
+		x.W.NullArray()
+		return
+	}
+	// Wait from the IDs "$" stands for now, not when a write wakes it.
+	for i, arg := range idArgs {
+		if string(arg) == "$" {
+			idArgs[i] = idBytes(ids[i])
+		}
+	}
+	x.Blocker.Block(keys, a.block, false)
+}
+
+// writeHistory writes c's pending entries from start (count 0: all), a
+// deleted entry as its ID and a null; each delivery is counted again.
+func writeHistory(x *command.Ctx, s *stream.Stream, c *stream.Consumer, start stream.ID, count int64) {
+	var n int64
+	mark := x.W.Deferred()
+	c.EachPending(start, stream.MaxID, func(p *stream.Pending) bool {
+		if e, ok := s.Get(p.ID); ok {
+			writeEntry(x, e)
+			p.DeliveryTime = x.Now
+			p.DeliveryCount++
+		} else {
+			x.W.Array(2)
+			writeID(x, p.ID)
+			x.W.NullArray()
+		}
+		n++
+		return count == 0 || n < count
+	})
+	x.W.FillArray(mark, int(n))
+}
+
+// deliver writes the group's new entries from start to c, recording them
+// as pending unless NOACK, and propagates the group's new state.
+func deliver(x *command.Ctx, key []byte, s *stream.Stream, g *stream.Group, c *stream.Consumer, a readArgs, start stream.ID) {
+	var n int64
+	moved := false
+	mark := x.W.Deferred()
+	s.Range(start, stream.MaxID, false, func(e stream.Entry) bool {
+		if g.LastID.Less(e.ID) {
+			s.Deliver(g, e.ID)
+			moved = true
+		}
+		writeEntry(x, e)
+		if !a.noack {
+			p := g.Assign(e.ID, c, x.Now, 1)
+			c.ActiveTime = x.Now
+			x.Propagate(claimEffect(key, g, a.group, p)...)
+		}
+		n++
+		return a.count == 0 || n < a.count
+	})
+	x.W.FillArray(mark, int(n))
+	if moved {
+		x.Propagate(setIDEffect(key, g, a.group)...)
+	}
+}
+
+// claimEffect is the XCLAIM that gives a replay p as it is now
+// (streamPropagateXCLAIM).
+func claimEffect(key []byte, g *stream.Group, group []byte, p *stream.Pending) [][]byte {
+	return [][]byte{[]byte("XCLAIM"), key, group, []byte(p.Consumer.Name), []byte("0"), idBytes(p.ID),
+		[]byte("TIME"), strconv.AppendInt(nil, p.DeliveryTime, 10),
+		[]byte("RETRYCOUNT"), strconv.AppendInt(nil, p.DeliveryCount, 10),
+		[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), idBytes(g.LastID)}
+}
+
+// setIDEffect is the XGROUP SETID that gives a replay g's position.
+func setIDEffect(key []byte, g *stream.Group, group []byte) [][]byte {
+	return [][]byte{[]byte("XGROUP"), []byte("SETID"), key, group, idBytes(g.LastID),
+		[]byte("ENTRIESREAD"), strconv.AppendInt(nil, g.EntriesRead, 10)}
+}
+
+func xread(x *command.Ctx)      { xreadGeneric(x, false) }
+func xreadgroup(x *command.Ctx) { xreadGeneric(x, true) }
+
+func init() {
+	const g = "stream"
+	w, r, f, d := command.Write, command.ReadOnly, command.Fast, command.DenyOOM
+	key := func(c *command.Cmd) *command.Cmd {
+		if c.First == 0 && c.Keys == nil {
+			c.First, c.Last, c.Step = 1, 1, 1
+		}
+		c.Group = g
+		return c
+	}
+	blk := []string{"blocking"}
+	command.Register(
+		key(&command.Cmd{Name: "xadd", Arity: -5, Flags: w | d | f, Run: xadd, Since: "5.0.0",
+			Summary: "Appends a new message to a stream. Creates the key if it doesn't exist.",
+			Args:    "key [NOMKSTREAM] [<MAXLEN | MINID> [= | ~] threshold [LIMIT count]] <* | id> field value [field value ...]"}),
+		key(&command.Cmd{Name: "xtrim", Arity: -4, Flags: w, Run: xtrim, Since: "5.0.0",
+			Summary: "Deletes messages from the beginning of a stream.",
+			Args:    "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]"}),
+		key(&command.Cmd{Name: "xlen", Arity: 2, Flags: r | f, Run: xlen, Since: "5.0.0",
+			Summary: "Return the number of messages in a stream.", Args: "key"}),
+		key(&command.Cmd{Name: "xrange", Arity: -4, Flags: r, Run: xrange, Since: "5.0.0",
+			Summary: "Returns the messages from a stream within a range of IDs.", Args: "key start end [COUNT count]"}),
+		key(&command.Cmd{Name: "xrevrange", Arity: -4, Flags: r, Run: xrevrange, Since: "5.0.0",
+			Summary: "Returns the messages from a stream within a range of IDs in reverse order.", Args: "key end start [COUNT count]"}),
+		key(&command.Cmd{Name: "xdel", Arity: -3, Flags: w | f, Run: xdel, Since: "5.0.0",
+			Summary: "Returns the number of messages after removing them from a stream.", Args: "key id [id ...]"}),
+		key(&command.Cmd{Name: "xsetid", Arity: -3, Flags: w | d | f, Run: xsetid, Since: "5.0.0",
+			Summary: "An internal command for replicating stream values.",
+			Args:    "key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]"}),
+		key(&command.Cmd{Name: "xread", Arity: -4, Flags: r, Keys: readKeys, Run: xread, Since: "5.0.0", ACL: blk,
+			Summary: "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.",
+			Args:    "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]"}),
+		key(&command.Cmd{Name: "xreadgroup", Arity: -7, Flags: w, Keys: readKeys, Run: xreadgroup, Since: "5.0.0", ACL: blk,
+			Summary: "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.",
+			Args:    "GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] id [id ...]"}),
+	)
+}

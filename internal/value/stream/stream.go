@@ -1,0 +1,444 @@
+// Package stream is the value of a Redis stream: entries ordered by ID, with
+// consumer groups.
+//
+// Entries live in nodes of up to NodeEntries appends, kept in a slice in ID
+// order, as Redis keeps listpacks of stream-node-max-entries in a radix tree:
+// appends go to the last node, lookups binary-search the nodes and then a
+// node, and trimming drops whole nodes from the front. Approximate trimming
+// ("~") removes only whole nodes, so it matches Redis's where Redis's nodes
+// close by entry count (the default 100) rather than by size (4 KB).
+//
+// An entry's fields and values are packed into one byte slice (a varint
+// count, then each string with a varint length), one allocation per entry.
+// Slices handed out alias the stream and are valid until it changes.
+package stream
+
+import (
+	"encoding/binary"
+	"slices"
+	"sort"
+)
+
+// NodeEntries is Redis's default stream-node-max-entries.
+const NodeEntries = 100
+
+// Entry is one stream entry.
+type Entry struct {
+	ID   ID
+	data []byte
+}
+
+// NewEntry packs fields (field, value, field, value...) into an entry.
+func NewEntry(id ID, fields [][]byte) Entry {
+	n := binary.MaxVarintLen64
+	for _, f := range fields {
+		n += len(f) + binary.MaxVarintLen32
+	}
+	b := make([]byte, 0, n)
+	b = binary.AppendUvarint(b, uint64(len(fields)))
+	for _, f := range fields {
+		b = binary.AppendUvarint(b, uint64(len(f)))
+		b = append(b, f...)
+	}
+	return Entry{id, slices.Clip(b)}
+}
+
+// Len is the number of strings (fields plus values) in the entry.
+func (e Entry) Len() int {
+	n, _ := binary.Uvarint(e.data)
+	return int(n)
+}
+
+// Each calls fn with each field and value in order.
+func (e Entry) Each(fn func([]byte)) {
+	n, off := binary.Uvarint(e.data)
+	for ; n > 0; n-- {
+		l, k := binary.Uvarint(e.data[off:])
+		off += k
+		fn(e.data[off : off+int(l)])
+		off += int(l)
+	}
+}
+
+// Fields returns the entry's fields and values (aliasing the entry).
+func (e Entry) Fields() [][]byte {
+	out := make([][]byte, 0, e.Len())
+	e.Each(func(b []byte) { out = append(out, b) })
+	return out
+}
+
+// Size is the entry's packed size in bytes.
+func (e Entry) Size() int { return len(e.data) }
+
+type node struct {
+	entries []Entry
+	added   int // entries ever appended, deleted ones included: Redis closes a node after NodeEntries
+}
+
+// Stream is a stream value.
+type Stream struct {
+	nodes        []*node
+	length       int
+	LastID       ID    // the last ID ever added (or set by XSETID)
+	MaxDeleted   ID    // the largest ID deleted (XDEL, XTRIM)
+	EntriesAdded int64 // entries ever added
+	groups       map[string]*Group
+}
+
+// New returns an empty stream.
+func New() *Stream { return &Stream{} }
+
+// Len is the number of entries.
+func (s *Stream) Len() int { return s.length }
+
+// Nodes is the number of nodes (XINFO's radix-tree-keys).
+func (s *Stream) Nodes() int { return len(s.nodes) }
+
+// First returns the first entry.
+func (s *Stream) First() (Entry, bool) {
+	if s.length == 0 {
+		return Entry{}, false
+	}
+	return s.nodes[0].entries[0], true
+}
+
+// Last returns the last entry.
+func (s *Stream) Last() (Entry, bool) {
+	if s.length == 0 {
+		return Entry{}, false
+	}
+	n := s.nodes[len(s.nodes)-1]
+	return n.entries[len(n.entries)-1], true
+}
+
+// FirstID is the first entry's ID, 0-0 when the stream is empty.
+func (s *Stream) FirstID() ID {
+	e, _ := s.First()
+	return e.ID
+}
+
+// NextID is the ID XADD's "*" picks at time now (unix ms): now with
+// sequence 0, or the next sequence of the last ID when the clock is not
+// ahead of it. false when the last ID is MaxID.
+func (s *Stream) NextID(now int64) (ID, bool) {
+	if now > 0 && uint64(now) > s.LastID.Ms {
+		return ID{uint64(now), 0}, true
+	}
+	return s.LastID.Next()
+}
+
+// Add appends an entry; id must be greater than LastID.
+func (s *Stream) Add(id ID, fields [][]byte) {
+	s.Append(NewEntry(id, fields))
+	s.EntriesAdded++
+}
+
+// Append appends e (whose ID is greater than LastID) without counting it as
+// added (snapshot loading restores EntriesAdded itself).
+func (s *Stream) Append(e Entry) {
+	var n *node
+	if len(s.nodes) > 0 {
+		n = s.nodes[len(s.nodes)-1]
+	}
+	if n == nil || n.added >= NodeEntries {
+		n = &node{entries: make([]Entry, 0, 4)}
+		s.nodes = append(s.nodes, n)
+	}
+	n.entries = append(n.entries, e)
+	n.added++
+	s.length++
+	s.LastID = e.ID
+}
+
+// seek returns the position of the first entry >= id.
+func (s *Stream) seek(id ID) (ni, ei int) {
+	ni = sort.Search(len(s.nodes), func(i int) bool {
+		es := s.nodes[i].entries
+		return !es[len(es)-1].ID.Less(id)
+	})
+	if ni == len(s.nodes) {
+		return ni, 0
+	}
+	es := s.nodes[ni].entries
+	ei = sort.Search(len(es), func(i int) bool { return !es[i].ID.Less(id) })
+	return ni, ei
+}
+
+// Get returns the entry with the given ID.
+func (s *Stream) Get(id ID) (Entry, bool) {
+	ni, ei := s.seek(id)
+	if ni < len(s.nodes) && s.nodes[ni].entries[ei].ID == id {
+		return s.nodes[ni].entries[ei], true
+	}
+	return Entry{}, false
+}
+
+// Delete removes the entry with the given ID, reporting whether it existed.
+func (s *Stream) Delete(id ID) bool {
+	ni, ei := s.seek(id)
+	if ni == len(s.nodes) || s.nodes[ni].entries[ei].ID != id {
+		return false
+	}
+	n := s.nodes[ni]
+	n.entries = slices.Delete(n.entries, ei, ei+1)
+	if len(n.entries) == 0 {
+		s.nodes = slices.Delete(s.nodes, ni, ni+1)
+	}
+	s.length--
+	if s.MaxDeleted.Less(id) {
+		s.MaxDeleted = id
+	}
+	return true
+}
+
+// Range calls fn with the entries from start to end (inclusive), in
+// ascending order, or descending when rev, until fn returns false.
+func (s *Stream) Range(start, end ID, rev bool, fn func(Entry) bool) {
+	if end.Less(start) {
+		return
+	}
+	if !rev {
+		ni, ei := s.seek(start)
+		for ; ni < len(s.nodes); ni, ei = ni+1, 0 {
+			for _, e := range s.nodes[ni].entries[ei:] {
+				if end.Less(e.ID) || !fn(e) {
+					return
+				}
+			}
+		}
+		return
+	}
+	ni, ei := s.seek(end)
+	// ni/ei is the first entry >= end: step back unless it equals end.
+	if ni < len(s.nodes) && s.nodes[ni].entries[ei].ID == end {
+		ei++
+	}
+	for ; ni >= 0; ni-- {
+		if ni == len(s.nodes) {
+			continue
+		}
+		es := s.nodes[ni].entries
+		if ei < 0 {
+			ei = len(es)
+		}
+		for i := ei - 1; i >= 0; i-- {
+			if es[i].ID.Less(start) || !fn(es[i]) {
+				return
+			}
+		}
+		ei = -1
+	}
+}
+
+// Trim strategies.
+const (
+	TrimMaxLen = 1 + iota
+	TrimMinID
+)
+
+// Trim removes entries from the front as XTRIM and XADD's trimming do
+// (Redis's streamTrim): down to maxLen entries (TrimMaxLen) or those before
+// minID (TrimMinID). approx removes whole nodes only; limit (0: none) caps
+// the entries removed, by whole nodes. It returns the number removed. As in
+// Redis, trimming leaves MaxDeleted alone: only XDEL leaves tombstones.
+func (s *Stream) Trim(strategy int, maxLen int64, minID ID, approx bool, limit int64) int64 {
+	var deleted int64
+	for len(s.nodes) > 0 {
+		if strategy == TrimMaxLen && int64(s.length) <= maxLen {
+			break
+		}
+		n := s.nodes[0]
+		entries := int64(len(n.entries))
+		if limit > 0 && deleted+entries > limit {
+			break
+		}
+		var whole bool
+		if strategy == TrimMaxLen {
+			whole = int64(s.length)-entries >= maxLen
+		} else {
+			whole = n.entries[len(n.entries)-1].ID.Less(minID)
+		}
+		if whole {
+			s.nodes[0] = nil
+			s.nodes = s.nodes[1:]
+			s.length -= int(entries)
+			deleted += entries
+			continue
+		}
+		if approx {
+			break
+		}
+		k := 0
+		for k < len(n.entries) {
+			if strategy == TrimMaxLen && int64(s.length) <= maxLen {
+				break
+			}
+			if strategy == TrimMinID && !n.entries[k].ID.Less(minID) {
+				break
+			}
+			s.length--
+			deleted++
+			k++
+		}
+		n.entries = slices.Delete(n.entries, 0, k)
+		break
+	}
+	return deleted
+}
+
+// HasTombstones reports whether an entry deleted by XDEL may lie between
+// start and end (streamRangeHasTombstones).
+func (s *Stream) HasTombstones(start, end ID) bool {
+	if s.length == 0 || s.MaxDeleted.IsZero() {
+		return false
+	}
+	if s.MaxDeleted.Less(s.FirstID()) {
+		return false
+	}
+	return !s.MaxDeleted.Less(start) && !end.Less(s.MaxDeleted)
+}
+
+// Invalid marks an unknown entries-read counter.
+const Invalid = -1
+
+// Distance estimates how many entries were ever added up to id
+// (streamEstimateDistanceFromFirstEverEntry), or Invalid.
+func (s *Stream) Distance(id ID) int64 {
+	if s.EntriesAdded == 0 {
+		return 0
+	}
+	if s.length == 0 && id.Compare(s.LastID) < 1 {
+		return s.EntriesAdded
+	}
+	switch c := id.Compare(s.LastID); {
+	case c == 0:
+		return s.EntriesAdded
+	case c > 0:
+		return Invalid
+	}
+	first := s.FirstID()
+	if s.MaxDeleted.IsZero() || s.MaxDeleted.Less(first) {
+		switch id.Compare(first) {
+		case -1:
+			return s.EntriesAdded - int64(s.length)
+		case 0:
+			return s.EntriesAdded - int64(s.length) + 1
+		}
+	}
+	return Invalid
+}
+
+// Lag is the number of entries not yet read by g (streamCGLag); false when
+// it cannot be known.
+func (s *Stream) Lag(g *Group) (int64, bool) {
+	if s.EntriesAdded == 0 {
+		return 0, true
+	}
+	if g.EntriesRead != Invalid && !s.HasTombstones(g.LastID, MaxID) {
+		return s.EntriesAdded - g.EntriesRead, true
+	}
+	if r := s.Distance(g.LastID); r != Invalid {
+		return s.EntriesAdded - r, true
+	}
+	return 0, false
+}
+
+// Deliver records that g delivered entry id (to a reader of new entries),
+// advancing its last ID and entries-read counter as Redis does.
+func (s *Stream) Deliver(g *Group, id ID) {
+	if !g.LastID.Less(id) {
+		return
+	}
+	if g.EntriesRead != Invalid && !s.HasTombstones(id, MaxID) {
+		g.EntriesRead++
+	} else if s.EntriesAdded != 0 {
+		g.EntriesRead = s.Distance(id)
+	}
+	g.LastID = id
+}
+
+// Group returns the consumer group name, or nil.
+func (s *Stream) Group(name []byte) *Group { return s.groups[string(name)] }
+
+// CreateGroup adds a group; false when one of that name exists.
+func (s *Stream) CreateGroup(name []byte, last ID, entriesRead int64) (*Group, bool) {
+	if s.groups[string(name)] != nil {
+		return nil, false
+	}
+	if s.groups == nil {
+		s.groups = make(map[string]*Group)
+	}
+	g := newGroup(string(name), last, entriesRead)
+	s.groups[g.Name] = g
+	return g, true
+}
+
+// DestroyGroup removes a group, reporting whether it existed.
+func (s *Stream) DestroyGroup(name []byte) bool {
+	if s.groups[string(name)] == nil {
+		return false
+	}
+	delete(s.groups, string(name))
+	return true
+}
+
+// Groups returns the consumer groups sorted by name, as Redis lists them.
+func (s *Stream) Groups() []*Group {
+	out := make([]*Group, 0, len(s.groups))
+	for _, g := range s.groups {
+		out = append(out, g)
+	}
+	slices.SortFunc(out, func(a, b *Group) int { return compareStrings(a.Name, b.Name) })
+	return out
+}
+
+// GroupCount is the number of consumer groups.
+func (s *Stream) GroupCount() int { return len(s.groups) }
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Clone returns a deep copy (COPY).
+func (s *Stream) Clone() any {
+	c := &Stream{LastID: s.LastID, MaxDeleted: s.MaxDeleted, EntriesAdded: s.EntriesAdded}
+	for _, n := range s.nodes {
+		cn := &node{entries: make([]Entry, len(n.entries)), added: n.added}
+		for i, e := range n.entries {
+			cn.entries[i] = Entry{e.ID, slices.Clone(e.data)}
+		}
+		c.nodes = append(c.nodes, cn)
+	}
+	c.length = s.length
+	for _, g := range s.groups {
+		if c.groups == nil {
+			c.groups = make(map[string]*Group, len(s.groups))
+		}
+		c.groups[g.Name] = g.clone()
+	}
+	return c
+}
+
+// MemoryUsage estimates the bytes the stream holds.
+func (s *Stream) MemoryUsage() int64 {
+	size := int64(96 + 8*cap(s.nodes))
+	for _, n := range s.nodes {
+		size += 48 + 40*int64(cap(n.entries))
+		for _, e := range n.entries {
+			size += int64(cap(e.data))
+		}
+	}
+	for _, g := range s.groups {
+		size += g.memoryUsage()
+	}
+	return size
+}
+
+// Encoding is what OBJECT ENCODING reports.
+func (s *Stream) Encoding() string { return "stream" }
