@@ -15,6 +15,7 @@ import (
 	"github.com/hotkv/hotkv/internal/value/hll"
 	"github.com/hotkv/hotkv/internal/value/list"
 	"github.com/hotkv/hotkv/internal/value/set"
+	"github.com/hotkv/hotkv/internal/value/stream"
 	"github.com/hotkv/hotkv/internal/value/vset"
 	"github.com/hotkv/hotkv/internal/value/zset"
 	"github.com/hotkv/hotkv/internal/vector/quant"
@@ -95,7 +96,29 @@ func sample() map[string]*keyspace.Entry {
 	m["bigzset"] = &keyspace.Entry{Kind: keyspace.KindZSet, Obj: bz}
 	m["vset"] = &keyspace.Entry{Kind: keyspace.KindVectorSet, Obj: sampleVSet(20, quant.Q8, 0)}
 	m["reduced"] = &keyspace.Entry{Kind: keyspace.KindVectorSet, Obj: sampleVSet(3, quant.F32, 10), Expire: 7}
+	m["stream"] = &keyspace.Entry{Kind: keyspace.KindStream, Obj: sampleStream()}
+	m["emptystream"] = &keyspace.Entry{Kind: keyspace.KindStream, Obj: stream.New(), Expire: 5}
 	return m
+}
+
+// sampleStream has deleted entries, groups with consumers and pending
+// entries, and counters set by XSETID.
+func sampleStream() *stream.Stream {
+	s := stream.New()
+	for i := range 250 {
+		s.Add(stream.ID{Ms: uint64(1000 + i/3), Seq: uint64(i % 3)}, [][]byte{[]byte("n"), fmt.Appendf(nil, "%d", i), []byte(""), []byte("\x00")})
+	}
+	s.Delete(stream.ID{Ms: 1010, Seq: 1})
+	s.LastID = stream.ID{Ms: 5000, Seq: 7}
+	g, _ := s.CreateGroup([]byte("workers"), stream.ID{Ms: 1020}, 61)
+	alice, _ := g.CreateConsumer([]byte("alice"), 111)
+	bob, _ := g.CreateConsumer([]byte("bob"), 222)
+	bob.ActiveTime = 333
+	g.Assign(stream.ID{Ms: 1001, Seq: 2}, alice, 444, 3)
+	g.Assign(stream.ID{Ms: 1010, Seq: 1}, bob, 555, 1) // deleted since delivery
+	g.Assign(stream.ID{Ms: 1002}, bob, 666, 9)
+	s.CreateGroup([]byte("idle"), stream.ID{}, stream.Invalid)
+	return s
 }
 
 // dump is a canonical text form of an entry, for comparing.
@@ -126,6 +149,23 @@ func dump(t *testing.T, e *keyspace.Entry) string {
 	case *zset.ZSet:
 		for it := o.At(0); it.Valid(); it.Next() {
 			fmt.Fprintf(&b, "%s:%v,", it.Member(), it.Score())
+		}
+	case *stream.Stream:
+		o.Range(stream.ID{}, stream.MaxID, false, func(e stream.Entry) bool {
+			fmt.Fprintf(&b, "%s %q,", e.ID, e.Fields())
+			return true
+		})
+		fmt.Fprintf(&b, "\nlast=%s maxdel=%s added=%d\n", o.LastID, o.MaxDeleted, o.EntriesAdded)
+		for _, g := range o.Groups() {
+			fmt.Fprintf(&b, "group %s %s %d:", g.Name, g.LastID, g.EntriesRead)
+			for _, c := range g.Consumers() {
+				fmt.Fprintf(&b, " %s/%d/%d/%d", c.Name, c.SeenTime, c.ActiveTime, c.PendingCount())
+			}
+			g.EachPending(stream.ID{}, stream.MaxID, func(p *stream.Pending) bool {
+				fmt.Fprintf(&b, " %s@%s/%d/%d", p.ID, p.Consumer.Name, p.DeliveryTime, p.DeliveryCount)
+				return true
+			})
+			b.WriteByte('\n')
 		}
 	default:
 		t.Fatalf("unexpected object %T", o)
