@@ -1,0 +1,225 @@
+package stream
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestParseID(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		missing  uint64
+		star     bool
+		want     ID
+		wantStar bool
+		ok       bool
+	}{
+		{"1-2", 0, false, ID{1, 2}, false, true},
+		{"5", 0, false, ID{5, 0}, false, true},
+		{"5", math.MaxUint64, false, ID{5, math.MaxUint64}, false, true},
+		{"18446744073709551615-18446744073709551615", 0, false, MaxID, false, true},
+		{"18446744073709551616-0", 0, false, ID{}, false, false},
+		{"7-*", 0, true, ID{7, 0}, true, true},
+		{"7-*", 0, false, ID{}, false, false},
+		{"-", 0, false, ID{}, false, false},
+		{"+", 0, false, ID{}, false, false},
+		{"1-", 0, false, ID{}, false, false},
+		{"-1", 0, false, ID{}, false, false},
+		{"1-2-3", 0, false, ID{}, false, false},
+		{"a-1", 0, false, ID{}, false, false},
+		{"", 0, false, ID{}, false, false},
+		{" 1", 0, false, ID{}, false, false},
+	} {
+		id, star, ok := ParseID([]byte(c.in), c.missing, c.star)
+		if ok != c.ok || (ok && (id != c.want || star != c.wantStar)) {
+			t.Errorf("ParseID(%q) = %v %v %v, want %v %v %v", c.in, id, star, ok, c.want, c.wantStar, c.ok)
+		}
+	}
+}
+
+func TestIDNextPrev(t *testing.T) {
+	if n, ok := (ID{1, math.MaxUint64}).Next(); !ok || n != (ID{2, 0}) {
+		t.Errorf("Next over the sequence = %v %v", n, ok)
+	}
+	if _, ok := MaxID.Next(); ok {
+		t.Error("MaxID has a next")
+	}
+	if p, ok := (ID{2, 0}).Prev(); !ok || p != (ID{1, math.MaxUint64}) {
+		t.Errorf("Prev over the sequence = %v %v", p, ok)
+	}
+	if _, ok := (ID{}).Prev(); ok {
+		t.Error("0-0 has a previous")
+	}
+}
+
+func ids(s *Stream, start, end ID, rev bool) []ID {
+	var out []ID
+	s.Range(start, end, rev, func(e Entry) bool { out = append(out, e.ID); return true })
+	return out
+}
+
+// TestAgainstModel compares the node structure with a plain sorted slice
+// under random appends, deletes, trims and ranges.
+func TestAgainstModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	s := New()
+	var model []ID
+	next := ID{1, 0}
+	for step := range 20000 {
+		switch op := r.IntN(10); {
+		case op < 5:
+			s.Add(next, [][]byte{[]byte("k"), fmt.Appendf(nil, "%d", step)})
+			model = append(model, next)
+			next = ID{next.Ms + uint64(r.IntN(3)), next.Seq + 1}
+		case op < 7 && len(model) > 0:
+			i := r.IntN(len(model))
+			if !s.Delete(model[i]) {
+				t.Fatalf("step %d: delete of %v failed", step, model[i])
+			}
+			model = slices.Delete(model, i, i+1)
+		case op == 7:
+			max := int64(r.IntN(len(model) + 1))
+			n := s.Trim(TrimMaxLen, max, ID{}, false, 0)
+			want := max64(int64(len(model))-max, 0)
+			if n != want {
+				t.Fatalf("step %d: MAXLEN %d removed %d, want %d", step, max, n, want)
+			}
+			model = model[want:]
+		case op == 8 && len(model) > 0:
+			min := model[r.IntN(len(model))]
+			n := s.Trim(TrimMinID, 0, min, false, 0)
+			i, _ := slices.BinarySearchFunc(model, min, ID.Compare)
+			if n != int64(i) {
+				t.Fatalf("step %d: MINID %v removed %d, want %d", step, min, n, i)
+			}
+			model = model[i:]
+		default:
+			if len(model) == 0 {
+				continue
+			}
+			a, b := model[r.IntN(len(model))], model[r.IntN(len(model))]
+			if b.Less(a) {
+				a, b = b, a
+			}
+			lo, _ := slices.BinarySearchFunc(model, a, ID.Compare)
+			hi, _ := slices.BinarySearchFunc(model, b, ID.Compare)
+			want := model[lo : hi+1]
+			if got := ids(s, a, b, false); !slices.Equal(got, want) {
+				t.Fatalf("step %d: range %v..%v = %v, want %v", step, a, b, got, want)
+			}
+			rev := slices.Clone(want)
+			slices.Reverse(rev)
+			if got := ids(s, a, b, true); !slices.Equal(got, rev) {
+				t.Fatalf("step %d: reverse range %v..%v = %v, want %v", step, a, b, got, rev)
+			}
+		}
+		if s.Len() != len(model) {
+			t.Fatalf("step %d: Len %d, model %d", step, s.Len(), len(model))
+		}
+	}
+	if got := ids(s, ID{}, MaxID, false); !slices.Equal(got, model) {
+		t.Fatalf("final contents differ")
+	}
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// Approximate trimming removes only whole nodes, and LIMIT caps it by
+// whole nodes: with 100-entry nodes, as Redis's defaults.
+func TestApproxTrim(t *testing.T) {
+	s := New()
+	for i := range 350 {
+		s.Add(ID{uint64(i + 1), 0}, [][]byte{[]byte("f"), []byte("v")})
+	}
+	if n := s.Trim(TrimMaxLen, 280, ID{}, true, 0); n != 0 {
+		t.Fatalf("~ 280 of 350 removed %d, want 0 (a whole node would leave 250)", n)
+	}
+	if n := s.Trim(TrimMaxLen, 100, ID{}, true, 100); n != 100 {
+		t.Fatalf("~ 100 LIMIT 100 removed %d, want one node", n)
+	}
+	if n := s.Trim(TrimMaxLen, 100, ID{}, true, 0); n != 100 {
+		t.Fatalf("~ 100 removed %d, want the next node", n)
+	}
+	if s.Len() != 150 || s.FirstID() != (ID{201, 0}) {
+		t.Fatalf("left %d from %v", s.Len(), s.FirstID())
+	}
+}
+
+func TestEntryFields(t *testing.T) {
+	in := [][]byte{[]byte("a"), []byte(""), []byte("long value with \x00 bytes"), make([]byte, 300)}
+	e := NewEntry(ID{1, 1}, in)
+	if e.Len() != 4 {
+		t.Fatalf("Len %d", e.Len())
+	}
+	got := e.Fields()
+	for i := range in {
+		if string(got[i]) != string(in[i]) {
+			t.Fatalf("field %d = %q, want %q", i, got[i], in[i])
+		}
+	}
+}
+
+// Lag follows Redis's rules: exact without tombstones after the group's
+// position, unknown when an XDEL may have left a gap it cannot count.
+func TestLag(t *testing.T) {
+	s := New()
+	for i := range 5 {
+		s.Add(ID{uint64(i + 1), 0}, [][]byte{[]byte("f"), []byte("v")})
+	}
+	g, _ := s.CreateGroup([]byte("g"), ID{}, Invalid)
+	if lag, ok := s.Lag(g); !ok || lag != 5 {
+		t.Fatalf("lag of a new group = %d %v, want 5", lag, ok)
+	}
+	s.Deliver(g, ID{1, 0})
+	s.Deliver(g, ID{2, 0})
+	if g.EntriesRead != 2 {
+		t.Fatalf("entries read %d, want 2", g.EntriesRead)
+	}
+	if lag, ok := s.Lag(g); !ok || lag != 3 {
+		t.Fatalf("lag = %d %v, want 3", lag, ok)
+	}
+	s.Delete(ID{4, 0})
+	if _, ok := s.Lag(g); ok {
+		t.Fatal("lag known across a tombstone")
+	}
+	s.Deliver(g, ID{3, 0}) // what XREADGROUP reads next: 3, then 5
+	if g.EntriesRead != Invalid {
+		t.Fatalf("entries read %d before a tombstone, want unknown", g.EntriesRead)
+	}
+	s.Deliver(g, ID{5, 0})
+	if lag, ok := s.Lag(g); !ok || lag != 0 {
+		t.Fatalf("lag at the end = %d %v, want 0", lag, ok)
+	}
+}
+
+func TestPendingOwnership(t *testing.T) {
+	s := New()
+	g, _ := s.CreateGroup([]byte("g"), ID{}, Invalid)
+	a, _ := g.CreateConsumer([]byte("a"), 1)
+	b, _ := g.CreateConsumer([]byte("b"), 1)
+	for i := range 10 {
+		g.Assign(ID{uint64(i + 1), 0}, a, 10, 1)
+	}
+	g.Assign(ID{3, 0}, b, 20, 2)
+	if a.PendingCount() != 9 || b.PendingCount() != 1 || g.PendingCount() != 10 {
+		t.Fatalf("counts a=%d b=%d group=%d", a.PendingCount(), b.PendingCount(), g.PendingCount())
+	}
+	if !g.Ack(ID{3, 0}) || g.Ack(ID{3, 0}) || b.PendingCount() != 0 {
+		t.Fatal("ack of b's entry")
+	}
+	if n, ok := g.DeleteConsumer([]byte("a")); !ok || n != 9 || g.PendingCount() != 0 {
+		t.Fatalf("delete consumer: %d %v, group left %d", n, ok, g.PendingCount())
+	}
+	c := s.Clone().(*Stream)
+	if c.Group([]byte("g")).Consumer([]byte("b")) == nil || c.Group([]byte("g")) == g {
+		t.Fatal("clone lost or shared the group")
+	}
+}
