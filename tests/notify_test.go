@@ -134,6 +134,16 @@ var notifyScript = [][]string{
 	// vector sets
 	{"VADD", "vs", "VALUES", "2", "1", "0", "m1"}, {"VADD", "vs", "VALUES", "2", "0", "1", "m2"}, {"VSETATTR", "vs", "m1", `{"a":1}`},
 	{"VREM", "vs", "m1"}, {"VREM", "vs", "m2"},
+	// streams
+	{"XADD", "xs", "1-1", "f", "v"}, {"XADD", "xs", "2-1", "f", "v"}, {"XADD", "xs", "MAXLEN", "1", "3-1", "f", "v"},
+	{"XADD", "xnone", "NOMKSTREAM", "1-1", "f", "v"}, {"XDEL", "xs", "9-9"}, {"XDEL", "xs", "3-1"}, {"XTRIM", "xs", "MAXLEN", "5"},
+	{"XADD", "xs", "4-1", "f", "v"}, {"XADD", "xs", "5-1", "f", "v"}, {"XTRIM", "xs", "MINID", "5-1"}, {"XSETID", "xs", "9-9"},
+	{"XGROUP", "CREATE", "xs", "g", "0"}, {"XGROUP", "CREATE", "xm", "g", "$", "MKSTREAM"}, {"XGROUP", "CREATE", "xs", "g", "0"},
+	{"XREADGROUP", "GROUP", "g", "c1", "STREAMS", "xs", ">"}, {"XREADGROUP", "GROUP", "g", "c1", "STREAMS", "xs", ">"},
+	{"XGROUP", "CREATECONSUMER", "xs", "g", "c2"}, {"XGROUP", "CREATECONSUMER", "xs", "g", "c2"},
+	{"XCLAIM", "xs", "g", "c3", "0", "5-1"}, {"XAUTOCLAIM", "xs", "g", "c4", "0", "0"}, {"XACK", "xs", "g", "5-1"},
+	{"XGROUP", "SETID", "xs", "g", "0"}, {"XGROUP", "DELCONSUMER", "xs", "g", "c1"}, {"XGROUP", "DELCONSUMER", "xs", "g", "nope"},
+	{"XGROUP", "DESTROY", "xs", "g"}, {"XGROUP", "DESTROY", "xs", "g"}, {"XRANGE", "xs", "-", "+"}, {"DEL", "xs", "xm"},
 	// transactions: events as each command runs
 	{"MULTI"}, {"SET", "t", "1"}, {"INCR", "t"}, {"DEL", "t"}, {"EXEC"},
 	// wrong type: nothing published

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"strings"
+
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/value/stream"
@@ -54,7 +56,19 @@ func entriesReadArg(x *command.Ctx, b []byte) (int64, bool) {
 	return n, true
 }
 
-// groupOptions parses CREATE's and SETID's options after the ID.
+// subcommandSyntax is Redis's reply to a subcommand with bad options or
+// too many arguments (addReplySubcommandSyntaxError).
+func subcommandSyntax(x *command.Ctx) {
+	name := x.Args[1]
+	if len(name) > 128 {
+		name = name[:128]
+	}
+	x.Error("ERR unknown subcommand or wrong number of arguments for '" + string(name) + "'. Try " +
+		strings.ToUpper(string(x.Args[0])) + " HELP.")
+}
+
+// groupOptions parses CREATE's and SETID's options after the ID, any
+// number of times each, as Redis reads them.
 func groupOptions(x *command.Ctx, create bool) (mkstream bool, entriesRead int64, ok bool) {
 	entriesRead = stream.Invalid
 	for i := 5; i < len(x.Args); i++ {
@@ -67,7 +81,7 @@ func groupOptions(x *command.Ctx, create bool) (mkstream bool, entriesRead int64
 			}
 			i++
 		default:
-			x.Error(command.ErrSyntax)
+			subcommandSyntax(x)
 			return
 		}
 	}
@@ -86,6 +100,10 @@ func xgroupCreate(x *command.Ctx) {
 	}
 	if s == nil && !mkstream {
 		x.Error(errXGroupNoKey)
+		return
+	}
+	if len(x.Args) > 8 {
+		subcommandSyntax(x)
 		return
 	}
 	var id stream.ID
@@ -114,6 +132,10 @@ func xgroupSetid(x *command.Ctx) {
 	}
 	s, g, ok := groupOf(x, true)
 	if !ok {
+		return
+	}
+	if n := len(x.Args); n != 5 && n != 7 {
+		subcommandSyntax(x)
 		return
 	}
 	var id stream.ID
@@ -626,13 +648,13 @@ func xinfoStream(x *command.Ctx) {
 	count := int64(10)
 	if len(x.Args) > 3 {
 		if !command.Is(x.Args[3], "full") {
-			x.Error(command.ErrSyntax)
+			subcommandSyntax(x)
 			return
 		}
 		full = true
 		if len(x.Args) > 4 {
 			if len(x.Args) != 6 || !command.Is(x.Args[4], "count") {
-				x.Error(command.ErrSyntax)
+				subcommandSyntax(x)
 				return
 			}
 			n, ok := command.ParseInt(x.Args[5])

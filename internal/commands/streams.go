@@ -501,10 +501,9 @@ type readArgs struct {
 
 // parseRead reads the options before STREAMS, as Redis's xreadCommand.
 func parseRead(x *command.Ctx, group bool) (a readArgs, ok bool) {
-	name := "xread"
-	symbol := "$"
+	unbalanced := "ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', or '$' must be specified."
 	if group {
-		name, symbol = "xreadgroup", ">"
+		unbalanced = "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified."
 	}
 	for i := 1; i < len(x.Args); i++ {
 		more := len(x.Args) - 1 - i
@@ -537,7 +536,7 @@ func parseRead(x *command.Ctx, group bool) (a readArgs, ok bool) {
 			a.streams = i + 1
 			n := len(x.Args) - a.streams
 			if n%2 != 0 {
-				x.Error("ERR Unbalanced '" + name + "' list of streams: for each stream key an ID or '" + symbol + "' must be specified.")
+				x.Error(unbalanced)
 				return a, false
 			}
 			a.n = n / 2

@@ -418,8 +418,11 @@ func (s *Shard) remove(k string, e *Entry) {
 	if s.subexp != nil {
 		delete(s.subexp, k)
 	}
-	for _, w := range s.watchers[k] { // a deletion wakes no blocked client: there is nothing to pop
+	for _, w := range s.watchers[k] { // a deletion wakes no list or zset waiter: there is nothing to pop
 		w.MarkDirty()
+	}
+	if e.Kind == KindStream && len(s.waiters) != 0 {
+		s.wake(k) // an XREADGROUP waiter (Kind 0) re-runs into its NOGROUP error, as in Redis
 	}
 	s.release()
 }

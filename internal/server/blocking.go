@@ -78,6 +78,11 @@ func (c *client) Block(keys [][]byte, timeout time.Duration, nullBulk bool) {
 	b.out.Proto = c.out.Proto
 	b.waiter.Seq = c.s.blockSeq.Add(1)
 	b.waiter.Kind = awaited[b.cmd.Group]
+	if b.cmd.Name == "xreadgroup" {
+		// Any write can end its wait: deleting the key or the group
+		// answers its NOGROUP error, as Redis re-runs it then.
+		b.waiter.Kind = 0
+	}
 	b.waiter.Owner = b
 	if timeout > 0 {
 		b.deadline = time.Now().Add(timeout)

@@ -3,6 +3,8 @@ package stream
 import (
 	"math"
 	"strconv"
+
+	"github.com/hotkv/hotkv/internal/intstr"
 )
 
 // ID is a stream entry ID: milliseconds and a sequence number.
@@ -64,8 +66,8 @@ func (a ID) Append(b []byte) []byte {
 func (a ID) String() string { return string(a.Append(nil)) }
 
 // ParseID parses "ms-seq", or "ms" alone with seq set to missingSeq, as Redis
-// reads an ID argument (streamGenericParseIDOrReply): each part an unsigned
-// 64-bit decimal. "-" and "+" are not accepted here: ranges handle them.
+// reads an ID argument (streamGenericParseIDOrReply): split at the first
+// '-', each part an unsigned 64-bit number as parseU64 reads it. "-" and "+" are not accepted here: ranges handle them.
 // seqStar reports the "ms-*" form (seq left 0), allowed only when star is set.
 func ParseID(b []byte, missingSeq uint64, star bool) (id ID, seqStar, ok bool) {
 	if len(b) == 0 || len(b) > 127 {
@@ -94,14 +96,28 @@ func ParseID(b []byte, missingSeq uint64, star bool) (id ID, seqStar, ok bool) {
 	return ID{ms, seq}, false, ok
 }
 
-// parseU64 accepts what Redis's string2ull does for the digits clients send:
-// a plain decimal from 0 to 2^64-1.
+// parseU64 reads an ID part as Redis's string2ull does: an int64 as
+// string2ll reads it (negative refused), or else what strtoull takes in
+// full: leading spaces, an optional sign (a '-' negates, wrapping), then
+// decimal digits up to 2^64-1.
 func parseU64(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 {
+	if v, ok := intstr.Parse(b); ok {
+		return uint64(v), v >= 0
+	}
+	i := 0
+	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
+		i++
+	}
+	neg := false
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		neg = b[i] == '-'
+		i++
+	}
+	if i == len(b) {
 		return 0, false
 	}
 	var v uint64
-	for _, c := range b {
+	for _, c := range b[i:] {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
@@ -110,6 +126,9 @@ func parseU64(b []byte) (uint64, bool) {
 			return 0, false
 		}
 		v = v*10 + d
+	}
+	if neg {
+		v = -v
 	}
 	return v, true
 }

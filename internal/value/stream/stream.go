@@ -208,25 +208,26 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(Entry) bool) {
 		}
 		return
 	}
+	// Walk back from the last entry <= end: the one before the first >= end,
+	// or that one if it is end itself.
 	ni, ei := s.seek(end)
-	// ni/ei is the first entry >= end: step back unless it equals end.
 	if ni < len(s.nodes) && s.nodes[ni].entries[ei].ID == end {
 		ei++
 	}
-	for ; ni >= 0; ni-- {
-		if ni == len(s.nodes) {
-			continue
-		}
+	if ni == len(s.nodes) && ni > 0 {
+		ni--
+		ei = len(s.nodes[ni].entries)
+	}
+	for ; ni >= 0 && ni < len(s.nodes); ni-- {
 		es := s.nodes[ni].entries
-		if ei < 0 {
-			ei = len(es)
-		}
 		for i := ei - 1; i >= 0; i-- {
 			if es[i].ID.Less(start) || !fn(es[i]) {
 				return
 			}
 		}
-		ei = -1
+		if ni > 0 {
+			ei = len(s.nodes[ni-1].entries)
+		}
 	}
 }
 
@@ -287,12 +288,9 @@ func (s *Stream) Trim(strategy int, maxLen int64, minID ID, approx bool, limit i
 }
 
 // HasTombstones reports whether an entry deleted by XDEL may lie between
-// start and end (streamRangeHasTombstones).
+// start and end (Redis 8's streamRangeHasTombstones).
 func (s *Stream) HasTombstones(start, end ID) bool {
 	if s.length == 0 || s.MaxDeleted.IsZero() {
-		return false
-	}
-	if s.MaxDeleted.Less(s.FirstID()) {
 		return false
 	}
 	return !s.MaxDeleted.Less(start) && !end.Less(s.MaxDeleted)
@@ -309,6 +307,9 @@ func (s *Stream) Distance(id ID) int64 {
 	}
 	if s.length == 0 && id.Compare(s.LastID) < 1 {
 		return s.EntriesAdded
+	}
+	if !id.IsZero() && id.Less(s.MaxDeleted) {
+		return Invalid // a gap between id and the last ID
 	}
 	switch c := id.Compare(s.LastID); {
 	case c == 0:
@@ -328,11 +329,14 @@ func (s *Stream) Distance(id ID) int64 {
 	return Invalid
 }
 
-// Lag is the number of entries not yet read by g (streamCGLag); false when
-// it cannot be known.
+// Lag is the number of entries not yet read by g (Redis 8's
+// streamReplyWithCGLag); false when it cannot be known.
 func (s *Stream) Lag(g *Group) (int64, bool) {
-	if s.EntriesAdded == 0 {
+	if s.EntriesAdded == 0 || s.length == 0 {
 		return 0, true
+	}
+	if first := s.FirstID(); g.LastID.Less(first) && s.MaxDeleted.Less(first) {
+		return int64(s.length), true // everything left is after the group and any gap
 	}
 	if g.EntriesRead != Invalid && !s.HasTombstones(g.LastID, MaxID) {
 		return s.EntriesAdded - g.EntriesRead, true
@@ -349,7 +353,7 @@ func (s *Stream) Deliver(g *Group, id ID) {
 	if !g.LastID.Less(id) {
 		return
 	}
-	if g.EntriesRead != Invalid && !s.HasTombstones(id, MaxID) {
+	if g.EntriesRead != Invalid && !g.LastID.Less(s.FirstID()) && !s.HasTombstones(g.LastID, MaxID) {
 		g.EntriesRead++
 	} else if s.EntriesAdded != 0 {
 		g.EntriesRead = s.Distance(id)

@@ -31,7 +31,12 @@ func TestParseID(t *testing.T) {
 		{"1-2-3", 0, false, ID{}, false, false},
 		{"a-1", 0, false, ID{}, false, false},
 		{"", 0, false, ID{}, false, false},
-		{" 1", 0, false, ID{}, false, false},
+		{" 1", 0, false, ID{1, 0}, false, true}, // strtoull's leading space and sign
+		{"+6", 0, false, ID{6, 0}, false, true},
+		{"7-+1", 0, false, ID{7, 1}, false, true},
+		{"8--1", 0, false, ID{}, false, false},
+		{"1--18446744073709551615", 0, false, ID{1, 1}, false, true}, // strtoull negates
+		{"1- ", 0, false, ID{}, false, false},
 	} {
 		id, star, ok := ParseID([]byte(c.in), c.missing, c.star)
 		if ok != c.ok || (ok && (id != c.want || star != c.wantStar)) {
@@ -118,6 +123,13 @@ func TestAgainstModel(t *testing.T) {
 		}
 		if s.Len() != len(model) {
 			t.Fatalf("step %d: Len %d, model %d", step, s.Len(), len(model))
+		}
+		if step%100 == 0 { // "-" to "+" both ways: ends that match no entry
+			rev := slices.Clone(model)
+			slices.Reverse(rev)
+			if got := ids(s, ID{}, MaxID, true); !slices.Equal(got, rev) {
+				t.Fatalf("step %d: + to - gives %d entries, want %d", step, len(got), len(rev))
+			}
 		}
 	}
 	if got := ids(s, ID{}, MaxID, false); !slices.Equal(got, model) {
