@@ -12,7 +12,7 @@
 #   SETTINGS   settings to run               [pinned free]
 #   PIPELINES  pipeline depths               [1 16]
 #   COMMANDS   commands, lower case          [set get mget setnx append incr lpush rpush sadd hset mset ping]
-#              also: lrange_100 lpop rpop spop zadd eval (lrange_100 reads the list
+#              also: lrange_100 lpop rpop spop zadd eval xadd (lrange_100 reads the list
 #              lpush/rpush leave; lpop, rpop and spop fill their own; the order
 #              given is the order run)
 #   RUNS       runs per point, median taken  [3]
@@ -112,10 +112,11 @@ declare -A CMD=(
 	[spop]="SPOP myset"
 	[zadd]="ZADD myzset __rand_int__ element:__rand_int__"
 	[eval]="EVAL return(redis.call('incr',KEYS[1])) 1 counter:__rand_int__"
+	[xadd]="XADD mystream * field $VAL"
 )
 # Commands whose data grows without bound start every run from an empty server,
 # so that each server's runs see the same sizes.
-declare -A FLUSH_FIRST=([append]=1 [lpush]=1 [rpush]=1)
+declare -A FLUSH_FIRST=([append]=1 [lpush]=1 [rpush]=1 [xadd]=1)
 # Commands that read the keys SET writes.
 declare -A NEEDS_KEYS=([get]=1 [mget]=1)
 # Commands that consume their key start every run from a list or set holding

@@ -586,6 +586,7 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 		c.ctx.Now = lc.Now
 		c.ctx.Args = lc.Args
 		c.run(cmd)
+		c.ctx.TakeEffects() // what it would log is what is being replayed
 		c.out.B = c.out.B[:0]
 		r.commands++
 	}
