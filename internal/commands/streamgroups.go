@@ -116,6 +116,7 @@ func xgroupCreate(x *command.Ctx) {
 	}
 	if s == nil {
 		s = createStream(x, key)
+		x.Touch(key)
 	}
 	if _, ok := s.CreateGroup(name, id, entriesRead); !ok {
 		x.Error("BUSYGROUP Consumer Group name already exists")
@@ -474,7 +475,7 @@ func xclaim(x *command.Ctx) {
 			}
 			continue
 		}
-		count := int64(0)
+		count := int64(1) // a pending entry FORCE creates starts delivered once
 		if p != nil {
 			if minIdle != 0 && x.Now-p.DeliveryTime < minIdle {
 				continue
@@ -825,7 +826,7 @@ func xinfoConsumers(x *command.Ctx) {
 
 func init() {
 	const g = "stream"
-	w, r, f, d := command.Write, command.ReadOnly, command.Fast, command.DenyOOM
+	w, r, f, d := command.Write|command.SelfTouch, command.ReadOnly, command.Fast, command.DenyOOM // see streams.go
 	key := func(c *command.Cmd) *command.Cmd {
 		if c.First == 0 && c.Keys == nil {
 			c.First, c.Last, c.Step = 1, 1, 1

@@ -31,6 +31,7 @@ const (
 	errXTrimNoStrat = "ERR syntax error, XTRIM must be called with a trimming strategy"
 	errTimeoutInt   = "ERR timeout is not an integer or out of range"
 	errTimeoutNeg   = "ERR timeout is negative"
+	errTimeoutRange = "ERR timeout is out of range"
 )
 
 // approxLimit is the LIMIT of a "~" trim that names none:
@@ -284,6 +285,7 @@ func xadd(x *command.Ctx) {
 	}
 	s.Add(id, fields)
 	writeID(x, id)
+	x.Touch(key)
 	x.Notify(notify.Stream, "xadd", key)
 	trimmed := t.strategy != 0 && trim(x, key, s, t) > 0
 	x.Shard(key).WakeAllWaiters(key)
@@ -328,6 +330,7 @@ func xtrim(x *command.Ctx) {
 		x.NoEffects()
 		return
 	}
+	x.Touch(key)
 	if t.approx {
 		x.Propagate(exactTrim(key, s)...)
 	}
@@ -415,6 +418,7 @@ func xdel(x *command.Ctx) {
 		}
 	}
 	if n > 0 {
+		x.Touch(key)
 		x.Notify(notify.Stream, "xdel", key)
 	}
 	x.W.Int(n)
@@ -518,6 +522,10 @@ func parseRead(x *command.Ctx, group bool) (a readArgs, ok bool) {
 			}
 			if ms < 0 {
 				x.Error(errTimeoutNeg)
+				return a, false
+			}
+			if ms > math.MaxInt64-x.Now {
+				x.Error(errTimeoutRange)
 				return a, false
 			}
 			a.blocking = true
@@ -797,7 +805,9 @@ func xreadgroup(x *command.Ctx) { xreadGeneric(x, true) }
 
 func init() {
 	const g = "stream"
-	w, r, f, d := command.Write, command.ReadOnly, command.Fast, command.DenyOOM
+	// Stream writes signal WATCH only where Redis does (Ctx.Touch): a
+	// consumer group's bookkeeping is not a change of the key.
+	w, r, f, d := command.Write|command.SelfTouch, command.ReadOnly, command.Fast, command.DenyOOM
 	key := func(c *command.Cmd) *command.Cmd {
 		if c.First == 0 && c.Keys == nil {
 			c.First, c.Last, c.Step = 1, 1, 1
