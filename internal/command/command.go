@@ -106,6 +106,10 @@ type Ctx struct {
 	// key (VSIM). The dispatcher clears it.
 	After func()
 
+	// Logged is set when the server logs writes (appendonly yes): without
+	// it, a handler on a hot path may skip building what it would Propagate.
+	Logged bool
+
 	// effects, once a handler calls Propagate, replace Args in the
 	// append-only log: a command whose outcome depends on the clock or on
 	// the server's choice (XADD *, XREADGROUP) logs what it did, so that a

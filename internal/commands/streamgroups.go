@@ -385,7 +385,7 @@ func claimConsumer(x *command.Ctx, g *stream.Group) *stream.Consumer {
 	c, created := g.CreateConsumer(name, x.Now)
 	if created {
 		x.Notify(notify.Stream, "xgroup-createconsumer", key)
-		x.Propagate([]byte("XGROUP"), []byte("CREATECONSUMER"), key, group, name)
+		propagateCreateConsumer(x, key, group, name)
 	}
 	c.SeenTime = x.Now
 	return c
@@ -470,7 +470,7 @@ func xclaim(x *command.Ctx) {
 		e, exists := s.Get(id)
 		if !exists {
 			if p != nil { // gone from the stream: drop it from the PEL too
-				x.Propagate(claimEffect(key, g, group, p)...)
+				propagateClaim(x, key, g, group, p)
 				g.Ack(id)
 			}
 			continue
@@ -498,12 +498,12 @@ func xclaim(x *command.Ctx) {
 		}
 		n++
 		c.ActiveTime = x.Now
-		x.Propagate(claimEffect(key, g, group, p)...)
+		propagateClaim(x, key, g, group, p)
 		moved = false // the XCLAIM carries LASTID
 	}
 	x.W.FillArray(mark, n)
 	if moved {
-		x.Propagate(setIDEffect(key, g, group)...)
+		propagateSetID(x, key, g, group)
 	}
 }
 
@@ -569,7 +569,7 @@ func xautoclaim(x *command.Ctx) {
 		attempts--
 		e, exists := s.Get(p.ID)
 		if !exists {
-			x.Propagate(claimEffect(key, g, group, p)...)
+			propagateClaim(x, key, g, group, p)
 			g.Ack(p.ID)
 			deleted = append(deleted, p.ID)
 			count--
@@ -591,7 +591,7 @@ func xautoclaim(x *command.Ctx) {
 		n++
 		count--
 		c.ActiveTime = x.Now
-		x.Propagate(claimEffect(key, g, group, p)...)
+		propagateClaim(x, key, g, group, p)
 	}
 	x.W.FillArray(mark, n)
 	// The cursor goes before the claimed entries.

@@ -289,8 +289,8 @@ func xadd(x *command.Ctx) {
 	x.Notify(notify.Stream, "xadd", key)
 	trimmed := t.strategy != 0 && trim(x, key, s, t) > 0
 	x.Shard(key).WakeAllWaiters(key)
-	if idGiven && seqGiven && !t.approx {
-		return // it replays as it is
+	if !x.Logged || (idGiven && seqGiven && !t.approx) {
+		return // nothing to log, or it replays as it is
 	}
 	// Log the ID it picked, and an approximate trim as the exact one it was.
 	add := make([][]byte, 0, 3+len(fields))
@@ -693,7 +693,7 @@ func xreadGeneric(x *command.Ctx, group bool) {
 			var created bool
 			if c, created = g.CreateConsumer(a.consumer, x.Now); created {
 				x.Notify(notify.Stream, "xgroup-createconsumer", key)
-				x.Propagate([]byte("XGROUP"), []byte("CREATECONSUMER"), key, a.group, a.consumer)
+				propagateCreateConsumer(x, key, a.group, a.consumer)
 			}
 			c.SeenTime = x.Now
 		} else if last, ok := s.Last(); ok && after.Less(last.ID) {
@@ -774,30 +774,42 @@ func deliver(x *command.Ctx, key []byte, s *stream.Stream, g *stream.Group, c *s
 		if !a.noack {
 			p := g.Assign(e.ID, c, x.Now, 1)
 			c.ActiveTime = x.Now
-			x.Propagate(claimEffect(key, g, a.group, p)...)
+			propagateClaim(x, key, g, a.group, p)
 		}
 		n++
 		return a.count == 0 || n < a.count
 	})
 	x.W.FillArray(mark, int(n))
 	if moved {
-		x.Propagate(setIDEffect(key, g, a.group)...)
+		propagateSetID(x, key, g, a.group)
 	}
 }
 
-// claimEffect is the XCLAIM that gives a replay p as it is now
+// propagateClaim logs the XCLAIM that gives a replay p as it is now
 // (streamPropagateXCLAIM).
-func claimEffect(key []byte, g *stream.Group, group []byte, p *stream.Pending) [][]byte {
-	return [][]byte{[]byte("XCLAIM"), key, group, []byte(p.Consumer.Name), []byte("0"), idBytes(p.ID),
-		[]byte("TIME"), strconv.AppendInt(nil, p.DeliveryTime, 10),
-		[]byte("RETRYCOUNT"), strconv.AppendInt(nil, p.DeliveryCount, 10),
-		[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), idBytes(g.LastID)}
+func propagateClaim(x *command.Ctx, key []byte, g *stream.Group, group []byte, p *stream.Pending) {
+	if x.Logged {
+		x.Propagate([]byte("XCLAIM"), key, group, []byte(p.Consumer.Name), []byte("0"), idBytes(p.ID),
+			[]byte("TIME"), strconv.AppendInt(nil, p.DeliveryTime, 10),
+			[]byte("RETRYCOUNT"), strconv.AppendInt(nil, p.DeliveryCount, 10),
+			[]byte("FORCE"), []byte("JUSTID"), []byte("LASTID"), idBytes(g.LastID))
+	}
 }
 
-// setIDEffect is the XGROUP SETID that gives a replay g's position.
-func setIDEffect(key []byte, g *stream.Group, group []byte) [][]byte {
-	return [][]byte{[]byte("XGROUP"), []byte("SETID"), key, group, idBytes(g.LastID),
-		[]byte("ENTRIESREAD"), strconv.AppendInt(nil, g.EntriesRead, 10)}
+// propagateSetID logs the XGROUP SETID that gives a replay g's position.
+func propagateSetID(x *command.Ctx, key []byte, g *stream.Group, group []byte) {
+	if x.Logged {
+		x.Propagate([]byte("XGROUP"), []byte("SETID"), key, group, idBytes(g.LastID),
+			[]byte("ENTRIESREAD"), strconv.AppendInt(nil, g.EntriesRead, 10))
+	}
+}
+
+// propagateCreateConsumer logs the creation of a consumer that a read or
+// claim made.
+func propagateCreateConsumer(x *command.Ctx, key, group, consumer []byte) {
+	if x.Logged {
+		x.Propagate([]byte("XGROUP"), []byte("CREATECONSUMER"), key, group, consumer)
+	}
 }
 
 func xread(x *command.Ctx)      { xreadGeneric(x, false) }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -277,4 +278,35 @@ func BenchmarkEval(b *testing.B) {
 	cpu := cpuTime()
 	pipe(s, batch, b.N)
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkStream measures the stream commands a queue spends its time in:
+// appending with a server-chosen ID, reading a page of entries, and a
+// consumer group handing out each new entry.
+func BenchmarkStream(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		setup [][]string
+		batch [][]string
+	}{
+		{"XADD", nil, [][]string{{"XADD", "s", "*", "field", "value"}}},
+		{"XADD-MAXLEN~", nil, [][]string{{"XADD", "s", "MAXLEN", "~", "1000", "*", "field", "value"}}},
+		{"XRANGE-COUNT-10", slices.Repeat([][]string{{"XADD", "s", "*", "f", "v"}}, 100), [][]string{{"XRANGE", "s", "-", "+", "COUNT", "10"}}},
+		{"XADD+XREADGROUP", [][]string{{"XGROUP", "CREATE", "s", "g", "$", "MKSTREAM"}}, [][]string{
+			{"XADD", "s", "*", "f", "v"}, {"XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "s", ">"}}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			s := benchServer(b)
+			for _, cmd := range c.setup {
+				pipe(s, encode(nil, cmd...), 1)
+			}
+			var batch []byte
+			for _, cmd := range c.batch {
+				batch = encode(batch, cmd...)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			pipe(s, batch, b.N)
+		})
+	}
 }

@@ -241,7 +241,7 @@ func (s *Server) runWaiter(b *blocked) {
 	var again reblock
 	if b.hasData(now) {
 		x := command.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
-			Conn: b.c, Blocker: &again}
+			Conn: b.c, Blocker: &again, Logged: s.aof != nil}
 		if j := s.snap.Load(); j != nil {
 			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)
 		}

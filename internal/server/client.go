@@ -128,7 +128,7 @@ func newClient(s *Server, conn net.Conn) *client {
 	c.proto.Store(2)
 	c.queued.Store(-1)
 	c.authed = s.Config().RequirePass == ""
-	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Blocker: c}
+	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Blocker: c, Logged: s.aof != nil}
 	c.lastSeen.Store(time.Now().UnixMilli())
 	return c
 }
