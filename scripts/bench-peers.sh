@@ -32,6 +32,7 @@
 # A run whose load generator used more than 85% of a core is marked "(cb NN%)":
 # it is client-bound, so its figure is a floor for the server, not its limit.
 set -euo pipefail
+set -f # commands are split into words unquoted; XADD's * must stay a word
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [[ ${QUICK:-0} == 1 ]]; then
