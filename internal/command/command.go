@@ -95,6 +95,10 @@ type Ctx struct {
 	manyShards []*keyspace.Shard
 	manyHashes []uint64
 
+	// InScript is set while the command runs from a script's redis.call
+	// (Redis's CLIENT_SCRIPT): SORT ... BY nosort then sorts a set.
+	InScript bool
+
 	// Blocker parks the client for blocking commands (BLPOP...); nil where a
 	// command must not block (inside MULTI), which then answers as on timeout.
 	Blocker Blocker

@@ -204,8 +204,10 @@ func (c *client) callFromScript(args [][]byte, proto int) []byte {
 	}
 	mark, clientProto := len(c.out.B), c.out.Proto
 	c.out.Proto = proto
+	c.ctx.InScript = true
 	c.runLocked(cmd, args)
 	c.runAfter(cmd) // VSIM's search, still under the script's locks
+	c.ctx.InScript = false
 	c.out.Proto = clientProto
 	r.reply = append(r.reply[:0], c.out.B[mark:]...)
 	c.out.B = c.out.B[:mark]

@@ -580,6 +580,31 @@ func (l *List) Clone() any {
 	return c
 }
 
+// FromQuicklist returns a list of vals with the encoding Redis gives a list
+// it builds by pushing each value onto a quicklist and then converting it
+// (SORT ... STORE): a listpack only if every value went into one quicklist
+// node and that node is within the listpack limit. A node takes a value
+// after its first while its bytes plus the value's plus 8 stay within the
+// limit; a larger value gets a node of its own.
+func FromQuicklist(vals [][]byte) *List {
+	l := New()
+	if len(vals) == 0 {
+		return l
+	}
+	l.PushBack(vals...)
+	l.quick = false
+	sz := lpHeader
+	for i, v := range vals {
+		if len(v) > lpMaxBytes || i > 0 && sz+len(v)+8 > lpMaxBytes {
+			l.quick = true
+			return l
+		}
+		sz += entrySize(v)
+	}
+	l.quick = sz > lpMaxBytes
+	return l
+}
+
 // Redis stores a small list as one listpack and converts it to a quicklist
 // when the listpack would pass list-max-listpack-size (-2: 8 KB), converting
 // back when a shrinking list fits in half of that. Encoding mirrors those

@@ -311,6 +311,10 @@ func (z *ZSet) Encoding() string {
 	return "listpack"
 }
 
+// ToSkiplist makes the set report Redis's skiplist encoding from now on,
+// as SORT leaves a listpack set it sorted (Redis converts it in place).
+func (z *ZSet) ToSkiplist() { z.big = true }
+
 // Fit picks the encoding a newly built set gets in Redis (ZUNIONSTORE,
 // ZRANGESTORE...): listpack if it is within the limits.
 func (z *ZSet) Fit() {
