@@ -712,3 +712,33 @@ func TestStreamBlockedReadersUnblockAndScripts(t *testing.T) {
 		streamWant(e.t, "served by EVAL", recv(e.t, ch), streamReply(e.proto, "s", streamEntries("1-1 a 1", "2-1 b 2")))
 	})
 }
+
+// A blocked XREADGROUP whose stream expires is answered NOGROUP without any
+// other command touching its shard (the cron serves it), and serving a
+// blocked XREAD does not signal WATCH on the keys it only read.
+func TestStreamBlockedReadersAfterExpiryAndWatch(t *testing.T) {
+	eachTarget(t, func(e *blockingEnv) {
+		e.ctl.exact("XGROUP", "CREATE", "s", "g", "$", "MKSTREAM")
+		r := e.client()
+		r.cmd("XREADGROUP GROUP g c BLOCK 0 STREAMS s >")
+		ch := streamAwait(r)
+		waitBlocked(e.t, e.ctl, 1)
+		e.ctl.exact("PEXPIRE", "s", "100")
+		streamWant(e.t, "blocked XREADGROUP after its stream expired", recv(e.t, ch),
+			Err("NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option"))
+		waitBlocked(e.t, e.ctl, 0)
+
+		e.ctl.exact("XADD", "s2", "1-1", "x", "1")
+		b := e.client()
+		b.cmd("XREAD BLOCK 0 STREAMS s1 s2 $ $")
+		bch := streamAwait(b)
+		waitBlocked(e.t, e.ctl, 1)
+		w := e.client()
+		w.exact("WATCH", "s2")
+		e.ctl.exact("XADD", "s1", "1-1", "a", "1")
+		streamWant(e.t, "blocked XREAD", recv(e.t, bch), streamReply(e.proto, "s1", streamEntries("1-1 a 1")))
+		w.exact("MULTI")
+		w.exact("PING")
+		e.want("EXEC after a blocked XREAD was served", w.exact("EXEC"), arr("+PONG\r\n"))
+	})
+}

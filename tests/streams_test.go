@@ -1597,3 +1597,33 @@ func TestDifferentialStreamGroupsRandom(t *testing.T) {
 		[]string{"XRANGE", "s", "-", "+"})
 	streamCompare(t, script, true)
 }
+
+// TestDifferentialStreamReview holds cases a review found: COUNT 0 still
+// looks the key up first, a negative FULL COUNT keeps the default of 10, and
+// an approximate MINID trim judges a node by its last ID even when that
+// entry was deleted.
+func TestDifferentialStreamReview(t *testing.T) {
+	script := sx(
+		"SET str x",
+		"XRANGE str - + COUNT 0",
+		"XREVRANGE nokey + - COUNT -5",
+		"XRANGE nokey - + COUNT 0",
+		"XADD t 5-0 f 1",
+		"XADD t 18446744073709551615 f 2",
+		"XDEL t 18446744073709551615",
+		"XTRIM t MINID ~ 8",
+		"XLEN t",
+		"XADD m 1-1 f v",
+		"XADD m 2-1 f v",
+		"XDEL m 2-1",
+		"XTRIM m MINID = 8",
+		"XLEN m",
+		"XADD m 9-1 f v",
+		"XRANGE m - +",
+	)
+	for i := 1; i <= 13; i++ {
+		script = append(script, []string{"XADD", "f", fmt.Sprintf("%d-1", i), "k", "v"})
+	}
+	script = append(script, sx("XINFO STREAM f FULL COUNT -1", "XINFO STREAM f FULL COUNT 0", "XRANGE f - + COUNT -1")...)
+	streamDiffer(t, script)
+}

@@ -663,7 +663,9 @@ func xinfoStream(x *command.Ctx) {
 				x.Error(command.ErrNotInt)
 				return
 			}
-			count = max(n, 0)
+			if n >= 0 { // a negative COUNT keeps the default
+				count = n
+			}
 		}
 	}
 	s, ok := infoStream(x)

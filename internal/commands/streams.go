@@ -375,19 +375,16 @@ func xrangeGeneric(x *command.Ctx, rev bool) {
 		count = max(n, 0)
 		j++
 	}
-	if count == 0 {
-		x.W.NullArray()
-		return
-	}
 	s, ok := streamAt(x, x.Args[1], true)
-	if !ok {
-		return
-	}
-	if s == nil {
+	switch {
+	case !ok:
+	case s == nil:
 		x.W.Array(0)
-		return
+	case count == 0:
+		x.W.NullArray()
+	default:
+		writeRange(x, s, start, end, max(count, 0), rev)
 	}
-	writeRange(x, s, start, end, max(count, 0), rev)
 }
 
 func xrange(x *command.Ctx)    { xrangeGeneric(x, false) }

@@ -422,7 +422,7 @@ func (s *Shard) remove(k string, e *Entry) {
 		w.MarkDirty()
 	}
 	if e.Kind == KindStream && len(s.waiters) != 0 {
-		s.wake(k) // an XREADGROUP waiter (Kind 0) re-runs into its NOGROUP error, as in Redis
+		s.wakeEvery(k) // XREADGROUP waiters (Kind 0) re-run into their NOGROUP error, as in Redis
 	}
 	s.release()
 }
@@ -483,11 +483,7 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
 		}
 		sampled++
 		if e.Expire <= now {
-			s.m.del(k)
-			delete(s.expires, k)
-			for _, w := range s.watchers[k] {
-				w.MarkDirty()
-			}
+			s.remove(k, e) // deleting from the map being ranged over is allowed
 			expired++
 			ExpiredKeys.Add(1)
 			s.Notify(notify.Expired, "expired", k)

@@ -77,10 +77,12 @@ func (s *Shard) WakeWaiters(key []byte) {
 // new stream entry is there for every reader (XREAD), where a pushed list
 // element serves one client.
 func (s *Shard) WakeAllWaiters(key []byte) {
-	if len(s.waiters) == 0 {
-		return
+	if len(s.waiters) != 0 {
+		s.wakeEvery(string(key))
 	}
-	k := string(key)
+}
+
+func (s *Shard) wakeEvery(k string) {
 	var kind Kind
 	if e := s.m.get(k); e != nil {
 		kind = e.Kind

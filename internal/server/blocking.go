@@ -271,8 +271,10 @@ func (s *Server) runWaiter(b *blocked) {
 	for _, k := range b.keys {
 		b.db.ShardFor(k).RemoveWaiter(k, &b.waiter)
 	}
-	for _, i := range b.cmd.KeyPositions(b.args, nil) { // it wrote: WATCH and the next waiters
-		b.db.ShardFor(b.args[i]).Touch(b.args[i])
+	if b.cmd.Flags&(command.Write|command.SelfTouch) == command.Write { // as the dispatcher touches
+		for _, i := range b.cmd.KeyPositions(b.args, nil) { // it wrote: WATCH and the next waiters
+			b.db.ShardFor(b.args[i]).Touch(b.args[i])
+		}
 	}
 	s.blockedClients.Add(-1)
 	b.mu.Lock()
@@ -295,6 +297,27 @@ func (b *blocked) hasData(now int64) bool {
 		}
 	}
 	return false
+}
+
+// serveStranded serves waiters readied where no command is left to serve
+// them: a stream deleted by the expiry cycle or by eviction readies its
+// blocked XREADGROUP clients under a lock no command passes to serveReady.
+// The cron calls it while any waiter is pending.
+func (s *Server) serveStranded() {
+	for _, db := range s.ks.DBs {
+		for i := range keyspace.ShardCount {
+			if keyspace.ReadyPending.Load() == 0 {
+				return
+			}
+			sh := db.Shard(i)
+			sh.Lock()
+			h := holding{db: db, locks: []int{i}}
+			s.serveReady(&h)
+			h.releaseExtra()
+			sh.Unlock()
+			s.serveLater(&h)
+		}
+	}
 }
 
 // reblock is the Blocker of a command run for a waiting client: a command

@@ -140,8 +140,9 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	c.runLocked(cmd, args)
 	c.ctx.SetKeyShard(nil, nil)
 	var h *holding
-	if cmd.Flags&command.Write != 0 && c.blocked == nil && keyspace.ReadyPending.Load() > 0 {
-		// It may have readied blocked clients: serve them before unlocking.
+	if c.blocked == nil && keyspace.ReadyPending.Load() > 0 {
+		// It may have readied blocked clients (a write, or a read that
+		// expired a stream): serve them before unlocking.
 		h = &holding{all: cmd.Flags&command.LockAll != 0, db: db, whole: cmd.Flags&command.LockDB != 0, locks: c.locks}
 		c.s.serveReady(h)
 		h.releaseExtra()

@@ -312,6 +312,9 @@ func (s *Server) cron() {
 			if s.activeExpire.Load() {
 				exp.Cycle(time.Second / time.Duration(hz) / 4)
 			}
+			if keyspace.ReadyPending.Load() > 0 {
+				s.serveStranded()
+			}
 			if h := s.Config().Hz; h != hz {
 				hz = h
 				t.Reset(time.Second / time.Duration(hz))

@@ -73,6 +73,7 @@ func (e Entry) Size() int { return len(e.data) }
 type node struct {
 	entries []Entry
 	added   int // entries ever appended, deleted ones included: Redis closes a node after NodeEntries
+	last    ID  // the last ID appended, deleted or not: Redis's MINID trim judges a node by it
 }
 
 // Stream is a stream value.
@@ -146,6 +147,7 @@ func (s *Stream) Append(e Entry) {
 	}
 	n.entries = append(n.entries, e)
 	n.added++
+	n.last = e.ID
 	s.length++
 	s.LastID = e.ID
 }
@@ -257,7 +259,7 @@ func (s *Stream) Trim(strategy int, maxLen int64, minID ID, approx bool, limit i
 		if strategy == TrimMaxLen {
 			whole = int64(s.length)-entries >= maxLen
 		} else {
-			whole = n.entries[len(n.entries)-1].ID.Less(minID)
+			whole = n.last.Less(minID)
 		}
 		if whole {
 			s.nodes[0] = nil
@@ -282,6 +284,10 @@ func (s *Stream) Trim(strategy int, maxLen int64, minID ID, approx bool, limit i
 			k++
 		}
 		n.entries = slices.Delete(n.entries, 0, k)
+		if len(n.entries) == 0 { // its live entries were all before minID
+			s.nodes[0] = nil
+			s.nodes = s.nodes[1:]
+		}
 		break
 	}
 	return deleted
@@ -413,7 +419,7 @@ func compareStrings(a, b string) int {
 func (s *Stream) Clone() any {
 	c := &Stream{LastID: s.LastID, MaxDeleted: s.MaxDeleted, EntriesAdded: s.EntriesAdded}
 	for _, n := range s.nodes {
-		cn := &node{entries: make([]Entry, len(n.entries)), added: n.added}
+		cn := &node{entries: make([]Entry, len(n.entries)), added: n.added, last: n.last}
 		for i, e := range n.entries {
 			cn.entries[i] = Entry{e.ID, slices.Clone(e.data)}
 		}

@@ -235,3 +235,22 @@ func TestPendingOwnership(t *testing.T) {
 		t.Fatal("clone lost or shared the group")
 	}
 }
+
+// A node whose last entry was deleted still ends at that entry's ID for
+// an approximate MINID trim, as Redis's listpack keeps the tombstone.
+func TestMinIDTrimSeesDeletedTail(t *testing.T) {
+	s := New()
+	s.Add(ID{5, 0}, [][]byte{[]byte("f"), []byte("1")})
+	s.Add(ID{math.MaxUint64, 0}, [][]byte{[]byte("f"), []byte("2")})
+	s.Delete(ID{math.MaxUint64, 0})
+	if n := s.Trim(TrimMinID, 0, ID{8, 0}, true, 0); n != 0 {
+		t.Fatalf("~ MINID 8 removed %d, want 0", n)
+	}
+	if n := s.Trim(TrimMinID, 0, ID{8, 0}, false, 0); n != 1 || s.Len() != 0 || s.Nodes() != 0 {
+		t.Fatalf("= MINID 8 removed %d, left %d in %d nodes", n, s.Len(), s.Nodes())
+	}
+	s.Add(ID{math.MaxUint64, 1}, [][]byte{[]byte("f"), []byte("3")})
+	if got := ids(s, ID{}, MaxID, false); len(got) != 1 {
+		t.Fatalf("after trimming to empty and adding: %v", got)
+	}
+}
