@@ -80,7 +80,7 @@ func decodeStream(d *Dec) (any, error) {
 		if d.err != nil {
 			return nil, d.err
 		}
-		s.Append(stream.NewEntry(id, fields)) // NewEntry copies
+		s.Append(id, fields) // copies them
 	}
 	last, maxDel, added := d.streamID(), d.streamID(), d.Varint()
 	if d.err != nil {

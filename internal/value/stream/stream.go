@@ -3,78 +3,20 @@
 //
 // Entries live in nodes of up to NodeEntries appends, kept in a slice in ID
 // order, as Redis keeps listpacks of stream-node-max-entries in a radix tree:
-// appends go to the last node, lookups binary-search the nodes and then a
-// node, and trimming drops whole nodes from the front. Approximate trimming
+// appends go to the last node, lookups binary-search the nodes and then scan
+// one, and trimming drops whole nodes from the front. Approximate trimming
 // ("~") removes only whole nodes, so it matches Redis's where Redis's nodes
-// close by entry count (the default 100) rather than by size (4 KB).
-//
-// An entry's fields and values are packed into one byte slice (a varint
-// count, then each string with a varint length), one allocation per entry.
-// Slices handed out alias the stream and are valid until it changes.
+// close by entry count (the default 100) rather than by size (4 KB). A
+// node packs its entries into one byte slice (node.go).
 package stream
 
 import (
-	"encoding/binary"
 	"slices"
 	"sort"
 )
 
 // NodeEntries is Redis's default stream-node-max-entries.
 const NodeEntries = 100
-
-// Entry is one stream entry.
-type Entry struct {
-	ID   ID
-	data []byte
-}
-
-// NewEntry packs fields (field, value, field, value...) into an entry.
-func NewEntry(id ID, fields [][]byte) Entry {
-	n := binary.MaxVarintLen64
-	for _, f := range fields {
-		n += len(f) + binary.MaxVarintLen32
-	}
-	b := make([]byte, 0, n)
-	b = binary.AppendUvarint(b, uint64(len(fields)))
-	for _, f := range fields {
-		b = binary.AppendUvarint(b, uint64(len(f)))
-		b = append(b, f...)
-	}
-	return Entry{id, slices.Clip(b)}
-}
-
-// Len is the number of strings (fields plus values) in the entry.
-func (e Entry) Len() int {
-	n, _ := binary.Uvarint(e.data)
-	return int(n)
-}
-
-// Each calls fn with each field and value in order.
-func (e Entry) Each(fn func([]byte)) {
-	n, off := binary.Uvarint(e.data)
-	for ; n > 0; n-- {
-		l, k := binary.Uvarint(e.data[off:])
-		off += k
-		fn(e.data[off : off+int(l)])
-		off += int(l)
-	}
-}
-
-// Fields returns the entry's fields and values (aliasing the entry).
-func (e Entry) Fields() [][]byte {
-	out := make([][]byte, 0, e.Len())
-	e.Each(func(b []byte) { out = append(out, b) })
-	return out
-}
-
-// Size is the entry's packed size in bytes.
-func (e Entry) Size() int { return len(e.data) }
-
-type node struct {
-	entries []Entry
-	added   int // entries ever appended, deleted ones included: Redis closes a node after NodeEntries
-	last    ID  // the last ID appended, deleted or not: Redis's MINID trim judges a node by it
-}
 
 // Stream is a stream value.
 type Stream struct {
@@ -100,7 +42,8 @@ func (s *Stream) First() (Entry, bool) {
 	if s.length == 0 {
 		return Entry{}, false
 	}
-	return s.nodes[0].entries[0], true
+	e, _, _ := s.nodes[0].at(s.nodes[0].lo)
+	return e, true
 }
 
 // Last returns the last entry.
@@ -109,7 +52,8 @@ func (s *Stream) Last() (Entry, bool) {
 		return Entry{}, false
 	}
 	n := s.nodes[len(s.nodes)-1]
-	return n.entries[len(n.entries)-1], true
+	e, _, _ := n.at(n.hi)
+	return e, true
 }
 
 // FirstID is the first entry's ID, 0-0 when the stream is empty.
@@ -130,61 +74,60 @@ func (s *Stream) NextID(now int64) (ID, bool) {
 
 // Add appends an entry; id must be greater than LastID.
 func (s *Stream) Add(id ID, fields [][]byte) {
-	s.Append(NewEntry(id, fields))
+	s.Append(id, fields)
 	s.EntriesAdded++
 }
 
-// Append appends e (whose ID is greater than LastID) without counting it as
+// Append appends an entry (id greater than LastID) without counting it as
 // added (snapshot loading restores EntriesAdded itself).
-func (s *Stream) Append(e Entry) {
+func (s *Stream) Append(id ID, fields [][]byte) {
 	var n *node
 	if len(s.nodes) > 0 {
 		n = s.nodes[len(s.nodes)-1]
 	}
 	if n == nil || n.added >= NodeEntries {
-		n = &node{entries: make([]Entry, 0, 4)}
+		n = newNode(id, fields)
 		s.nodes = append(s.nodes, n)
 	}
-	n.entries = append(n.entries, e)
-	n.added++
-	n.last = e.ID
+	n.add(id, fields)
 	s.length++
-	s.LastID = e.ID
+	s.LastID = id
 }
 
-// seek returns the position of the first entry >= id.
-func (s *Stream) seek(id ID) (ni, ei int) {
-	ni = sort.Search(len(s.nodes), func(i int) bool {
-		es := s.nodes[i].entries
-		return !es[len(es)-1].ID.Less(id)
-	})
+// seek returns the node and offset of the first entry >= id; ni is
+// len(s.nodes) when there is none.
+func (s *Stream) seek(id ID) (ni, p int) {
+	ni = sort.Search(len(s.nodes), func(i int) bool { return !s.nodes[i].hiID.Less(id) })
 	if ni == len(s.nodes) {
 		return ni, 0
 	}
-	es := s.nodes[ni].entries
-	ei = sort.Search(len(es), func(i int) bool { return !es[i].ID.Less(id) })
-	return ni, ei
+	return ni, s.nodes[ni].seek(id)
 }
 
 // Get returns the entry with the given ID.
 func (s *Stream) Get(id ID) (Entry, bool) {
-	ni, ei := s.seek(id)
-	if ni < len(s.nodes) && s.nodes[ni].entries[ei].ID == id {
-		return s.nodes[ni].entries[ei], true
+	ni, p := s.seek(id)
+	if ni < len(s.nodes) {
+		if e, _, _ := s.nodes[ni].at(p); e.ID == id {
+			return e, true
+		}
 	}
 	return Entry{}, false
 }
 
 // Delete removes the entry with the given ID, reporting whether it existed.
 func (s *Stream) Delete(id ID) bool {
-	ni, ei := s.seek(id)
-	if ni == len(s.nodes) || s.nodes[ni].entries[ei].ID != id {
+	ni, p := s.seek(id)
+	if ni == len(s.nodes) {
 		return false
 	}
 	n := s.nodes[ni]
-	n.entries = slices.Delete(n.entries, ei, ei+1)
-	if len(n.entries) == 0 {
-		s.nodes = slices.Delete(s.nodes, ni, ni+1)
+	if e, _, _ := n.at(p); e.ID != id {
+		return false
+	}
+	n.remove(p)
+	if n.live == 0 {
+		s.nodes = append(s.nodes[:ni], s.nodes[ni+1:]...)
 	}
 	s.length--
 	if s.MaxDeleted.Less(id) {
@@ -200,9 +143,18 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(Entry) bool) {
 		return
 	}
 	if !rev {
-		ni, ei := s.seek(start)
-		for ; ni < len(s.nodes); ni, ei = ni+1, 0 {
-			for _, e := range s.nodes[ni].entries[ei:] {
+		ni, p := s.seek(start)
+		for ; ni < len(s.nodes); ni, p = ni+1, -1 {
+			n := s.nodes[ni]
+			if p < 0 { // a node after the one seek found: all of it
+				p = n.lo
+			}
+			for p < len(n.buf) {
+				e, deleted, next := n.at(p)
+				p = next
+				if deleted {
+					continue
+				}
 				if end.Less(e.ID) || !fn(e) {
 					return
 				}
@@ -210,25 +162,20 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(Entry) bool) {
 		}
 		return
 	}
-	// Walk back from the last entry <= end: the one before the first >= end,
-	// or that one if it is end itself.
-	ni, ei := s.seek(end)
-	if ni < len(s.nodes) && s.nodes[ni].entries[ei].ID == end {
-		ei++
-	}
-	if ni == len(s.nodes) && ni > 0 {
-		ni--
-		ei = len(s.nodes[ni].entries)
-	}
-	for ; ni >= 0 && ni < len(s.nodes); ni-- {
-		es := s.nodes[ni].entries
-		for i := ei - 1; i >= 0; i-- {
-			if es[i].ID.Less(start) || !fn(es[i]) {
+	// From the last node starting at or before end, back to start.
+	ni := sort.Search(len(s.nodes), func(i int) bool { return end.Less(s.nodes[i].loID) }) - 1
+	var offs [NodeEntries]int
+	for ; ni >= 0; ni-- {
+		n := s.nodes[ni]
+		live := n.liveOffsets(offs[:0])
+		for i := len(live) - 1; i >= 0; i-- {
+			e, _, _ := n.at(live[i])
+			if end.Less(e.ID) {
+				continue
+			}
+			if e.ID.Less(start) || !fn(e) {
 				return
 			}
-		}
-		if ni > 0 {
-			ei = len(s.nodes[ni-1].entries)
 		}
 	}
 }
@@ -251,7 +198,7 @@ func (s *Stream) Trim(strategy int, maxLen int64, minID ID, approx bool, limit i
 			break
 		}
 		n := s.nodes[0]
-		entries := int64(len(n.entries))
+		entries := int64(n.live)
 		if limit > 0 && deleted+entries > limit {
 			break
 		}
@@ -271,20 +218,18 @@ func (s *Stream) Trim(strategy int, maxLen int64, minID ID, approx bool, limit i
 		if approx {
 			break
 		}
-		k := 0
-		for k < len(n.entries) {
+		for n.live > 0 {
 			if strategy == TrimMaxLen && int64(s.length) <= maxLen {
 				break
 			}
-			if strategy == TrimMinID && !n.entries[k].ID.Less(minID) {
+			if strategy == TrimMinID && !n.loID.Less(minID) {
 				break
 			}
+			n.remove(n.lo)
 			s.length--
 			deleted++
-			k++
 		}
-		n.entries = slices.Delete(n.entries, 0, k)
-		if len(n.entries) == 0 { // its live entries were all before minID
+		if n.live == 0 { // its live entries were all before minID
 			s.nodes[0] = nil
 			s.nodes = s.nodes[1:]
 		}
@@ -419,11 +364,7 @@ func compareStrings(a, b string) int {
 func (s *Stream) Clone() any {
 	c := &Stream{LastID: s.LastID, MaxDeleted: s.MaxDeleted, EntriesAdded: s.EntriesAdded}
 	for _, n := range s.nodes {
-		cn := &node{entries: make([]Entry, len(n.entries)), added: n.added, last: n.last}
-		for i, e := range n.entries {
-			cn.entries[i] = Entry{e.ID, slices.Clone(e.data)}
-		}
-		c.nodes = append(c.nodes, cn)
+		c.nodes = append(c.nodes, n.clone())
 	}
 	c.length = s.length
 	for _, g := range s.groups {
@@ -439,10 +380,7 @@ func (s *Stream) Clone() any {
 func (s *Stream) MemoryUsage() int64 {
 	size := int64(96 + 8*cap(s.nodes))
 	for _, n := range s.nodes {
-		size += 48 + 40*int64(cap(n.entries))
-		for _, e := range n.entries {
-			size += int64(cap(e.data))
-		}
+		size += 144 + int64(cap(n.buf)+cap(n.master))
 	}
 	for _, g := range s.groups {
 		size += g.memoryUsage()

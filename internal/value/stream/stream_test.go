@@ -76,7 +76,11 @@ func TestAgainstModel(t *testing.T) {
 	for step := range 20000 {
 		switch op := r.IntN(10); {
 		case op < 5:
-			s.Add(next, [][]byte{[]byte("k"), fmt.Appendf(nil, "%d", step)})
+			fields := [][]byte{[]byte("k"), fmt.Appendf(nil, "%d", step)}
+			if r.IntN(4) == 0 { // not the node's master fields
+				fields = append(fields, []byte("x"), []byte("y"))
+			}
+			s.Add(next, fields)
 			model = append(model, next)
 			next = ID{next.Ms + uint64(r.IntN(3)), next.Seq + 1}
 		case op < 7 && len(model) > 0:
@@ -135,6 +139,12 @@ func TestAgainstModel(t *testing.T) {
 	if got := ids(s, ID{}, MaxID, false); !slices.Equal(got, model) {
 		t.Fatalf("final contents differ")
 	}
+	s.Range(ID{}, MaxID, false, func(e Entry) bool {
+		if f := e.Fields(); string(f[0]) != "k" || (len(f) != 2 && len(f) != 4) {
+			t.Fatalf("%v: fields %q", e.ID, f)
+		}
+		return true
+	})
 }
 
 func max64(a, b int64) int64 {
@@ -165,16 +175,29 @@ func TestApproxTrim(t *testing.T) {
 	}
 }
 
+// Entries with the node's master field names store only their values;
+// others store everything: both read back as written.
 func TestEntryFields(t *testing.T) {
-	in := [][]byte{[]byte("a"), []byte(""), []byte("long value with \x00 bytes"), make([]byte, 300)}
-	e := NewEntry(ID{1, 1}, in)
-	if e.Len() != 4 {
-		t.Fatalf("Len %d", e.Len())
+	s := New()
+	in := [][][]byte{
+		{[]byte("a"), []byte(""), []byte("b"), []byte("long value with \x00 bytes")},
+		{[]byte("a"), []byte("1"), []byte("b"), make([]byte, 300)}, // master fields
+		{[]byte("b"), []byte("1"), []byte("a"), []byte("2")},       // same names, other order
+		{[]byte("a"), []byte("1")},
+		{[]byte("a"), []byte("1"), []byte("b"), []byte("2"), []byte("c"), []byte("3")},
 	}
-	got := e.Fields()
-	for i := range in {
-		if string(got[i]) != string(in[i]) {
-			t.Fatalf("field %d = %q, want %q", i, got[i], in[i])
+	for i, f := range in {
+		s.Add(ID{uint64(i + 1), 0}, f)
+	}
+	for i, want := range in {
+		e, ok := s.Get(ID{uint64(i + 1), 0})
+		if !ok || e.Len() != len(want) {
+			t.Fatalf("entry %d: found %v, Len %d, want %d", i, ok, e.Len(), len(want))
+		}
+		for j, f := range e.Fields() {
+			if string(f) != string(want[j]) {
+				t.Fatalf("entry %d string %d = %q, want %q", i, j, f, want[j])
+			}
 		}
 	}
 }
