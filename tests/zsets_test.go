@@ -953,3 +953,20 @@ func BenchmarkZSetMemory(b *testing.B) {
 		}
 	})
 }
+
+// TestDifferentialZAddEncodingHint: like Redis, ZADD to an existing small
+// set converts it to a skiplist when the call names more members than a
+// listpack holds, even if it adds none of them (a long member it does not
+// add leaves it a listpack).
+func TestDifferentialZAddEncodingHint(t *testing.T) {
+	many := []string{"ZADD", "z", "XX"}
+	for range 130 {
+		many = append(many, "1", "a")
+	}
+	long := strings.Repeat("m", 70)
+	differ(t, [][]string{
+		{"ZADD", "z", "1", "a"}, many, {"OBJECT", "ENCODING", "z"}, {"ZCARD", "z"},
+		{"ZADD", "y", "1", "a"}, {"ZADD", "y", "XX", "1", long}, {"OBJECT", "ENCODING", "y"}, {"ZCARD", "y"},
+		{"ZADD", "w", "1", "a"}, {"ZADD", "w", "NX", "2", "a"}, {"OBJECT", "ENCODING", "w"},
+	})
+}

@@ -134,6 +134,10 @@ pairs:
 	if !ok {
 		return
 	}
+	maxLen := 0
+	for j := 0; j < n; j++ {
+		maxLen = max(maxLen, len(args[i+2*j+1]))
+	}
 	if z == nil {
 		if xx {
 			if incr {
@@ -143,12 +147,10 @@ pairs:
 			}
 			return
 		}
-		maxLen := 0
-		for j := 0; j < n; j++ {
-			maxLen = max(maxLen, len(args[i+2*j+1]))
-		}
 		z = zset.New(n, maxLen)
 		storeZSet(x, key, z)
+	} else {
+		z.Expect(n)
 	}
 	added, updated := 0, 0
 	var result float64

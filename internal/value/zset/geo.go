@@ -1,7 +1,6 @@
 package zset
 
-// What the GEO commands (internal/commands/geo.go) need beyond the rest of
-// the API.
+// What ZADD and the GEO commands need beyond the rest of the API.
 
 // ScoreRange is the score range from min to max, each end excluded when
 // its flag says so (a geohash cell is the scores [min, max)).
@@ -12,7 +11,7 @@ func ScoreRange(min, max float64, minEx, maxEx bool) Range {
 // Expect is Redis's zsetTypeMaybeConvert: a command about to add n members
 // to an existing set (ZADD, GEOADD) makes a listpack set a skiplist when n
 // is over the listpack limit, even if the members turn out to be there
-// already.
+// already or are not added. (A long member converts it only once added.)
 func (z *ZSet) Expect(n int) {
 	if n > ListpackEntries {
 		z.big = true
