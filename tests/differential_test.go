@@ -55,6 +55,12 @@ func startRedis(t *testing.T, extra ...string) *testServer {
 // the first reply that differs.
 func differ(t *testing.T, script [][]string) {
 	t.Helper()
+	differWith(t, script, reflect.DeepEqual)
+}
+
+// differWith is differ with replies compared by same.
+func differWith(t *testing.T, script [][]string, same func(got, want any) bool) {
+	t.Helper()
 	redis := startRedis(t)
 	hot := start(t)
 	for _, proto := range []string{"2", "3"} {
@@ -68,7 +74,7 @@ func differ(t *testing.T, script [][]string) {
 			if os.Getenv("DIFF_TRACE") != "" {
 				t.Logf("%q: %#v | %#v", cmd, got, want)
 			}
-			if !reflect.DeepEqual(got, want) {
+			if !same(got, want) {
 				t.Fatalf("RESP%s %q:\nhotkv: %#v\nredis: %#v", proto, cmd, got, want)
 			}
 		}

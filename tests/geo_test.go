@@ -542,21 +542,7 @@ func geoCat(parts ...[]string) []string {
 // asin magnifies it, in its 4th decimal (docs/commands/geo.md).
 func geoDiffer(t *testing.T, script [][]string) {
 	t.Helper()
-	redis := startRedis(t)
-	hot := start(t)
-	for _, proto := range []string{"2", "3"} {
-		a, b := hot.raw(t), redis.raw(t)
-		a.do("HELLO", proto)
-		b.do("HELLO", proto)
-		a.do("FLUSHALL")
-		b.do("FLUSHALL")
-		for _, cmd := range script {
-			got, want := a.do(cmd...), b.do(cmd...)
-			if !geoClose(got, want) {
-				t.Fatalf("RESP%s %q:\nhotkv: %#v\nredis: %#v", proto, cmd, got, want)
-			}
-		}
-	}
+	differWith(t, script, geoClose)
 }
 
 // geoClose reports whether two parsed replies are equal, numbers within a

@@ -592,3 +592,21 @@ func TestSortLogReplay(t *testing.T) {
 		t.Fatalf("after replay:\n%s\nwant:\n%s", after, before)
 	}
 }
+
+// TestDifferentialSortLimitTies: BY with LIMIT sorts with Redis's partial
+// quicksort, so elements of equal weight come out in the order its steps
+// leave them; many ties make that order show.
+func TestDifferentialSortLimitTies(t *testing.T) {
+	script := [][]string{}
+	push := []string{"RPUSH", "l"}
+	for i := range 90 {
+		push = append(push, fmt.Sprintf("e%d", i))
+		script = append(script, []string{"SET", fmt.Sprintf("w_e%d", i), fmt.Sprint(i * 7 % 5)})
+	}
+	script = append(script, push)
+	for _, lim := range [][2]string{{"0", "10"}, {"5", "20"}, {"40", "7"}, {"80", "20"}} {
+		script = append(script, []string{"SORT", "l", "BY", "w_*", "LIMIT", lim[0], lim[1]},
+			[]string{"SORT", "l", "BY", "w_*", "LIMIT", lim[0], lim[1], "DESC"})
+	}
+	differ(t, script)
+}

@@ -3,6 +3,8 @@ package geohash
 import (
 	"math"
 	"strconv"
+
+	"github.com/hotkv/hotkv/internal/pqsort"
 )
 
 // Point is one search result.
@@ -33,147 +35,20 @@ func cmpDist(a, b *Point, desc bool) int {
 }
 
 // SortPoints orders ps by distance (descending when desc) so that its
-// first keep elements are what Redis answers: all of ps sorted with
-// glibc's qsort when keep covers them, else Redis's partial quicksort
-// (pqsort.c) of the first keep. Equal distances keep their search order
-// under the first and not necessarily under the second, as in Redis.
+// first keep elements are what Redis answers: all of ps sorted with a
+// stable merge sort (glibc's qsort) when keep covers them, else Redis's
+// partial quicksort of the first keep. Equal distances keep their search
+// order under the first and not necessarily under the second, as in Redis.
 func SortPoints(ps []Point, desc bool, keep int) {
 	if len(ps) < 2 {
 		return
 	}
+	cmp := func(a, b *Point) int { return cmpDist(a, b, desc) }
 	if keep >= len(ps) {
-		msort(ps, make([]Point, len(ps)), desc)
+		pqsort.Stable(ps, cmp)
 		return
 	}
-	pqsort(ps, 0, len(ps), desc, 0, keep-1)
-}
-
-// msort is glibc 2.41's qsort: a top-down merge sort, stable.
-func msort(b, tmp []Point, desc bool) {
-	n := len(b)
-	if n <= 1 {
-		return
-	}
-	n1 := n / 2
-	msort(b[:n1], tmp, desc)
-	msort(b[n1:], tmp, desc)
-	i, j, k := 0, n1, 0
-	for i < n1 && j < n {
-		if cmpDist(&b[i], &b[j], desc) <= 0 {
-			tmp[k] = b[i]
-			i++
-		} else {
-			tmp[k] = b[j]
-			j++
-		}
-		k++
-	}
-	k += copy(tmp[k:], b[i:n1])
-	copy(b, tmp[:k]) // the rest of the right half is in place
-}
-
-// pqsort is Redis's pqsort.c (NetBSD's Bentley-McIlroy quicksort, which
-// skips the partitions outside the ranks [lo, hi]) on a[base:base+n].
-func pqsort(a []Point, base, n int, desc bool, lo, hi int) {
-	cmp := func(i, j int) int { return cmpDist(&a[i], &a[j], desc) }
-	swap := func(i, j int) { a[i], a[j] = a[j], a[i] }
-	vecswap := func(i, j, n int) {
-		for k := 0; k < n; k++ {
-			swap(i+k, j+k)
-		}
-	}
-	med3 := func(x, y, z int) int {
-		if cmp(x, y) < 0 {
-			if cmp(y, z) < 0 {
-				return y
-			}
-			if cmp(x, z) < 0 {
-				return z
-			}
-			return x
-		}
-		if cmp(y, z) > 0 {
-			return y
-		}
-		if cmp(x, z) < 0 {
-			return x
-		}
-		return z
-	}
-	insertion := func(base, n int) {
-		for pm := base + 1; pm < base+n; pm++ {
-			for pl := pm; pl > base && cmp(pl-1, pl) > 0; pl-- {
-				swap(pl, pl-1)
-			}
-		}
-	}
-	// outside reports a partition [l, r] that holds none of [lo, hi].
-	outside := func(l, r int) bool { return (lo < l && hi < l) || (lo > r && hi > r) }
-	for {
-		if n < 7 {
-			insertion(base, n)
-			return
-		}
-		pm := base + n/2
-		if n > 7 {
-			pl, pn := base, base+n-1
-			if n > 40 {
-				d := n / 8
-				pl = med3(pl, pl+d, pl+2*d)
-				pm = med3(pm-d, pm, pm+d)
-				pn = med3(pn-2*d, pn-d, pn)
-			}
-			pm = med3(pl, pm, pn)
-		}
-		swap(base, pm)
-		pa, pb := base+1, base+1
-		pc, pd := base+n-1, base+n-1
-		for {
-			for pb <= pc {
-				r := cmp(pb, base)
-				if r > 0 {
-					break
-				}
-				if r == 0 {
-					swap(pa, pb)
-					pa++
-				}
-				pb++
-			}
-			for pb <= pc {
-				r := cmp(pc, base)
-				if r < 0 {
-					break
-				}
-				if r == 0 {
-					swap(pc, pd)
-					pd--
-				}
-				pc--
-			}
-			if pb > pc {
-				break
-			}
-			swap(pb, pc)
-			pb++
-			pc--
-		}
-		pn := base + n
-		r := min(pa-base, pb-pa)
-		vecswap(base, pb-r, r)
-		r = min(pd-pc, pn-pd-1)
-		vecswap(pb, pn-r, r)
-		if r = pb - pa; r > 1 && !outside(base, base+r-1) {
-			pqsort(a, base, r, desc, lo, hi)
-		}
-		if r = pd - pc; r > 1 {
-			base, n = pn-r, r
-			if !outside(base, base+r-1) {
-				continue
-			}
-		}
-		return
-	}
+	pqsort.Partial(ps, cmp, 0, keep-1)
 }
 
 // AppendDistance formats a distance as Redis's replies do
