@@ -223,13 +223,9 @@ func xack(x *command.Ctx) {
 		x.NoEffects()
 		return
 	}
-	ids := make([]stream.ID, 0, len(x.Args)-3)
-	for _, a := range x.Args[3:] {
-		id, ok := idArg(x, a, 0)
-		if !ok {
-			return
-		}
-		ids = append(ids, id)
+	ids, ok := idList(x, x.Args[3:])
+	if !ok {
+		return
 	}
 	var n int64
 	for _, id := range ids {

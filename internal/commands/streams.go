@@ -59,6 +59,20 @@ func idArg(x *command.Ctx, b []byte, missingSeq uint64) (stream.ID, bool) {
 	return id, ok
 }
 
+// idList parses every ID of XDEL or XACK before either changes anything:
+// a bad one fails the whole command.
+func idList(x *command.Ctx, args [][]byte) ([]stream.ID, bool) {
+	ids := make([]stream.ID, 0, len(args))
+	for _, a := range args {
+		id, ok := idArg(x, a, 0)
+		if !ok {
+			return nil, false
+		}
+		ids = append(ids, id)
+	}
+	return ids, true
+}
+
 // lenientID is idArg that also takes "-" and "+" (streamParseIDOrReply).
 func lenientID(x *command.Ctx, b []byte, missingSeq uint64) (stream.ID, bool) {
 	switch string(b) {
@@ -400,13 +414,9 @@ func xdel(x *command.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	ids := make([]stream.ID, 0, len(x.Args)-2)
-	for _, a := range x.Args[2:] {
-		id, ok := idArg(x, a, 0)
-		if !ok {
-			return
-		}
-		ids = append(ids, id)
+	ids, ok := idList(x, x.Args[2:])
+	if !ok {
+		return
 	}
 	var n int64
 	for _, id := range ids {
