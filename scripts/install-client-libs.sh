@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the third-party Redis clients that tests/clients_test.go drives
 # HotKV with: redis-py from Debian (python3-redis, for the system python3)
-# and node-redis + ioredis from npm at the versions pinned in
+# and node-redis, ioredis and BullMQ from npm at the versions pinned in
 # tests/clients/node/package-lock.json. Safe to rerun; .ci/run calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +17,6 @@ fi
 if ! command -v npm >/dev/null 2>&1; then
   apt_install nodejs npm
 fi
-if [ ! -d tests/clients/node/node_modules ]; then
+if [ ! -d tests/clients/node/node_modules/bullmq ]; then
   (cd tests/clients/node && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi

@@ -11,7 +11,8 @@ import (
 // TestClientLibraries runs the scripts in tests/clients, which use redis-py,
 // node-redis and ioredis as applications do (pipelines, transactions with
 // WATCH, pub/sub, blocking pops, scan iterators, INFO and COMMAND parsing,
-// AUTH), against a HotKV server and one with requirepass. Every expected
+// AUTH), and a BullMQ queue (Lua with cmsgpack, streams, blocking moves),
+// against a HotKV server and one with requirepass. Every expected
 // reply in the scripts is Redis's: when Redis 8 is installed the same
 // scripts run against it too, so an expectation that Redis itself does not
 // meet fails here instead of silently shaping HotKV.
@@ -40,6 +41,15 @@ func TestClientLibraries(t *testing.T) {
 			}
 			return ""
 		}, []string{"node", "clients/node/compat.mjs"}},
+		{"bullmq", func() string {
+			if _, err := exec.LookPath("node"); err != nil {
+				return "node not installed"
+			}
+			if _, err := os.Stat(filepath.Join("clients", "node", "node_modules", "bullmq")); err != nil {
+				return "BullMQ not installed (npm ci in tests/clients/node)"
+			}
+			return ""
+		}, []string{"node", "clients/node/bullmq.mjs"}},
 	}
 	servers := []struct {
 		name  string

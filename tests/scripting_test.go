@@ -351,3 +351,37 @@ func TestShutdownStopsRunningScript(t *testing.T) {
 		t.Fatalf("exit code %d after SHUTDOWN during a script; stderr:\n%s", code, p.stderr)
 	}
 }
+
+// TestDifferentialCmsgpack compares lua-cmsgpack with Redis's: the bytes
+// pack makes for each type and size class, and what unpack, unpack_one and
+// unpack_limit give back (BullMQ passes job options this way).
+func TestDifferentialCmsgpack(t *testing.T) {
+	pack := "return cmsgpack.pack(0, 1, -1, 127, 128, 255, 256, 65535, 65536, 4294967295, 4294967296, -32, -33, -128, -129, " +
+		"-32768, -32769, -2147483648, -2147483649, 1.5, 0.1, 1e300, 1/0, -1/0, 'abc', '', string.rep('x', 31), string.rep('x', 32), " +
+		"string.rep('y', 300), string.rep('z', 70000), true, false, {1, 2, 3}, {a = 1}, {}, {{{}}}, {[1] = 'a', [3] = 'c'}, " +
+		"{['1'] = 'one'}, string.rep('w', 16))"
+	deep := "local t = {} local c = t for i = 1, 20 do c[1] = {} c = c[1] end return cmsgpack.pack(t)"
+	var wide strings.Builder
+	wide.WriteString("local t = {} for i = 1, 70000 do t[i] = i end local s = cmsgpack.pack(t) " +
+		"local u = cmsgpack.unpack(s) return {#s, #u, u[1], u[70000]}")
+	differ(t, [][]string{
+		{"EVAL", pack, "0"},
+		{"EVAL", deep, "0"},
+		{"EVAL", wide.String(), "0"},
+		{"EVAL", "return {cmsgpack.unpack(cmsgpack.pack(1, 'two', {3, 4}, {k = 'v'}, true))}", "0"},
+		{"EVAL", "local t = cmsgpack.unpack(ARGV[1]) return {t.name, t.attempts, t.delay, t.lifo}", "0",
+			"\x84\xa4name\xa5email\xa8attempts\x03\xa5delay\xcd\x03\xe8\xa4lifo\xc2"},
+		{"EVAL", "return {cmsgpack.unpack_one(ARGV[1])}", "0", "\x01\x02\x03"},
+		{"EVAL", "return {cmsgpack.unpack_one(ARGV[1], 2)}", "0", "\x01\x02\x03"},
+		{"EVAL", "return {cmsgpack.unpack_limit(ARGV[1], 2)}", "0", "\x01\x02\x03"},
+		{"EVAL", "return {cmsgpack.unpack_limit(ARGV[1], 2, 1)}", "0", "\x01\x02\x03"},
+		{"EVAL", "return {cmsgpack.unpack(ARGV[1])}", "0", "\xd9\x03abc\xa2hi\xcf\x00\x00\x00\x01\x00\x00\x00\x00\xd3\xff\xff\xff\xff\xff\xff\xff\xff"},
+		{"EVAL", "return {cmsgpack.unpack(ARGV[1])}", "0", "\xca\x3f\xc0\x00\x00\xcb\x40\x09\x21\xfb\x54\x44\x2d\x18"},
+		{"EVAL", "return pcall(cmsgpack.unpack, ARGV[1])", "0", "\x92\x01"},
+		{"EVAL", "return pcall(cmsgpack.unpack, ARGV[1])", "0", "\xc1"},
+		{"EVAL", "return cmsgpack.unpack(ARGV[1])", "0", "\xc4\x02hi"}, // no bin types in Redis's copy
+		{"EVAL", "return cmsgpack.unpack(ARGV[1])", "0", "\x92\x01"},
+		{"EVAL", "return pcall(cmsgpack.unpack_limit, ARGV[1], 1, 9)", "0", "\x01"},
+		{"EVAL", "return pcall(cmsgpack.unpack_limit, ARGV[1], -1)", "0", "\x01"},
+	})
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // The libraries scripts see, as in Redis: base (without file loading),
-// table, string, math, os.clock, redis, cjson and bit. Globals are
+// table, string, math, os.clock, redis, cjson, cmsgpack and bit. Globals are
 // read-only: a script that assigns one fails, as in Redis 7.
 
 // removed are base functions Redis does not offer scripts, and getfenv and
@@ -46,6 +46,7 @@ func (e *Engine) openLibs() {
 	g.RawSetString("redis", e.redisLib())
 	g.RawSetString("cjson", cjsonLib(L))
 	g.RawSetString("bit", bitLib(L))
+	g.RawSetString("cmsgpack", cmsgpackLib(L))
 	g.RawSetString("loadstring", L.NewFunction(e.loadstring))
 	e.refuse = L.NewFunction(refuseWrite)
 	g.RawSetString("rawset", L.NewFunction(e.rawset))
@@ -71,7 +72,7 @@ func (e *Engine) openLibs() {
 	}
 	// Scripts get read-only views of the libraries, so that none can
 	// change them for the scripts after it.
-	for _, name := range []string{"string", "table", "math", "os", "redis", "cjson", "bit"} {
+	for _, name := range []string{"string", "table", "math", "os", "redis", "cjson", "bit", "cmsgpack"} {
 		g.RawSetString(name, readOnly(L, g.RawGetString(name).(*lua.LTable), e.refuse))
 	}
 	// Methods on strings ("x":upper()) reach the same view, and scripts
