@@ -385,3 +385,31 @@ func TestDifferentialCmsgpack(t *testing.T) {
 		{"EVAL", "return pcall(cmsgpack.unpack_limit, ARGV[1], -1)", "0", "\x01"},
 	})
 }
+
+// TestCmsgpackEdges covers what Redis's lua-cmsgpack does that the bytes of
+// one call do not show: a map packs the same every time, unpack_limit's
+// limit 0 (everything without an offset at offset 0, nothing after it),
+// numeric strings as numbers, deep nesting, and a table holding itself.
+func TestCmsgpackEdges(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	first := r.exact("EVAL", "return cmsgpack.pack({a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8})", "0")
+	for range 20 {
+		if again := r.exact("EVAL", "return cmsgpack.pack({a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8})", "0"); again != first {
+			t.Fatalf("a map packed differently: %q then %q", first, again)
+		}
+	}
+	differ(t, [][]string{
+		{"EVAL", "return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 0)}", "0"},
+		{"EVAL", "return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), 0, 1)}", "0"},
+		{"EVAL", "return {cmsgpack.unpack_limit(cmsgpack.pack(1, 2, 3), '2')}", "0"},
+		{"EVAL", "return {cmsgpack.unpack_one(cmsgpack.pack(1, 2, 3), '1')}", "0"},
+		{"EVAL", "return type(cmsgpack.unpack(string.rep(string.char(0x91), 3000) .. string.char(1)))", "0"},
+		{"EVAL", "local t = {} for i = 1, 2 do t[i] = t end return cmsgpack.pack(t)", "0"},
+	})
+	// Width 6 would pack 6^16 nils: HotKV stops at 64 MB with an error.
+	if got := r.exact("EVAL", "local t = {} for i = 1, 6 do t[i] = t end return #cmsgpack.pack(t)", "0"); !strings.Contains(got, "MessagePack pack output over") {
+		t.Fatalf("self-referencing pack: %q", got)
+	}
+	s.noPanics(t)
+}

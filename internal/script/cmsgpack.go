@@ -3,6 +3,7 @@ package script
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 )
@@ -24,26 +25,71 @@ func cmsgpackLib(L *lua.LState) *lua.LTable {
 		if n == 0 {
 			L.ArgError(0, "MessagePack pack needs input.")
 		}
-		var b []byte
+		var p packer
 		for i := 1; i <= n; i++ {
-			b = packValue(b, L.Get(i), 0)
+			p.value(L.Get(i), 0)
 		}
-		L.Push(lua.LString(b))
+		if p.tooBig {
+			L.RaiseError("MessagePack pack output over %d bytes", maxPack)
+		}
+		L.Push(lua.LString(p.b))
 		return 1
 	}))
 	t.RawSetString("unpack", L.NewFunction(func(L *lua.LState) int {
-		return unpackValues(L, L.CheckString(1), 0, 0, false)
+		return unpackValues(L, L.CheckString(1), 0, 0)
 	}))
 	t.RawSetString("unpack_one", L.NewFunction(func(L *lua.LState) int {
-		return unpackValues(L, L.CheckString(1), 1, L.OptInt(2, 0), true)
+		return unpackValues(L, L.CheckString(1), 1, intArg(L, 2, 0))
 	}))
 	t.RawSetString("unpack_limit", L.NewFunction(func(L *lua.LState) int {
-		return unpackValues(L, L.CheckString(1), L.CheckInt(2), L.OptInt(3, 0), true)
+		return unpackValues(L, L.CheckString(1), intArg(L, 2, -1), intArg(L, 3, 0))
 	}))
 	return t
 }
 
-func packValue(b []byte, v lua.LValue, depth int) []byte {
+// intArg reads an integer argument as Lua 5.1's luaL_optinteger does,
+// numeric strings included; def when absent (-1: required).
+func intArg(L *lua.LState, i, def int) int {
+	v := L.Get(i)
+	if v == lua.LNil && def >= 0 {
+		return def
+	}
+	n, ok := v.(lua.LNumber)
+	if s, isStr := v.(lua.LString); isStr {
+		n, ok = lua.LVAsNumber(s), true
+		if n == 0 && strings.TrimSpace(string(s)) != "0" {
+			ok = false
+		}
+	}
+	if !ok {
+		L.TypeError(i, lua.LTNumber)
+	}
+	return int(n)
+}
+
+// maxPack caps pack's output. A table that holds itself several times
+// packs to width^16 nils at the nesting limit (6^16 for six self
+// references): one script would exhaust memory, and Redis's own C packer
+// cannot be stopped by SCRIPT KILL meanwhile. No real payload is near it.
+const maxPack = 64 << 20
+
+// packer builds pack's output, up to maxPack bytes.
+type packer struct {
+	b      []byte
+	tooBig bool
+}
+
+func (p *packer) value(v lua.LValue, depth int) {
+	if len(p.b) > maxPack {
+		p.tooBig = true
+	}
+	if p.tooBig {
+		return
+	}
+	p.b = packValue(p.b, v, depth, p)
+}
+
+func packValue(b []byte, v lua.LValue, depth int, p *packer) []byte {
 	switch v := v.(type) {
 	case lua.LBool:
 		if v {
@@ -67,39 +113,41 @@ func packValue(b []byte, v lua.LValue, depth int) []byte {
 		if depth >= msgpackMaxNesting {
 			return append(b, 0xc0)
 		}
-		if n, ok := msgpackArrayLen(v); ok {
-			b = packHeader(b, 0x90, 0xdc, 0xdd, n)
+		n, array := msgpackArrayLen(v)
+		if array {
+			p.b = packHeader(b, 0x90, 0xdc, 0xdd, n)
 			for i := 1; i <= n; i++ {
-				b = packValue(b, v.RawGetInt(i), depth+1)
+				p.value(v.RawGetInt(i), depth+1)
 			}
-			return b
+			return p.b
 		}
-		n := 0
-		v.ForEach(func(lua.LValue, lua.LValue) { n++ })
-		b = packHeader(b, 0x80, 0xde, 0xdf, n)
-		v.ForEach(func(k, val lua.LValue) {
-			b = packValue(b, k, depth+1)
-			b = packValue(b, val, depth+1)
-		})
-		return b
+		p.b = packHeader(b, 0x80, 0xde, 0xdf, n)
+		for k, val := v.Next(lua.LNil); k != lua.LNil; k, val = v.Next(k) {
+			p.value(k, depth+1)
+			p.value(val, depth+1)
+		}
+		return p.b
 	}
 	return append(b, 0xc0) // nil, and what MessagePack cannot hold
 }
 
-// msgpackArrayLen reports whether t's keys are exactly the numbers 1..n,
-// as lua-cmsgpack's table_is_an_array.
+// msgpackArrayLen counts t's keys and reports whether they are exactly the
+// numbers 1..n, as lua-cmsgpack's table_is_an_array. Keys go in the order
+// gopher-lua's next gives (the array part, then insertion order), so a
+// map packs the same bytes every time; Lua 5.1's hash order, which Redis's
+// bytes follow, is not reproduced.
 func msgpackArrayLen(t *lua.LTable) (int, bool) {
 	count, max := 0, 0.0
 	array := true
-	t.ForEach(func(k, _ lua.LValue) {
+	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
 		count++
 		n, ok := k.(lua.LNumber)
 		if !ok || n <= 0 || float64(n) != math.Trunc(float64(n)) {
 			array = false
-			return
+			continue
 		}
 		max = math.Max(max, float64(n))
-	})
+	}
 	return count, array && max == float64(count)
 }
 
@@ -152,25 +200,27 @@ func packHeader(b []byte, fix, b16, b32 byte, n int) []byte {
 	return binary.BigEndian.AppendUint32(append(b, b32), uint32(n))
 }
 
-// unpackValues decodes up to limit values (0: all) from s starting at
-// offset, pushing them; withOffset first pushes the offset after them, or
-// -1 at the end of s, as unpack_one and unpack_limit do.
-func unpackValues(L *lua.LState, s string, limit, offset int, withOffset bool) int {
+// unpackValues decodes values from s at offset, as lua-cmsgpack's
+// mp_unpack_full: with limit and offset both 0 every value, and no offset
+// pushed; otherwise at most limit values (none for 0), after the offset
+// that follows them (-1 at the end of s).
+func unpackValues(L *lua.LState, s string, limit, offset int) int {
 	if offset < 0 || limit < 0 { // lua-cmsgpack names the input's length as the limit
 		L.RaiseError("Invalid request to unpack with offset of %d and limit of %d.", offset, len(s))
 	}
 	if offset > len(s) {
 		L.RaiseError("Start offset %d greater than input length %d.", offset, len(s))
 	}
+	all := limit == 0 && offset == 0
 	d := msgpackDecoder{L: L, s: s, off: offset}
 	var vals []lua.LValue
-	for d.off < len(s) && (limit == 0 || len(vals) < limit) {
+	for d.off < len(s) && (all || len(vals) < limit) {
 		vals = append(vals, d.value(0))
 		if d.err != "" {
 			L.RaiseError("%s", d.err)
 		}
 	}
-	if withOffset {
+	if !all {
 		next := d.off
 		if next >= len(s) {
 			next = -1
@@ -180,10 +230,10 @@ func unpackValues(L *lua.LState, s string, limit, offset int, withOffset bool) i
 	for _, v := range vals {
 		L.Push(v)
 	}
-	if withOffset {
-		return len(vals) + 1
+	if all {
+		return len(vals)
 	}
-	return len(vals)
+	return len(vals) + 1
 }
 
 type msgpackDecoder struct {
@@ -220,8 +270,8 @@ func (d *msgpackDecoder) value(depth int) lua.LValue {
 	if !d.need(1) {
 		return lua.LNil
 	}
-	if depth > 1000 {
-		d.err = "Bad data format in input."
+	if depth >= 4000 { // where Redis's C decoder runs out of Lua stack
+		d.err = "stack overflow"
 		return lua.LNil
 	}
 	c := d.s[d.off]
