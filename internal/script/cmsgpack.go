@@ -25,7 +25,7 @@ func cmsgpackLib(L *lua.LState) *lua.LTable {
 		if n == 0 {
 			L.ArgError(0, "MessagePack pack needs input.")
 		}
-		var p packer
+		p := packer{limit: maxPack}
 		for i := 1; i <= n; i++ {
 			p.value(L.Get(i), 0)
 		}
@@ -73,14 +73,15 @@ func intArg(L *lua.LState, i, def int) int {
 // cannot be stopped by SCRIPT KILL meanwhile. No real payload is near it.
 const maxPack = 64 << 20
 
-// packer builds pack's output, up to maxPack bytes.
+// packer builds pack's output, up to limit bytes.
 type packer struct {
 	b      []byte
+	limit  int
 	tooBig bool
 }
 
 func (p *packer) value(v lua.LValue, depth int) {
-	if len(p.b) > maxPack {
+	if len(p.b) > p.limit {
 		p.tooBig = true
 	}
 	if p.tooBig {

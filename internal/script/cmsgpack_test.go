@@ -67,3 +67,27 @@ func TestCmsgpackPack(t *testing.T) {
 		L.SetTop(0)
 	}
 }
+
+// A table holding itself six times packs 6^16 nils at the nesting limit:
+// the packer stops at its limit instead (maxPack for scripts).
+func TestCmsgpackPackCap(t *testing.T) {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	self := L.NewTable()
+	for i := 1; i <= 6; i++ {
+		self.RawSetInt(i, self)
+	}
+	p := packer{limit: 1 << 20}
+	p.value(self, 0)
+	if !p.tooBig || len(p.b) > 2<<20 {
+		t.Fatalf("packed %d bytes, tooBig %v", len(p.b), p.tooBig)
+	}
+	two := L.NewTable()
+	two.RawSetInt(1, two)
+	two.RawSetInt(2, two)
+	p = packer{limit: 1 << 20}
+	p.value(two, 0)
+	if p.tooBig || len(p.b) < 1<<16 {
+		t.Fatalf("width 2 packed %d bytes, tooBig %v", len(p.b), p.tooBig)
+	}
+}
