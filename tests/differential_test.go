@@ -61,6 +61,13 @@ func differ(t *testing.T, script [][]string) {
 // differWith is differ with replies compared by same.
 func differWith(t *testing.T, script [][]string, same func(got, want any) bool) {
 	t.Helper()
+	differRun(t, script, func(r *raw, cmd []string) any { return r.do(cmd...) }, same)
+}
+
+// differRun sends script to both servers, reading each reply with reply,
+// and stops at the first pair same refuses.
+func differRun(t *testing.T, script [][]string, reply func(r *raw, cmd []string) any, same func(got, want any) bool) {
+	t.Helper()
 	redis := startRedis(t)
 	hot := start(t)
 	for _, proto := range []string{"2", "3"} {
@@ -70,7 +77,7 @@ func differWith(t *testing.T, script [][]string, same func(got, want any) bool) 
 		a.do("FLUSHALL")
 		b.do("FLUSHALL")
 		for _, cmd := range script {
-			got, want := a.do(cmd...), b.do(cmd...)
+			got, want := reply(a, cmd), reply(b, cmd)
 			if os.Getenv("DIFF_TRACE") != "" {
 				t.Logf("%q: %#v | %#v", cmd, got, want)
 			}

@@ -588,21 +588,8 @@ func geoCloseBytes(a, b []byte) bool {
 // differBytes is differ comparing the replies' bytes.
 func differBytes(t *testing.T, script [][]string) {
 	t.Helper()
-	redis := startRedis(t)
-	hot := start(t)
-	for _, proto := range []string{"2", "3"} {
-		a, b := hot.raw(t), redis.raw(t)
-		a.do("HELLO", proto)
-		b.do("HELLO", proto)
-		a.do("FLUSHALL")
-		b.do("FLUSHALL")
-		for _, cmd := range script {
-			got, want := a.rawDo(cmd...), b.rawDo(cmd...)
-			if !bytes.Equal(got, want) {
-				t.Fatalf("RESP%s %q:\nhotkv: %q\nredis: %q", proto, cmd, got, want)
-			}
-		}
-	}
+	differRun(t, script, func(r *raw, cmd []string) any { return string(r.rawDo(cmd...)) },
+		func(got, want any) bool { return got == want })
 }
 
 // rawDo sends a command and returns its reply's bytes.

@@ -206,43 +206,34 @@ elements:
 
 // GEOPOS key member [member ...]
 func geopos(x *command.Ctx) {
-	z, ok := zsetAt(x, x.Args[1], true)
-	if !ok {
-		return
-	}
-	x.W.Array(len(x.Args) - 2)
-	for _, m := range x.Args[2:] {
-		lon, lat, found := 0.0, 0.0, false
-		if z != nil {
-			lon, lat, found = geoMemberPos(z, m)
-		}
-		if !found {
-			x.W.NullArray()
-			continue
-		}
+	eachMemberPos(x, x.W.NullArray, func(lon, lat float64) {
 		x.W.Array(2)
 		x.W.Double(lon)
 		x.W.Double(lat)
-	}
+	})
 }
 
 // GEOHASH key member [member ...]
 func geohashCmd(x *command.Ctx) {
+	eachMemberPos(x, x.W.Null, func(lon, lat float64) { x.W.BulkString(geohash.String(lon, lat)) })
+}
+
+// eachMemberPos answers GEOPOS and GEOHASH: an array with, per member
+// argument, found's reply for its position or missing's.
+func eachMemberPos(x *command.Ctx, missing func(), found func(lon, lat float64)) {
 	z, ok := zsetAt(x, x.Args[1], true)
 	if !ok {
 		return
 	}
 	x.W.Array(len(x.Args) - 2)
 	for _, m := range x.Args[2:] {
-		lon, lat, found := 0.0, 0.0, false
-		if z != nil {
-			lon, lat, found = geoMemberPos(z, m)
+		if z == nil {
+			missing()
+		} else if lon, lat, ok := geoMemberPos(z, m); ok {
+			found(lon, lat)
+		} else {
+			missing()
 		}
-		if !found {
-			x.W.Null()
-			continue
-		}
-		x.W.BulkString(geohash.String(lon, lat))
 	}
 }
 

@@ -722,21 +722,7 @@ func xinfoStream(x *command.Ctx) {
 		x.W.BulkString("pel-count")
 		x.W.Int(int64(g.PendingCount()))
 		x.W.BulkString("pending")
-		var n int64
-		mark := x.W.Deferred()
-		g.EachPending(stream.ID{}, stream.MaxID, func(p *stream.Pending) bool {
-			if count != 0 && n >= count {
-				return false
-			}
-			x.W.Array(4)
-			writeID(x, p.ID)
-			x.W.BulkString(p.Consumer.Name)
-			x.W.Int(p.DeliveryTime)
-			x.W.Int(p.DeliveryCount)
-			n++
-			return true
-		})
-		x.W.FillArray(mark, int(n))
+		writePendingList(x, g.EachPending, count, true)
 		x.W.BulkString("consumers")
 		consumers := g.Consumers()
 		x.W.Array(len(consumers))
@@ -751,22 +737,35 @@ func xinfoStream(x *command.Ctx) {
 			x.W.BulkString("pel-count")
 			x.W.Int(int64(c.PendingCount()))
 			x.W.BulkString("pending")
-			n = 0
-			mark := x.W.Deferred()
-			c.EachPending(stream.ID{}, stream.MaxID, func(p *stream.Pending) bool {
-				if count != 0 && n >= count {
-					return false
-				}
-				x.W.Array(3)
-				writeID(x, p.ID)
-				x.W.Int(p.DeliveryTime)
-				x.W.Int(p.DeliveryCount)
-				n++
-				return true
-			})
-			x.W.FillArray(mark, int(n))
+			writePendingList(x, c.EachPending, count, false)
 		}
 	}
+}
+
+// writePendingList writes XINFO STREAM FULL's list of up to count (0: all)
+// pending entries: ID, the consumer's name in a group's list (named),
+// delivery time and count.
+func writePendingList(x *command.Ctx, each func(start, end stream.ID, fn func(*stream.Pending) bool), count int64, named bool) {
+	var n int64
+	mark := x.W.Deferred()
+	each(stream.ID{}, stream.MaxID, func(p *stream.Pending) bool {
+		if count != 0 && n >= count {
+			return false
+		}
+		if named {
+			x.W.Array(4)
+			writeID(x, p.ID)
+			x.W.BulkString(p.Consumer.Name)
+		} else {
+			x.W.Array(3)
+			writeID(x, p.ID)
+		}
+		x.W.Int(p.DeliveryTime)
+		x.W.Int(p.DeliveryCount)
+		n++
+		return true
+	})
+	x.W.FillArray(mark, int(n))
 }
 
 func xinfoGroups(x *command.Ctx) {

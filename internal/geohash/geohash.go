@@ -191,41 +191,29 @@ func IsValid(lon, lat float64) bool {
 // Align52 shifts h to a 52-bit score prefix.
 func Align52(h Bits) uint64 { return h.Bits << (52 - uint(h.Step)*2) }
 
-// moveX moves h one cell east (d > 0) or west (d < 0), wrapping around.
-func moveX(h *Bits, d int) {
+// move moves h one cell along the axis whose bits are in mask (the
+// longitude's, 0xaaaa..., east for d > 0; the latitude's, 0x5555...,
+// north), wrapping around: Redis's geohash_move_x and geohash_move_y.
+func move(h *Bits, d int, mask uint64) {
 	if d == 0 {
 		return
 	}
-	x := h.Bits & 0xaaaaaaaaaaaaaaaa
-	y := h.Bits & 0x5555555555555555
-	zz := uint64(0x5555555555555555) >> (64 - uint(h.Step)*2)
+	shift := 64 - uint(h.Step)*2
+	v := h.Bits & mask
+	other := h.Bits &^ mask
+	zz := ^mask >> shift
 	if d > 0 {
-		x = x + (zz + 1)
+		v = v + (zz + 1)
 	} else {
-		x = x | zz
-		x = x - (zz + 1)
+		v = v | zz
+		v = v - (zz + 1)
 	}
-	x &= 0xaaaaaaaaaaaaaaaa >> (64 - uint(h.Step)*2)
-	h.Bits = x | y
+	v &= mask >> shift
+	h.Bits = v | other
 }
 
-// moveY moves h one cell north (d > 0) or south (d < 0), wrapping around.
-func moveY(h *Bits, d int) {
-	if d == 0 {
-		return
-	}
-	x := h.Bits & 0xaaaaaaaaaaaaaaaa
-	y := h.Bits & 0x5555555555555555
-	zz := uint64(0xaaaaaaaaaaaaaaaa) >> (64 - uint(h.Step)*2)
-	if d > 0 {
-		y = y + (zz + 1)
-	} else {
-		y = y | zz
-		y = y - (zz + 1)
-	}
-	y &= 0x5555555555555555 >> (64 - uint(h.Step)*2)
-	h.Bits = x | y
-}
+func moveX(h *Bits, d int) { move(h, d, 0xaaaaaaaaaaaaaaaa) }
+func moveY(h *Bits, d int) { move(h, d, 0x5555555555555555) }
 
 // GetNeighbors returns the eight cells around h.
 func GetNeighbors(h Bits) Neighbors {
