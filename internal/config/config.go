@@ -39,6 +39,7 @@ type Config struct {
 	LFULogFactor           int64
 	LFUDecayTime           int64 // minutes
 	PubSubOutputLimit      int64 // hard output buffer limit for pub/sub clients
+	TrackingTableMaxKeys   int64 // keys CLIENT TRACKING remembers before invalidating some; 0 = no limit
 	NotifyKeyspaceEvents   notify.Class
 	SlowlogSlowerThan      int64 // microseconds; negative: off
 	SlowlogMaxLen          int64
@@ -84,6 +85,7 @@ func Default() *Config {
 		LFULogFactor:           10,
 		LFUDecayTime:           1,
 		PubSubOutputLimit:      32 << 20,
+		TrackingTableMaxKeys:   1000000,
 		SlowlogSlowerThan:      10000,
 		SlowlogMaxLen:          128,
 		DBFilename:             "dump.rdb",
@@ -313,6 +315,7 @@ var Params = []*Param{
 	boolParam("stop-writes-on-bgsave-error", false, func(c *Config) *bool { return &c.StopWritesOnBgsaveErr }),
 	numParam("tcp-keepalive", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.TCPKeepAlive }),
 	numParam("timeout", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.Timeout }),
+	numParam("tracking-table-max-keys", false, 0, math.MaxInt64, func(c *Config) *int64 { return &c.TrackingTableMaxKeys }),
 }
 
 // MaxMemoryPolicies are the maxmemory-policy values, in Redis's order.

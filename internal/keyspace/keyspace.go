@@ -205,11 +205,15 @@ type Shard struct {
 	waiters  map[string][]*Waiter
 	ready    []*Waiter // waiters a write has readied; served before the lock is released
 	db       *DB       // for its mayExpire hint; nil in a shard made on its own (tests)
+	by       int64     // the client whose command holds the lock (LockBy), else 0
 	_        [64]byte  // keep neighbouring shards' locks off one cache line
 }
 
 // Lock takes the shard's lock.
-func (s *Shard) Lock() { s.mu.Lock() }
+func (s *Shard) Lock() {
+	s.mu.Lock()
+	s.by = 0
+}
 
 // Unlock releases it.
 func (s *Shard) Unlock() { s.mu.Unlock() }
@@ -421,6 +425,9 @@ func (s *Shard) remove(k string, e *Entry) {
 	for _, w := range s.watchers[k] { // a deletion wakes no list or zset waiter: there is nothing to pop
 		w.MarkDirty()
 	}
+	if s.tracked() {
+		s.modified(k)
+	}
 	if e.Kind == KindStream && len(s.waiters) != 0 {
 		s.wakeEvery(k) // XREADGROUP waiters (Kind 0) re-run into their NOGROUP error, as in Redis
 	}
@@ -537,7 +544,7 @@ func (s *Shard) RemoveWatch(key []byte, w *Watch) {
 // and the oldest client blocked on it that its value can serve is readied.
 // Call it after modifying key.
 func (s *Shard) Touch(key []byte) {
-	if len(s.watchers) == 0 && len(s.waiters) == 0 {
+	if len(s.watchers) == 0 && len(s.waiters) == 0 && !s.tracked() {
 		return
 	}
 	s.touch(string(key))
@@ -549,6 +556,9 @@ func (s *Shard) touch(k string) {
 	}
 	if len(s.waiters) != 0 {
 		s.wake(k)
+	}
+	if s.tracked() {
+		s.modified(k)
 	}
 }
 
@@ -573,9 +583,10 @@ func (s *Shard) live(k string, now int64) bool {
 
 // DB is one numbered database.
 type DB struct {
-	shards [ShardCount]Shard
-	id     int
-	events *notify.Notifier // the keyspace's; nil in a DB made on its own (tests)
+	shards   [ShardCount]Shard
+	id       int
+	events   *notify.Notifier // the keyspace's; nil in a DB made on its own (tests)
+	tracking *tracking        // the keyspace's
 	// mayExpire is false only while no shard holds keys with an expiry or
 	// expiring parts, so that the active expiry cycle can skip the whole
 	// database without locking its shards (see Expirer.Cycle).
@@ -624,7 +635,7 @@ func (db *DB) NotifyString(c notify.Class, event, key string) {
 // LockAll takes every shard lock in index order.
 func (db *DB) LockAll() {
 	for i := range db.shards {
-		db.shards[i].mu.Lock()
+		db.shards[i].Lock()
 	}
 }
 
@@ -732,13 +743,15 @@ type Keyspace struct {
 	// Indexes are the named vector indexes (VSIM.CREATEINDEX): server-wide,
 	// not keys, untouched by FLUSHALL, locked by themselves (never by shards).
 	Indexes *vindex.Registry
+
+	tracking tracking
 }
 
 // New makes a keyspace of n databases.
 func New(n int) *Keyspace {
 	ks := &Keyspace{DBs: make([]*DB, n), Indexes: vindex.NewRegistry()}
 	for i := range ks.DBs {
-		db := &DB{id: i, events: &ks.Events}
+		db := &DB{id: i, events: &ks.Events, tracking: &ks.tracking}
 		for j := range db.shards {
 			db.shards[j].db = db
 		}

@@ -141,4 +141,10 @@ func (s *Shard) TakeReady() []*Waiter {
 // TryLock takes the shard's lock if it is free. Serving a waiter may need
 // shards beyond those the writer locked; trying (never waiting) keeps the
 // ascending lock order that prevents deadlocks.
-func (s *Shard) TryLock() bool { return s.mu.TryLock() }
+func (s *Shard) TryLock() bool {
+	if !s.mu.TryLock() {
+		return false
+	}
+	s.by = 0
+	return true
+}

@@ -26,6 +26,17 @@ const (
 	flushAt = 64 << 10
 )
 
+// mode is a set of connection modes that change how commands run.
+type mode uint8
+
+const (
+	tracking mode = 1 << iota // CLIENT TRACKING is on (trackMode is set)
+	caching                   // CLIENT CACHING applies to the next command (or transaction)
+	replyOff                  // CLIENT REPLY OFF
+	skipNext                  // CLIENT REPLY SKIP: the next command's reply is dropped
+	skipThis                  // ... this command's
+)
+
 // client is one connection: its buffers, its protocol and database, and the
 // state of transactions and subscriptions. Only its own goroutine touches the
 // unexported fields without a lock; what other goroutines read (CLIENT LIST,
@@ -65,7 +76,9 @@ type client struct {
 	inExec   bool // an EXEC is running: it holds its shards (see execLocked)
 	watch    keyspace.Watch
 	watched  []watchedKey
-	pubsub   *subscriber // non-nil once the client has subscribed or monitors
+	pubsub   *subscriber // non-nil once the client has subscribed, monitors or tracks keys
+	holding  bool        // pubsub.hold is set (holdPushes, or an EXEC that subscribed)
+	modes    mode        // the connection modes below; zero on the hot path
 	// monitoring: MONITOR streams commands to it (monitor.go); read by
 	// the goroutines feeding it.
 	monitoring atomic.Bool
@@ -77,20 +90,23 @@ type client struct {
 	tx         []byte        // the running transaction's log record
 
 	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).
-	waiting    atomic.Pointer[blocked] // the blocking command waiting, if any (CLIENT UNBLOCK)
-	nsub       [3]atomic.Int32         // subscriptions per kind (channel, pattern, shard)
-	queued     atomic.Int32            // commands queued in MULTI, -1 outside
-	watchCount atomic.Int32
-	noEvict    atomic.Bool
-	noTouch    atomic.Bool
-	killed     atomic.Bool // closeConn was called
-	lastCmd    atomic.Pointer[command.Cmd]
-	dbNum      atomic.Int32
-	proto      atomic.Int32
-	created    time.Time
-	lastSeen   atomic.Int64    // unix ms of the last command
-	calls      []atomic.Uint64 // per command ID, published by flushStats
-	nanos      []atomic.Uint64
+	waiting   atomic.Pointer[blocked] // the blocking command waiting, if any (CLIENT UNBLOCK)
+	trackMode atomic.Pointer[trackMode]
+	// brokenRedir: the client it redirects invalidations to has gone.
+	brokenRedir atomic.Bool
+	nsub        [3]atomic.Int32 // subscriptions per kind (channel, pattern, shard)
+	queued      atomic.Int32    // commands queued in MULTI, -1 outside
+	watchCount  atomic.Int32
+	noEvict     atomic.Bool
+	noTouch     atomic.Bool
+	killed      atomic.Bool // closeConn was called
+	lastCmd     atomic.Pointer[command.Cmd]
+	dbNum       atomic.Int32
+	proto       atomic.Int32
+	created     time.Time
+	lastSeen    atomic.Int64    // unix ms of the last command
+	calls       []atomic.Uint64 // per command ID, published by flushStats
+	nanos       []atomic.Uint64
 	// The command being repeated and its calls and time since the last
 	// publish: a pipeline of one command costs two atomic adds per batch
 	// instead of two per command.
@@ -333,9 +349,16 @@ func (c *client) process() {
 		c.next++
 		c.r = p.end
 		if len(p.args) > 0 { // an empty line has none
+			if c.modes&tracking != 0 && !c.holding {
+				c.holdPushes()
+			}
+			mark := len(c.out.B)
 			c.cur = p
 			c.execute(p.cmd, p.args)
 			c.cur = nil
+			if c.modes != 0 {
+				c.afterCommand(p.cmd, mark)
+			}
 		}
 		// A monitor's replies join the lines other connections feed it in
 		// the order things happen.
@@ -390,16 +413,22 @@ func (c *client) grow(cfg *config.Config) bool {
 // push queue so they stay ordered with published messages.
 func (c *client) flush() bool {
 	if len(c.out.B) == 0 {
+		if c.holding {
+			c.releaseHeld()
+		}
 		return true
 	}
 	if c.aofEnd != 0 {
 		c.s.aof.await(c.aofEnd)
 		c.aofEnd = 0
 	}
-	if c.pubsub != nil && !c.subscribed() && !c.monitoring.Load() {
+	if c.pubsub != nil && !c.subscribed() && !c.monitoring.Load() && c.modes&tracking == 0 {
 		c.leavePubSub()
 	}
 	if c.pubsub != nil {
+		if c.holding {
+			return c.releaseHeld()
+		}
 		ok := c.pubsub.enqueue(c.out.B)
 		c.resetOut()
 		return ok
@@ -442,6 +471,9 @@ func (c *client) cleanup() {
 	c.flushStats()
 	c.flush()
 	c.stopMonitoring()
+	if c.modes&tracking != 0 {
+		c.setTracking(nil)
+	}
 	if c.pubsub != nil {
 		c.s.hub.unsubscribeAll(c)
 		c.pubsub.stop()

@@ -52,6 +52,7 @@ func (c *client) describe() string {
 	if c.waiting.Load() != nil {
 		flags = append(flags, 'b')
 	}
+	flags = c.trackFlags(flags)
 	if len(flags) == 0 {
 		flags = append(flags, 'N')
 	}
@@ -59,10 +60,10 @@ func (c *client) describe() string {
 	if lc := c.lastCmd.Load(); lc != nil {
 		cmd = lc.Name
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d lib-name=%s lib-ver=%s io-thread=0",
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=%d resp=%d lib-name=%s lib-ver=%s io-thread=0",
 		c.id, c.conn.RemoteAddr(), c.conn.LocalAddr(), c.fd, name,
 		int64(now.Sub(c.created).Seconds()), (now.UnixMilli()-c.lastSeen.Load())/1000,
-		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), initialReadBuf, cmd, c.proto.Load(), lib, ver)
+		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), initialReadBuf, cmd, c.redirection(), c.proto.Load(), lib, ver)
 }
 
 func (s *Server) clientList() []*client {
@@ -310,6 +311,42 @@ func clientSetInfo(x *command.Ctx) {
 	x.W.OK()
 }
 
+// clientReply is CLIENT REPLY ON|OFF|SKIP. OFF and SKIP answer nothing;
+// afterCommand drops the replies they silence.
+func clientReply(x *command.Ctx) {
+	c := cl(x)
+	switch {
+	case command.Is(x.Args[2], "on"):
+		c.modes &^= replyOff | skipNext | skipThis
+		x.W.OK()
+	case command.Is(x.Args[2], "off"):
+		c.modes |= replyOff
+	case command.Is(x.Args[2], "skip"):
+		if c.modes&replyOff == 0 {
+			c.modes |= skipNext
+		}
+	default:
+		x.Error(command.ErrSyntax)
+	}
+}
+
+// afterCommand ends a command of the batch, whose reply starts at mark:
+// CLIENT REPLY may drop it, and CLIENT CACHING's flag lasts one command
+// (a whole transaction inside MULTI; CLIENT subcommands keep it, as in
+// Redis).
+func (c *client) afterCommand(cmd *command.Cmd, mark int) {
+	if c.modes&(replyOff|skipThis) != 0 && len(c.out.B) > mark {
+		c.out.B = c.out.B[:mark]
+	}
+	c.modes &^= skipThis
+	if c.modes&skipNext != 0 {
+		c.modes ^= skipNext | skipThis
+	}
+	if c.modes&caching != 0 && c.multi == nil && (cmd == nil || cmd.Name != "client") {
+		c.modes &^= caching
+	}
+}
+
 // onOff makes CLIENT NO-EVICT / NO-TOUCH: HotKV never evicts clients and
 // does not track key access per client, so the mode is only recorded (and
 // shown in CLIENT LIST's flags).
@@ -372,8 +409,15 @@ func init() {
 			sub("setinfo", 4, "Sets information specific to the client or connection.", "<LIB-NAME libname | LIB-VER libver>", clientSetInfo),
 			sub("no-evict", 3, "Sets the client eviction mode of the connection.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.noEvict })),
 			sub("unblock", -3, "Unblocks a client blocked by a blocking command from a different connection.", "client-id [TIMEOUT | ERROR]", clientUnblock),
+			sub("tracking", -3, "Controls server-assisted client-side caching for the connection.", "<ON | OFF> [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]", clientTracking),
+			sub("caching", 3, "Instructs the server whether to track the keys in the next request.", "<YES | NO>", clientCaching),
+			sub("trackinginfo", 2, "Returns information about server-assisted client-side caching for the connection.", "", clientTrackingInfo),
+			sub("getredir", 2, "Returns the client ID to which the connection's tracking notifications are redirected.", "", func(x *command.Ctx) { x.W.Int(cl(x).redirection()) }),
+			sub("reply", 3, "Instructs the server whether to reply to commands.", "<ON | OFF | SKIP>", clientReply),
 			sub("no-touch", 3, "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.noTouch })),
 			helpCmd("client", []string{
+				"CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
+				"GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
 				"GETNAME", "    Return the name of the current connection.",
 				"ID", "    Return the ID of the current connection.",
 				"INFO", "    Return information about the current client connection.",
@@ -382,9 +426,13 @@ func init() {
 				"LIST [options ...]", "    Return information about client connections. Options: TYPE, ID.",
 				"UNPAUSE", "    Stop the current client pause, resuming traffic.",
 				"PAUSE <timeout> [WRITE|ALL]", "    Suspend all, or just write, clients for <timeout> milliseconds.",
+				"REPLY (ON|OFF|SKIP)", "    Control the replies sent to the current connection.",
 				"SETNAME <name>", "    Assign the name <name> to the current connection.",
 				"SETINFO <option> <value>", "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
 				"UNBLOCK <clientid> [TIMEOUT|ERROR]", "    Unblock the specified blocked client.",
+				"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]", "         [OPTIN] [OPTOUT] [NOLOOP]",
+				"    Control server assisted client side caching.", "TRACKINGINFO",
+				"    Report tracking status for the current connection.",
 				"NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
 				"NO-TOUCH (ON|OFF)", "    Will not touch LRU/LFU stats when this mode is on.",
 			}),

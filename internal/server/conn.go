@@ -53,6 +53,10 @@ func reset(x *command.Ctx) {
 	c.authed = c.s.Config().RequirePass == ""
 	c.noEvict.Store(false)
 	c.noTouch.Store(false)
+	if c.modes&tracking != 0 {
+		c.setTracking(nil)
+	}
+	c.modes = 0
 	c.infoMu.Lock()
 	c.name = ""
 	c.infoMu.Unlock()

@@ -196,6 +196,9 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write && c.blocked == nil {
 		c.touchKeys(cmd, args)
 	}
+	if c.s.track.active.Load() {
+		c.trackAfter(cmd, args, mark)
+	}
 	d := tick.Now() - start
 	if d >= c.s.slow.minTicks.Load() {
 		c.recordSlow(cmd, args, d)
@@ -278,10 +281,10 @@ func (c *client) lock(cmd *command.Cmd, args [][]byte) {
 	case cmd.Flags&command.SelfLock != 0:
 	case cmd.Flags&command.LockAll != 0:
 		c.gated = c.s.gate.shared(c.id)
-		c.s.ks.LockAll()
+		c.s.ks.LockAllBy(c.id)
 	case cmd.Flags&command.LockDB != 0:
 		c.gated = c.s.gate.shared(c.id)
-		c.ctx.DB.LockAll()
+		c.ctx.DB.LockAllBy(c.id)
 	default:
 		c.keys = cmd.KeyPositions(args, c.keys[:0])
 		c.locks = c.locks[:0]
@@ -310,19 +313,19 @@ func (c *client) lockShards() {
 		c.gated = c.s.gate.shared(c.id)
 	}
 	if c.other != nil && c.otherID < c.ctx.DBID {
-		lockShards(c.other, c.locks)
-		lockShards(c.ctx.DB, c.locks)
+		c.lockIn(c.other)
+		c.lockIn(c.ctx.DB)
 		return
 	}
-	lockShards(c.ctx.DB, c.locks)
+	c.lockIn(c.ctx.DB)
 	if c.other != nil {
-		lockShards(c.other, c.locks)
+		c.lockIn(c.other)
 	}
 }
 
-func lockShards(db *keyspace.DB, shards []int) {
-	for _, i := range shards {
-		db.Shard(i).Lock()
+func (c *client) lockIn(db *keyspace.DB) {
+	for _, i := range c.locks {
+		db.Shard(i).LockBy(c.id)
 	}
 }
 

@@ -117,9 +117,9 @@ func (c *client) execLocked(cmds []queued) {
 	c.gated = c.s.gate.shared(c.id)
 	switch {
 	case all:
-		c.s.ks.LockAll()
+		c.s.ks.LockAllBy(c.id)
 	case whole:
-		db.LockAll()
+		db.LockAllBy(c.id)
 	default:
 		c.lockShards()
 	}
@@ -137,7 +137,9 @@ func (c *client) execLocked(cmds []queued) {
 		}
 		c.locks = c.locks[:0] // also when all/whole made them moot: call() must not unlock them
 		c.ungate()
-		c.releaseHeld()
+		if c.modes&tracking == 0 { // a tracking client's hold ends with its batch (flush)
+			c.releaseHeld()
+		}
 		if h != nil {
 			c.s.serveLater(h)
 		}

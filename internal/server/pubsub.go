@@ -64,13 +64,17 @@ type subscriber struct {
 // before the socket is closed under it (a client that never reads).
 const stopGrace = 2 * time.Second
 
+// subscriber returns c's output queue, made on first use. Other goroutines
+// read c.pubsub under the hub's lock (pushTo), so it is set under it.
 func (c *client) subscriber() *subscriber {
 	if c.pubsub == nil {
 		p := &subscriber{c: c, wake: make(chan struct{}, 1), done: make(chan struct{}), exit: make(chan struct{})}
 		for i := range p.names {
 			p.names[i] = map[string]struct{}{}
 		}
+		c.s.hub.mu.Lock()
 		c.pubsub = p
+		c.s.hub.mu.Unlock()
 		go p.writer()
 	}
 	return c.pubsub
@@ -116,26 +120,27 @@ func (p *subscriber) checkLocked() bool {
 	return true
 }
 
-// releaseHeld queues the finished EXEC reply, then the messages held while it
-// was built.
-func (c *client) releaseHeld() {
+// releaseHeld queues the replies so far (a finished EXEC's, a tracking
+// client's batch), then the messages held while they were built; false if
+// the client is dead.
+func (c *client) releaseHeld() bool {
 	p := c.pubsub
-	if p == nil {
-		return
+	if p == nil || !c.holding {
+		return true
 	}
+	c.holding = false
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.hold {
-		return
-	}
 	p.hold = false
-	if !p.dead {
+	ok := !p.dead
+	if ok {
 		p.buf = append(p.buf, c.out.B...)
 		p.buf = append(p.buf, p.held...)
-		p.checkLocked()
+		ok = p.checkLocked()
 	}
-	c.out.B = c.out.B[:0]
+	c.resetOut()
 	p.held = nil
+	return ok
 }
 
 func (p *subscriber) writer() {
@@ -207,9 +212,11 @@ func (h *hub) subscribe(c *client, kind int, names [][]byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	w := &c.out
-	if c.inExec {
-		// The confirmations are part of EXEC's reply, still being built.
+	if c.inExec || c.holding {
+		// The confirmations are part of EXEC's reply, still being built, or
+		// of a tracking client's batch, whose pushes are held anyway.
 		p.hold = true
+		c.holding = true
 	} else {
 		// Earlier replies of this batch, then the confirmations, are queued
 		// before any message the new subscriptions can receive.

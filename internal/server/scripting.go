@@ -241,11 +241,11 @@ func (l *scriptLocks) take(c *client, cmd *command.Cmd, args [][]byte) {
 	switch {
 	case cmd.Flags&command.LockAll != 0 || cmd.Name == "info":
 		for _, db := range c.s.ks.DBs {
-			l.whole(db)
+			l.whole(c.id, db)
 		}
 		l.all = true
 	case cmd.Flags&command.LockDB != 0:
-		l.whole(c.ctx.DB)
+		l.whole(c.id, c.ctx.DB)
 	default:
 		other := (*keyspace.DB)(nil)
 		if cmd.OtherDB != nil {
@@ -256,26 +256,26 @@ func (l *scriptLocks) take(c *client, cmd *command.Cmd, args [][]byte) {
 		c.keys = cmd.KeyPositions(args, c.keys[:0])
 		for _, i := range c.keys {
 			idx := keyspace.ShardIndex(args[i])
-			l.one(c.ctx.DB, idx)
+			l.one(c.id, c.ctx.DB, idx)
 			if other != nil {
-				l.one(other, idx)
+				l.one(c.id, other, idx)
 			}
 		}
 	}
 }
 
-func (l *scriptLocks) one(db *keyspace.DB, i int) {
+func (l *scriptLocks) one(id int64, db *keyspace.DB, i int) {
 	bit := db.ID()*keyspace.ShardCount + i
 	if l.bits[bit/64]&(1<<(bit%64)) == 0 {
-		db.Shard(i).Lock()
+		db.Shard(i).LockBy(id)
 		l.bits[bit/64] |= 1 << (bit % 64)
 		l.held = append(l.held, shardRef{db, i})
 	}
 }
 
-func (l *scriptLocks) whole(db *keyspace.DB) {
+func (l *scriptLocks) whole(id int64, db *keyspace.DB) {
 	for i := range keyspace.ShardCount {
-		l.one(db, i)
+		l.one(id, db, i)
 	}
 }
 

@@ -40,6 +40,7 @@ type Server struct {
 	cfgMu sync.Mutex // serializes CONFIG SET
 	ks    *keyspace.Keyspace
 	hub   *hub
+	track *tracker
 	mon   monitors
 	stats serverStats
 	log   *log.Logger
@@ -100,6 +101,8 @@ func New(cfg *config.Config) *Server {
 	s.cfg.Store(cfg)
 	s.ks.Events.SetPublisher(func(ch, msg []byte) { s.hub.publish(kindChannel, ch, msg) })
 	s.ks.Events.Set(cfg.NotifyKeyspaceEvents)
+	s.track = newTracker(s)
+	s.ks.SetTracker(s.track)
 	s.slow.configure(cfg)
 	s.ev = newEvictor()
 	s.applyMemoryConfig(cfg)
@@ -314,6 +317,9 @@ func (s *Server) cron() {
 			}
 			if keyspace.ReadyPending.Load() > 0 {
 				s.serveStranded()
+			}
+			if max := s.Config().TrackingTableMaxKeys; max > 0 {
+				s.track.limit(max)
 			}
 			if h := s.Config().Hz; h != hz {
 				hz = h

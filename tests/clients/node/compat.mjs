@@ -420,8 +420,38 @@ async function ioredis() {
   r.disconnect();
 }
 
+// node-redis's client-side cache (RESP3, CLIENT TRACKING ON): a second read
+// is served locally, and a write by another client invalidates it.
+async function nodeRedisCache() {
+  const tag = 'node-redis client-side cache';
+  const c = createClient({ socket: { port }, RESP: 3, clientSideCache: { ttl: 0, maxEntries: 0 } });
+  const w = createClient({ socket: { port } });
+  c.on('error', (e) => console.log(`${tag} error event: ${e}`));
+  await c.connect();
+  await w.connect();
+  await scenario(tag, async () => {
+    await w.set('csc:k', 'v1');
+    eq(await c.get('csc:k'), 'v1', `${tag} first GET`);
+    eq(await c.get('csc:k'), 'v1', `${tag} second GET`);
+    const stats = () => c.clientSideCache.stats();
+    eq(stats().hitCount, 1, `${tag} second GET from the cache`);
+    await w.set('csc:k', 'v2');
+    const end = Date.now() + 3000;
+    let v;
+    while ((v = await c.get('csc:k')) !== 'v2' && Date.now() < end) await new Promise((res) => setTimeout(res, 10));
+    eq(v, 'v2', `${tag} GET after another client's SET`);
+    await w.del('csc:k');
+    const end2 = Date.now() + 3000;
+    while ((v = await c.get('csc:k')) !== null && Date.now() < end2) await new Promise((res) => setTimeout(res, 10));
+    eq(v, null, `${tag} GET after DEL`);
+  });
+  await c.quit();
+  await w.quit();
+}
+
 await nodeRedis(2);
 await nodeRedis(3);
+await nodeRedisCache();
 if (authPort) await nodeRedisAuth();
 await ioredis();
 console.log(`${checks} checks, ${failures} failed`);

@@ -1,0 +1,66 @@
+package keyspace
+
+import "sync/atomic"
+
+// Tracker learns of key modifications for client-side caching (CLIENT
+// TRACKING). Modified is called under the shard lock of the changed key,
+// after the change; by is the ID of the client whose command holds that lock
+// (0 for the expiry cycle, eviction and other internal work), which NOLOOP
+// needs.
+type Tracker interface {
+	Modified(key string, by int64)
+}
+
+// tracking is what a database reports modifications to, while any client
+// tracks keys.
+type tracking struct {
+	on atomic.Bool
+	t  Tracker
+}
+
+// SetTracker installs the keyspace's tracker; tracking stays off until
+// Track(true).
+func (ks *Keyspace) SetTracker(t Tracker) { ks.tracking.t = t }
+
+// Track turns reporting modifications to the tracker on or off. While on,
+// every write touches its keys (Observed), as WATCH needs.
+func (ks *Keyspace) Track(on bool) {
+	if ks.tracking.on.Swap(on) != on {
+		if on {
+			observers.Add(1)
+		} else {
+			observers.Add(-1)
+		}
+	}
+}
+
+// tracked reports whether modifications of s's keys are reported.
+func (s *Shard) tracked() bool {
+	return s.db != nil && s.db.tracking.on.Load()
+}
+
+// modified reports a change of k to the tracker.
+func (s *Shard) modified(k string) {
+	s.db.tracking.t.Modified(k, s.by)
+}
+
+// LockBy takes the shard's lock for the command of client id, whose
+// modifications are then reported as its own.
+func (s *Shard) LockBy(id int64) {
+	s.mu.Lock()
+	s.by = id
+}
+
+// LockAllBy is LockAll for the command of client id.
+func (db *DB) LockAllBy(id int64) {
+	for i := range db.shards {
+		db.shards[i].LockBy(id)
+	}
+}
+
+// LockAllBy is LockAll for the command of client id.
+func (ks *Keyspace) LockAllBy(id int64) {
+	for _, db := range ks.DBs {
+		db.LockAllBy(id)
+	}
+}

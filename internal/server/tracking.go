@@ -1,0 +1,632 @@
+package server
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/resp"
+)
+
+// Client-side caching (CLIENT TRACKING), as Redis's tracking.c: a table from
+// key names to the clients that read them, across databases as in Redis; a
+// modification of a key sends each of them one invalidation message and
+// forgets them, until they read the key again. Clients in BCAST mode
+// register prefixes instead and hear of every key under them.
+//
+// Ordering: a tracking client's pushes are held while it runs a batch of
+// commands and queued after the batch's replies (holdPushes, flush), so an
+// invalidation never overtakes the reply carrying the value it invalidates,
+// and one caused by the client's own command follows that command's reply,
+// as in Redis.
+
+// trackMode is a client's tracking settings, replaced whole (never changed
+// in place) so that writers in other goroutines read it without a lock.
+type trackMode struct {
+	redirect int64
+	bcast    bool
+	optin    bool
+	optout   bool
+	noloop   bool
+	prefixes []string // BCAST prefixes ("" for every key)
+}
+
+// tracker is the server's tracking state; it is the keyspace's
+// keyspace.Tracker.
+type tracker struct {
+	s     *Server
+	slots [keyspace.ShardCount]trackSlot
+	keys  atomic.Int64 // tracking_total_keys
+	items atomic.Int64 // tracking_total_items: (key, client) pairs
+
+	active atomic.Bool // any client tracks
+
+	mu       sync.RWMutex
+	clients  map[int64]*client               // with tracking on
+	prefixes map[string]map[*client]struct{} // BCAST registrations
+	nprefix  atomic.Int64                    // len(prefixes), read without mu
+}
+
+type trackSlot struct {
+	mu sync.Mutex
+	m  map[string]*readers
+}
+
+// readers are the clients that read a key since its last modification.
+type readers struct {
+	ids []int64 // a key is read by one client far more often than by many
+	set map[int64]struct{}
+}
+
+// add reports whether id is new.
+func (r *readers) add(id int64) bool {
+	if r.set != nil {
+		if _, ok := r.set[id]; ok {
+			return false
+		}
+		r.set[id] = struct{}{}
+		return true
+	}
+	for _, x := range r.ids {
+		if x == id {
+			return false
+		}
+	}
+	if len(r.ids) == 8 {
+		r.set = make(map[int64]struct{}, 16)
+		for _, x := range r.ids {
+			r.set[x] = struct{}{}
+		}
+		r.set[id] = struct{}{}
+		r.ids = nil
+		return true
+	}
+	r.ids = append(r.ids, id)
+	return true
+}
+
+func (r *readers) len() int {
+	if r.set != nil {
+		return len(r.set)
+	}
+	return len(r.ids)
+}
+
+func (r *readers) each(fn func(int64)) {
+	for _, id := range r.ids {
+		fn(id)
+	}
+	for id := range r.set {
+		fn(id)
+	}
+}
+
+func newTracker(s *Server) *tracker {
+	t := &tracker{s: s, clients: map[int64]*client{}, prefixes: map[string]map[*client]struct{}{}}
+	for i := range t.slots {
+		t.slots[i].m = map[string]*readers{}
+	}
+	return t
+}
+
+func (t *tracker) nclients() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return len(t.clients)
+}
+
+// remember records that c read key (under the key's shard lock).
+func (t *tracker) remember(c *client, key []byte) {
+	sl := &t.slots[keyspace.ShardIndex(key)]
+	sl.mu.Lock()
+	r := sl.m[string(key)]
+	if r == nil {
+		r = &readers{}
+		sl.m[string(key)] = r
+		t.keys.Add(1)
+	}
+	if r.add(c.id) {
+		t.items.Add(1)
+	}
+	sl.mu.Unlock()
+}
+
+// Modified implements keyspace.Tracker.
+func (t *tracker) Modified(key string, by int64) {
+	if t.nprefix.Load() != 0 {
+		t.broadcast(key, by)
+	}
+	sl := &t.slots[keyspace.ShardIndex(unsafe.Slice(unsafe.StringData(key), len(key)))]
+	sl.mu.Lock()
+	r := sl.m[key]
+	if r != nil {
+		delete(sl.m, key)
+	}
+	sl.mu.Unlock()
+	if r == nil {
+		return
+	}
+	t.keys.Add(-1)
+	t.items.Add(-int64(r.len()))
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	r.each(func(id int64) {
+		c := t.clients[id]
+		if c == nil {
+			return
+		}
+		// A client that switched to BCAST since it read the key hears of it
+		// by prefix only.
+		if m := c.trackMode.Load(); m != nil && !m.bcast && !(m.noloop && id == by) {
+			t.s.invalidate(c, m, key, false)
+		}
+	})
+}
+
+// broadcast tells BCAST clients whose prefixes key falls under.
+func (t *tracker) broadcast(key string, by int64) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for p, cs := range t.prefixes {
+		if !strings.HasPrefix(key, p) {
+			continue
+		}
+		for c := range cs {
+			if m := c.trackMode.Load(); m != nil && !(m.noloop && c.id == by) {
+				t.s.invalidate(c, m, key, false)
+			}
+		}
+	}
+}
+
+// flushed sends every tracking client a null invalidation ("everything
+// changed") and forgets what they read: FLUSHDB and FLUSHALL, run by by,
+// whose reply starts at by.out.B[mark]. Redis 8 runs a flush called from
+// outside a transaction or script in the background, its caller blocked
+// meanwhile, so that caller's own message comes before its reply.
+func (t *tracker) flushed(by *client, mark int) {
+	first := !by.inExec && !by.ctx.InScript
+	t.mu.RLock()
+	for _, c := range t.clients {
+		m := c.trackMode.Load()
+		if m == nil {
+			continue
+		}
+		dst, b := t.s.message(c, m, "", true)
+		switch {
+		case dst == nil:
+		case dst == by && first:
+			by.out.B = slices.Insert(by.out.B, mark, b...)
+		default:
+			t.s.pushTo(dst, b)
+		}
+	}
+	t.mu.RUnlock()
+	t.forget(func(string) bool { return true })
+}
+
+// forget drops the keys keep says to drop, without telling anyone.
+func (t *tracker) forget(drop func(string) bool) {
+	for i := range t.slots {
+		sl := &t.slots[i]
+		sl.mu.Lock()
+		for k, r := range sl.m {
+			if drop(k) {
+				delete(sl.m, k)
+				t.keys.Add(-1)
+				t.items.Add(-int64(r.len()))
+			}
+		}
+		sl.mu.Unlock()
+	}
+}
+
+// limit keeps the table within tracking-table-max-keys, as Redis's
+// trackingLimitUsedSlots: keys over the limit are invalidated (their readers
+// told, as if the keys had changed), a bounded number per call.
+func (t *tracker) limit(max int64) {
+	over := t.keys.Load() - max
+	if over <= 0 {
+		return
+	}
+	if over > 1000 {
+		over = 1000 // the rest next time round, as Redis spreads the work
+	}
+	var victims []string
+	for i := 0; i < len(t.slots) && int64(len(victims)) < over; i++ {
+		sl := &t.slots[(i+int(t.items.Load()))%len(t.slots)]
+		sl.mu.Lock()
+		for k := range sl.m {
+			if int64(len(victims)) == over {
+				break
+			}
+			victims = append(victims, k)
+		}
+		sl.mu.Unlock()
+	}
+	for _, k := range victims {
+		t.Modified(k, 0)
+	}
+}
+
+// invalidate sends c's invalidation for key (or, flush, for everything).
+func (s *Server) invalidate(c *client, m *trackMode, key string, flush bool) {
+	if dst, b := s.message(c, m, key, flush); dst != nil {
+		s.pushTo(dst, b)
+	}
+}
+
+// message is c's invalidation for key (or, flush, for everything) and the
+// client to send it to: a RESP3 push on c's own connection, or on the
+// connection it redirects to, as a push or, to a RESP2 subscriber, a
+// __redis__:invalidate message. dst is nil when there is nothing to send.
+func (s *Server) message(c *client, m *trackMode, key string, flush bool) (dst *client, b []byte) {
+	proto := int(c.proto.Load())
+	dst = c
+	if m.redirect != 0 {
+		dst = s.clientByID(m.redirect)
+		if dst == nil {
+			c.brokenRedir.Store(true)
+			if proto != 3 {
+				return nil, nil
+			}
+			w := resp.Writer{Proto: 3}
+			w.Push(2)
+			w.BulkString("tracking-redir-broken")
+			w.Int(m.redirect)
+			return c, w.B
+		}
+	}
+	w := resp.Writer{Proto: int(dst.proto.Load())}
+	switch {
+	case w.Proto == 3:
+		w.Push(2)
+		w.BulkString("invalidate")
+	case dst != c && dst.subscribed():
+		w.Push(3)
+		w.BulkString("message")
+		w.BulkString("__redis__:invalidate")
+	default:
+		return nil, nil // RESP2 has no pushes on the connection itself
+	}
+	switch {
+	case !flush:
+		w.Array(1)
+		w.BulkString(key)
+	case proto == 3: // the null of the tracking client's protocol, as Redis sends it
+		w.B = append(w.B, "_\r\n"...)
+	default:
+		w.B = append(w.B, "$-1\r\n"...)
+	}
+	return dst, w.B
+}
+
+// pushTo queues b on c's output queue, if it has one (tracking, subscribed
+// or monitoring clients do).
+func (s *Server) pushTo(c *client, b []byte) {
+	s.hub.mu.RLock()
+	if p := c.pubsub; p != nil {
+		p.enqueue(b)
+	}
+	s.hub.mu.RUnlock()
+}
+
+// trackAfter is what a command that ran (under its locks) means for
+// tracking, while any client tracks: a FLUSHDB or FLUSHALL invalidates
+// everything; a read-only command registers its keys if c tracks them (not
+// in BCAST mode, and in OPTIN/OPTOUT mode as CLIENT CACHING said). EVAL_RO
+// and FCALL_RO register the keys their scripts read instead.
+func (c *client) trackAfter(cmd *command.Cmd, args [][]byte, mark int) {
+	if cmd.Flags&command.ReadOnly == 0 {
+		if (cmd.Name == "flushdb" || cmd.Name == "flushall") && (len(c.out.B) == mark || c.out.B[mark] != '-') {
+			c.s.track.flushed(c, mark)
+		}
+		return
+	}
+	m := c.trackMode.Load()
+	if m == nil || m.bcast || m.optin && c.modes&caching == 0 || m.optout && c.modes&caching != 0 {
+		return
+	}
+	switch cmd.Name {
+	case "eval_ro", "evalsha_ro", "fcall_ro":
+		return
+	}
+	c.keys = cmd.KeyPositions(args, c.keys[:0])
+	for _, i := range c.keys {
+		c.s.track.remember(c, args[i])
+	}
+}
+
+// holdPushes parks what others push to a tracking client until the replies
+// of the batch it is running are queued (flush).
+func (c *client) holdPushes() {
+	p := c.pubsub
+	p.mu.Lock()
+	p.hold = true
+	p.mu.Unlock()
+	c.holding = true
+}
+
+// setTracking turns tracking on with mode m, or off (m nil).
+func (c *client) setTracking(m *trackMode) {
+	if m != nil {
+		c.subscriber() // the queue invalidations arrive through
+	}
+	t := c.s.track
+	old := c.trackMode.Load()
+	t.mu.Lock()
+	if old != nil {
+		for _, p := range old.prefixes {
+			if cs := t.prefixes[p]; cs != nil {
+				delete(cs, c)
+				if len(cs) == 0 {
+					delete(t.prefixes, p)
+				}
+			}
+		}
+	}
+	if m != nil {
+		t.clients[c.id] = c
+		for _, p := range m.prefixes {
+			cs := t.prefixes[p]
+			if cs == nil {
+				cs = map[*client]struct{}{}
+				t.prefixes[p] = cs
+			}
+			cs[c] = struct{}{}
+		}
+	} else {
+		delete(t.clients, c.id)
+	}
+	t.nprefix.Store(int64(len(t.prefixes)))
+	c.trackMode.Store(m)
+	if m != nil {
+		c.modes |= tracking
+	} else {
+		c.modes &^= tracking | caching
+	}
+	t.active.Store(len(t.clients) > 0)
+	c.s.ks.Track(len(t.clients) > 0)
+	t.mu.Unlock()
+	if m == nil {
+		c.brokenRedir.Store(false)
+	}
+}
+
+// clientTracking is CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p
+// ...] [OPTIN] [OPTOUT] [NOLOOP], with Redis's checks in Redis's order.
+func clientTracking(x *command.Ctx) {
+	c := cl(x)
+	m := &trackMode{}
+	var prefixes []string
+	for j := 3; j < len(x.Args); j++ {
+		a, more := x.Args[j], j+1 < len(x.Args)
+		switch {
+		case command.Is(a, "redirect") && more:
+			j++
+			if m.redirect != 0 {
+				x.Error("ERR A client can only redirect to a single other client")
+				return
+			}
+			id, ok := command.ParseInt(x.Args[j])
+			if !ok {
+				x.Error(command.ErrNotInt)
+				return
+			}
+			if c.s.clientByID(id) == nil {
+				x.Error("ERR The client ID you want redirect to does not exist")
+				return
+			}
+			m.redirect = id
+		case command.Is(a, "bcast"):
+			m.bcast = true
+		case command.Is(a, "optin"):
+			m.optin = true
+		case command.Is(a, "optout"):
+			m.optout = true
+		case command.Is(a, "noloop"):
+			m.noloop = true
+		case command.Is(a, "prefix") && more:
+			j++
+			prefixes = append(prefixes, string(x.Args[j]))
+		default:
+			x.Error(command.ErrSyntax)
+			return
+		}
+	}
+	switch {
+	case command.Is(x.Args[2], "off"):
+		if c.trackMode.Load() != nil {
+			c.setTracking(nil)
+		}
+		x.W.OK()
+		return
+	case !command.Is(x.Args[2], "on"):
+		x.Error(command.ErrSyntax)
+		return
+	}
+	old := c.trackMode.Load()
+	switch {
+	case !m.bcast && len(prefixes) > 0:
+		x.Error("ERR PREFIX option requires BCAST mode to be enabled")
+		return
+	case old != nil && old.bcast != m.bcast:
+		x.Error("ERR You can't switch BCAST mode on/off before disabling tracking for this client, and then re-enabling it with a different mode.")
+		return
+	case m.bcast && (m.optin || m.optout):
+		x.Error("ERR OPTIN and OPTOUT are not compatible with BCAST")
+		return
+	case m.optin && m.optout:
+		x.Error("ERR You can't specify both OPTIN mode and OPTOUT mode")
+		return
+	case old != nil && (m.optin && old.optout || m.optout && old.optin):
+		x.Error("ERR You can't switch OPTIN/OPTOUT mode before disabling tracking for this client, and then re-enabling it with a different mode.")
+		return
+	}
+	if m.bcast {
+		var have []string
+		if old != nil {
+			have = old.prefixes
+		}
+		if msg := prefixCollision(have, prefixes); msg != "" {
+			x.Error(msg)
+			return
+		}
+		// Prefixes add up over repeated CLIENT TRACKING ON calls, as in Redis;
+		// none means every key.
+		if len(prefixes) == 0 {
+			prefixes = []string{""}
+		}
+		m.prefixes = append(append([]string(nil), have...), prefixes...)
+		m.prefixes = dedupe(m.prefixes)
+	}
+	if old == nil || !m.optin && !m.optout {
+		c.modes &^= caching
+	}
+	c.brokenRedir.Store(false)
+	c.setTracking(m)
+	x.W.OK()
+}
+
+func dedupe(ss []string) []string {
+	seen := make(map[string]bool, len(ss))
+	out := ss[:0]
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// prefixCollision is Redis's checkPrefixCollisionsOrReply: a client's
+// prefixes must not overlap (one a prefix of another), among those it has
+// and those it adds (the same prefix again counts as an overlap).
+func prefixCollision(have, add []string) string {
+	overlap := func(a, b string) bool { return strings.HasPrefix(a, b) || strings.HasPrefix(b, a) }
+	for i, p := range add {
+		for _, h := range have {
+			if overlap(p, h) {
+				return fmt.Sprintf("ERR Prefix '%s' overlaps with an existing prefix '%s'. Prefixes for a single client must not overlap.", cstr([]byte(p), -1), cstr([]byte(h), -1))
+			}
+		}
+		for _, q := range add[i+1:] {
+			if overlap(p, q) {
+				return fmt.Sprintf("ERR Prefix '%s' overlaps with another provided prefix '%s'. Prefixes for a single client must not overlap.", cstr([]byte(p), -1), cstr([]byte(q), -1))
+			}
+		}
+	}
+	return ""
+}
+
+// clientCaching is CLIENT CACHING YES|NO: whether the next command's keys
+// are tracked, in OPTIN or OPTOUT mode.
+func clientCaching(x *command.Ctx) {
+	c := cl(x)
+	m := c.trackMode.Load()
+	if m == nil || !m.optin && !m.optout {
+		x.Error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
+		return
+	}
+	switch {
+	case command.Is(x.Args[2], "yes"):
+		if !m.optin {
+			x.Error("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
+			return
+		}
+	case command.Is(x.Args[2], "no"):
+		if !m.optout {
+			x.Error("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
+			return
+		}
+	default:
+		x.Error(command.ErrSyntax)
+		return
+	}
+	c.modes |= caching
+	x.W.OK()
+}
+
+// clientTrackingInfo is CLIENT TRACKINGINFO.
+func clientTrackingInfo(x *command.Ctx) {
+	c := cl(x)
+	m := c.trackMode.Load()
+	x.W.Map(3)
+	x.W.BulkString("flags")
+	var flags []string
+	if m == nil {
+		flags = append(flags, "off")
+	} else {
+		flags = append(flags, "on")
+		if m.bcast {
+			flags = append(flags, "bcast")
+		}
+		if m.optin {
+			flags = append(flags, "optin")
+			if c.modes&caching != 0 {
+				flags = append(flags, "caching-yes")
+			}
+		}
+		if m.optout {
+			flags = append(flags, "optout")
+			if c.modes&caching != 0 {
+				flags = append(flags, "caching-no")
+			}
+		}
+		if m.noloop {
+			flags = append(flags, "noloop")
+		}
+		if c.brokenRedir.Load() {
+			flags = append(flags, "broken_redirect")
+		}
+	}
+	x.W.Set(len(flags))
+	for _, f := range flags {
+		x.W.BulkString(f)
+	}
+	x.W.BulkString("redirect")
+	if m == nil {
+		x.W.Int(-1)
+	} else {
+		x.W.Int(m.redirect)
+	}
+	x.W.BulkString("prefixes")
+	if m == nil {
+		x.W.Array(0)
+		return
+	}
+	x.W.Array(len(m.prefixes))
+	for _, p := range slices.Sorted(slices.Values(m.prefixes)) { // Redis keeps them in a radix tree
+		x.W.BulkString(p)
+	}
+}
+
+// redirection is CLIENT GETREDIR's answer and CLIENT LIST's redir field.
+func (c *client) redirection() int64 {
+	if m := c.trackMode.Load(); m != nil {
+		return m.redirect
+	}
+	return -1
+}
+
+// trackFlags are CLIENT LIST's tracking flags.
+func (c *client) trackFlags(flags []byte) []byte {
+	m := c.trackMode.Load()
+	if m == nil {
+		return flags
+	}
+	flags = append(flags, 't')
+	if c.brokenRedir.Load() {
+		flags = append(flags, 'R')
+	}
+	if m.bcast {
+		flags = append(flags, 'B')
+	}
+	return flags
+}

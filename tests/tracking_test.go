@@ -1,0 +1,504 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+// A tracking scenario runs steps on named connections of HotKV and of
+// Redis 8 in lockstep and compares every reply. A step is a command, or:
+// "<read>" reads one more reply (a push), "<close>" closes the connection.
+// "<send>" sends a command without reading a reply (CLIENT REPLY OFF).
+// "$id:X" in an argument is connection X's CLIENT ID on that server, and
+// client IDs in replies are compared by connection name.
+type tstep struct {
+	conn string
+	args []string
+}
+
+func ts(conn string, args ...string) tstep { return tstep{conn, args} }
+
+type tconns struct {
+	srv   *testServer
+	conns map[string]*raw
+	ids   map[string]int64
+}
+
+func (c *tconns) get(t *testing.T, name string) *raw {
+	if r := c.conns[name]; r != nil {
+		return r
+	}
+	r := c.srv.raw(t)
+	c.conns[name] = r
+	c.ids[name] = r.do("CLIENT", "ID").(int64)
+	return r
+}
+
+func (c *tconns) run(t *testing.T, s tstep) any {
+	r := c.get(t, s.conn)
+	switch s.args[0] {
+	case "<read>":
+		v := r.read()
+		if p, ok := v.(Push); ok && p[0] == "tracking-redir-broken" {
+			return c.norm(v)
+		}
+		return v
+	case "<close>":
+		r.conn.Close()
+		delete(c.conns, s.conn)
+		// Wait until the server has seen it go, as the next step may depend on it.
+		probe := c.get(t, "_probe")
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if s, _ := probe.do("CLIENT", "LIST", "ID", strconv.FormatInt(c.ids[s.conn], 10)).(string); s == "" {
+				return nil
+			}
+		}
+		t.Fatalf("server did not see %s close", s.conn)
+	}
+	send := s.args[0] == "<send>"
+	if send {
+		s.args = s.args[1:]
+	}
+	args := make([]string, len(s.args))
+	for i, a := range s.args {
+		if name, ok := strings.CutPrefix(a, "$id:"); ok {
+			c.get(t, name)
+			a = strconv.FormatInt(c.ids[name], 10)
+		}
+		args[i] = a
+	}
+	if send {
+		r.send(encode(args...))
+		return nil
+	}
+	switch args[0] {
+	case "HELLO": // server identities differ; the protocol is what matters
+		r.do(args...)
+		return nil
+	case "INFO": // only the tracking fields
+		var keep []string
+		for _, l := range strings.Split(r.do(args...).(string), "\r\n") {
+			if strings.HasPrefix(l, "tracking") {
+				keep = append(keep, l)
+			}
+		}
+		return keep
+	}
+	return r.do(args...)
+}
+
+// norm names the client IDs in replies that carry them.
+func (c *tconns) norm(v any) any {
+	switch x := v.(type) {
+	case int64:
+		for name, id := range c.ids {
+			if id == x {
+				return "id:" + name
+			}
+		}
+	case []any:
+		out := make([]any, len(x))
+		for i := range x {
+			out[i] = c.norm(x[i])
+		}
+		return out
+	case Map:
+		out := make(Map, len(x))
+		for i := range x {
+			out[i] = c.norm(x[i])
+		}
+		return out
+	case Push:
+		out := make(Push, len(x))
+		for i := range x {
+			out[i] = c.norm(x[i])
+		}
+		return out
+	}
+	return v
+}
+
+func trackingDiffer(t *testing.T, steps []tstep) {
+	t.Helper()
+	redis := startRedis(t)
+	hot := start(t)
+	a := &tconns{srv: hot, conns: map[string]*raw{}, ids: map[string]int64{}}
+	b := &tconns{srv: redis, conns: map[string]*raw{}, ids: map[string]int64{}}
+	for i, s := range steps {
+		if os.Getenv("DIFF_TRACE") != "" {
+			t.Logf("step %d %s %q", i, s.conn, s.args)
+		}
+		got := a.run(t, s)
+		if os.Getenv("DIFF_TRACE") != "" {
+			t.Logf("hotkv: %#v", got)
+		}
+		want := b.run(t, s)
+		// Client IDs differ between the servers: compare them by name
+		// where a reply carries them.
+		if l := strings.ToLower(strings.Join(s.args, " ")); strings.Contains(l, "getredir") || strings.Contains(l, "trackinginfo") {
+			got, want = a.norm(got), b.norm(want)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d %s %q:\nhotkv: %#v\nredis: %#v", i, s.conn, s.args, got, want)
+		}
+	}
+}
+
+func TestDifferentialTrackingDefault(t *testing.T) {
+	trackingDiffer(t, []tstep{
+		ts("A", "HELLO", "3"),
+		ts("A", "CLIENT", "TRACKINGINFO"),
+		ts("A", "CLIENT", "GETREDIR"),
+		ts("A", "CLIENT", "TRACKING", "ON"),
+		ts("A", "CLIENT", "TRACKINGINFO"),
+		ts("A", "CLIENT", "GETREDIR"),
+		ts("A", "GET", "k"),
+		ts("B", "SET", "k", "1"),
+		ts("A", "PING"), // the invalidation came first
+		ts("A", "<read>"),
+		ts("B", "SET", "k", "2"), // nobody read it since: no message
+		ts("A", "PING"),
+		// Several keys read at once; a DEL of two is two messages.
+		ts("A", "MGET", "k", "x", "y"),
+		ts("B", "DEL", "k", "y"), // only k existed: one message
+		ts("A", "<read>"),
+		ts("B", "SET", "x", "v"),
+		ts("A", "<read>"),
+		ts("B", "SET", "y", "v"),
+		ts("A", "<read>"),
+		// A client's own write: the reply, then the message.
+		ts("A", "GET", "own"),
+		ts("A", "SET", "own", "v"),
+		ts("A", "<read>"),
+		// Only read-only commands register keys.
+		ts("A", "SET", "w", "1"),
+		ts("B", "SET", "w", "2"),
+		ts("A", "PING"),
+		ts("A", "EXISTS", "e"),
+		ts("A", "STRLEN", "s"),
+		ts("B", "SET", "e", "1"),
+		ts("A", "<read>"),
+		ts("B", "APPEND", "s", "1"),
+		ts("A", "<read>"),
+		// Keys read in a transaction and by a script.
+		ts("A", "MULTI"),
+		ts("A", "GET", "m"),
+		ts("A", "SET", "m", "1"),
+		ts("A", "EXEC"),
+		ts("A", "<read>"),
+		ts("A", "EVAL", "return redis.call('get', KEYS[1])", "1", "sk"),
+		ts("B", "SET", "sk", "1"),
+		ts("A", "<read>"),
+		ts("A", "EVAL_RO", "return redis.call('get', KEYS[1])", "1", "ro"),
+		ts("B", "SET", "ro", "1"),
+		ts("A", "<read>"),
+		// Keys of other types, other databases (the table is by name).
+		ts("A", "HGET", "h", "f"),
+		ts("B", "HSET", "h", "f", "v"),
+		ts("A", "<read>"),
+		ts("A", "LRANGE", "l", "0", "-1"),
+		ts("B", "SELECT", "1"),
+		ts("B", "RPUSH", "l", "x"),
+		ts("A", "<read>"),
+		ts("B", "SELECT", "0"),
+		// Expiry and deletion by EXPIRE.
+		ts("A", "GET", "ttl"),
+		ts("B", "SET", "ttl", "v", "PX", "30"),
+		ts("A", "<read>"),
+		ts("A", "GET", "ttl"),
+		ts("A", "<read>"), // expired by the active cycle
+		// FLUSHALL: a null invalidation; FLUSHDB by A itself: reply first.
+		ts("A", "GET", "f"),
+		ts("B", "FLUSHALL"),
+		ts("A", "<read>"),
+		ts("A", "FLUSHDB"),
+		ts("A", "<read>"),
+		ts("A", "INFO", "clients"),
+		ts("A", "CLIENT", "TRACKING", "OFF"),
+		ts("A", "CLIENT", "TRACKINGINFO"),
+		ts("A", "GET", "off"),
+		ts("B", "SET", "off", "1"),
+		ts("A", "PING"),
+	})
+}
+
+func TestDifferentialTrackingModes(t *testing.T) {
+	trackingDiffer(t, []tstep{
+		ts("A", "HELLO", "3"),
+		// NOLOOP: no message about the client's own writes.
+		ts("A", "CLIENT", "TRACKING", "ON", "NOLOOP"),
+		ts("A", "GET", "k"),
+		ts("A", "SET", "k", "1"),
+		ts("A", "PING"),
+		ts("A", "GET", "k"),
+		ts("B", "SET", "k", "2"),
+		ts("A", "<read>"),
+		ts("A", "CLIENT", "TRACKINGINFO"),
+		ts("A", "CLIENT", "TRACKING", "OFF"),
+		// OPTIN: only after CLIENT CACHING YES, for one command or one transaction.
+		ts("A", "CLIENT", "TRACKING", "ON", "OPTIN"),
+		ts("A", "GET", "a"),
+		ts("B", "SET", "a", "1"),
+		ts("A", "PING"),
+		ts("A", "CLIENT", "CACHING", "YES"),
+		ts("A", "CLIENT", "TRACKINGINFO"),
+		ts("A", "GET", "a"),
+		ts("A", "GET", "b"),
+		ts("B", "SET", "b", "1"),
+		ts("B", "SET", "a", "2"),
+		ts("A", "<read>"),
+		ts("A", "PING"),
+		ts("A", "CLIENT", "CACHING", "YES"),
+		ts("A", "MULTI"),
+		ts("A", "GET", "m1"),
+		ts("A", "GET", "m2"),
+		ts("A", "EXEC"),
+		ts("B", "MSET", "m1", "1", "m2", "2"),
+		ts("A", "<read>"),
+		ts("A", "<read>"),
+		ts("A", "CLIENT", "CACHING", "NO"),
+		ts("A", "CLIENT", "CACHING", "maybe"),
+		ts("A", "CLIENT", "TRACKING", "ON", "OPTOUT"),
+		ts("A", "CLIENT", "TRACKING", "OFF"),
+		// OPTOUT: everything but after CLIENT CACHING NO.
+		ts("A", "CLIENT", "TRACKING", "ON", "OPTOUT"),
+		ts("A", "CLIENT", "CACHING", "YES"),
+		ts("A", "CLIENT", "CACHING", "NO"),
+		ts("A", "GET", "o1"),
+		ts("A", "GET", "o2"),
+		ts("B", "SET", "o1", "1"),
+		ts("B", "SET", "o2", "1"),
+		ts("A", "<read>"),
+		ts("A", "PING"),
+		ts("A", "CLIENT", "TRACKING", "OFF"),
+		ts("A", "CLIENT", "CACHING", "YES"),
+		// BCAST with prefixes: every key under them, read or not.
+		ts("A", "CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "user:", "PREFIX", "job:"),
+		ts("A", "CLIENT", "TRACKINGINFO"),
+		ts("B", "SET", "user:1", "x"),
+		ts("A", "<read>"),
+		ts("B", "SET", "other", "x"),
+		ts("B", "DEL", "job:7"),
+		ts("B", "SET", "job:7", "x"),
+		ts("A", "<read>"),
+		ts("A", "SET", "user:2", "own"),
+		ts("A", "<read>"),
+		ts("A", "CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "us"),
+		ts("A", "CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "a", "PREFIX", "ab"),
+		ts("A", "CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "user:"),
+		ts("A", "CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "sess:"),
+		ts("A", "CLIENT", "TRACKINGINFO"),
+		ts("A", "CLIENT", "TRACKING", "ON"),
+		ts("A", "INFO", "stats"),
+		ts("A", "CLIENT", "TRACKING", "OFF"),
+		ts("A", "CLIENT", "TRACKING", "ON", "BCAST"),
+		ts("B", "SET", "anything", "1"),
+		ts("A", "<read>"),
+		ts("A", "CLIENT", "TRACKING", "OFF"),
+		// Option errors, in Redis's order.
+		ts("A", "CLIENT", "TRACKING", "ON", "PREFIX", "x"),
+		ts("A", "CLIENT", "TRACKING", "ON", "OPTIN", "OPTOUT"),
+		ts("A", "CLIENT", "TRACKING", "ON", "BCAST", "OPTIN"),
+		ts("A", "CLIENT", "TRACKING", "ON", "REDIRECT", "999999"),
+		ts("A", "CLIENT", "TRACKING", "ON", "REDIRECT", "x"),
+		ts("A", "CLIENT", "TRACKING", "ON", "REDIRECT", "$id:B", "REDIRECT", "$id:B"),
+		ts("A", "CLIENT", "TRACKING", "ON", "FOO"),
+		ts("A", "CLIENT", "TRACKING", "MAYBE"),
+		ts("A", "CLIENT", "TRACKING", "ON", "PREFIX"),
+		ts("A", "CLIENT", "TRACKING"),
+		ts("A", "CLIENT", "TRACKING", "ON", "OPTIN"),
+		ts("A", "CLIENT", "TRACKING", "ON", "OPTOUT"),
+		ts("A", "CLIENT", "TRACKING", "ON", "BCAST"),
+		ts("A", "CLIENT", "GETREDIR", "x"),
+		ts("A", "RESET"),
+		ts("A", "CLIENT", "TRACKINGINFO"),
+	})
+}
+
+func TestDifferentialTrackingRedirect(t *testing.T) {
+	trackingDiffer(t, []tstep{
+		// RESP2: invalidations as messages on __redis__:invalidate.
+		ts("R", "SUBSCRIBE", "__redis__:invalidate"),
+		ts("A", "CLIENT", "TRACKING", "ON", "REDIRECT", "$id:R"),
+		ts("A", "CLIENT", "GETREDIR"),
+		ts("A", "CLIENT", "TRACKINGINFO"),
+		ts("A", "GET", "k"),
+		ts("B", "SET", "k", "1"),
+		ts("R", "<read>"),
+		ts("A", "GET", "k"),
+		ts("A", "SET", "k", "2"),
+		ts("R", "<read>"),
+		ts("B", "FLUSHALL"),
+		ts("R", "<read>"),
+		// RESP3 redirect target: a push.
+		ts("P", "HELLO", "3"),
+		ts("P", "SUBSCRIBE", "__redis__:invalidate"),
+		ts("C", "CLIENT", "TRACKING", "ON", "REDIRECT", "$id:P"),
+		ts("C", "GET", "j"),
+		ts("B", "SET", "j", "1"),
+		ts("P", "PING"),
+		ts("P", "<read>"),
+		// The target gone: a RESP3 client hears of it.
+		ts("D", "HELLO", "3"),
+		ts("T", "PING"),
+		ts("D", "CLIENT", "TRACKING", "ON", "REDIRECT", "$id:T"),
+		ts("D", "GET", "z"),
+		ts("T", "<close>"),
+		ts("B", "SET", "z", "1"),
+		ts("D", "<read>"),
+		ts("D", "PING"),
+		ts("D", "CLIENT", "TRACKINGINFO"),
+		// A RESP2 client without redirection gets nothing, and stays in sync.
+		ts("E", "CLIENT", "TRACKING", "ON"),
+		ts("E", "GET", "q"),
+		ts("B", "SET", "q", "1"),
+		ts("E", "PING"),
+	})
+}
+
+func TestDifferentialClientReply(t *testing.T) {
+	trackingDiffer(t, []tstep{
+		ts("A", "<send>", "CLIENT", "REPLY", "SKIP"),
+		ts("A", "<send>", "SET", "k", "1"), // no reply: the next read is GET's
+		ts("A", "GET", "k"),
+		ts("A", "CLIENT", "REPLY", "MAYBE"),
+		ts("A", "<send>", "CLIENT", "REPLY", "OFF"),
+		ts("A", "<send>", "SET", "k", "2"),
+		ts("A", "<send>", "CLIENT", "REPLY", "SKIP"),
+		ts("A", "<send>", "INCR", "counter"),
+		ts("A", "<send>", "GET", "k"),
+		ts("A", "CLIENT", "REPLY", "ON"),
+		ts("A", "GET", "k"),
+		ts("A", "GET", "counter"),
+		ts("A", "<send>", "CLIENT", "REPLY", "SKIP"),
+		ts("A", "<send>", "CLIENT", "REPLY", "SKIP"), // skipped, and skips the next one again
+		ts("A", "<send>", "PING"),
+		ts("A", "ECHO", "x"),
+		ts("A", "<send>", "CLIENT", "REPLY", "SKIP"),
+		ts("A", "<send>", "SUBSCRIBE", "ch"),
+		ts("B", "PUBLISH", "ch", "m"), // messages are pushes, never skipped
+		ts("A", "<read>"),
+	})
+}
+
+// TestTrackingNoStaleCache hammers the race client-side caching must win:
+// a tracking client reads a key while other clients keep writing it. After
+// each write settles, the last value the reader saw without a later
+// invalidation must be the current one.
+func TestTrackingNoStaleCache(t *testing.T) {
+	hot := start(t)
+	ctx := context.Background()
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{hot.Addr}})
+	if err != nil {
+		t.Fatalf("rueidis (tracking on by default) refused the server: %v", err)
+	}
+	defer c.Close()
+	w := hot.client(t)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			w.Set(ctx, fmt.Sprintf("k%d", i%4), i, 0)
+		}
+	}()
+	for i := 0; i < 3000; i++ {
+		c.DoCache(ctx, c.B().Get().Key(fmt.Sprintf("k%d", i%4)).Cache(), time.Minute)
+	}
+	close(stop)
+	<-done
+	for k := range 4 {
+		key := fmt.Sprintf("k%d", k)
+		want, _ := w.Get(ctx, key).Result()
+		var got string
+		eventually(t, "the cached "+key+" to match the server", func() bool {
+			got, _ = c.DoCache(ctx, c.B().Get().Key(key).Cache(), time.Minute).ToString()
+			return got == want
+		})
+	}
+	hot.noPanics(t)
+}
+
+// TestTrackingRueidis is client-side caching as rueidis applications use
+// it: it turns tracking on (OPTIN) by default, caches with CLIENT CACHING
+// YES in a MULTI, and drops entries as invalidations arrive.
+func TestTrackingRueidis(t *testing.T) {
+	hot := start(t)
+	ctx := context.Background()
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{hot.Addr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Do(ctx, c.B().Set().Key("user:1").Value("ada").Build()).Error(); err != nil {
+		t.Fatal(err)
+	}
+	get := func() (string, bool) {
+		r := c.DoCache(ctx, c.B().Get().Key("user:1").Cache(), time.Minute)
+		v, err := r.ToString()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, r.IsCacheHit()
+	}
+	if v, hit := get(); v != "ada" || hit {
+		t.Fatalf("first read: %q hit=%v, want ada from the server", v, hit)
+	}
+	if v, hit := get(); v != "ada" || !hit {
+		t.Fatalf("second read: %q hit=%v, want ada from the cache", v, hit)
+	}
+	if n := hot.infoInt(t, "clients", "tracking_clients"); n < 1 {
+		t.Fatalf("tracking_clients %d", n)
+	}
+	if n := hot.infoInt(t, "stats", "tracking_total_keys"); n != 1 {
+		t.Fatalf("tracking_total_keys %d, want 1", n)
+	}
+	hot.client(t).Set(ctx, "user:1", "grace", 0)
+	eventually(t, "the invalidation to reach rueidis", func() bool {
+		v, hit := get()
+		return v == "grace" && !hit
+	})
+	hot.client(t).Del(ctx, "user:1")
+	eventually(t, "the deletion to reach rueidis", func() bool {
+		r := c.DoCache(ctx, c.B().Get().Key("user:1").Cache(), time.Minute)
+		return rueidis.IsRedisNil(r.Error())
+	})
+}
+
+// TestTrackingTableMaxKeys: past tracking-table-max-keys the server forgets
+// keys, invalidating them, so the table stays bounded.
+func TestTrackingTableMaxKeys(t *testing.T) {
+	hot := start(t, "--tracking-table-max-keys", "10")
+	a := hot.raw(t)
+	a.do("HELLO", "3")
+	a.expect(Status("OK"), "CLIENT", "TRACKING", "ON")
+	for i := range 50 {
+		a.do("GET", fmt.Sprintf("k%d", i))
+	}
+	eventually(t, "the table back under its limit", func() bool {
+		return hot.infoInt(t, "stats", "tracking_total_keys") <= 10
+	})
+	// The keys forgotten were invalidated: 40 messages or more.
+	seen := 0
+	for seen < 40 {
+		if p, ok := a.read().(Push); !ok || p[0] != "invalidate" {
+			t.Fatalf("got %#v, want invalidations", p)
+		}
+		seen++
+	}
+	a.expect(Status("OK"), "CONFIG", "SET", "tracking-table-max-keys", "0")
+	a.expect(Map{"tracking-table-max-keys", "0"}, "CONFIG", "GET", "tracking-table-max-keys")
+}
