@@ -1,0 +1,386 @@
+package tests
+
+import (
+	bin "encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hotkv/hotkv/internal/rdb"
+)
+
+// DUMP and RESTORE against Redis 8.0.2: the same keys are built in both
+// servers, each server's payload is restored into both, and every copy
+// must read back as its source.
+
+// dumpKey is a key the fill script builds.
+type dumpKey struct{ name, typ string }
+
+// dumpFill returns commands building random values of every type and
+// encoding (small and large forms, integers, long and binary strings).
+func dumpFill(r *rand.Rand) ([][]string, []dumpKey) {
+	var script [][]string
+	var keys []dumpKey
+	add := func(name, typ string, cmds ...[]string) {
+		script = append(script, cmds...)
+		keys = append(keys, dumpKey{name, typ})
+	}
+	str := func() string {
+		switch r.IntN(6) {
+		case 0:
+			return strconv.FormatInt(r.Int64()>>r.IntN(64)-r.Int64N(1000), 10)
+		case 1:
+			return strconv.Itoa(r.IntN(20) - 5)
+		case 2:
+			b := make([]byte, r.IntN(80))
+			for i := range b {
+				b[i] = byte(r.IntN(256))
+			}
+			return string(b)
+		case 3:
+			return strings.Repeat(string(rune('a'+r.IntN(26))), 20+r.IntN(300)) // compressible
+		}
+		return fmt.Sprintf("v%d", r.IntN(100000))
+	}
+	for i := range 12 {
+		add(fmt.Sprintf("s%d", i), "string", []string{"SET", fmt.Sprintf("s%d", i), str()})
+	}
+	add("sbig", "string", []string{"SET", "sbig", strings.Repeat("0123456789", 2000)})
+	add("sempty", "string", []string{"SET", "sempty", ""})
+	add("sneg", "string", []string{"SET", "sneg", "-9223372036854775808"})
+	pf := []string{"PFADD", "hll"}
+	for range 5 {
+		pf = append(pf, str())
+	}
+	add("hll", "string", pf)
+	pfd := []string{"PFADD", "hlld"}
+	for i := range 3000 {
+		pfd = append(pfd, strconv.Itoa(i))
+	}
+	add("hlld", "string", pfd)
+
+	for i, n := range []int{1, 5, 100, 700, 3000} {
+		k := fmt.Sprintf("l%d", i)
+		cmd := []string{"RPUSH", k}
+		for range n {
+			cmd = append(cmd, str())
+		}
+		add(k, "list", cmd)
+	}
+	add("lhuge", "list", []string{"RPUSH", "lhuge", "a", strings.Repeat("x", 20000), "b"})
+
+	for i, spec := range []struct {
+		n    int
+		ints bool
+	}{{3, true}, {600, true}, {5, false}, {200, false}, {2000, false}} {
+		k := fmt.Sprintf("set%d", i)
+		cmd := []string{"SADD", k}
+		for j := range spec.n {
+			if spec.ints {
+				cmd = append(cmd, strconv.FormatInt(r.Int64N(1<<40)-1<<39, 10))
+			} else {
+				cmd = append(cmd, fmt.Sprintf("m%d-%s", j, str()))
+			}
+		}
+		add(k, "set", cmd)
+	}
+	add("setlong", "set", []string{"SADD", "setlong", "a", strings.Repeat("y", 100)})
+	add("setmixed", "set", []string{"SADD", "setmixed", "x", "1", "2"}, []string{"SREM", "setmixed", "x"})
+
+	scores := []string{"0", "-0", "1.5", "-2", "inf", "-inf", "3e100", "0.1", "123456789012", "1e-300"}
+	for i, n := range []int{1, 10, 120, 500} {
+		k := fmt.Sprintf("z%d", i)
+		cmd := []string{"ZADD", k}
+		for j := range n {
+			sc := scores[r.IntN(len(scores))]
+			if r.IntN(2) == 0 {
+				sc = strconv.FormatFloat(r.NormFloat64()*1000, 'g', -1, 64)
+			}
+			cmd = append(cmd, sc, fmt.Sprintf("m%d", j))
+		}
+		add(k, "zset", cmd)
+	}
+	add("zlong", "zset", []string{"ZADD", "zlong", "1", strings.Repeat("q", 70), "2", "b"})
+
+	for i, n := range []int{1, 20, 100, 700} {
+		k := fmt.Sprintf("h%d", i)
+		cmd := []string{"HSET", k}
+		for j := range n {
+			cmd = append(cmd, fmt.Sprintf("f%d", j), str())
+		}
+		add(k, "hash", cmd)
+	}
+	add("hlongval", "hash", []string{"HSET", "hlongval", "f", strings.Repeat("v", 100)})
+	for i, n := range []int{3, 600} {
+		k := fmt.Sprintf("hx%d", i)
+		cmd := []string{"HSET", k}
+		for j := range n {
+			cmd = append(cmd, fmt.Sprintf("f%d", j), str())
+		}
+		add(k, "hash", cmd,
+			[]string{"HPEXPIREAT", k, "4102444800000", "FIELDS", "2", "f0", "f1"},
+			[]string{"HPEXPIREAT", k, "4102444900123", "FIELDS", "1", "f2"})
+	}
+	add("hxp", "hash", []string{"HSET", "hxp", "a", "1", "b", "2"},
+		[]string{"HPEXPIREAT", "hxp", "4102444800000", "FIELDS", "1", "a"}, []string{"HPERSIST", "hxp", "FIELDS", "1", "a"})
+
+	st := [][]string{}
+	for i := 1; i <= 260; i++ {
+		if i%50 == 0 {
+			st = append(st, []string{"XADD", "st", fmt.Sprintf("%d-%d", i, 1), "other", str()})
+			continue
+		}
+		st = append(st, []string{"XADD", "st", fmt.Sprintf("%d-%d", i/3, i), "a", str(), "b", strconv.Itoa(i)})
+	}
+	st = append(st, []string{"XDEL", "st", "0-1", "10-30", "33-100"},
+		[]string{"XGROUP", "CREATE", "st", "g1", "0"}, []string{"XGROUP", "CREATE", "st", "g2", "$"},
+		[]string{"XREADGROUP", "GROUP", "g1", "alice", "COUNT", "5", "STREAMS", "st", ">"},
+		[]string{"XREADGROUP", "GROUP", "g1", "bob", "COUNT", "3", "STREAMS", "st", ">"},
+		[]string{"XACK", "st", "g1", "0-2"}, []string{"XGROUP", "CREATECONSUMER", "st", "g1", "carol"},
+		[]string{"XGROUP", "SETID", "st", "g2", "5-15", "ENTRIESREAD", "7"})
+	add("st", "stream", st...)
+	add("stempty", "stream", []string{"XGROUP", "CREATE", "stempty", "g", "$", "MKSTREAM"})
+	add("stdel", "stream", []string{"XADD", "stdel", "5-5", "f", "v"}, []string{"XDEL", "stdel", "5-5"})
+	return script, keys
+}
+
+// dumpRead is everything a client can read of a key, time-independent.
+func dumpRead(r *raw, key, typ string) any {
+	r.t.Helper()
+	out := []any{r.do("TYPE", key), r.do("PEXPIRETIME", key)}
+	switch typ {
+	case "string":
+		out = append(out, r.do("GET", key))
+	case "list":
+		out = append(out, r.do("LRANGE", key, "0", "-1"))
+	case "set":
+		m, _ := r.do("SMEMBERS", key).([]any)
+		out = append(out, sortedStrings(m))
+	case "zset":
+		out = append(out, r.do("ZRANGE", key, "0", "-1", "WITHSCORES"))
+	case "hash":
+		var fields []string
+		for _, f := range sortedStrings(toAny(r.do("HKEYS", key))) {
+			fields = append(fields, f, fmt.Sprint(r.do("HGET", key, f)), fmt.Sprint(r.do("HPEXPIRETIME", key, "FIELDS", "1", f)))
+		}
+		out = append(out, fields)
+	case "stream":
+		out = append(out, r.do("XRANGE", key, "-", "+"), dropLayout(r.do("XINFO", "STREAM", key, "FULL")))
+	}
+	return out
+}
+
+func toAny(v any) []any { a, _ := v.([]any); return a }
+
+func sortedStrings(a []any) []string {
+	out := make([]string, len(a))
+	for i, v := range a {
+		out[i] = fmt.Sprint(v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// dropLayout blanks XINFO STREAM's radix-tree counts, which describe each
+// server's own node layout.
+func dropLayout(v any) any {
+	a, ok := v.([]any)
+	if !ok {
+		return v
+	}
+	a = slices.Clone(a)
+	for i := range a {
+		if s, ok := a[i].(string); ok && (s == "radix-tree-keys" || s == "radix-tree-nodes") && i+1 < len(a) {
+			a[i+1] = nil
+		}
+		a[i] = dropLayout(a[i])
+	}
+	return a
+}
+
+func TestDumpRestoreBothWays(t *testing.T) {
+	redis := startRedis(t)
+	hot := start(t)
+	a, b := hot.raw(t), redis.raw(t)
+	for seed := range uint64(3) {
+		a.do("FLUSHALL")
+		b.do("FLUSHALL")
+		script, keys := dumpFill(rand.New(rand.NewPCG(seed, 42)))
+		for _, c := range script {
+			if got, want := a.do(c...), b.do(c...); !reflect.DeepEqual(got, want) {
+				t.Fatalf("fill %q: hotkv %#v, redis %#v", c, got, want)
+			}
+		}
+		for _, k := range keys {
+			pr, ok := b.do("DUMP", k.name).(string)
+			if !ok {
+				t.Fatalf("redis DUMP %s failed", k.name)
+			}
+			ph, ok := a.do("DUMP", k.name).(string)
+			if !ok {
+				t.Fatalf("hotkv DUMP %s: %v", k.name, a.do("DUMP", k.name))
+			}
+			for _, srv := range []*raw{a, b} {
+				for prefix, p := range map[string]string{"r:": pr, "h:": ph} {
+					if got := srv.do("RESTORE", prefix+k.name, "0", p); got != Status("OK") {
+						t.Fatalf("seed %d RESTORE %s%s on %v: %v", seed, prefix, k.name, srv == a, got)
+					}
+				}
+			}
+			src := map[*raw]any{a: dumpRead(a, k.name, k.typ), b: dumpRead(b, k.name, k.typ)}
+			for _, c := range []struct {
+				srv, from *raw
+				key       string
+			}{
+				{a, b, "r:"}, // Redis's payload in HotKV reads as Redis's key
+				{b, b, "r:"},
+				{a, a, "h:"}, // HotKV's payload in Redis reads as HotKV's key
+				{b, a, "h:"},
+			} {
+				if got := dumpRead(c.srv, c.key+k.name, k.typ); !reflect.DeepEqual(got, src[c.from]) {
+					t.Errorf("seed %d %s%s restored in %s:\ngot  %v\nwant %v", seed, c.key, k.name,
+						map[bool]string{true: "hotkv", false: "redis"}[c.srv == a], got, src[c.from])
+				}
+			}
+			// The same payload restores to the same encoding in both.
+			for _, prefix := range []string{"r:", "h:"} {
+				if got, want := a.do("OBJECT", "ENCODING", prefix+k.name), b.do("OBJECT", "ENCODING", prefix+k.name); got != want {
+					t.Errorf("seed %d OBJECT ENCODING %s%s: hotkv %v, redis %v", seed, prefix, k.name, got, want)
+				}
+			}
+		}
+	}
+	hot.noPanics(t)
+}
+
+// dumpPayload wraps an RDB value in DUMP's footer.
+func dumpPayload(value string, version uint16) string {
+	p := bin.LittleEndian.AppendUint16([]byte(value), version)
+	return string(bin.LittleEndian.AppendUint64(p, rdb.CRC64(0, p)))
+}
+
+func TestDifferentialRestoreErrors(t *testing.T) {
+	hello := dumpPayload("\x00\x05hello", rdb.Version)
+	badCRC := hello[:len(hello)-1] + "x"
+	script := [][]string{
+		{"SET", "k", "v"}, {"DUMP", "k"}, {"DUMP", "nokey"},
+		{"RESTORE", "k", "0", hello}, {"RESTORE", "k", "-1", hello}, {"RESTORE", "k", "0", badCRC},
+		{"RESTORE", "n", "-1", hello}, {"RESTORE", "n", "x", hello}, {"RESTORE", "n", "0", badCRC},
+		{"RESTORE", "n", "0", dumpPayload("\x00\x05hello", rdb.Version+1)}, {"RESTORE", "n", "0", "short"},
+		{"RESTORE", "n", "0", ""}, {"RESTORE", "n", "0", dumpPayload("\x63abc", rdb.Version)},
+		{"RESTORE", "n", "0", dumpPayload("\x00\x09hello", rdb.Version)},
+		{"RESTORE", "n", "0", dumpPayload("\x02\x00", rdb.Version)},
+		{"RESTORE", "n", "0", dumpPayload("\x02\x02\x01a\x01a", rdb.Version)},
+		{"RESTORE", "n", "0", hello, "IDLETIME", "-1"}, {"RESTORE", "n", "0", hello, "IDLETIME", "x"},
+		{"RESTORE", "n", "0", hello, "IDLETIME"}, {"RESTORE", "n", "0", hello, "FREQ", "256"},
+		{"RESTORE", "n", "0", hello, "FREQ", "-1"}, {"RESTORE", "n", "0", hello, "FREQ", "1", "IDLETIME", "1"},
+		{"RESTORE", "n", "0", hello, "IDLETIME", "1", "FREQ", "1"}, {"RESTORE", "n", "0", hello, "BOGUS"},
+		{"RESTORE", "n", "0"}, {"RESTORE", "n"},
+		{"RESTORE", "n", "0", dumpPayload("\x00\x05hello", 0)}, {"GET", "n"}, {"DUMP", "n"},
+		{"RESTORE", "n", "0", hello, "REPLACE"}, {"RESTORE", "n", "0", hello, "replace", "absttl", "idletime", "5"},
+		{"OBJECT", "IDLETIME", "n"}, {"RESTORE", "n", "1", hello, "ABSTTL", "REPLACE"}, {"EXISTS", "n"},
+		{"RESTORE", "n", "1", hello, "ABSTTL"}, {"EXISTS", "n"},
+		{"RESTORE", "n", "100000", hello}, {"TTL", "n"},
+		{"RESTORE", "t", "4102444800000", hello, "ABSTTL"}, {"PEXPIRETIME", "t"},
+		{"RESTORE", "n", "0", dumpPayload("\x00\x05hello\x00junk", rdb.Version)},
+		{"RESTORE-ASKING", "ra", "0", hello}, {"GET", "ra"},
+		{"SET", "i", "-70000"}, {"DUMP", "i"}, {"SET", "i", "12345678901"}, {"DUMP", "i"},
+		{"RPUSH", "l", "a", "1"}, {"DUMP", "l"}, {"SADD", "si", "3", "1"}, {"DUMP", "si"},
+		{"HSET", "hl", "f", "v"}, {"DUMP", "hl"}, {"ZADD", "zl", "1.5", "a", "2", "b"}, {"DUMP", "zl"},
+		{"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"},
+		{"RESTORE", "f", "0", hello, "FREQ", "100"}, {"OBJECT", "FREQ", "f"},
+		{"RESTORE", "f2", "0", hello, "IDLETIME", "100"}, {"OBJECT", "FREQ", "f2"},
+		{"CONFIG", "SET", "maxmemory-policy", "noeviction"},
+	}
+	differ(t, script)
+}
+
+// TestRestoreCorruptPayloads restores every single-byte corruption of real
+// payloads (with a valid checksum): HotKV answers OK or "Bad data format",
+// never crashes, and what it accepts dumps again.
+func TestRestoreCorruptPayloads(t *testing.T) {
+	hot := start(t)
+	a := hot.raw(t)
+	script, keys := dumpFill(rand.New(rand.NewPCG(9, 9)))
+	for _, c := range script {
+		a.do(c...)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, k := range keys {
+		p := a.do("DUMP", k.name).(string)
+		value := []byte(p[:len(p)-10])
+		for range 40 {
+			c := slices.Clone(value)
+			c[r.IntN(len(c))] ^= byte(1 + r.IntN(255))
+			switch got := a.do("RESTORE", "x", "0", dumpPayload(string(c), rdb.Version), "REPLACE"); got {
+			case Status("OK"):
+				if _, ok := a.do("DUMP", "x").(string); !ok && a.do("EXISTS", "x") == int64(1) {
+					t.Fatalf("accepted corruption of %s does not dump", k.name)
+				}
+			case Err("ERR Bad data format"):
+			default:
+				t.Fatalf("corrupt %s: %v", k.name, got)
+			}
+		}
+	}
+	hot.noPanics(t)
+}
+
+func TestRestoreNotifiesAndTouches(t *testing.T) {
+	hot := start(t)
+	a, sub, w := hot.raw(t), hot.raw(t), hot.raw(t)
+	hello := dumpPayload("\x00\x05hello", rdb.Version)
+	a.do("CONFIG", "SET", "notify-keyspace-events", "KEA")
+	sub.do("SUBSCRIBE", "__keyevent@0__:restore")
+	w.do("SET", "k", "old")
+	w.do("WATCH", "k")
+	w.do("MULTI")
+	w.do("GET", "k")
+	if got := a.do("RESTORE", "k", "0", hello, "REPLACE"); got != Status("OK") {
+		t.Fatal(got)
+	}
+	if got := w.do("EXEC"); got != nil {
+		t.Fatalf("EXEC after RESTORE of a watched key: %v", got)
+	}
+	if got := sub.read(); !reflect.DeepEqual(got, []any{"message", "__keyevent@0__:restore", "k"}) {
+		t.Fatalf("event %v", got)
+	}
+	// A refused RESTORE changes nothing: the transaction goes through.
+	w.do("WATCH", "k")
+	w.do("MULTI")
+	w.do("GET", "k")
+	a.do("RESTORE", "k", "0", hello)
+	if got := w.do("EXEC"); !reflect.DeepEqual(got, []any{"hello"}) {
+		t.Fatalf("EXEC after BUSYKEY: %v", got)
+	}
+}
+
+func TestRestoreLogged(t *testing.T) {
+	dir := t.TempDir()
+	hello := dumpPayload("\x00\x05hello", rdb.Version)
+	args := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always"}
+	hot := start(t, args...)
+	a := hot.raw(t)
+	a.do("RESTORE", "k", "3600000", hello)
+	want := a.do("PEXPIRETIME", "k")
+	a.do("RESTORE", "gone", "1", hello, "ABSTTL")
+	a.send(encode("SHUTDOWN", "NOSAVE"))
+	if !a.closed() {
+		t.Fatal("SHUTDOWN did not close the connection")
+	}
+	hot2 := start(t, args...)
+	b := hot2.raw(t)
+	if got := b.do("GET", "k"); got != "hello" {
+		t.Fatalf("after restart GET k = %v", got)
+	}
+	if got := b.do("PEXPIRETIME", "k"); got != want {
+		t.Fatalf("expire time %v, want %v", got, want)
+	}
+	if got := b.do("EXISTS", "gone"); got != int64(0) {
+		t.Fatalf("EXISTS gone = %v", got)
+	}
+}
