@@ -124,6 +124,7 @@ func AppendEnd(dst []byte, blocks, keys int) []byte {
 const (
 	AuxIndexes = 1 // named vector indexes (EncodeIndexes)
 	AuxAI      = 2 // the AI layer's registry (ai.Registry.Save)
+	AuxFuncs   = 3 // the function libraries, as FUNCTION DUMP's payload
 )
 
 // AppendAux appends an aux block of the given kind holding body.
@@ -203,7 +204,7 @@ func ReadBlocks(r io.Reader, fn func(off int64, payload []byte) error, aux func(
 		switch {
 		case h[0] == blockKeys:
 			err = fn(off, buf[:n:n])
-		case n == 0 || buf[0] != AuxIndexes && buf[0] != AuxAI:
+		case n == 0 || buf[0] != AuxIndexes && buf[0] != AuxAI && buf[0] != AuxFuncs:
 			err = &FormatError{off, fmt.Errorf("%w: unknown aux block", ErrCorrupt)}
 		case aux != nil:
 			err = aux(off, buf[0], buf[1:n:n])

@@ -43,7 +43,8 @@ func (e *Engine) openLibs() {
 		return 1
 	}))
 	g.RawSetString("os", osLib)
-	g.RawSetString("redis", e.redisLib())
+	e.redis = e.redisLib()
+	g.RawSetString("redis", e.redis)
 	g.RawSetString("cjson", cjsonLib(L))
 	g.RawSetString("bit", bitLib(L))
 	g.RawSetString("cmsgpack", cmsgpackLib(L))
@@ -88,12 +89,12 @@ func (e *Engine) openLibs() {
 	// once) reading through to _G, KEYS and ARGV (set by Run), then to the
 	// globals, which raise on a name they lack. Tables, not Go functions,
 	// so that reading a global costs no Go call.
-	missing := L.NewTable()
-	missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
+	e.missing = L.NewTable()
+	e.missing.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
 		L.RaiseError("Script attempted to access nonexistent global variable '%s'", lua.LVAsString(L.Get(2)))
 		return 0
 	}))
-	L.SetMetatable(g, missing)
+	L.SetMetatable(g, e.missing)
 	e.env, e.base = L.NewTable(), L.NewTable()
 	e.base.RawSetString("_G", e.env)
 	baseMeta := L.NewTable()
@@ -104,6 +105,12 @@ func (e *Engine) openLibs() {
 	meta.RawSetString("__newindex", e.refuse)
 	meta.RawSetString("__metatable", lua.LFalse)
 	L.SetMetatable(e.env, meta)
+
+	// Functions read the globals through their library's own table
+	// (libraryEnv) and then fnBase, which has no KEYS or ARGV.
+	e.fnBase = L.NewTable()
+	e.fnBase.RawSetString("_G", readOnly(L, e.fnBase, e.refuse))
+	L.SetMetatable(e.fnBase, baseMeta)
 }
 
 // checked is fn once check has passed on its string argument arg.

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -43,7 +44,11 @@ type Engine struct {
 	onError *lua.LFunction
 	lib     *lua.LTable    // the real globals
 	refuse  *lua.LFunction // the read-only tables' __newindex
+	missing *lua.LTable    // metatable raising on a name a table lacks
+	redis   *lua.LTable    // the real redis library
+	fnBase  *lua.LTable    // behind every library's globals: _G, then the real globals
 	scripts map[string]*Script
+	fns     libSet // FUNCTION LOAD's libraries
 	running *run
 	closed  bool // Abort: no more scripts
 	cur     run  // the run in progress, reused
@@ -64,14 +69,16 @@ type Engine struct {
 type run struct {
 	call   Caller
 	proto  int // redis.setresp
-	sha    string
+	sc     *Script
+	cmd    [][]byte // the command running it, for FUNCTION STATS
+	start  time.Time
 	wrote  bool // it has written: SCRIPT KILL may no longer stop it
 	killed bool
 }
 
-// New makes an engine with an empty script cache.
+// New makes an engine with an empty script cache and no functions.
 func New() *Engine {
-	e := &Engine{scripts: map[string]*Script{}}
+	e := &Engine{scripts: map[string]*Script{}, fns: newLibSet()}
 	e.newState()
 	return e
 }
@@ -82,10 +89,12 @@ func SHA1(body []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-// Script is a compiled script in the cache.
+// Script is a compiled script in the cache, or a library's function
+// (Function).
 type Script struct {
-	SHA   string // its SHA-1, lower-case hex
-	Mode  Mode   // what its shebang declares
+	SHA   string // its SHA-1, lower-case hex; "" for a function
+	Mode  Mode   // what its shebang declares, or the function's flags
+	name  string // what its errors and FUNCTION STATS call it: SHA, or the function's name
 	proto *lua.FunctionProto
 	fn    *lua.LFunction // made from proto by the first run
 }
@@ -105,36 +114,47 @@ func (e *Engine) Load(body []byte) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	if line, msg := checkNesting(string(body)); msg != "" {
-		return nil, fmt.Errorf("ERR Error compiling script (new function): user_script:%d: %s", line, msg)
-	}
 	// As Redis does, the body becomes a function of no arguments (so '...'
 	// is refused, and a call builds no vararg table); the wrapper shares the
 	// first line, keeping line numbers.
 	src := "return function() " + stripShebang(string(body)) + "\nend"
-	chunk, err := parse.Parse(strings.NewReader(src), "user_script")
+	proto, err := compile(string(body), src, "user_script", "ERR Error compiling script (new function):")
 	if err != nil {
-		return nil, fmt.Errorf("ERR Error compiling script (new function): %s", compileMessage(err))
-	}
-	proto, err := lua.Compile(chunk, "user_script")
-	if err != nil {
-		return nil, fmt.Errorf("ERR Error compiling script (new function): %s", compileMessage(err))
+		return nil, err
 	}
 	if len(proto.FunctionPrototypes) != 1 {
 		return nil, fmt.Errorf("ERR Error compiling script (new function): user_script: unexpected end of script")
 	}
 	sc := &Script{SHA: string(key[:]), Mode: mode, proto: proto.FunctionPrototypes[0]}
+	sc.name = sc.SHA
 	e.scripts[sc.SHA] = sc
 	return sc, nil
 }
 
-var parseErrRe = regexp.MustCompile(`^user_script line:(\d+)\(column:\d+\) (.*)$`)
+// compile compiles src as the chunk named name, after checking body (the
+// code as the user wrote it) for what would exhaust the compiler; errors
+// read as Redis's, after prefix.
+func compile(body, src, name, prefix string) (*lua.FunctionProto, error) {
+	if line, msg := checkNesting(body); msg != "" {
+		return nil, fmt.Errorf("%s %s:%d: %s", prefix, name, line, msg)
+	}
+	chunk, err := parse.Parse(strings.NewReader(src), name)
+	if err == nil {
+		var proto *lua.FunctionProto
+		if proto, err = lua.Compile(chunk, name); err == nil {
+			return proto, nil
+		}
+	}
+	return nil, fmt.Errorf("%s %s", prefix, compileMessage(err))
+}
+
+var parseErrRe = regexp.MustCompile(`^(user_script|user_function) line:(\d+)\(column:\d+\) (.*)$`)
 
 // compileMessage puts gopher-lua's message in Lua's "user_script:line: ..." form.
 func compileMessage(err error) string {
 	msg := strings.TrimSpace(strings.SplitN(err.Error(), "\n", 2)[0])
 	if m := parseErrRe.FindStringSubmatch(msg); m != nil {
-		return "user_script:" + m[1] + ": " + m[2]
+		return m[1] + ":" + m[2] + ": " + m[3]
 	}
 	return msg
 }
@@ -158,14 +178,41 @@ func stripShebang(src string) string {
 type Mode uint8
 
 const (
-	Declared Mode = 1 << iota // it has a shebang line
+	Declared Mode = 1 << iota // it has a shebang line (a function always has)
 	NoWrites
 	AllowOOM
+	AllowStale // allow-stale and the cluster flags change nothing here
+	NoCluster
+	AllowCrossSlot
 )
 
-// scriptFlags are the flags Redis knows; allow-stale and the cluster ones
-// change nothing here.
-var scriptFlags = map[string]Mode{"no-writes": NoWrites, "allow-oom": AllowOOM, "allow-stale": 0, "no-cluster": 0, "allow-cross-slot-keys": 0}
+// flagNames are the flags Redis knows, in its order (FUNCTION LIST's).
+var flagNames = []struct {
+	name string
+	mode Mode
+}{{"no-writes", NoWrites}, {"allow-oom", AllowOOM}, {"allow-stale", AllowStale}, {"no-cluster", NoCluster}, {"allow-cross-slot-keys", AllowCrossSlot}}
+
+// flagMode is the flag named f, or 0. Redis compares a script's shebang
+// flags exactly, a function's case-insensitively.
+func flagMode(f string, nocase bool) Mode {
+	for _, n := range flagNames {
+		if n.name == f || nocase && strings.EqualFold(n.name, f) {
+			return n.mode
+		}
+	}
+	return 0
+}
+
+// Flags names the flags set in m, in Redis's order.
+func (m Mode) Flags() []string {
+	var out []string
+	for _, n := range flagNames {
+		if m&n.mode != 0 {
+			out = append(out, n.name)
+		}
+	}
+	return out
+}
 
 // shebangMode checks the shebang line as Redis does and returns its flags.
 func shebangMode(body string) (Mode, error) {
@@ -190,8 +237,8 @@ func shebangMode(body string) (Mode, error) {
 			continue
 		}
 		for _, f := range strings.Split(v, ",") {
-			m, ok := scriptFlags[f]
-			if !ok {
+			m := flagMode(f, false)
+			if m == 0 {
 				return 0, fmt.Errorf("ERR Unexpected flag in script shebang: %s", f)
 			}
 			mode |= m
@@ -248,9 +295,15 @@ func (e *Engine) Wrote() {
 	}
 }
 
-// Kill stops the running script for SCRIPT KILL, or says why not, with
-// Redis's error.
-func (e *Engine) Kill() string {
+// Redis's answers to a script command while the other kind runs.
+const (
+	ErrBusyScript   = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	ErrBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+)
+
+// Kill stops the running script for SCRIPT KILL (function false) or the
+// running function for FUNCTION KILL, or says why not, with Redis's error.
+func (e *Engine) Kill(function bool) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	switch r := e.running; {
@@ -258,6 +311,10 @@ func (e *Engine) Kill() string {
 		return "NOTBUSY No scripts in execution right now."
 	case r.wrote:
 		return "UNKILLABLE Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+	case function && r.sc.SHA != "":
+		return ErrBusyScript
+	case !function && r.sc.SHA == "":
+		return ErrBusyFunction
 	default:
 		r.killed = true
 		e.cancel()
@@ -281,11 +338,28 @@ func (e *Engine) Abort() {
 // ErrNoScript is EVALSHA's answer for a script not in the cache.
 const ErrNoScript = "NOSCRIPT No matching script. Please use EVAL."
 
-// Run executes the script sc with KEYS and ARGV, calling commands
-// through call, and writes its result to w in w's protocol.
-func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Writer) {
+// Running describes the script running, for FUNCTION STATS: its name (a
+// function's, or the script's SHA-1), a copy of the command that runs it,
+// and for how long it has. ok is false when none runs.
+func (e *Engine) Running() (name string, function bool, cmd [][]byte, d time.Duration, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	r := e.running
+	if r == nil {
+		return "", false, nil, 0, false
+	}
+	for _, a := range r.cmd { // the caller's buffer: valid while the script runs
+		cmd = append(cmd, append([]byte(nil), a...))
+	}
+	return r.sc.name, r.sc.SHA == "", cmd, time.Since(r.start), true
+}
+
+// Run executes the script sc (a function's: f.Script) with its keys and
+// arguments, calling commands through call, and writes its result to w in
+// w's protocol. cmd is the command running it, kept until Run returns.
+func (e *Engine) Run(sc *Script, cmd, keys, argv [][]byte, call Caller, w *resp.Writer) {
 	L := e.L
-	sha := sc.SHA
+	function := sc.SHA == ""
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -296,7 +370,7 @@ func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Write
 		e.newContext()
 	}
 	r := &e.cur
-	*r = run{call: call, proto: 2, sha: sha}
+	*r = run{call: call, proto: 2, sc: sc, cmd: cmd, start: time.Now()}
 	e.running = r
 	e.mu.Unlock()
 	defer func() {
@@ -310,8 +384,8 @@ func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Write
 	defer func() {
 		if p := recover(); p != nil {
 			w.Error(fmt.Sprintf("ERR internal error in the Lua interpreter: %v", p))
-			e.newState()
 			e.mu.Lock()
+			e.newState()
 			for _, s := range e.scripts {
 				s.fn = nil
 			}
@@ -320,14 +394,22 @@ func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Write
 	}()
 
 	L.SetTop(0)
-	e.base.RawSetString("KEYS", stringTable(L, keys))
-	e.base.RawSetString("ARGV", stringTable(L, argv))
-	if sc.fn == nil { // scripts run one at a time: no race
-		sc.fn = L.NewFunctionFromProto(sc.proto)
-		sc.fn.Env = e.env
+	nargs := 0
+	if function { // called as f(keys, args); KEYS and ARGV are not globals
+		L.Push(sc.fn)
+		L.Push(stringTable(L, keys))
+		L.Push(stringTable(L, argv))
+		nargs = 2
+	} else {
+		e.base.RawSetString("KEYS", stringTable(L, keys))
+		e.base.RawSetString("ARGV", stringTable(L, argv))
+		if sc.fn == nil { // scripts run one at a time: no race
+			sc.fn = L.NewFunctionFromProto(sc.proto)
+			sc.fn.Env = e.env
+		}
+		L.Push(sc.fn)
 	}
-	L.Push(sc.fn)
-	err := L.PCall(0, 1, e.onError)
+	err := L.PCall(nargs, 1, e.onError)
 	if err != nil {
 		e.mu.Lock()
 		killed := r.killed
@@ -341,7 +423,7 @@ func (e *Engine) Run(sc *Script, keys, argv [][]byte, call Caller, w *resp.Write
 			}
 			err = &lua.ApiError{Object: t}
 		}
-		writeError(w, err, sha)
+		writeError(w, err, sc.name, function)
 		L.SetTop(0)
 		return
 	}
@@ -400,7 +482,7 @@ func errorHandler(L *lua.LState) int {
 	return 1
 }
 
-var whereRe = regexp.MustCompile(`user_script:(\d+):`)
+var whereRe = regexp.MustCompile(`user_(?:script|function):(\d+):`)
 
 // lineOf finds the script's line being run, from the innermost frame in
 // the script.
@@ -414,8 +496,9 @@ func lineOf(L *lua.LState) string {
 }
 
 // writeError answers a script's failure as Redis does:
-// "<error> script: <sha>, on @user_script:<line>."
-func writeError(w *resp.Writer, err error, sha string) {
+// "<error> script: <sha>, on @user_script:<line>.", or for a function
+// "<error> script: <name>, on @user_function:<line>.".
+func writeError(w *resp.Writer, err error, name string, function bool) {
 	msg, line := err.Error(), ""
 	if ae, ok := err.(*lua.ApiError); ok {
 		if t, ok := ae.Object.(*lua.LTable); ok {
@@ -431,8 +514,10 @@ func writeError(w *resp.Writer, err error, sha string) {
 			line = m[1]
 		}
 	}
-	msg += " script: " + sha
-	if line != "" {
+	msg += " script: " + name
+	if line != "" && function {
+		msg += ", on @user_function:" + line + "."
+	} else if line != "" {
 		msg += ", on @user_script:" + line + "."
 	}
 	w.Error(strings.NewReplacer("\r", " ", "\n", " ").Replace(msg))

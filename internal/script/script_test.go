@@ -50,7 +50,7 @@ func eval(t *testing.T, e *Engine, body string, proto int, keys, argv []string, 
 		a = append(a, []byte(s))
 	}
 	w := resp.Writer{Proto: proto}
-	e.Run(sc, k, a, fakeCaller(data), &w)
+	e.Run(sc, nil, k, a, fakeCaller(data), &w)
 	return string(w.B)
 }
 
@@ -161,7 +161,7 @@ func TestCacheAndFlags(t *testing.T) {
 	}
 	for body, want := range map[string]Mode{
 		"#!lua flags=allow-oom,no-writes\nreturn 1": Declared | NoWrites | AllowOOM,
-		"#!lua flags=allow-stale\nreturn 1":         Declared,
+		"#!lua flags=allow-stale\nreturn 1":         Declared | AllowStale,
 		"#!lua\nreturn 1":                           Declared,
 		"return 1":                                  0,
 	} {
@@ -187,7 +187,7 @@ func TestCacheAndFlags(t *testing.T) {
 			t.Errorf("%q: %v, want %q", body, err, want)
 		}
 	}
-	if msg := e.Kill(); msg != "NOTBUSY No scripts in execution right now." {
+	if msg := e.Kill(false); msg != "NOTBUSY No scripts in execution right now." {
 		t.Errorf("Kill with nothing running: %q", msg)
 	}
 }

@@ -159,6 +159,11 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "used_memory_dataset", used-min(used, s.startMem))
 		kv(b, "total_system_memory", totalMemory())
 		kv(b, "total_system_memory_human", human(totalMemory()))
+		scripts, libs, funcs, code := s.scripts.Counts()
+		kv(b, "number_of_cached_scripts", scripts)
+		kv(b, "number_of_functions", funcs)
+		kv(b, "number_of_libraries", libs)
+		kv(b, "used_memory_functions", code) // the libraries' code: the Lua state's memory is not measured
 		kv(b, "maxmemory", cfg.MaxMemory)
 		kv(b, "maxmemory_human", human(uint64(cfg.MaxMemory)))
 		kv(b, "maxmemory_policy", cfg.MaxMemoryPolicy)

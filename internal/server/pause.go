@@ -24,7 +24,7 @@ type pauseState struct {
 
 // pauseWrites lists the commands Redis flags may_replicate: paused by
 // CLIENT PAUSE WRITE although they are not writes.
-var pauseWrites = map[string]bool{"publish": true, "spublish": true, "pfcount": true, "eval": true, "evalsha": true}
+var pauseWrites = map[string]bool{"publish": true, "spublish": true, "pfcount": true, "eval": true, "evalsha": true, "fcall": true}
 
 // pausedBy reports whether a pause in WRITE mode holds cmd (EXEC: when its
 // transaction holds such a command; a script: unless it declares no-writes).

@@ -18,13 +18,14 @@ func (c *client) keyless(cmd *command.Cmd, args [][]byte) bool {
 }
 
 // runKeyless runs and logs a keyless write. AI writes assign ids, LRU
-// order and dedup merges under their own objects' locks, so with the log
-// on they run one at a time: the log's order is then the order they took
-// effect in, and replay assigns the same ids. Index writes stay parallel
+// order and dedup merges under their own objects' locks, and FUNCTION's
+// writes replace libraries by name, so with the log on they run one at a
+// time: the log's order is then the order they took effect in, and replay
+// assigns the same ids and keeps the same libraries. Index writes stay parallel
 // (two clients setting the same element at once are the one case whose
 // log order may differ from the order they took effect in).
 func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
-	if c.s.aof != nil && isAIWrite(cmd.Name) {
+	if c.s.aof != nil && (isAIWrite(cmd.Name) || strings.HasPrefix(cmd.Name, "function|")) {
 		c.s.regMu.Lock()
 		defer c.s.regMu.Unlock()
 	} else {

@@ -32,12 +32,13 @@ func evalKeys(args [][]byte, out []int) []int {
 	return out
 }
 
-// evalArgs splits EVAL's "numkeys key... arg..." (from args[2]).
-func evalArgs(x *command.Ctx) (keys, argv [][]byte, ok bool) {
+// evalArgs splits EVAL's (and FCALL's) "numkeys key... arg..." (from
+// args[2]); notInt is the error for a numkeys that is not a number.
+func evalArgs(x *command.Ctx, notInt string) (keys, argv [][]byte, ok bool) {
 	n, ok := command.ParseInt(x.Args[2])
 	switch {
 	case !ok:
-		x.Error(command.ErrNotInt)
+		x.Error(notInt)
 		return nil, nil, false
 	case n < 0:
 		x.Error("ERR Number of keys can't be negative")
@@ -51,7 +52,7 @@ func evalArgs(x *command.Ctx) (keys, argv [][]byte, ok bool) {
 
 func evalCmd(readOnly bool) func(*command.Ctx) {
 	return func(x *command.Ctx) {
-		keys, argv, ok := evalArgs(x)
+		keys, argv, ok := evalArgs(x, command.ErrNotInt)
 		if !ok {
 			return
 		}
@@ -67,7 +68,7 @@ func evalCmd(readOnly bool) func(*command.Ctx) {
 
 func evalshaCmd(readOnly bool) func(*command.Ctx) {
 	return func(x *command.Ctx) {
-		keys, argv, ok := evalArgs(x)
+		keys, argv, ok := evalArgs(x, command.ErrNotInt)
 		if !ok {
 			return
 		}
@@ -81,16 +82,23 @@ func evalshaCmd(readOnly bool) func(*command.Ctx) {
 	}
 }
 
-// scriptFlags are EVAL's command flags adjusted to what its script
-// declares, as Redis's evalGetCommandFlags: a script with a shebang may
-// write (and is refused while memory is short) unless it says otherwise.
-// declared is false for other commands and scripts without a shebang,
-// which keep cmd's flags.
+// scriptFlags are EVAL's (FCALL's) command flags adjusted to what its
+// script (function) declares, as Redis's evalGetCommandFlags: a script with
+// a shebang, or a function, may write (and is refused while memory is
+// short) unless it says otherwise. declared is false for other commands,
+// scripts without a shebang and unknown functions, which keep cmd's flags.
 func (s *Server) scriptFlags(cmd *command.Cmd, args [][]byte) (f command.Flags, declared bool) {
-	if cmd.Flags&command.SelfLock == 0 || len(args) < 2 { // only the EVAL family locks for itself
+	if cmd.Flags&command.SelfLock == 0 || len(args) < 2 { // only the EVAL and FCALL families lock for themselves
 		return cmd.Flags, false
 	}
-	m := s.scripts.ModeOf(args[1], strings.HasPrefix(cmd.Name, "evalsha"))
+	var m script.Mode
+	if strings.HasPrefix(cmd.Name, "fcall") {
+		if fn := s.scripts.Function(args[1]); fn != nil {
+			m = fn.Mode
+		}
+	} else {
+		m = s.scripts.ModeOf(args[1], strings.HasPrefix(cmd.Name, "evalsha"))
+	}
 	if m&script.Declared == 0 {
 		return cmd.Flags, false
 	}
@@ -150,7 +158,7 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 	}
 	c.inExec = true
 	x.Blocker = nil // blocking commands answer at once, as inside a transaction
-	c.s.scripts.Run(sc, keys, argv, r.call, &c.out)
+	c.s.scripts.Run(sc, args, keys, argv, r.call, &c.out)
 	x.DB, x.DBID, x.Args, x.Blocker = db, dbID, args, blocker // SELECT inside a script ends with it
 	if r.nested {
 		return
@@ -326,7 +334,7 @@ func scriptFlush(x *command.Ctx) {
 // shard lock, so it runs beside the script (which holds them all); the
 // other clients' commands wait for the script instead of answering BUSY.
 func scriptKill(x *command.Ctx) {
-	if msg := cl(x).s.scripts.Kill(); msg != "" {
+	if msg := cl(x).s.scripts.Kill(false); msg != "" {
 		x.Error(msg)
 		return
 	}

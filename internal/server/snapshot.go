@@ -17,6 +17,7 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/persist"
+	"github.com/hotkv/hotkv/internal/script"
 )
 
 // Point-in-time snapshots without fork (docs/persistence.md has the
@@ -221,8 +222,9 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 	return keys, syncDir(filepath.Dir(path))
 }
 
-// encodeRegistries encodes the named vector indexes and the AI registry
-// into aux blocks (none for an empty registry). regMu is held.
+// encodeRegistries encodes the named vector indexes, the AI registry and
+// the function libraries into aux blocks (none for an empty registry).
+// regMu is held.
 func (s *Server) encodeRegistries(now int64) (aux []byte, blocks int, err error) {
 	if len(s.ks.Indexes.Names()) > 0 {
 		var e persist.Enc
@@ -239,13 +241,23 @@ func (s *Server) encodeRegistries(now int64) (aux []byte, blocks int, err error)
 		aux = persist.AppendAux(aux, persist.AuxAI, b.Bytes())
 		blocks++
 	}
+	if _, libs, _, _ := s.scripts.Counts(); libs > 0 {
+		aux = persist.AppendAux(aux, persist.AuxFuncs, s.scripts.DumpFunctions())
+		blocks++
+	}
 	return aux, blocks, nil
 }
 
 // loadRegistry loads an aux block into the (empty) registries.
 func (s *Server) loadRegistry(kind byte, body []byte, now int64) (err error) {
-	if kind == persist.AuxIndexes {
+	switch kind {
+	case persist.AuxIndexes:
 		return persist.DecodeIndexes(&persist.Dec{B: body}, s.ks.Indexes)
+	case persist.AuxFuncs:
+		if err := s.scripts.RestoreFunctions(body, script.RestoreFlush); err != nil {
+			return fmt.Errorf("%w: functions: %v", persist.ErrCorrupt, err)
+		}
+		return nil
 	}
 	// encoding/gob is not hardened against crafted input (the block's
 	// checksum catches damage): a panic is a refused file, not a crash.
