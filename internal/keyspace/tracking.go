@@ -22,21 +22,27 @@ type tracking struct {
 // Track(true).
 func (ks *Keyspace) SetTracker(t Tracker) { ks.tracking.t = t }
 
+// anyTracking counts the keyspaces that track (Track), so that a write
+// checks a global in cache instead of following s.db to the end of a large
+// DB (a cache miss per write, 2% of a SET) while nothing is tracked.
+var anyTracking atomic.Int32
+
 // Track turns reporting modifications to the tracker on or off. While on,
 // every write touches its keys (Observed), as WATCH needs.
 func (ks *Keyspace) Track(on bool) {
 	if ks.tracking.on.Swap(on) != on {
-		if on {
-			observers.Add(1)
-		} else {
-			observers.Add(-1)
+		n := int64(1)
+		if !on {
+			n = -1
 		}
+		observers.Add(n)
+		anyTracking.Add(int32(n))
 	}
 }
 
 // tracked reports whether modifications of s's keys are reported.
 func (s *Shard) tracked() bool {
-	return s.db != nil && s.db.tracking.on.Load()
+	return anyTracking.Load() != 0 && s.db != nil && s.db.tracking.on.Load()
 }
 
 // modified reports a change of k to the tracker.

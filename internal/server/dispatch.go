@@ -196,7 +196,7 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write && c.blocked == nil {
 		c.touchKeys(cmd, args)
 	}
-	if c.s.track.active.Load() {
+	if c.modes&tracking != 0 || cmd.Flags&(command.LockDB|command.LockAll) != 0 && c.s.track.active.Load() {
 		c.trackAfter(cmd, args, mark)
 	}
 	d := tick.Now() - start
