@@ -259,3 +259,51 @@ func TestRole(t *testing.T) {
 		r.expect(Err("ERR wrong number of arguments for 'role' command"), "ROLE", "x")
 	}
 }
+
+// TestDifferentialCommandInfoFlags: for every command both servers have,
+// COMMAND INFO's arity, flags, legacy key triple and ACL categories match
+// Redis 8.0.2's, as cluster clients and redis-cli read them (movablekeys
+// sends a cluster client to COMMAND GETKEYS; blocking, to a longer timeout).
+func TestDifferentialCommandInfoFlags(t *testing.T) {
+	redis := startRedis(t)
+	hot := start(t)
+	table := func(r *raw) map[string][]any {
+		m := map[string][]any{}
+		for _, e := range r.do("COMMAND").([]any) {
+			a := e.([]any)
+			m[a[0].(string)] = a
+		}
+		return m
+	}
+	want, got := table(redis.raw(t)), table(hot.raw(t))
+	asSet := func(v any) map[any]bool {
+		m := map[any]bool{}
+		for _, x := range v.([]any) {
+			m[x] = true
+		}
+		return m
+	}
+	compared := 0
+	for name, w := range want {
+		g, ok := got[name]
+		if !ok || strings.HasPrefix(name, "v") && name != "type" { // vector sets: a module in Redis
+			continue
+		}
+		compared++
+		for i, field := range []string{"", "arity", "flags", "first", "last", "step", "acl"} {
+			if i == 0 {
+				continue
+			}
+			a, b := g[i], w[i]
+			if i == 2 || i == 6 {
+				a, b = asSet(a), asSet(b)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("%s %s: hotkv %v, redis %v", name, field, g[i], w[i])
+			}
+		}
+	}
+	if compared < 200 {
+		t.Fatalf("compared only %d commands", compared)
+	}
+}

@@ -45,6 +45,15 @@ const (
 	// SelfLock: the dispatcher takes no lock; the handler locks what it
 	// touches as it goes (Lua scripts, which cannot name their keys first).
 	SelfLock
+
+	// Flags only COMMAND INFO shows, for clients that read them (a cluster
+	// client asks COMMAND GETKEYS for movablekeys commands).
+	Blocking       // may block the client (also ACL category @blocking)
+	SkipMonitor    // not fed to MONITOR as is (scripts)
+	SkipSlowlog    // not logged by SLOWLOG as itself (EXEC)
+	Asking         // RESTORE-ASKING
+	NoAsyncLoading // refused during async loading (SAVE, BGSAVE, BGREWRITEAOF)
+	MovableKeys    // keys not described by First/Last/Step; implied by a Keys function
 )
 
 var flagNames = []struct {
@@ -52,12 +61,18 @@ var flagNames = []struct {
 	name string
 }{
 	{Write, "write"}, {ReadOnly, "readonly"}, {DenyOOM, "denyoom"}, {Admin, "admin"},
-	{PubSub, "pubsub"}, {NoScript, "noscript"}, {Loading, "loading"}, {Stale, "stale"},
-	{Fast, "fast"}, {NoAuth, "no_auth"}, {NoMandatoryKeys, "no_mandatory_keys"}, {NoMulti, "no_multi"}, {AllowBusy, "allow_busy"},
+	{PubSub, "pubsub"}, {NoScript, "noscript"}, {Blocking, "blocking"}, {Loading, "loading"}, {Stale, "stale"},
+	{SkipMonitor, "skip_monitor"}, {SkipSlowlog, "skip_slowlog"}, {Asking, "asking"},
+	{Fast, "fast"}, {NoAuth, "no_auth"}, {NoMandatoryKeys, "no_mandatory_keys"}, {NoAsyncLoading, "no_async_loading"},
+	{NoMulti, "no_multi"}, {MovableKeys, "movablekeys"}, {AllowBusy, "allow_busy"},
 }
 
-// Names lists the Redis flag names set in f, in Redis's order.
-func (f Flags) Names() []string {
+// FlagNames lists the Redis flag names of c, in Redis's order.
+func (c *Cmd) FlagNames() []string {
+	f := c.Flags
+	if c.Keys != nil {
+		f |= MovableKeys
+	}
 	var out []string
 	for _, n := range flagNames {
 		if f&n.f != 0 {

@@ -134,7 +134,7 @@ func init() {
 		&command.Cmd{Name: "restore", Arity: -4, Flags: w, First: 1, Last: 1, Step: 1, Run: restore, Group: g,
 			Since: "2.6.0", Summary: "Creates a key from the serialized representation of a value.", Args: restoreArgs,
 			ACL: []string{"dangerous"}},
-		&command.Cmd{Name: "restore-asking", Arity: -4, Flags: w, First: 1, Last: 1, Step: 1, Run: restore, Group: "server",
+		&command.Cmd{Name: "restore-asking", Arity: -4, Flags: w | command.Asking, First: 1, Last: 1, Step: 1, Run: restore, Group: "server",
 			Since: "3.0.0", Summary: "An internal command for migrating keys in a cluster.", Args: restoreArgs,
 			ACL: []string{"keyspace", "dangerous"}},
 	)

@@ -678,7 +678,6 @@ func init() {
 	const g = "list"
 	w, r := command.Write, command.ReadOnly
 	wd, f := command.Write|command.DenyOOM, command.Fast
-	blk := []string{"blocking"}
 	key := func(c *command.Cmd) *command.Cmd {
 		if c.First == 0 && c.Keys == nil {
 			c.First, c.Last, c.Step = 1, 1, 1
@@ -724,19 +723,19 @@ func init() {
 		key(&command.Cmd{Name: "lmpop", Arity: -4, Flags: w, Keys: mpopKeys(1), Run: lmpop, Since: "7.0.0",
 			Summary: "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.",
 			Args:    "numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}),
-		key(&command.Cmd{Name: "blpop", Arity: -3, Flags: w, First: 1, Last: -2, Step: 1, Run: blpop, Since: "2.0.0", ACL: blk,
+		key(&command.Cmd{Name: "blpop", Arity: -3, Flags: w | command.Blocking, First: 1, Last: -2, Step: 1, Run: blpop, Since: "2.0.0",
 			Summary: "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "key [key ...] timeout"}),
-		key(&command.Cmd{Name: "brpop", Arity: -3, Flags: w, First: 1, Last: -2, Step: 1, Run: brpop, Since: "2.0.0", ACL: blk,
+		key(&command.Cmd{Name: "brpop", Arity: -3, Flags: w | command.Blocking, First: 1, Last: -2, Step: 1, Run: brpop, Since: "2.0.0",
 			Summary: "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "key [key ...] timeout"}),
-		key(&command.Cmd{Name: "blmove", Arity: 6, Flags: wd, First: 1, Last: 2, Step: 1, Run: blmove, Since: "6.2.0", ACL: blk,
+		key(&command.Cmd{Name: "blmove", Arity: 6, Flags: wd | command.Blocking, First: 1, Last: 2, Step: 1, Run: blmove, Since: "6.2.0",
 			Summary: "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.",
 			Args:    "source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout"}),
-		key(&command.Cmd{Name: "brpoplpush", Arity: 4, Flags: wd, First: 1, Last: 2, Step: 1, Run: brpoplpush, Since: "2.2.0", ACL: blk,
+		key(&command.Cmd{Name: "brpoplpush", Arity: 4, Flags: wd | command.Blocking, First: 1, Last: 2, Step: 1, Run: brpoplpush, Since: "2.2.0",
 			Summary: "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "source destination timeout"}),
-		key(&command.Cmd{Name: "blmpop", Arity: -5, Flags: w, Keys: mpopKeys(2), Run: blmpop, Since: "7.0.0", ACL: blk,
+		key(&command.Cmd{Name: "blmpop", Arity: -5, Flags: w | command.Blocking, Keys: mpopKeys(2), Run: blmpop, Since: "7.0.0",
 			Summary: "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}),
 	)

@@ -503,7 +503,7 @@ func init() {
 			First: 1, Last: 1, Step: 1, Keys: sortKeys, Run: sortCmd, Group: g, Since: "1.0.0", ACL: acl,
 			Summary: "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.",
 			Args:    "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA] [STORE destination]"},
-		&command.Cmd{Name: "sort_ro", Arity: -2, Flags: command.ReadOnly | command.LockDB,
+		&command.Cmd{Name: "sort_ro", Arity: -2, Flags: command.ReadOnly | command.LockDB | command.MovableKeys,
 			First: 1, Last: 1, Step: 1, Run: sortROCmd, Group: g, Since: "7.0.0", ACL: acl,
 			Summary: "Returns the sorted elements of a list, a set, or a sorted set.",
 			Args:    "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]"},

@@ -834,7 +834,6 @@ func init() {
 		c.Group = g
 		return c
 	}
-	blk := []string{"blocking"}
 	command.Register(
 		key(&command.Cmd{Name: "xadd", Arity: -5, Flags: w | d | f, Run: xadd, Since: "5.0.0",
 			Summary: "Appends a new message to a stream. Creates the key if it doesn't exist.",
@@ -853,10 +852,10 @@ func init() {
 		key(&command.Cmd{Name: "xsetid", Arity: -3, Flags: w | d | f, Run: xsetid, Since: "5.0.0",
 			Summary: "An internal command for replicating stream values.",
 			Args:    "key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]"}),
-		key(&command.Cmd{Name: "xread", Arity: -4, Flags: r, Keys: readKeys, Run: xread, Since: "5.0.0", ACL: blk,
+		key(&command.Cmd{Name: "xread", Arity: -4, Flags: r | command.Blocking, Keys: readKeys, Run: xread, Since: "5.0.0",
 			Summary: "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.",
 			Args:    "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]"}),
-		key(&command.Cmd{Name: "xreadgroup", Arity: -7, Flags: w, Keys: readKeys, Run: xreadgroup, Since: "5.0.0", ACL: blk,
+		key(&command.Cmd{Name: "xreadgroup", Arity: -7, Flags: w | command.Blocking, Keys: readKeys, Run: xreadgroup, Since: "5.0.0",
 			Summary: "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.",
 			Args:    "GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] id [id ...]"}),
 	)

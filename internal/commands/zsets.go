@@ -1242,7 +1242,6 @@ func zscan(x *command.Ctx) {
 
 func init() {
 	const g = "sorted-set"
-	blocking := []string{"@blocking"}
 	key1 := func(c *command.Cmd) *command.Cmd { c.First, c.Last, c.Step = 1, 1, 1; return c }
 	w := command.Write | command.SelfTouch
 	rw := w | command.DenyOOM
@@ -1298,13 +1297,13 @@ func init() {
 		&command.Cmd{Name: "zmpop", Arity: -4, Flags: w, Keys: numkeysKeys(1, false), Run: zmpop, Group: g, Since: "7.0.0",
 			Summary: "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.",
 			Args:    "numkeys key [key ...] MIN | MAX [COUNT count]"},
-		&command.Cmd{Name: "bzpopmin", Arity: -3, Flags: w | command.Fast | command.NoScript, First: 1, Last: -2, Step: 1, Run: bzpopmin, Group: g, Since: "5.0.0", ACL: blocking,
+		&command.Cmd{Name: "bzpopmin", Arity: -3, Flags: w | command.Fast | command.Blocking, First: 1, Last: -2, Step: 1, Run: bzpopmin, Group: g, Since: "5.0.0",
 			Summary: "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
 			Args:    "key [key ...] timeout"},
-		&command.Cmd{Name: "bzpopmax", Arity: -3, Flags: w | command.Fast | command.NoScript, First: 1, Last: -2, Step: 1, Run: bzpopmax, Group: g, Since: "5.0.0", ACL: blocking,
+		&command.Cmd{Name: "bzpopmax", Arity: -3, Flags: w | command.Fast | command.Blocking, First: 1, Last: -2, Step: 1, Run: bzpopmax, Group: g, Since: "5.0.0",
 			Summary: "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise.  Deletes the sorted set if the last element was popped.",
 			Args:    "key [key ...] timeout"},
-		&command.Cmd{Name: "bzmpop", Arity: -5, Flags: w, Keys: numkeysKeys(2, false), Run: bzmpop, Group: g, Since: "7.0.0", ACL: blocking,
+		&command.Cmd{Name: "bzmpop", Arity: -5, Flags: w | command.Blocking, Keys: numkeysKeys(2, false), Run: bzmpop, Group: g, Since: "7.0.0",
 			Summary: "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
 			Args:    "timeout numkeys key [key ...] MIN | MAX [COUNT count]"},
 		&command.Cmd{Name: "zunion", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zunion, Group: g, Since: "6.2.0",
@@ -1315,11 +1314,11 @@ func init() {
 			Summary: "Returns the difference between multiple sorted sets.", Args: "numkeys key [key ...] [WITHSCORES]"},
 		&command.Cmd{Name: "zintercard", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zintercard, Group: g, Since: "7.0.0",
 			Summary: "Returns the number of members of the intersect of multiple sorted sets.", Args: "numkeys key [key ...] [LIMIT limit]"},
-		&command.Cmd{Name: "zunionstore", Arity: -4, Flags: rw, Keys: numkeysKeys(2, true), Run: zunionstore, Group: g, Since: "2.0.0",
+		&command.Cmd{Name: "zunionstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zunionstore, Group: g, Since: "2.0.0",
 			Summary: "Stores the union of multiple sorted sets in a key.", Args: "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]"},
-		&command.Cmd{Name: "zinterstore", Arity: -4, Flags: rw, Keys: numkeysKeys(2, true), Run: zinterstore, Group: g, Since: "2.0.0",
+		&command.Cmd{Name: "zinterstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zinterstore, Group: g, Since: "2.0.0",
 			Summary: "Stores the intersect of multiple sorted sets in a key.", Args: "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]"},
-		&command.Cmd{Name: "zdiffstore", Arity: -4, Flags: rw, Keys: numkeysKeys(2, true), Run: zdiffstore, Group: g, Since: "6.2.0",
+		&command.Cmd{Name: "zdiffstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zdiffstore, Group: g, Since: "6.2.0",
 			Summary: "Stores the difference of multiple sorted sets in a key.", Args: "destination numkeys key [key ...]"},
 		key1(&command.Cmd{Name: "zrandmember", Arity: -2, Flags: ro, Run: zrandmember, Group: g, Since: "6.2.0",
 			Summary: "Returns one or more random members from a sorted set.", Args: "key [count [WITHSCORES]]"}),

@@ -193,7 +193,7 @@ func init() {
 			}},
 		&command.Cmd{Name: "time", Arity: 1, Flags: command.Loading | command.Stale | command.Fast, Run: timeCmd, Group: g, Since: "2.6.0",
 			Summary: "Returns the server time."},
-		&command.Cmd{Name: "role", Arity: 1, Flags: command.NoScript | command.Loading | command.Stale | command.Fast, Group: g, Since: "2.8.12",
+		&command.Cmd{Name: "role", Arity: 1, Flags: command.NoScript | command.Loading | command.Stale | command.Fast, Group: g, Since: "2.8.12", ACL: []string{"admin", "dangerous"},
 			Summary: "Returns the replication role.",
 			Run: func(x *command.Ctx) { // a primary without replicas: HotKV does not replicate yet
 				x.W.Array(3)

@@ -642,7 +642,7 @@ func bgrewriteaofCmd(x *command.Ctx) {
 }
 
 func init() {
-	command.Register(&command.Cmd{Name: "bgrewriteaof", Arity: 1, Flags: command.Admin | command.NoScript, Run: bgrewriteaofCmd,
+	command.Register(&command.Cmd{Name: "bgrewriteaof", Arity: 1, Flags: command.Admin | command.NoScript | command.NoAsyncLoading, Run: bgrewriteaofCmd,
 		Group: "server", Since: "1.0.0", Summary: "Asynchronously rewrites the append-only file to disk."})
 }
 

@@ -29,17 +29,21 @@ func aclCategories(c *command.Cmd) []string {
 	has := map[string]bool{}
 	f := c.Flags
 	has["write"] = f&command.Write != 0
-	has["read"] = f&command.ReadOnly != 0
 	has["admin"] = f&command.Admin != 0
 	has["dangerous"] = f&command.Admin != 0
 	has["fast"] = f&command.Fast != 0
 	has["slow"] = f&command.Fast == 0
-	if g := groupCategory[c.Group]; g != "" {
+	has["blocking"] = f&command.Blocking != 0
+	// A container's categories are its subcommands' (Redis gives it @slow
+	// alone); a command naming data-type categories of its own (SORT) takes
+	// those instead of its group's.
+	if g := groupCategory[c.Group]; g != "" && c.Subs == nil && !namesType(c.ACL) {
 		has[g] = true
 	}
 	for _, a := range c.ACL {
 		has[a] = true
 	}
+	has["read"] = f&command.ReadOnly != 0 && !has["scripting"] // as Redis: scripts are not @read
 	var cats []string
 	for _, a := range aclOrder {
 		if has[a] {
@@ -47,6 +51,16 @@ func aclCategories(c *command.Cmd) []string {
 		}
 	}
 	return cats
+}
+
+func namesType(acl []string) bool {
+	for _, a := range acl {
+		switch a {
+		case "string", "list", "set", "sortedset", "hash", "bitmap", "hyperloglog", "geo", "stream":
+			return true
+		}
+	}
+	return false
 }
 
 // keySpecFlags approximates Redis's key-spec flags from the command flags.
@@ -69,7 +83,7 @@ func writeCommandInfo(w *resp.Writer, c *command.Cmd) {
 	w.Array(10)
 	w.BulkString(c.Name)
 	w.Int(int64(c.Arity))
-	flags := c.Flags.Names()
+	flags := c.FlagNames()
 	w.Set(len(flags))
 	for _, f := range flags {
 		w.Simple(f)

@@ -216,7 +216,7 @@ func functionRestore(x *command.Ctx) {
 
 func init() {
 	const g = "scripting"
-	f := command.NoScript | command.Stale | command.SelfLock | command.NoMandatoryKeys
+	f := command.NoScript | command.Stale | command.SelfLock | command.NoMandatoryKeys | command.SkipMonitor
 	args := "function numkeys [key [key ...]] [arg [arg ...]]"
 	command.Register(
 		&command.Cmd{Name: "fcall", Arity: -3, Flags: f, Keys: evalKeys, Run: fcallCmd(false), Group: g, Since: "7.0.0",

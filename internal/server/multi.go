@@ -236,7 +236,7 @@ func init() {
 	f := command.NoScript | command.Loading | command.Stale | command.Fast | command.AllowBusy
 	command.Register(
 		&command.Cmd{Name: "multi", Arity: 1, Flags: f, Run: multi, Group: g, Since: "1.2.0", Summary: "Starts a transaction."},
-		&command.Cmd{Name: "exec", Arity: 1, Flags: command.NoScript | command.Loading | command.Stale, Run: exec, Group: g, Since: "1.2.0",
+		&command.Cmd{Name: "exec", Arity: 1, Flags: command.NoScript | command.Loading | command.Stale | command.SkipSlowlog, Run: exec, Group: g, Since: "1.2.0",
 			Summary: "Executes all commands in a transaction."},
 		&command.Cmd{Name: "discard", Arity: 1, Flags: f, Run: discard, Group: g, Since: "2.0.0", Summary: "Discards a transaction."},
 		&command.Cmd{Name: "watch", Arity: -2, Flags: f, First: 1, Last: -1, Step: 1, Run: watch, Group: g, Since: "2.2.0",

@@ -343,7 +343,7 @@ func scriptKill(x *command.Ctx) {
 
 func init() {
 	const g = "scripting"
-	evalFlags := command.NoScript | command.Stale | command.SelfLock | command.NoMandatoryKeys
+	evalFlags := command.NoScript | command.Stale | command.SelfLock | command.NoMandatoryKeys | command.SkipMonitor
 	command.Register(
 		&command.Cmd{Name: "eval", Arity: -3, Flags: evalFlags, Keys: evalKeys, Run: evalCmd(false), Group: g, Since: "2.6.0",
 			Summary: "Executes a server-side Lua script.", Args: "script numkeys [key [key ...]] [arg [arg ...]]"},

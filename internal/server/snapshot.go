@@ -548,9 +548,9 @@ func init() {
 	const g = "server"
 	f := command.Admin | command.NoScript
 	command.Register(
-		&command.Cmd{Name: "save", Arity: 1, Flags: f | command.NoMulti, Run: saveCmd, Group: g, Since: "1.0.0",
+		&command.Cmd{Name: "save", Arity: 1, Flags: f | command.NoMulti | command.NoAsyncLoading, Run: saveCmd, Group: g, Since: "1.0.0",
 			Summary: "Synchronously saves the database(s) to disk."},
-		&command.Cmd{Name: "bgsave", Arity: -1, Flags: f, Run: bgsaveCmd, Group: g, Since: "1.0.0",
+		&command.Cmd{Name: "bgsave", Arity: -1, Flags: f | command.NoAsyncLoading, Run: bgsaveCmd, Group: g, Since: "1.0.0",
 			Summary: "Asynchronously saves the database(s) to disk.", Args: "[SCHEDULE]"},
 	)
 }
