@@ -93,6 +93,7 @@ func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][
 		return
 	}
 	c.aofEnd = c.s.aof.appendCmds(c.ctx.DBID, c.ctx.Now, effects)
+	c.woff = c.aofEnd
 }
 
 // logTx appends the transaction's record, all of its commands or none.
@@ -101,6 +102,7 @@ func (c *client) logTx() {
 		return
 	}
 	c.aofEnd = c.s.aof.appendRecord(persist.SealRecord(c.tx, 0))
+	c.woff = c.aofEnd
 	c.tx = nil
 }
 
@@ -196,6 +198,20 @@ func (a *aofLog) await(end int64) {
 		a.s.logf("warning", "Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
 		os.Exit(1)
 	}
+}
+
+// sync makes the log durable up to end now (WAITAOF), reporting whether it
+// is.
+func (a *aofLog) sync(end int64) bool {
+	if a.synced.Load() >= end {
+		return true
+	}
+	a.wmu.Lock()
+	if a.synced.Load() < end {
+		a.writeOut(true)
+	}
+	a.wmu.Unlock()
+	return a.synced.Load() >= end
 }
 
 // writeOut writes everything appended so far, and fsyncs if asked. The

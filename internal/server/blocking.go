@@ -48,9 +48,12 @@ type blocked struct {
 	dbID     int
 	deadline time.Time // zero: wait forever
 	nullBulk bool
-	waiter   keyspace.Waiter
-	out      resp.Writer // the reply, written by whoever serves the command
-	aofEnd   int64       // the log offset the reply waits for, set by whoever serves it
+	// timeoutReply, if set, is the reply at the timeout (WAIT) in place of
+	// a null.
+	timeoutReply []byte
+	waiter       keyspace.Waiter
+	out          resp.Writer // the reply, written by whoever serves the command
+	aofEnd       int64       // the log offset the reply waits for, set by whoever serves it
 
 	mu      sync.Mutex
 	state   int
@@ -362,6 +365,8 @@ func (c *client) waitBlocked() bool {
 			switch {
 			case b.unblock == unblockError:
 				c.out.Error(errUnblocked)
+			case b.timeoutReply != nil:
+				c.out.B = append(c.out.B, b.timeoutReply...)
 			case b.nullBulk:
 				c.out.Null()
 			default:
@@ -373,6 +378,7 @@ func (c *client) waitBlocked() bool {
 			b.mu.Unlock()
 			c.out.B = append(c.out.B, b.out.B...)
 			c.aofEnd = max(c.aofEnd, b.aofEnd)
+			c.woff = max(c.woff, b.aofEnd)
 			break
 		}
 		// Set under mu, so a writer serving b either already stored served

@@ -87,6 +87,7 @@ type client struct {
 	gated      *sync.RWMutex // the gate part held shared by the running command, if any
 	script     scriptRun     // the script it runs (scripting.go)
 	aofEnd     int64         // log offset the replies in out wait for (aof.go)
+	woff       int64         // log offset of the client's last write (WAITAOF)
 	tx         []byte        // the running transaction's log record
 
 	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).

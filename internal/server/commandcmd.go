@@ -35,9 +35,9 @@ func aclCategories(c *command.Cmd) []string {
 	has["slow"] = f&command.Fast == 0
 	has["blocking"] = f&command.Blocking != 0
 	// A container's categories are its subcommands' (Redis gives it @slow
-	// alone); a command naming data-type categories of its own (SORT) takes
-	// those instead of its group's.
-	if g := groupCategory[c.Group]; g != "" && c.Subs == nil && !namesType(c.ACL) {
+	// alone); a command naming group categories of its own (SORT: set,
+	// sortedset, list; WAIT: connection) takes those instead of its group's.
+	if g := groupCategory[c.Group]; g != "" && c.Subs == nil && !namesGroup(c.ACL) {
 		has[g] = true
 	}
 	for _, a := range c.ACL {
@@ -53,11 +53,12 @@ func aclCategories(c *command.Cmd) []string {
 	return cats
 }
 
-func namesType(acl []string) bool {
+func namesGroup(acl []string) bool {
 	for _, a := range acl {
-		switch a {
-		case "string", "list", "set", "sortedset", "hash", "bitmap", "hyperloglog", "geo", "stream":
-			return true
+		for _, g := range groupCategory {
+			if a == g {
+				return true
+			}
 		}
 	}
 	return false

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"math"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/resp"
+)
+
+// WAIT and WAITAOF, as on a Redis primary with no replicas: no replica ever
+// acknowledges, so asking for one blocks until the timeout (0: for ever)
+// and answers 0; WAITAOF's local part is this server's append-only log.
+
+// msTimeout parses WAIT's millisecond timeout as getTimeoutFromObjectOrReply
+// does; 0 is "no timeout".
+func msTimeout(x *command.Ctx, arg []byte) (time.Duration, bool) {
+	ms, ok := command.ParseInt(arg)
+	switch {
+	case !ok:
+		x.Error("ERR timeout is not an integer or out of range")
+	case ms < 0:
+		x.Error("ERR timeout is negative")
+	case ms > 0 && ms > math.MaxInt64-x.Now:
+		x.Error("ERR timeout is out of range")
+	default:
+		return time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond, true
+	}
+	return 0, false
+}
+
+func waitCmd(x *command.Ctx) {
+	n, ok := command.ParseInt(x.Args[1])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	timeout, ok := msTimeout(x, x.Args[2])
+	if !ok {
+		return
+	}
+	if n <= 0 || x.Blocker == nil { // enough acknowledgements, or inside MULTI or a script
+		x.W.Int(0)
+		return
+	}
+	cl(x).blockUntil(timeout, func(w *resp.Writer) { w.Int(0) })
+}
+
+func waitAOFCmd(x *command.Ctx) {
+	local, ok := command.ParseInt(x.Args[1])
+	if !ok {
+		x.Error(command.ErrNotInt)
+		return
+	}
+	if local < 0 || local > 1 {
+		x.Error("ERR value is out of range, value must between 0 and 1") // sic
+		return
+	}
+	replicas, ok := command.ParseInt(x.Args[2])
+	if !ok || replicas < 0 { // getPositiveLongFromObjectOrReply: one message for both
+		x.Error("ERR value is out of range, must be positive")
+		return
+	}
+	timeout, ok := msTimeout(x, x.Args[3])
+	if !ok {
+		return
+	}
+	c := cl(x)
+	if c.s.aof == nil && local > 0 {
+		x.Error("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
+		return
+	}
+	// The local acknowledgement: everything this client wrote is fsynced,
+	// which the log is asked for now rather than at its next fsync.
+	var fsynced int64
+	if c.s.aof != nil && c.s.aof.sync(c.woff) {
+		fsynced = 1
+	}
+	reply := func(w *resp.Writer) {
+		w.Array(2)
+		w.Int(fsynced)
+		w.Int(0)
+	}
+	if fsynced >= local && replicas == 0 || x.Blocker == nil {
+		reply(x.W)
+		return
+	}
+	c.blockUntil(timeout, reply)
+}
+
+// blockUntil blocks c, on no key, until timeout (0: until CLIENT UNBLOCK or
+// a disconnect), then answers with reply.
+func (c *client) blockUntil(timeout time.Duration, reply func(*resp.Writer)) {
+	c.Block(nil, timeout, false)
+	w := resp.Writer{Proto: c.out.Proto}
+	reply(&w)
+	c.blocked.timeoutReply = w.B
+}
+
+func init() {
+	const g = "generic"
+	f := command.Blocking
+	acl := []string{"connection"}
+	command.Register(
+		&command.Cmd{Name: "wait", Arity: 3, Flags: f, Run: waitCmd, Group: g, Since: "3.0.0", ACL: acl,
+			Summary: "Blocks until the asynchronous replication of all preceding write commands sent by the connection is completed.",
+			Args:    "numreplicas timeout"},
+		&command.Cmd{Name: "waitaof", Arity: 4, Flags: f, Run: waitAOFCmd, Group: g, Since: "7.2.0", ACL: acl,
+			Summary: "Blocks until all of the preceding write commands sent by the connection are written to the append-only file of the master and/or replicas.",
+			Args:    "numlocal numreplicas timeout"},
+	)
+}
