@@ -384,3 +384,63 @@ func TestRestoreLogged(t *testing.T) {
 		t.Fatalf("EXISTS gone = %v", got)
 	}
 }
+
+// lpOf is a listpack of strings shorter than 64 bytes.
+func lpOf(vals ...string) string {
+	var body []byte
+	for _, v := range vals {
+		body = append(body, 0x80|byte(len(v)))
+		body = append(body, v...)
+		body = append(body, byte(1+len(v)))
+	}
+	b := bin.LittleEndian.AppendUint32(nil, uint32(6+len(body)+1))
+	b = bin.LittleEndian.AppendUint16(b, uint16(len(vals)))
+	return string(append(append(b, body...), 0xff))
+}
+
+// TestRestoreListEncodingAsRedis: a list restored from quicklist nodes is a
+// listpack only when it was one packed node within 8 KB, as in Redis, and
+// a listpack-encoded list dumps as one node, so Redis restores a listpack.
+func TestRestoreListEncodingAsRedis(t *testing.T) {
+	redis := startRedis(t)
+	hot := start(t)
+	a, b := hot.raw(t), redis.raw(t)
+	crafted := map[string]string{
+		"two-nodes":   "\x12\x02\x02\x0a" + lpOf("a") + "\x02\x0a" + lpOf("b"),
+		"plain":       "\x12\x01\x01\x03abc",
+		"plain-empty": "\x12\x01\x01\x00",
+		"empty+one":   "\x12\x02\x02\x07" + lpOf() + "\x02\x0a" + lpOf("b"),
+	}
+	for name, v := range crafted {
+		p := dumpPayload(v, rdb.Version)
+		for _, cmd := range [][]string{{"RESTORE", name, "0", p}, {"OBJECT", "ENCODING", name}, {"LRANGE", name, "0", "-1"}} {
+			if got, want := a.do(cmd...), b.do(cmd...); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %s: hotkv %v, redis %v", name, cmd[0], got, want)
+			}
+		}
+	}
+	built := map[string][]string{
+		"one-big": {strings.Repeat("x", 8180)},                // a listpack of 8194 bytes: restored as a quicklist
+		"full":    slices.Repeat([]string{"0123456789"}, 682), // a listpack of 8191 bytes,
+	}
+	for name, vals := range built {
+		for _, srv := range []*raw{a, b} {
+			srv.do(append([]string{"RPUSH", name}, vals...)...)
+		}
+		ph, pr := a.do("DUMP", name).(string), b.do("DUMP", name).(string)
+		for _, srv := range []*raw{a, b} {
+			srv.do("RESTORE", "h:"+name, "0", ph)
+			srv.do("RESTORE", "r:"+name, "0", pr)
+		}
+		want := b.do("OBJECT", "ENCODING", "r:"+name)
+		for _, c := range []struct {
+			srv *raw
+			key string
+		}{{a, "h:"}, {a, "r:"}, {b, "h:"}} {
+			if got := c.srv.do("OBJECT", "ENCODING", c.key+name); got != want {
+				t.Errorf("%s%s restored in %s: %v, Redis restores its own payload as %v", c.key, name,
+					map[bool]string{true: "hotkv", false: "redis"}[c.srv == a], got, want)
+			}
+		}
+	}
+}

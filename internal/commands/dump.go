@@ -2,6 +2,7 @@ package commands
 
 import (
 	"errors"
+	"math"
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/notify"
@@ -43,29 +44,15 @@ func restore(x *command.Ctx) {
 		case command.Is(a, "absttl"):
 			absTTL = true
 		case command.Is(a, "idletime") && more && freq == -1:
-			v, ok := command.ParseInt(x.Args[j+1])
-			if !ok {
-				x.Error(command.ErrNotInt)
-				return
-			}
-			if v < 0 {
-				x.Error("ERR Invalid IDLETIME value, must be >= 0")
-				return
-			}
-			idle = v
 			j++
+			if idle = restoreOpt(x, x.Args[j], math.MaxInt64, "ERR Invalid IDLETIME value, must be >= 0"); idle < 0 {
+				return
+			}
 		case command.Is(a, "freq") && more && idle == -1:
-			v, ok := command.ParseInt(x.Args[j+1])
-			if !ok {
-				x.Error(command.ErrNotInt)
-				return
-			}
-			if v < 0 || v > 255 {
-				x.Error("ERR Invalid FREQ value, must be >= 0 and <= 255")
-				return
-			}
-			freq = v
 			j++
+			if freq = restoreOpt(x, x.Args[j], 255, "ERR Invalid FREQ value, must be >= 0 and <= 255"); freq < 0 {
+				return
+			}
 		default:
 			x.Error(command.ErrSyntax)
 			return
@@ -120,6 +107,21 @@ func restore(x *command.Ctx) {
 	sh.Touch(key)
 	x.Notify(notify.Generic, "restore", key)
 	x.W.OK()
+}
+
+// restoreOpt parses IDLETIME's or FREQ's value, from 0 to max; after an
+// error it answers -1.
+func restoreOpt(x *command.Ctx, arg []byte, max int64, outOfRange string) int64 {
+	v, ok := command.ParseInt(arg)
+	switch {
+	case !ok:
+		x.Error(command.ErrNotInt)
+	case v < 0 || v > max:
+		x.Error(outOfRange)
+	default:
+		return v
+	}
+	return -1
 }
 
 func init() {

@@ -107,16 +107,7 @@ func lpElem(b []byte) (e elem, size int, ok bool) {
 		}
 		strLen, hdr = int(n), 5
 	case c >= 0xf1 && c <= 0xf4:
-		n := [...]int{2, 3, 4, 8}[c-0xf1]
-		if !need(1 + n) {
-			return elem{}, 0, false
-		}
-		var u uint64
-		for i := n; i >= 1; i-- {
-			u = u<<8 | uint64(b[i])
-		}
-		shift := 64 - 8*n // sign-extend
-		return elem{i: int64(u<<shift) >> shift, isInt: true}, 1 + n, true
+		return intElem(b, [...]int{2, 3, 4, 8}[c-0xf1])
 	default:
 		return elem{}, 0, false
 	}
@@ -124,6 +115,20 @@ func lpElem(b []byte) (e elem, size int, ok bool) {
 		return elem{}, 0, false
 	}
 	return elem{s: b[hdr : hdr+strLen]}, hdr + strLen, true
+}
+
+// intElem decodes the n-byte little-endian signed integer after the
+// encoding byte at the start of b (listpacks and ziplists alike).
+func intElem(b []byte, n int) (e elem, size int, ok bool) {
+	if len(b) < 1+n {
+		return elem{}, 0, false
+	}
+	var u uint64
+	for i := n; i >= 1; i-- {
+		u = u<<8 | uint64(b[i])
+	}
+	shift := 64 - 8*n // sign-extend
+	return elem{i: int64(u<<shift) >> shift, isInt: true}, 1 + n, true
 }
 
 // appendBacklen appends l, an element's encoding and data size, as
@@ -280,16 +285,10 @@ func zlElem(b []byte) (e elem, size int, ok bool) {
 	case c >= 0xf1 && c <= 0xfd:
 		return elem{i: int64(c&0x0f) - 1, isInt: true}, 1, true
 	default:
-		n := zlIntSize(c)
-		if n == 0 || len(b) < 1+n {
-			return elem{}, 0, false
+		if n := zlIntSize(c); n > 0 {
+			return intElem(b, n)
 		}
-		var u uint64
-		for i := n; i >= 1; i-- {
-			u = u<<8 | uint64(b[i])
-		}
-		shift := 64 - 8*n
-		return elem{i: int64(u<<shift) >> shift, isInt: true}, 1 + n, true
+		return elem{}, 0, false
 	}
 	if len(b) < hdr+strLen {
 		return elem{}, 0, false

@@ -38,7 +38,14 @@ const listNodeBytes = 8192
 
 func loadList(r *reader, typ byte) *list.List {
 	var vals [][]byte
-	addAll := func(es []elem) {
+	// Redis keeps a list loaded as quicklist nodes a quicklist unless it
+	// was one packed node: size is that node's listpack bytes, else -1.
+	nodes, size := 0, -1
+	addNode := func(es []elem, lpSize int) {
+		if len(es) == 0 {
+			return // an empty node is skipped, as Redis does
+		}
+		nodes, size = nodes+1, lpSize
 		for _, e := range es {
 			vals = append(vals, e.bytes())
 		}
@@ -49,18 +56,35 @@ func loadList(r *reader, typ byte) *list.List {
 			vals = append(vals, r.str())
 		}
 	case typeListZiplist:
-		addAll(packed(r, ziplist))
+		for _, e := range packed(r, ziplist) {
+			vals = append(vals, e.bytes())
+		}
 	case typeListQuicklist:
 		for range r.count(1) {
-			addAll(packed(r, ziplist))
+			es := packed(r, ziplist)
+			lp := newListpack() // Redis converts each node to a listpack
+			for _, e := range es {
+				lp.add(e.bytes())
+			}
+			addNode(es, lp.size())
 		}
 	case typeListQuicklist2:
 		for range r.count(2) {
 			switch r.length() {
 			case containerPlain:
-				vals = append(vals, r.str())
+				v := r.str()
+				if len(v) == 0 {
+					r.fail() // Redis refuses an empty node
+				}
+				vals = append(vals, v)
+				nodes, size = nodes+1, -1
 			case containerPacked:
-				addAll(packed(r, listpack)) // an empty node is skipped, as Redis does
+				b := r.str()
+				es, ok := listpack(b)
+				if !ok {
+					r.fail()
+				}
+				addNode(es, len(b))
 			default:
 				r.fail()
 			}
@@ -69,16 +93,21 @@ func loadList(r *reader, typ byte) *list.List {
 	if r.bad || len(vals) == 0 {
 		return nil
 	}
-	l := list.New()
-	l.PushBack(vals...)
-	return l
+	if typ == typeList || typ == typeListZiplist {
+		return list.FromQuicklist(vals) // pushed one by one, as Redis loads them
+	}
+	if nodes > 1 {
+		size = -1
+	}
+	return list.FromNodes(vals, size)
 }
 
 func dumpList(w *writer, l *list.List) {
 	var nodes [][]byte
 	lp := newListpack()
+	split := l.Encoding() == "quicklist" // a listpack is one node, as Redis writes it, and restores as one
 	l.Range(0, l.Len()-1, func(v []byte) bool {
-		if lp.n > 0 && lp.size()+len(v)+10 > listNodeBytes { // 10: the most an entry's header and backlen take
+		if split && lp.n > 0 && lp.size()+len(v)+10 > listNodeBytes { // 10: the most an entry's header and backlen take
 			nodes = append(nodes, lp.bytes())
 			lp = newListpack()
 		}

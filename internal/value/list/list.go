@@ -605,6 +605,17 @@ func FromQuicklist(vals [][]byte) *List {
 	return l
 }
 
+// FromNodes returns a list of vals with the encoding Redis gives a list it
+// loads as quicklist nodes (RESTORE): a listpack only when they were one
+// packed node whose listpack, of size bytes, is within the limit; size is
+// -1 for several nodes or a plain one.
+func FromNodes(vals [][]byte, size int) *List {
+	l := New()
+	l.PushBack(vals...)
+	l.quick = size < 0 || size > lpMaxBytes
+	return l
+}
+
 // Redis stores a small list as one listpack and converts it to a quicklist
 // when the listpack would pass list-max-listpack-size (-2: 8 KB), converting
 // back when a shrinking list fits in half of that. Encoding mirrors those
