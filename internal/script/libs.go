@@ -9,7 +9,7 @@ import (
 )
 
 // The libraries scripts see, as in Redis: base (without file loading),
-// table, string, math, os.clock, redis, cjson, cmsgpack and bit. Globals are
+// table, string, math, os.clock, redis, cjson, cmsgpack, struct and bit. Globals are
 // read-only: a script that assigns one fails, as in Redis 7.
 
 // removed are base functions Redis does not offer scripts, and getfenv and
@@ -48,6 +48,7 @@ func (e *Engine) openLibs() {
 	g.RawSetString("cjson", cjsonLib(L))
 	g.RawSetString("bit", bitLib(L))
 	g.RawSetString("cmsgpack", cmsgpackLib(L))
+	g.RawSetString("struct", structLib(L))
 	g.RawSetString("loadstring", L.NewFunction(e.loadstring))
 	e.refuse = L.NewFunction(refuseWrite)
 	g.RawSetString("rawset", L.NewFunction(e.rawset))
@@ -73,7 +74,7 @@ func (e *Engine) openLibs() {
 	}
 	// Scripts get read-only views of the libraries, so that none can
 	// change them for the scripts after it.
-	for _, name := range []string{"string", "table", "math", "os", "redis", "cjson", "bit", "cmsgpack"} {
+	for _, name := range []string{"string", "table", "math", "os", "redis", "cjson", "bit", "cmsgpack", "struct"} {
 		g.RawSetString(name, readOnly(L, g.RawGetString(name).(*lua.LTable), e.refuse))
 	}
 	// Methods on strings ("x":upper()) reach the same view, and scripts
