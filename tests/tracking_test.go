@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,8 +19,11 @@ import (
 // Redis 8 in lockstep and compares every reply. A step is a command, or:
 // "<read>" reads one more reply (a push), "<close>" closes the connection.
 // "<send>" sends a command without reading a reply (CLIENT REPLY OFF).
+// "<sync>" sends a PING and returns the pushes read before its PONG;
+// "<blocked>" waits until one client is blocked.
 // "$id:X" in an argument is connection X's CLIENT ID on that server, and
-// client IDs in replies are compared by connection name.
+// client IDs in replies are compared by connection name; of CLIENT LIST
+// only the flags are compared.
 type tstep struct {
 	conn string
 	args []string
@@ -51,6 +56,21 @@ func (c *tconns) run(t *testing.T, s tstep) any {
 			return c.norm(v)
 		}
 		return v
+	case "<sync>": // a PING, and every push that came before its PONG
+		var got []any
+		r.send(encode("PING"))
+		for v := r.read(); v != Status("PONG"); v = r.read() {
+			got = append(got, v)
+		}
+		return got
+	case "<blocked>": // wait until the server has a client blocked
+		probe := c.get(t, "_probe")
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if strings.Contains(probe.do("INFO", "clients").(string), "blocked_clients:1") {
+				return nil
+			}
+		}
+		t.Fatal("no client blocked")
 	case "<close>":
 		r.conn.Close()
 		delete(c.conns, s.conn)
@@ -83,6 +103,10 @@ func (c *tconns) run(t *testing.T, s tstep) any {
 	case "HELLO": // server identities differ; the protocol is what matters
 		r.do(args...)
 		return nil
+	case "CLIENT":
+		if strings.EqualFold(args[1], "LIST") { // only the flags
+			return regexp.MustCompile(`flags=\S*`).FindAllString(r.do(args...).(string), -1)
+		}
 	case "INFO": // only the tracking fields
 		var keep []string
 		for _, l := range strings.Split(r.do(args...).(string), "\r\n") {
@@ -479,10 +503,13 @@ func TestTrackingRueidis(t *testing.T) {
 }
 
 // TestTrackingTableMaxKeys: past tracking-table-max-keys the server forgets
-// keys, invalidating them, so the table stays bounded.
+// keys, invalidating them to their readers (and, since the keys did not
+// change, to no BCAST client), so the table stays bounded.
 func TestTrackingTableMaxKeys(t *testing.T) {
 	hot := start(t, "--tracking-table-max-keys", "10")
-	a := hot.raw(t)
+	a, bc := hot.raw(t), hot.raw(t)
+	bc.do("HELLO", "3")
+	bc.expect(Status("OK"), "CLIENT", "TRACKING", "ON", "BCAST")
 	a.do("HELLO", "3")
 	a.expect(Status("OK"), "CLIENT", "TRACKING", "ON")
 	for i := range 50 {
@@ -499,6 +526,133 @@ func TestTrackingTableMaxKeys(t *testing.T) {
 		}
 		seen++
 	}
+	bc.expect(Status("PONG"), "PING")
 	a.expect(Status("OK"), "CONFIG", "SET", "tracking-table-max-keys", "0")
 	a.expect(Map{"tracking-table-max-keys", "0"}, "CONFIG", "GET", "tracking-table-max-keys")
+}
+
+// TestDifferentialTrackingNoloopExpiry: what the active expiry cycle
+// deletes is no client's write, so NOLOOP does not hide it from the client
+// whose command last held the key's shard.
+func TestDifferentialTrackingNoloopExpiry(t *testing.T) {
+	trackingDiffer(t, []tstep{
+		ts("A", "HELLO", "3"),
+		ts("A", "CLIENT", "TRACKING", "ON", "NOLOOP"),
+		ts("A", "SET", "k", "v", "PX", "100"),
+		ts("A", "GET", "k"),
+		ts("A", "<read>"),
+	})
+}
+
+// TestDifferentialTrackingBlocked: a blocked command that a write serves
+// runs as its own client's, as Redis re-runs it: what it changes reaches
+// the writer despite NOLOOP, its client's invalidations follow its reply,
+// and a served XREAD tracks its stream again.
+func TestDifferentialTrackingBlocked(t *testing.T) {
+	trackingDiffer(t, []tstep{
+		ts("P", "HELLO", "3"),
+		ts("P", "CLIENT", "TRACKING", "ON", "NOLOOP"),
+		ts("P", "GET", "{t}dst"), // in the shard P's LPUSH locks
+		ts("W", "<send>", "BLMOVE", "{t}src", "{t}dst", "LEFT", "RIGHT", "0"),
+		ts("X", "<blocked>"),
+		ts("P", "LPUSH", "{t}src", "x"),
+		ts("W", "<read>"),
+		ts("P", "<sync>"),
+		ts("V", "HELLO", "3"),
+		ts("V", "CLIENT", "TRACKING", "ON"),
+		ts("V", "GET", "dst"),
+		ts("V", "<send>", "BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"),
+		ts("X", "<blocked>"),
+		ts("P", "LPUSH", "src", "x"),
+		ts("V", "<read>"),
+		ts("V", "<sync>"),
+		ts("V", "<send>", "XREAD", "BLOCK", "0", "STREAMS", "s", "$"),
+		ts("X", "<blocked>"),
+		ts("P", "XADD", "s", "1-1", "f", "v"),
+		ts("V", "<read>"),
+		ts("V", "<read>"),
+		ts("P", "XADD", "s", "2-1", "f", "v"),
+		ts("V", "<sync>"),
+	})
+}
+
+// TestDifferentialTrackingClientState: CLIENT CACHING's errors in each
+// mode, CLIENT LIST's flags in Redis's order, and a FLUSHALL's invalidation
+// of its own client under CLIENT REPLY OFF (a push: not silenced).
+func TestDifferentialTrackingClientState(t *testing.T) {
+	trackingDiffer(t, []tstep{
+		ts("A", "HELLO", "3"),
+		ts("A", "CLIENT", "TRACKING", "ON"),
+		ts("A", "CLIENT", "CACHING", "YES"),
+		ts("A", "CLIENT", "CACHING", "NO"),
+		ts("A", "CLIENT", "CACHING", "maybe"),
+		ts("A", "CLIENT", "TRACKING", "ON", "BCAST"),
+		ts("A", "CLIENT", "TRACKING", "OFF"),
+		ts("A", "CLIENT", "CACHING", "YES"),
+		ts("A", "CLIENT", "TRACKING", "ON", "BCAST"),
+		ts("A", "CLIENT", "CACHING", "NO"),
+		ts("A", "CLIENT", "NO-EVICT", "ON"),
+		ts("A", "CLIENT", "NO-TOUCH", "ON"),
+		ts("A", "WATCH", "w"),
+		ts("B", "SET", "w", "1"),
+		ts("A", "<read>"),
+		ts("B", "CLIENT", "LIST", "ID", "$id:A"),
+		ts("W", "CLIENT", "TRACKING", "ON", "REDIRECT", "$id:T"),
+		ts("W", "GET", "q"),
+		ts("T", "<close>"),
+		ts("B", "SET", "q", "1"),
+		ts("W", "<send>", "BLPOP", "l", "0"),
+		ts("X", "<blocked>"),
+		ts("B", "CLIENT", "LIST", "ID", "$id:W"),
+		ts("B", "LPUSH", "l", "x"),
+		ts("W", "<read>"),
+		ts("C", "HELLO", "3"),
+		ts("C", "CLIENT", "TRACKING", "ON"),
+		ts("C", "GET", "k"),
+		ts("C", "<send>", "CLIENT", "REPLY", "OFF"),
+		ts("C", "<send>", "FLUSHALL"),
+		ts("C", "<read>"),
+		ts("C", "CLIENT", "REPLY", "ON"),
+	})
+}
+
+// TestTrackingOnAgainHoldsPushes: a client that turned tracking off and on
+// again holds its pushes in the batch that turned it on like in any other,
+// so an invalidation sent while that batch runs follows the reply carrying
+// the value it invalidates.
+func TestTrackingOnAgainHoldsPushes(t *testing.T) {
+	hot := start(t)
+	a, b := hot.raw(t), hot.raw(t)
+	a.do("HELLO", "3")
+	a.expect(Status("OK"), "CLIENT", "TRACKING", "ON")
+	a.expect(Status("OK"), "CLIENT", "TRACKING", "OFF")
+	a.send(encode("CLIENT", "TRACKING", "ON") + encode("GET", "k") + encode("DEBUG", "SLEEP", "0.2"))
+	time.Sleep(50 * time.Millisecond) // B writes while A's batch sleeps
+	b.expect(Status("OK"), "SET", "k", "1")
+	a.expectRead(Status("OK"))
+	a.expectRead(nil)
+	a.expectRead(Status("OK"))
+	a.expectRead(Push{"invalidate", []any{"k"}})
+}
+
+// TestTrackingOffEndsQueue: a client that turns tracking off gets its
+// replies written directly again, and the goroutine writing its queue
+// ends, also while CLIENT REPLY OFF leaves nothing to write.
+func TestTrackingOffEndsQueue(t *testing.T) {
+	hot := start(t)
+	writers := func() int {
+		buf := make([]byte, 1<<20)
+		return strings.Count(string(buf[:runtime.Stack(buf, true)]), "(*subscriber).writer")
+	}
+	n := writers()
+	a := hot.raw(t)
+	a.do("HELLO", "3")
+	a.expect(Status("OK"), "CLIENT", "TRACKING", "ON")
+	if w := writers(); w != n+1 {
+		t.Fatalf("%d queue writers with tracking on, want %d", w, n+1)
+	}
+	a.send(encode("CLIENT", "REPLY", "OFF"))
+	a.send(encode("CLIENT", "TRACKING", "OFF"))
+	eventually(t, "the queue writer to end", func() bool { return writers() == n })
+	a.expect(Status("OK"), "CLIENT", "REPLY", "ON")
 }

@@ -50,7 +50,7 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 			x.shard, x.db = 0, (x.db+1)%len(x.ks.DBs)
 		}
 		visited++
-		s.mu.Lock()
+		s.Lock() // not s.mu: what expires here was changed by no client (NOLOOP)
 		for len(s.expires) > 0 {
 			now := time.Now()
 			sampled, expired := s.ExpireSample(x.sampleSize, now.UnixMilli())

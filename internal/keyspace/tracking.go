@@ -57,6 +57,14 @@ func (s *Shard) LockBy(id int64) {
 	s.by = id
 }
 
+// ActFor reports the modifications made from now on under s's lock, which
+// the caller holds, as client id's, and returns whose they were: a writer
+// that serves a blocked client runs that client's command.
+func (s *Shard) ActFor(id int64) (prev int64) {
+	prev, s.by = s.by, id
+	return prev
+}
+
 // LockAllBy is LockAll for the command of client id.
 func (db *DB) LockAllBy(id int64) {
 	for i := range db.shards {

@@ -54,6 +54,8 @@ type blocked struct {
 	waiter       keyspace.Waiter
 	out          resp.Writer // the reply, written by whoever serves the command
 	aofEnd       int64       // the log offset the reply waits for, set by whoever serves it
+	track        bool        // a read whose keys the client tracks (trackAfter): served, it reads them again
+	held         bool        // served, with the client's pushes held until it queues out (waitBlocked)
 
 	mu      sync.Mutex
 	state   int
@@ -240,6 +242,30 @@ func (s *Server) runWaiter(b *blocked) {
 	b.state = serving
 	b.mu.Unlock()
 
+	// The command is the blocked client's: what it changes is its own
+	// (NOLOOP), and, as after any command of a tracking client, the
+	// invalidations it or later writes send that client wait for its reply.
+	prev := make([]int64, len(b.shards))
+	for j, i := range b.shards {
+		prev[j] = b.db.Shard(i).ActFor(b.c.id)
+	}
+	defer func() {
+		for j, i := range b.shards {
+			b.db.Shard(i).ActFor(prev[j])
+		}
+	}()
+	var p *subscriber
+	if b.c.trackMode.Load() != nil {
+		s.hub.mu.RLock()
+		p = b.c.pubsub
+		s.hub.mu.RUnlock()
+	}
+	if p != nil {
+		p.mu.Lock()
+		p.hold = true
+		p.mu.Unlock()
+	}
+
 	now := time.Now().UnixMilli()
 	var again reblock
 	if b.hasData(now) {
@@ -249,6 +275,11 @@ func (s *Server) runWaiter(b *blocked) {
 			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)
 		}
 		b.cmd.Run(&x)
+		if b.track {
+			for _, i := range b.cmd.KeyPositions(b.args, nil) {
+				s.track.remember(b.c, b.args[i])
+			}
+		}
 		b.c.hits.Add(x.Hits)
 		b.c.misses.Add(x.Misses)
 		effects, rewritten := x.TakeEffects()
@@ -265,6 +296,9 @@ func (s *Server) runWaiter(b *blocked) {
 		again = true
 	}
 	if again {
+		if p != nil {
+			p.release(nil)
+		}
 		b.waiter.Rearm()
 		b.mu.Lock()
 		b.state = waiting
@@ -281,6 +315,7 @@ func (s *Server) runWaiter(b *blocked) {
 	}
 	s.blockedClients.Add(-1)
 	b.mu.Lock()
+	b.held = p != nil
 	b.state = served
 	b.c.conn.SetReadDeadline(time.Unix(1, 0)) // under mu: see waitBlocked
 	b.mu.Unlock()
@@ -378,6 +413,7 @@ func (c *client) waitBlocked() bool {
 			b.mu.Unlock()
 			c.out.B = append(c.out.B, b.out.B...)
 			c.aofEnd = max(c.aofEnd, b.aofEnd)
+			c.holding = c.holding || b.held // flush queues what was held after this reply
 			c.woff = max(c.woff, b.aofEnd)
 			break
 		}

@@ -77,7 +77,7 @@ type client struct {
 	watch    keyspace.Watch
 	watched  []watchedKey
 	pubsub   *subscriber // non-nil once the client has subscribed, monitors or tracks keys
-	holding  bool        // pubsub.hold is set (holdPushes, or an EXEC that subscribed)
+	holding  bool        // pubsub.hold is set (holdPushes, an EXEC that subscribed, a served waiter)
 	modes    mode        // the connection modes below; zero on the hot path
 	// monitoring: MONITOR streams commands to it (monitor.go); read by
 	// the goroutines feeding it.
@@ -413,23 +413,22 @@ func (c *client) grow(cfg *config.Config) bool {
 // flush writes pending replies. A subscribed client's replies go through its
 // push queue so they stay ordered with published messages.
 func (c *client) flush() bool {
-	if len(c.out.B) == 0 {
-		if c.holding {
-			c.releaseHeld()
-		}
-		return true
-	}
-	if c.aofEnd != 0 {
+	if len(c.out.B) != 0 && c.aofEnd != 0 {
 		c.s.aof.await(c.aofEnd)
 		c.aofEnd = 0
+	}
+	// Held messages are queued before the client can leave its queue (a
+	// batch that turned tracking off), so no hold outlives it.
+	if c.holding && !c.releaseHeld() {
+		return false
 	}
 	if c.pubsub != nil && !c.subscribed() && !c.monitoring.Load() && c.modes&tracking == 0 {
 		c.leavePubSub()
 	}
+	if len(c.out.B) == 0 {
+		return true
+	}
 	if c.pubsub != nil {
-		if c.holding {
-			return c.releaseHeld()
-		}
 		ok := c.pubsub.enqueue(c.out.B)
 		c.resetOut()
 		return ok

@@ -30,13 +30,20 @@ func (c *client) describe() string {
 	now := time.Now()
 	sub, psub, ssub := c.nsub[kindChannel].Load(), c.nsub[kindPattern].Load(), c.nsub[kindShard].Load()
 	queued := c.queued.Load()
-	var flags []byte
+	var flags []byte // in Redis's order
+	if c.monitoring.Load() {
+		flags = append(flags, 'O')
+	}
 	if sub+psub+ssub > 0 {
 		flags = append(flags, 'P')
 	}
 	if queued >= 0 {
 		flags = append(flags, 'x')
 	}
+	if c.waiting.Load() != nil {
+		flags = append(flags, 'b')
+	}
+	flags = c.trackFlags(flags)
 	if c.watchCount.Load() > 0 && c.watch.Dirty() {
 		flags = append(flags, 'd')
 	}
@@ -46,13 +53,6 @@ func (c *client) describe() string {
 	if c.noTouch.Load() {
 		flags = append(flags, 'T')
 	}
-	if c.monitoring.Load() {
-		flags = append(flags, 'O')
-	}
-	if c.waiting.Load() != nil {
-		flags = append(flags, 'b')
-	}
-	flags = c.trackFlags(flags)
 	if len(flags) == 0 {
 		flags = append(flags, 'N')
 	}

@@ -51,8 +51,9 @@ type subscriber struct {
 	mu   sync.Mutex
 	buf  []byte
 	dead bool
-	// hold parks messages in held while an EXEC that subscribed is still
-	// building its reply, so that none lands inside that reply.
+	// hold parks messages in held while the client builds replies that
+	// must come first (an EXEC that subscribed, a tracking client's batch or
+	// served blocked command), so that none lands inside or before them.
 	hold bool
 	held []byte
 	wake chan struct{}
@@ -129,16 +130,23 @@ func (c *client) releaseHeld() bool {
 		return true
 	}
 	c.holding = false
+	ok := p.release(c.out.B)
+	c.resetOut()
+	return ok
+}
+
+// release ends a hold: out, then the messages held, join the queue; false
+// if the client is dead.
+func (p *subscriber) release(out []byte) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.hold = false
 	ok := !p.dead
 	if ok {
-		p.buf = append(p.buf, c.out.B...)
+		p.buf = append(p.buf, out...)
 		p.buf = append(p.buf, p.held...)
 		ok = p.checkLocked()
 	}
-	c.resetOut()
 	p.held = nil
 	return ok
 }

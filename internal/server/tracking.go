@@ -141,6 +141,12 @@ func (t *tracker) Modified(key string, by int64) {
 	if t.nprefix.Load() != 0 {
 		t.broadcast(key, by)
 	}
+	t.invalidateReaders(key, by)
+}
+
+// invalidateReaders tells the clients that read key since it last changed,
+// and forgets them.
+func (t *tracker) invalidateReaders(key string, by int64) {
 	sl := &t.slots[keyspace.ShardIndex(unsafe.Slice(unsafe.StringData(key), len(key)))]
 	sl.mu.Lock()
 	r := sl.m[key]
@@ -188,9 +194,10 @@ func (t *tracker) broadcast(key string, by int64) {
 // changed") and forgets what they read: FLUSHDB and FLUSHALL, run by by,
 // whose reply starts at by.out.B[mark]. Redis 8 runs a flush called from
 // outside a transaction or script in the background, its caller blocked
-// meanwhile, so that caller's own message comes before its reply.
+// meanwhile, so that caller's own message comes before its reply (which
+// CLIENT REPLY may drop: the message, a push, is sent anyway).
 func (t *tracker) flushed(by *client, mark int) {
-	first := !by.inExec && !by.ctx.InScript
+	first := !by.inExec && !by.ctx.InScript && by.modes&(replyOff|skipThis) == 0
 	t.mu.RLock()
 	for _, c := range t.clients {
 		m := c.trackMode.Load()
@@ -250,7 +257,7 @@ func (t *tracker) limit(max int64) {
 		sl.mu.Unlock()
 	}
 	for _, k := range victims {
-		t.Modified(k, 0)
+		t.invalidateReaders(k, 0) // nothing changed: BCAST clients hear nothing, as in Redis
 	}
 }
 
@@ -339,6 +346,9 @@ func (c *client) trackAfter(cmd *command.Cmd, args [][]byte, mark int) {
 	c.keys = cmd.KeyPositions(args, c.keys[:0])
 	for _, i := range c.keys {
 		c.s.track.remember(c, args[i])
+	}
+	if c.blocked != nil { // XREAD BLOCK: Redis runs it again when served, tracking its keys again
+		c.blocked.track = true
 	}
 }
 
@@ -530,7 +540,7 @@ func prefixCollision(have, add []string) string {
 func clientCaching(x *command.Ctx) {
 	c := cl(x)
 	m := c.trackMode.Load()
-	if m == nil || !m.optin && !m.optout {
+	if m == nil {
 		x.Error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
 		return
 	}
