@@ -8,6 +8,7 @@ import (
 	"net"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -381,4 +382,36 @@ func TestTrackingStress(t *testing.T) {
 		}
 	}
 	hot.noPanics(t)
+}
+
+// TestTrackingClientBackpressure: a tracking client's replies go through a
+// queue (with its invalidations); one that pipelines without reading must
+// stop being read, as any client does when its socket fills, instead of
+// queueing replies without end.
+func TestTrackingClientBackpressure(t *testing.T) {
+	hot := start(t)
+	a := hot.raw(t)
+	a.do("HELLO", "3")
+	a.expect(Status("OK"), "CLIENT", "TRACKING", "ON")
+	a.expect(Status("OK"), "SET", "big", strings.Repeat("x", 100<<10))
+	before := hot.infoInt(t, "memory", "used_memory")
+	const n = 3000 // 300 MB of replies
+	go func() {
+		req := []byte(strings.Repeat(encode("GET", "big"), 100))
+		for range n / 100 {
+			if _, err := a.conn.Write(req); err != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(time.Second) // the server reads and answers what it can meanwhile
+	if grown := hot.infoInt(t, "memory", "used_memory") - before; grown > 64<<20 {
+		t.Fatalf("used_memory grew by %d MB while the client did not read", grown>>20)
+	}
+	for i := range n {
+		if v, ok := a.read().(string); !ok || len(v) != 100<<10 {
+			t.Fatalf("reply %d: %T", i, v)
+		}
+	}
+	a.expect(Status("PONG"), "PING")
 }

@@ -425,13 +425,21 @@ func (c *client) flush() bool {
 	if c.pubsub != nil && !c.subscribed() && !c.monitoring.Load() && c.modes&tracking == 0 {
 		c.leavePubSub()
 	}
-	if len(c.out.B) == 0 {
+	if c.pubsub != nil {
+		if len(c.out.B) > 0 {
+			ok := c.pubsub.enqueue(c.out.B)
+			c.resetOut()
+			if !ok {
+				return false
+			}
+		}
+		if !c.subscribed() && !c.monitoring.Load() {
+			c.pubsub.waitRoom()
+		}
 		return true
 	}
-	if c.pubsub != nil {
-		ok := c.pubsub.enqueue(c.out.B)
-		c.resetOut()
-		return ok
+	if len(c.out.B) == 0 {
+		return true
 	}
 	c.writes.Add(1) // before the bytes can reach the client: a test may read INFO next
 	b := c.out.B

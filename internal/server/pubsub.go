@@ -56,9 +56,12 @@ type subscriber struct {
 	// served blocked command), so that none lands inside or before them.
 	hold bool
 	held []byte
-	wake chan struct{}
-	done chan struct{}
-	exit chan struct{}
+	// taken is signalled when the writer takes the queue or the client
+	// dies (waitRoom).
+	taken sync.Cond
+	wake  chan struct{}
+	done  chan struct{}
+	exit  chan struct{}
 }
 
 // stopGrace is how long a closing client's queued output may take to drain
@@ -70,6 +73,7 @@ const stopGrace = 2 * time.Second
 func (c *client) subscriber() *subscriber {
 	if c.pubsub == nil {
 		p := &subscriber{c: c, wake: make(chan struct{}, 1), done: make(chan struct{}), exit: make(chan struct{})}
+		p.taken.L = &p.mu
 		for i := range p.names {
 			p.names[i] = map[string]struct{}{}
 		}
@@ -121,6 +125,23 @@ func (p *subscriber) checkLocked() bool {
 	return true
 }
 
+// queueRoom is how much a client's own replies may wait in its queue
+// before it stops reading more commands (waitRoom).
+const queueRoom = 4 * flushAt
+
+// waitRoom makes a client that is neither subscribed nor monitoring (one
+// that tracks keys) wait while its queue is over queueRoom, as a direct
+// write would wait for the socket: one that pipelines without reading its
+// replies then stops being read instead of growing the queue without end.
+// Subscribers have pubsub-output-buffer-limit instead.
+func (p *subscriber) waitRoom() {
+	p.mu.Lock()
+	for len(p.buf) > queueRoom && !p.dead {
+		p.taken.Wait()
+	}
+	p.mu.Unlock()
+}
+
 // releaseHeld queues the replies so far (a finished EXEC's, a tracking
 // client's batch), then the messages held while they were built; false if
 // the client is dead.
@@ -164,6 +185,7 @@ func (p *subscriber) writer() {
 		p.mu.Lock()
 		out := p.buf
 		p.buf = spare[:0]
+		p.taken.Broadcast()
 		p.mu.Unlock()
 		if len(out) > 0 {
 			p.c.writes.Add(1)
@@ -172,6 +194,7 @@ func (p *subscriber) writer() {
 			if err != nil {
 				p.mu.Lock()
 				p.dead = true
+				p.taken.Broadcast()
 				p.mu.Unlock()
 				p.c.closeConn()
 				stop = true
