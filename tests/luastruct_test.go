@@ -28,6 +28,7 @@ func TestDifferentialLuaStruct(t *testing.T) {
 		eval("{struct.unpack('i', 'abcdefgh', 9)}"), eval("{struct.unpack('i', 'abcdefgh', 0)}"),
 		eval("struct.pack('i', 'x')"), eval("struct.pack('i99999999999', 1)"),
 		eval("struct.pack('b')"), eval("struct.unpack('b')"), eval("struct.size()"),
+		eval("{struct.unpack('!8bi0', struct.pack('!8bi0', 3, 3))}"), eval("{struct.unpack('i0I0', 'ab')}"),
 		eval("{struct.unpack('b', 'a', 'x')}"), eval("{struct.unpack('b', 'ab', '2')}"), eval("{struct.unpack('b', 12)}"),
 	}
 	r := rand.New(rand.NewPCG(7, 7))

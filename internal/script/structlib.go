@@ -229,7 +229,7 @@ func getInteger(p []byte, little, signed bool) float64 {
 	if !signed {
 		return float64(l)
 	}
-	if bits := len(p)*8 - 1; bits < 64 {
+	if bits := len(p)*8 - 1; bits >= 0 && bits < 64 { // 'i0' reads nothing: 0
 		if mask := ^uint64(0) << bits; l&mask != 0 {
 			l |= mask
 		}
