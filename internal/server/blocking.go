@@ -245,15 +245,18 @@ func (s *Server) runWaiter(b *blocked) {
 	// The command is the blocked client's: what it changes is its own
 	// (NOLOOP), and, as after any command of a tracking client, the
 	// invalidations it or later writes send that client wait for its reply.
-	prev := make([]int64, len(b.shards))
-	for j, i := range b.shards {
-		prev[j] = b.db.Shard(i).ActFor(b.c.id)
-	}
-	defer func() {
+	// Only tracking needs to know, so a queue's pops pay nothing otherwise.
+	if s.track.active.Load() {
+		prev := make([]int64, len(b.shards))
 		for j, i := range b.shards {
-			b.db.Shard(i).ActFor(prev[j])
+			prev[j] = b.db.Shard(i).ActFor(b.c.id)
 		}
-	}()
+		defer func() {
+			for j, i := range b.shards {
+				b.db.Shard(i).ActFor(prev[j])
+			}
+		}()
+	}
 	var p *subscriber
 	if b.c.trackMode.Load() != nil {
 		s.hub.mu.RLock()

@@ -214,20 +214,13 @@ func (t *tracker) flushed(by *client, mark int) {
 		}
 	}
 	t.mu.RUnlock()
-	t.forget(func(string) bool { return true })
-}
-
-// forget drops the keys keep says to drop, without telling anyone.
-func (t *tracker) forget(drop func(string) bool) {
 	for i := range t.slots {
 		sl := &t.slots[i]
 		sl.mu.Lock()
 		for k, r := range sl.m {
-			if drop(k) {
-				delete(sl.m, k)
-				t.keys.Add(-1)
-				t.items.Add(-int64(r.len()))
-			}
+			delete(sl.m, k)
+			t.keys.Add(-1)
+			t.items.Add(-int64(r.len()))
 		}
 		sl.mu.Unlock()
 	}
@@ -492,8 +485,8 @@ func clientTracking(x *command.Ctx) {
 		if len(prefixes) == 0 {
 			prefixes = []string{""}
 		}
-		m.prefixes = append(append([]string(nil), have...), prefixes...)
-		m.prefixes = dedupe(m.prefixes)
+		// Sorted, as Redis's radix tree lists them; "" may come twice.
+		m.prefixes = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(have), prefixes...))))
 	}
 	if old == nil || !m.optin && !m.optout {
 		c.modes &^= caching
@@ -501,18 +494,6 @@ func clientTracking(x *command.Ctx) {
 	c.brokenRedir.Store(false)
 	c.setTracking(m)
 	x.W.OK()
-}
-
-func dedupe(ss []string) []string {
-	seen := make(map[string]bool, len(ss))
-	out := ss[:0]
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // prefixCollision is Redis's checkPrefixCollisionsOrReply: a client's
@@ -612,7 +593,7 @@ func clientTrackingInfo(x *command.Ctx) {
 		return
 	}
 	x.W.Array(len(m.prefixes))
-	for _, p := range slices.Sorted(slices.Values(m.prefixes)) { // Redis keeps them in a radix tree
+	for _, p := range m.prefixes {
 		x.W.BulkString(p)
 	}
 }
