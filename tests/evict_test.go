@@ -475,6 +475,38 @@ func TestEvictionConcurrent(t *testing.T) {
 	s.noPanics(t)
 }
 
+// A server shut down in-process lets go of its data. The in-process
+// maxmemory tests measure the process's heap: a keyspace kept alive by a
+// package-level map (the AI layer's registries were keyed by it) added each
+// earlier test's data to the next one's, which then evicted every key and
+// still answered OOM.
+func TestShutdownReleasesData(t *testing.T) {
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	t.Run("server", func(t *testing.T) {
+		s := start(t, "--dir", t.TempDir())
+		c := s.client(t)
+		ctx := context.Background()
+		val := strings.Repeat("v", 8000)
+		for i := range 4000 { // 32 MB
+			if err := c.Set(ctx, strconv.Itoa(i), val, 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Do(ctx, "PCACHE.CREATE", "p").Err(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if after := heap(); after > before+8<<20 {
+		t.Fatalf("heap %d MB after the server stopped, %d MB before it started", after>>20, before>>20)
+	}
+}
+
 // The order and timing of the OOM check, in-process: a limit of one byte
 // puts any server over it.
 func TestMaxmemoryEdges(t *testing.T) {

@@ -11,6 +11,5 @@
 // [0, 2], L2 the squared Euclidean distance, IP 1-dot. Reply fields say
 // "distance" wherever one of these is meant.
 //
-// It imports the vector engine and keyspace (only to key registries by
-// server); it knows nothing about RESP.
+// It imports the vector engine only; it knows nothing about keys or RESP.
 package ai

@@ -3,8 +3,6 @@ package ai
 import (
 	"slices"
 	"sync"
-
-	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
 // Registry holds one server's prompt caches, semantic caches and memory
@@ -19,18 +17,6 @@ type Registry struct {
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
 	return &Registry{prompt: map[string]*PromptCache{}, sem: map[string]*SemCache{}, mem: map[string]*Memory{}}
-}
-
-var registries sync.Map // *keyspace.Keyspace -> *Registry
-
-// Of returns the registry of the server that owns ks (tests run several
-// servers in one process, each with its own keyspace).
-func Of(ks *keyspace.Keyspace) *Registry {
-	if r, ok := registries.Load(ks); ok {
-		return r.(*Registry)
-	}
-	r, _ := registries.LoadOrStore(ks, NewRegistry())
-	return r.(*Registry)
 }
 
 func get[T any](r *Registry, m map[string]*T, name string) *T {

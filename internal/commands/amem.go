@@ -41,7 +41,7 @@ func amemCreate(x *command.Ctx) {
 		x.Error(o.err)
 		return
 	}
-	if err := ai.Of(x.KS).CreateMemory(string(x.Args[1]), m); err != nil {
+	if err := x.KS.AI.CreateMemory(string(x.Args[1]), m); err != nil {
 		x.Error(err.Error())
 		return
 	}
@@ -66,7 +66,7 @@ func (o *opts) kind() ai.MemKind {
 }
 
 func memory(x *command.Ctx) *ai.Memory {
-	m := ai.Of(x.KS).Memory(string(x.Args[1]))
+	m := x.KS.AI.Memory(string(x.Args[1]))
 	if m == nil {
 		x.Error(errNoNamespace)
 	}
@@ -334,7 +334,7 @@ func amemInfo(x *command.Ctx) {
 }
 
 func amemDrop(x *command.Ctx) {
-	if !ai.Of(x.KS).DropMemory(string(x.Args[1])) {
+	if !x.KS.AI.DropMemory(string(x.Args[1])) {
 		x.Error(errNoNamespace)
 		return
 	}
@@ -369,7 +369,7 @@ func init() {
 			Summary: "Returns a memory namespace's configuration and counts.", Args: "namespace"},
 		&command.Cmd{Name: "amem.drop", Arity: 2, Flags: command.Write, Run: amemDrop, Group: g, Since: "1.0.0",
 			Summary: "Deletes a memory namespace.", Args: "namespace"},
-		&command.Cmd{Name: "amem.list", Arity: 1, Flags: r, Run: func(x *command.Ctx) { writeNames(x.W, ai.Of(x.KS).MemoryNames()) },
+		&command.Cmd{Name: "amem.list", Arity: 1, Flags: r, Run: func(x *command.Ctx) { writeNames(x.W, x.KS.AI.MemoryNames()) },
 			Group: g, Since: "1.0.0", Summary: "Lists the memory namespaces."},
 	)
 }

@@ -64,7 +64,7 @@ func promptCache(x *command.Ctx) (*ai.PromptCache, ai.PromptKey) {
 		x.Error(msg)
 		return nil, ai.PromptKey{}
 	}
-	c := ai.Of(x.KS).Prompt(string(x.Args[1]))
+	c := x.KS.AI.Prompt(string(x.Args[1]))
 	if c == nil {
 		x.Error(errNoNamespace)
 		return nil, ai.PromptKey{}
@@ -95,7 +95,7 @@ func pcacheCreate(x *command.Ctx) {
 		x.Error(o.err)
 		return
 	}
-	if err := ai.Of(x.KS).CreatePrompt(string(x.Args[1]), p); err != nil {
+	if err := x.KS.AI.CreatePrompt(string(x.Args[1]), p); err != nil {
 		x.Error(err.Error())
 		return
 	}
@@ -117,7 +117,7 @@ func pcacheSet(x *command.Ctx) {
 		x.Error(o.err)
 		return
 	}
-	c := ai.Of(x.KS).Prompt(string(x.Args[1]))
+	c := x.KS.AI.Prompt(string(x.Args[1]))
 	if c == nil {
 		x.Error(errNoNamespace)
 		return
@@ -155,7 +155,7 @@ func pcacheTTL(x *command.Ctx) {
 }
 
 func pcacheInfo(x *command.Ctx) {
-	c := ai.Of(x.KS).Prompt(string(x.Args[1]))
+	c := x.KS.AI.Prompt(string(x.Args[1]))
 	if c == nil {
 		x.Error(errNoNamespace)
 		return
@@ -168,7 +168,7 @@ func pcacheInfo(x *command.Ctx) {
 }
 
 func pcacheDrop(x *command.Ctx) {
-	if !ai.Of(x.KS).DropPrompt(string(x.Args[1])) {
+	if !x.KS.AI.DropPrompt(string(x.Args[1])) {
 		x.Error(errNoNamespace)
 		return
 	}
@@ -211,7 +211,7 @@ func init() {
 			Summary: "Returns a namespace's configuration and counters (hits, misses, bytes...).", Args: "namespace"},
 		&command.Cmd{Name: "pcache.drop", Arity: 2, Flags: command.Write, Run: pcacheDrop, Group: g, Since: "1.0.0",
 			Summary: "Deletes a prompt cache namespace and its entries.", Args: "namespace"},
-		&command.Cmd{Name: "pcache.list", Arity: 1, Flags: r, Run: func(x *command.Ctx) { writeNames(x.W, ai.Of(x.KS).PromptNames()) },
+		&command.Cmd{Name: "pcache.list", Arity: 1, Flags: r, Run: func(x *command.Ctx) { writeNames(x.W, x.KS.AI.PromptNames()) },
 			Group: g, Since: "1.0.0", Summary: "Lists the prompt cache namespaces."},
 		&command.Cmd{Name: "pcache.prefix", Arity: -2, Flags: r | command.Fast, First: 1, Last: -1, Step: 1, Run: pcachePrefix, Group: g, Since: "1.0.0",
 			Summary: "Returns how many of the keys, from the first, exist without a gap (KV-cache chunk prefix probe).", Args: "key [key ...]"},

@@ -48,7 +48,7 @@ func scacheCreate(x *command.Ctx) {
 		x.Error(o.err)
 		return
 	}
-	if err := ai.Of(x.KS).CreateSem(string(x.Args[1]), s); err != nil {
+	if err := x.KS.AI.CreateSem(string(x.Args[1]), s); err != nil {
 		x.Error(err.Error())
 		return
 	}
@@ -56,7 +56,7 @@ func scacheCreate(x *command.Ctx) {
 }
 
 func semCache(x *command.Ctx) *ai.SemCache {
-	c := ai.Of(x.KS).Sem(string(x.Args[1]))
+	c := x.KS.AI.Sem(string(x.Args[1]))
 	if c == nil {
 		x.Error(errNoCache)
 	}
@@ -201,7 +201,7 @@ func scacheInfo(x *command.Ctx) {
 }
 
 func scacheDrop(x *command.Ctx) {
-	if !ai.Of(x.KS).DropSem(string(x.Args[1])) {
+	if !x.KS.AI.DropSem(string(x.Args[1])) {
 		x.Error(errNoCache)
 		return
 	}
@@ -228,7 +228,7 @@ func init() {
 			Summary: "Returns a semantic cache's configuration and statistics (hits, misses, hit ratio, average hit distance...).", Args: "name"},
 		&command.Cmd{Name: "scache.drop", Arity: 2, Flags: command.Write, Run: scacheDrop, Group: g, Since: "1.0.0",
 			Summary: "Deletes a semantic cache.", Args: "name"},
-		&command.Cmd{Name: "scache.list", Arity: 1, Flags: r, Run: func(x *command.Ctx) { writeNames(x.W, ai.Of(x.KS).SemNames()) },
+		&command.Cmd{Name: "scache.list", Arity: 1, Flags: r, Run: func(x *command.Ctx) { writeNames(x.W, x.KS.AI.SemNames()) },
 			Group: g, Since: "1.0.0", Summary: "Lists the semantic caches."},
 	)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/vector/vindex"
 )
@@ -743,13 +744,16 @@ type Keyspace struct {
 	// Indexes are the named vector indexes (VSIM.CREATEINDEX): server-wide,
 	// not keys, untouched by FLUSHALL, locked by themselves (never by shards).
 	Indexes *vindex.Registry
+	// AI holds the prompt caches, semantic caches and agent memories, as
+	// server-wide as Indexes.
+	AI *ai.Registry
 
 	tracking tracking
 }
 
 // New makes a keyspace of n databases.
 func New(n int) *Keyspace {
-	ks := &Keyspace{DBs: make([]*DB, n), Indexes: vindex.NewRegistry()}
+	ks := &Keyspace{DBs: make([]*DB, n), Indexes: vindex.NewRegistry(), AI: ai.NewRegistry()}
 	for i := range ks.DBs {
 		db := &DB{id: i, events: &ks.Events, tracking: &ks.tracking}
 		for j := range db.shards {

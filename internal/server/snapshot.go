@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/persist"
@@ -232,7 +231,7 @@ func (s *Server) encodeRegistries(now int64) (aux []byte, blocks int, err error)
 		aux = persist.AppendAux(aux, persist.AuxIndexes, e.B)
 		blocks++
 	}
-	r := ai.Of(s.ks)
+	r := s.ks.AI
 	if len(r.PromptNames())+len(r.SemNames())+len(r.MemoryNames()) > 0 {
 		var b bytes.Buffer
 		if err := r.Save(&b, now); err != nil {
@@ -266,7 +265,7 @@ func (s *Server) loadRegistry(kind byte, body []byte, now int64) (err error) {
 			err = fmt.Errorf("%w: AI registry: %v", persist.ErrCorrupt, p)
 		}
 	}()
-	if err := ai.Of(s.ks).Load(bytes.NewReader(body), now); err != nil {
+	if err := s.ks.AI.Load(bytes.NewReader(body), now); err != nil {
 		return fmt.Errorf("%w: AI registry: %v", persist.ErrCorrupt, err)
 	}
 	return nil
