@@ -64,19 +64,6 @@ func namesGroup(acl []string) bool {
 	return false
 }
 
-// keySpecFlags approximates Redis's key-spec flags from the command flags.
-func keySpecFlags(c *command.Cmd) []string {
-	switch {
-	case c.Flags&command.PubSub != 0:
-		return []string{"not_key"}
-	case c.Flags&command.Write != 0:
-		return []string{"RW", "update"}
-	case c.Flags&command.ReadOnly != 0:
-		return []string{"RO", "access"}
-	}
-	return []string{"RO"}
-}
-
 // writeCommandInfo writes one COMMAND INFO entry in Redis 7+'s shape: ten
 // fields, with sets for flags, categories, tips and key specs, and the
 // subcommands as an array (an empty set for a command without any).
@@ -97,43 +84,12 @@ func writeCommandInfo(w *resp.Writer, c *command.Cmd) {
 	for _, cat := range cats {
 		w.Simple(cat)
 	}
-	w.Set(0) // tips
-	if c.First > 0 {
-		w.Set(1)
-		w.Map(3)
-		w.BulkString("flags")
-		ksf := keySpecFlags(c)
-		w.Set(len(ksf))
-		for _, f := range ksf {
-			w.Simple(f)
-		}
-		w.BulkString("begin_search")
-		w.Map(2)
-		w.BulkString("type")
-		w.BulkString("index")
-		w.BulkString("spec")
-		w.Map(1)
-		w.BulkString("index")
-		w.Int(int64(c.First))
-		w.BulkString("find_keys")
-		w.Map(2)
-		w.BulkString("type")
-		w.BulkString("range")
-		w.BulkString("spec")
-		w.Map(3)
-		w.BulkString("lastkey")
-		last := c.Last
-		if last > 0 {
-			last -= c.First
-		}
-		w.Int(int64(last))
-		w.BulkString("keystep")
-		w.Int(int64(max(c.Step, 1)))
-		w.BulkString("limit")
-		w.Int(0)
-	} else {
-		w.Set(0)
+	sp := specsOf(c)
+	w.Set(len(sp.tips))
+	for _, t := range sp.tips {
+		w.BulkString(t)
 	}
+	writeKeySpecs(w, sp.keys)
 	if len(c.Subs) == 0 {
 		w.Set(0)
 		return
@@ -229,7 +185,9 @@ func commandList(x *command.Ctx) {
 		v := args[2]
 		switch {
 		case command.Is(args[1], "module"):
-			filter = func(*command.Cmd) bool { return false }
+			// Vector sets are a module in Redis 8 (MODULE LIST), built in here.
+			isVset := equalFoldASCII(v, vectorsetModule)
+			filter = func(c *command.Cmd) bool { return isVset && c.Group == "vectorset" }
 		case command.Is(args[1], "aclcat"):
 			filter = func(c *command.Cmd) bool {
 				for _, cat := range aclCategories(c) {
@@ -261,8 +219,15 @@ func commandList(x *command.Ctx) {
 }
 
 // commandGetKeys is COMMAND GETKEYS, with Redis's checks in its order: the
-// command (and subcommand) exists, has key arguments, and fits its arity.
-func commandGetKeys(x *command.Ctx) {
+// command (and subcommand) exists, has key arguments, and fits its arity;
+// the keys are found as Redis finds them (keysOf).
+func commandGetKeys(x *command.Ctx) { getKeys(x, false) }
+
+// commandGetKeysAndFlags is COMMAND GETKEYSANDFLAGS: GETKEYS's keys, each
+// with its key spec's flags.
+func commandGetKeysAndFlags(x *command.Ctx) { getKeys(x, true) }
+
+func getKeys(x *command.Ctx, withFlags bool) {
 	args := x.Args[2:]
 	c := command.Lookup(args[0])
 	if c != nil && c.Subs != nil && len(args) > 1 {
@@ -272,7 +237,7 @@ func commandGetKeys(x *command.Ctx) {
 		x.Error("ERR Invalid command specified")
 		return
 	}
-	if c.First == 0 && c.Keys == nil {
+	if !hasKeys(c) {
 		x.Error("ERR The command has no key arguments")
 		return
 	}
@@ -280,7 +245,7 @@ func commandGetKeys(x *command.Ctx) {
 		x.Error("ERR Invalid number of arguments specified for command")
 		return
 	}
-	pos := c.KeyPositions(args, nil)
+	pos, flags := keysOf(c, args)
 	if len(pos) == 0 && c.Flags&command.NoMandatoryKeys != 0 {
 		x.W.Array(0)
 		return
@@ -290,8 +255,14 @@ func commandGetKeys(x *command.Ctx) {
 		return
 	}
 	x.W.Array(len(pos))
-	for _, i := range pos {
-		x.W.Bulk(args[i])
+	for j, i := range pos {
+		if withFlags {
+			x.W.Array(2)
+			x.W.Bulk(args[i])
+			writeKeyFlags(x.W, flags[j])
+		} else {
+			x.W.Bulk(args[i])
+		}
 	}
 }
 
@@ -312,13 +283,26 @@ func init() {
 				Args: "[FILTERBY <MODULE module-name | ACLCAT category | PATTERN pattern>]", Run: commandList},
 			{Name: "command|getkeys", Arity: -3, Flags: f, Group: g, ACL: []string{"connection"}, Since: "2.8.13", Summary: "Extracts the key names from an arbitrary command.",
 				Args: "command [arg [arg ...]]", Run: commandGetKeys},
-			helpCmd("command", []string{
+			{Name: "command|getkeysandflags", Arity: -3, Flags: f, Group: g, ACL: []string{"connection"}, Since: "7.0.0", Summary: "Extracts the key names and access flags for an arbitrary command.",
+				Args: "command [arg [arg ...]]", Run: commandGetKeysAndFlags},
+			withACL(helpCmd("command", []string{
 				"(no subcommand)", "    Return details about all Redis commands.",
 				"COUNT", "    Return the total number of commands in this Redis server.",
 				"LIST", "    Return a list of all commands in this Redis server.",
 				"INFO [<command-name> ...]", "    Return details about multiple Redis commands.",
+				"    If no command names are given, documentation details for all",
+				"    commands are returned.",
 				"DOCS [<command-name> ...]", "    Return documentation details about multiple Redis commands.",
+				"    If no command names are given, documentation details for all",
+				"    commands are returned.",
 				"GETKEYS <full-command>", "    Return the keys from a full Redis command.",
-			}),
+				"GETKEYSANDFLAGS <full-command>", "    Return the keys and the access flags from a full Redis command.",
+			}), "connection"),
 		}})
+}
+
+// withACL gives c the ACL categories acl.
+func withACL(c *command.Cmd, acl ...string) *command.Cmd {
+	c.ACL = acl
+	return c
 }

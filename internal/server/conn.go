@@ -178,7 +178,7 @@ func hello(x *command.Ctx) {
 	w.BulkString("role")
 	w.BulkString("master")
 	w.BulkString("modules")
-	w.Array(0)
+	writeModuleList(w)
 }
 
 func selectCmd(x *command.Ctx) {

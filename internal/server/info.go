@@ -285,6 +285,8 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 			fmt.Fprintf(b, "errorstat_%s:count=%d\r\n", c, s.stats.errs[c])
 		}
 		s.stats.mu.Unlock()
+	case "modules": // vector sets are built in; Redis 8 lists them as this module
+		kv(b, "module", "name="+vectorsetModule+",ver=1,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors|handle-repl-async-load]")
 	case "cluster":
 		kv(b, "cluster_enabled", 0)
 	case "keyspace":

@@ -1,0 +1,68 @@
+package server
+
+import (
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/resp"
+)
+
+// MODULE. HotKV loads no modules; vector sets, a module in Redis 8
+// ("vectorset", version 1, built into redis-server), are native commands
+// here, and MODULE LIST reports them as Redis does so that a client probing
+// for the module finds it. Loading fails with the start of Redis's own
+// error; unloading fails as Redis's does for a module it cannot unload.
+
+// vectorsetModule is the name Redis 8 lists its vector sets module under.
+const vectorsetModule = "vectorset"
+
+// writeModuleList writes MODULE LIST's reply: each module a map of name,
+// version, path (empty for one built in) and load arguments.
+func writeModuleList(w *resp.Writer) {
+	w.Array(1)
+	w.Map(4)
+	w.BulkString("name")
+	w.BulkString(vectorsetModule)
+	w.BulkString("ver")
+	w.Int(1)
+	w.BulkString("path")
+	w.BulkString("")
+	w.BulkString("args")
+	w.Array(0)
+}
+
+func moduleLoad(x *command.Ctx) {
+	x.Error("ERR Error loading the extension. HotKV cannot load modules.")
+}
+
+func moduleUnload(x *command.Ctx) {
+	if equalFoldASCII(x.Args[2], vectorsetModule) {
+		x.Error("ERR Error unloading module: the module can't be unloaded")
+		return
+	}
+	x.Error("ERR Error unloading module: no such module with that name")
+}
+
+func init() {
+	const g = "server"
+	adm := command.Admin | command.NoScript
+	command.Register(&command.Cmd{Name: "module", Arity: -2, Group: g, Since: "4.0.0",
+		Summary: "A container for module commands.",
+		Subs: []*command.Cmd{
+			{Name: "module|list", Arity: 2, Flags: adm, Group: g, Since: "4.0.0",
+				Summary: "Returns all loaded modules.",
+				Run:     func(x *command.Ctx) { writeModuleList(x.W) }},
+			{Name: "module|load", Arity: -3, Flags: adm | command.NoAsyncLoading, Group: g, Since: "4.0.0",
+				Summary: "Loads a module.", Args: "path [arg [arg ...]]", Run: moduleLoad},
+			{Name: "module|loadex", Arity: -3, Flags: adm | command.NoAsyncLoading, Group: g, Since: "7.0.0",
+				Summary: "Loads a module using extended parameters.",
+				Args:    "path [CONFIG name value [CONFIG name value ...]] [ARGS args [args ...]]", Run: moduleLoad},
+			{Name: "module|unload", Arity: 3, Flags: adm | command.NoAsyncLoading, Group: g, Since: "4.0.0",
+				Summary: "Unloads a module.", Args: "name", Run: moduleUnload},
+			helpCmd("module", []string{
+				"LIST", "    Return a list of loaded modules.",
+				"LOAD <path> [<arg> ...]", "    Load a module library from <path>, passing to it any optional arguments.",
+				"LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
+				"    Load a module library from <path>, while passing it module configurations and optional arguments.",
+				"UNLOAD <name>", "    Unload a module.",
+			}),
+		}})
+}
