@@ -99,9 +99,16 @@ func parseSort(x *command.Ctx, readonly bool) (s sortSpec, ok bool) {
 			s.by = args[j+1]
 			if bytes.IndexByte(cstring(s.by), '*') < 0 {
 				s.dontsort = true
+			} else if !fullKeyAccess(x) {
+				x.Error("ERR BY option of SORT denied due to insufficient ACL permissions.")
+				return s, false
 			}
 			j++
 		case command.Is(a, "get") && left >= 1:
+			if !fullKeyAccess(x) {
+				x.Error("ERR GET option of SORT denied due to insufficient ACL permissions.")
+				return s, false
+			}
 			s.gets = append(s.gets, args[j+1])
 			j++
 		default:
@@ -110,6 +117,14 @@ func parseSort(x *command.Ctx, readonly bool) (s sortSpec, ok bool) {
 		}
 	}
 	return s, true
+}
+
+// fullKeyAccess reports whether the connection's ACL user may read every
+// key: SORT's BY and GET patterns reach keys no ACL check saw, so Redis
+// allows them only then.
+func fullKeyAccess(x *command.Ctx) bool {
+	c, ok := x.Conn.(interface{ FullKeyAccess([][]byte) bool })
+	return !ok || c.FullKeyAccess(x.Args)
 }
 
 // cstring is b as C sees it: up to its first NUL byte (Redis reads patterns

@@ -22,6 +22,10 @@ type Config struct {
 	Port                   int
 	Databases              int
 	RequirePass            string
+	ACLFile                string     // users file for ACL LOAD/SAVE; "" = users come from "user" lines
+	ACLLogMaxLen           int64      // ACL LOG entries kept
+	ACLPubsubAll           bool       // acl-pubsub-default allchannels: new users may use every channel
+	Users                  [][]string // "user <name> <rules...>" lines of the config file, without "user"
 	MaxClients             int
 	ProtoMaxBulkLen        int64
 	ProtoMaxMultibulkLen   int64
@@ -88,6 +92,7 @@ func Default() *Config {
 		TrackingTableMaxKeys:   1000000,
 		SlowlogSlowerThan:      10000,
 		SlowlogMaxLen:          128,
+		ACLLogMaxLen:           128,
 		DBFilename:             "dump.rdb",
 		AppendFsync:            "everysec",
 		AppendDirname:          "appendonlydir",
@@ -226,6 +231,23 @@ func immutable(p *Param) *Param { p.Immutable = true; return p }
 // Params is the settings table, sorted by name. Ranges are Redis's, except
 // where noted in docs/configuration.md.
 var Params = []*Param{
+	{Name: "acl-pubsub-default",
+		Get: func(c *Config) string {
+			if c.ACLPubsubAll {
+				return "allchannels"
+			}
+			return "resetchannels"
+		},
+		Set: func(c *Config, v []string) error {
+			switch strings.ToLower(v[0]) {
+			case "allchannels", "resetchannels":
+				c.ACLPubsubAll = strings.EqualFold(v[0], "allchannels")
+				return nil
+			}
+			return errors.New("argument(s) must be one of the following: allchannels, resetchannels")
+		}},
+	immutable(stringParam("aclfile", true, func(c *Config) *string { return &c.ACLFile })),
+	numParam("acllog-max-len", false, 0, math.MaxInt64, func(c *Config) *int64 { return &c.ACLLogMaxLen }),
 	boolParam("aof-load-truncated", false, func(c *Config) *bool { return &c.AOFLoadTruncated }),
 	immutable(stringParam("appenddirname", true, func(c *Config) *string { return &c.AppendDirname })),
 	immutable(stringParam("appendfilename", true, func(c *Config) *string { return &c.AppendFilename })),
@@ -412,6 +434,13 @@ func Parse(c *Config, text string) error {
 		args := make([]string, len(raw))
 		for j, a := range raw {
 			args[j] = string(a)
+		}
+		if strings.EqualFold(args[0], "user") { // checked when the server loads its users
+			if len(args) < 2 {
+				return fail("Bad directive or wrong number of arguments")
+			}
+			c.Users = append(c.Users, args[1:])
+			continue
 		}
 		if err := Apply(c, args[0], args[1:]); err != nil {
 			return fail(err.Error())

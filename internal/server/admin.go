@@ -87,7 +87,12 @@ func configSet(x *command.Ctx) {
 			return
 		}
 	}
+	prev := s.Config()
 	s.cfg.Store(next)
+	if next.RequirePass != prev.RequirePass {
+		s.setRequirePass(next.RequirePass)
+	}
+	s.users.SetPubsubDefault(next.ACLPubsubAll)
 	s.applyMemoryConfig(next)
 	s.ks.Events.Set(next.NotifyKeyspaceEvents)
 	s.slow.configure(next)

@@ -271,7 +271,13 @@ func (s *Server) runWaiter(b *blocked) {
 
 	now := time.Now().UnixMilli()
 	var again reblock
-	if b.hasData(now) {
+	refused := false
+	switch {
+	case !b.hasData(now):
+		again = true
+	case b.refused():
+		refused = true
+	default:
 		x := command.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
 			Conn: b.c, Blocker: &again, Logged: s.aof != nil}
 		if j := s.snap.Load(); j != nil {
@@ -295,8 +301,6 @@ func (s *Server) runWaiter(b *blocked) {
 		default: // replayed, it finds the data it found now
 			b.aofEnd = s.aof.appendCmd(b.dbID, now, b.args)
 		}
-	} else {
-		again = true
 	}
 	if again {
 		if p != nil {
@@ -311,7 +315,7 @@ func (s *Server) runWaiter(b *blocked) {
 	for _, k := range b.keys {
 		b.db.ShardFor(k).RemoveWaiter(k, &b.waiter)
 	}
-	if b.cmd.Flags&(command.Write|command.SelfTouch) == command.Write { // as the dispatcher touches
+	if b.cmd.Flags&(command.Write|command.SelfTouch) == command.Write && !refused { // as the dispatcher touches
 		for _, i := range b.cmd.KeyPositions(b.args, nil) { // it wrote: WATCH and the next waiters
 			b.db.ShardFor(b.args[i]).Touch(b.args[i])
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hotkv/hotkv/internal/acl"
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
@@ -68,7 +69,7 @@ type client struct {
 	other     *keyspace.DB // a second database where those shards are locked too (MOVE), or nil
 	otherID   int
 
-	authed   bool
+	authed   bool // logged in (as user), or needed not to be
 	closing  bool // close after flushing replies (QUIT, protocol error)
 	shutdown bool // SHUTDOWN: stop the server once the replies before it are out
 	deadline bool // a read deadline (timeout) is set on conn
@@ -102,6 +103,7 @@ type client struct {
 	noTouch     atomic.Bool
 	killed      atomic.Bool // closeConn was called
 	lastCmd     atomic.Pointer[command.Cmd]
+	user        atomic.Pointer[acl.User] // the ACL user it runs commands as
 	dbNum       atomic.Int32
 	proto       atomic.Int32
 	created     time.Time
@@ -144,7 +146,8 @@ func newClient(s *Server, conn net.Conn) *client {
 	c.out.Proto = 2
 	c.proto.Store(2)
 	c.queued.Store(-1)
-	c.authed = s.Config().RequirePass == ""
+	c.user.Store(s.defaultUser)
+	c.authed = !s.defaultNeedsAuth()
 	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Blocker: c, Logged: s.aof != nil}
 	c.lastSeen.Store(time.Now().UnixMilli())
 	return c
@@ -324,7 +327,7 @@ func (c *client) setDeadline(cfg *config.Config) {
 // this connection has not authenticated. Clearing requirepass frees waiting
 // connections too.
 func (c *client) authRequired() bool {
-	return !c.authed && c.s.Config().RequirePass != ""
+	return !c.authed && c.s.defaultNeedsAuth()
 }
 
 // process runs every complete command in the input buffer, a batch at a

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/acl"
 	"github.com/hotkv/hotkv/internal/command"
 )
 
@@ -60,10 +61,10 @@ func (c *client) describe() string {
 	if lc := c.lastCmd.Load(); lc != nil {
 		cmd = lc.Name
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=%d resp=%d lib-name=%s lib-ver=%s io-thread=0",
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s io-thread=0",
 		c.id, c.conn.RemoteAddr(), c.conn.LocalAddr(), c.fd, name,
 		int64(now.Sub(c.created).Seconds()), (now.UnixMilli()-c.lastSeen.Load())/1000,
-		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), initialReadBuf, cmd, c.redirection(), c.proto.Load(), lib, ver)
+		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), initialReadBuf, cmd, c.user.Load().Name, c.redirection(), c.proto.Load(), lib, ver)
 }
 
 func (s *Server) clientList() []*client {
@@ -205,6 +206,7 @@ func clientKill(x *command.Ctx) {
 		addr, laddr, typ string
 		skipMe           = true
 		maxAge           int64
+		user             *acl.User
 	)
 	for i := 0; i < len(args); i += 2 {
 		if i+1 >= len(args) {
@@ -230,7 +232,7 @@ func clientKill(x *command.Ctx) {
 		case command.Is(args[i], "laddr"):
 			laddr = string(v)
 		case command.Is(args[i], "user"):
-			if string(v) != "default" {
+			if user = c.s.users.Get(string(v)); user == nil {
 				x.Error(fmt.Sprintf("ERR No such user '%s'", cstr(v, -1)))
 				return
 			}
@@ -267,6 +269,7 @@ func clientKill(x *command.Ctx) {
 			addr != "" && o.conn.RemoteAddr().String() != addr,
 			laddr != "" && o.conn.LocalAddr().String() != laddr,
 			typ != "" && !o.hasType(typ),
+			user != nil && o.user.Load() != user,
 			skipMe && o == c,
 			maxAge > 0 && time.Since(o.created) < time.Duration(maxAge)*time.Second:
 			continue

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/subtle"
 	"fmt"
 
 	"github.com/hotkv/hotkv/internal/command"
@@ -50,7 +49,8 @@ func reset(x *command.Ctx) {
 	}
 	c.selectDB(0)
 	c.setProto(2)
-	c.authed = c.s.Config().RequirePass == ""
+	c.user.Store(c.s.defaultUser)
+	c.authed = !c.s.defaultNeedsAuth()
 	c.noEvict.Store(false)
 	c.noTouch.Store(false)
 	if c.modes&tracking != 0 {
@@ -63,28 +63,12 @@ func reset(x *command.Ctx) {
 	x.W.Simple("RESET")
 }
 
-// checkAuth verifies credentials for the default user, the only user.
-// User names are case-sensitive, as ACL user names are.
-func checkAuth(c *client, user, pass []byte) string {
-	if user != nil && string(user) != "default" {
-		return command.ErrWrongPass
-	}
-	want := c.s.Config().RequirePass
-	if want == "" {
-		return "" // the default user has nopass: any password is accepted
-	}
-	if subtle.ConstantTimeCompare([]byte(want), pass) != 1 {
-		return command.ErrWrongPass
-	}
-	return ""
-}
-
 func auth(x *command.Ctx) {
 	c := cl(x)
 	var user, pass []byte
 	switch len(x.Args) {
 	case 2:
-		if c.s.Config().RequirePass == "" {
+		if c.s.defaultUser.Profile().NoPass {
 			x.Error("ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?")
 			return
 		}
@@ -95,12 +79,16 @@ func auth(x *command.Ctx) {
 		x.Error(command.ErrSyntax)
 		return
 	}
-	if msg := checkAuth(c, user, pass); msg != "" {
+	u, ok := c.authenticate(string(x.Args[0]), user, pass)
+	if !ok {
 		c.s.logf("verbose", "AUTH failed for client id=%d", c.id)
-		x.Error(msg)
+		x.Error(command.ErrWrongPass)
 		return
 	}
-	c.authed = true
+	if !c.login(u) {
+		x.Error(command.ErrWrongPass)
+		return
+	}
 	x.W.OK()
 }
 
@@ -144,12 +132,16 @@ func hello(x *command.Ctx) {
 		}
 	}
 	if user != nil {
-		if msg := checkAuth(c, user, pass); msg != "" {
+		u, ok := c.authenticate(string(x.Args[0]), user, pass)
+		if !ok {
 			c.s.logf("verbose", "HELLO AUTH failed for client id=%d", c.id)
-			x.Error(msg)
+			x.Error(command.ErrWrongPass)
 			return
 		}
-		c.authed = true
+		if !c.login(u) {
+			x.Error(command.ErrWrongPass)
+			return
+		}
 	}
 	if c.authRequired() {
 		x.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")

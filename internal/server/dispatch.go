@@ -41,6 +41,17 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
 	}
+	if !c.user.Load().Profile().Unrestricted { // the default user, as a rule
+		c.lastCmd.Store(cmd) // the log's client-info names it, as Redis's does
+		context := "toplevel"
+		if c.multi != nil && cmd.Name != "exec" {
+			context = "multi"
+		}
+		if d, ok := c.aclCheck(cmd, args, context); !ok {
+			c.reject(cmd, "NOPERM "+noPermText(c.user.Load().Name, cmd, args, d, false))
+			return
+		}
+	}
 	if c.s.ev.over.Load() && c.deniedOnOOM(cmd, args) && !c.s.makeRoom() {
 		c.reject(cmd, errOOM)
 		return
@@ -59,9 +70,15 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 			return
 		}
 	}
-	if c.s.pause.end.Load() != 0 && !c.waitPause(cmd, args) {
-		c.closing = true
-		return
+	if c.s.pause.end.Load() != 0 {
+		if !c.waitPause(cmd, args) {
+			c.closing = true
+			return
+		}
+		if msg := c.aclRecheck(cmd, args); msg != "" {
+			c.reject(cmd, msg)
+			return
+		}
 	}
 	if c.multi != nil && !txControl[cmd.Name] {
 		c.multi.queue(cmd, args)
@@ -96,6 +113,7 @@ func (c *client) reject(cmd *command.Cmd, msg string) {
 	c.s.stats.countError(msg)
 	if cmd != nil {
 		c.s.stats.rejected(cmd)
+		c.lastCmd.Store(cmd) // CLIENT LIST's cmd=, as in Redis
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/acl"
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
@@ -229,6 +230,10 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "total_writes_processed", writes)
 		kv(b, "client_query_buffer_limit_disconnections", s.stats.qbufLimitDisconnections.Load())
 		kv(b, "client_output_buffer_limit_disconnections", s.stats.obufLimitDisconnections.Load())
+		kv(b, "acl_access_denied_auth", s.acl.denied[acl.DeniedAuth].Load())
+		kv(b, "acl_access_denied_cmd", s.acl.denied[acl.DeniedCmd].Load())
+		kv(b, "acl_access_denied_key", s.acl.denied[acl.DeniedKey].Load())
+		kv(b, "acl_access_denied_channel", s.acl.denied[acl.DeniedChannel].Load())
 		kv(b, "recovered_panics", s.stats.panics.Load())
 	case "replication":
 		kv(b, "role", "master")

@@ -154,6 +154,11 @@ func (c *client) execLocked(cmds []queued) {
 	c.out.Array(len(cmds))
 	c.ctx.Blocker = nil // blocking commands answer at once inside a transaction
 	for _, q := range cmds {
+		// The rules may have changed since the command was queued.
+		if d, ok := c.aclCheck(q.cmd, q.args, "multi"); !ok {
+			c.out.Error(execNoPerm(d.Reason))
+			continue
+		}
 		c.runLocked(q.cmd, q.args)
 		c.runAfter(q.cmd)
 	}

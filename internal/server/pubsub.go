@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/acl"
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/resp"
@@ -547,4 +548,23 @@ func pubsubNumSub(x *command.Ctx, kind int) {
 		x.W.Bulk(ch)
 		x.W.Int(int64(h.numSub(kind, ch)))
 	}
+}
+
+// allowedFor reports whether profile p lets o keep all its subscriptions:
+// channels and shard channels matched by an allowed pattern, patterns equal
+// to one (ACL SETUSER closes a client for which this turns false).
+func (h *hub) allowedFor(o *client, p *acl.Profile) bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	if o.pubsub == nil {
+		return true
+	}
+	for kind, names := range o.pubsub.names {
+		for n := range names {
+			if !p.ChannelAllowed(n, kind == kindPattern) {
+				return false
+			}
+		}
+	}
+	return true
 }

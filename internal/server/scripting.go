@@ -199,6 +199,7 @@ func (c *client) callFromScript(args [][]byte, proto int) []byte {
 		refusal = "ERR Wrong number of args calling Redis command from script"
 	case cmd.Flags&command.NoScript != 0:
 		refusal = "ERR This Redis command is not allowed from script"
+	case !c.scriptACL(cmd, args, &refusal):
 	case r.readOnly && cmd.Flags&command.Write != 0:
 		refusal = "ERR Write commands are not allowed from read-only scripts."
 	case !r.wrote && r.oom && cmd.Flags&command.DenyOOM != 0:

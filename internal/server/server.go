@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/acl"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/script"
@@ -40,10 +41,15 @@ type Server struct {
 	cfgMu sync.Mutex // serializes CONFIG SET
 	ks    *keyspace.Keyspace
 	hub   *hub
-	track *tracker
-	mon   monitors
-	stats serverStats
-	log   *log.Logger
+	// users are the ACL users; defaultUser, the one connections start as,
+	// keeps its identity for the server's life (ACL LOAD updates it).
+	users       *acl.Users
+	defaultUser *acl.User
+	acl         aclState
+	track       *tracker
+	mon         monitors
+	stats       serverStats
+	log         *log.Logger
 
 	mu        sync.Mutex
 	clients   map[int64]*client
@@ -99,6 +105,8 @@ func New(cfg *config.Config) *Server {
 		}
 	}
 	s.cfg.Store(cfg)
+	s.users = acl.NewUsers(catalog())
+	s.defaultUser = s.users.Default()
 	s.ks.Events.SetPublisher(func(ch, msg []byte) { s.hub.publish(kindChannel, ch, msg) })
 	s.ks.Events.Set(cfg.NotifyKeyspaceEvents)
 	s.track = newTracker(s)
@@ -120,6 +128,9 @@ func (s *Server) Config() *config.Config { return s.cfg.Load() }
 
 // Listen loads the data on disk, then opens the configured addresses.
 func (s *Server) Listen() error {
+	if err := s.loadUsers(s.Config()); err != nil {
+		return err
+	}
 	if err := s.loadData(); err != nil {
 		return err
 	}

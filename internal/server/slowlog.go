@@ -109,7 +109,8 @@ func (c *client) recordSlow(cmd *command.Cmd, args [][]byte, d int64) {
 }
 
 // slowRedacted reports whether args[i] is a credential: AUTH's arguments,
-// HELLO's AUTH username and password, CONFIG SET requirepass's value.
+// HELLO's AUTH username and password, CONFIG SET requirepass's value,
+// ACL SETUSER's rules (passwords among them).
 func slowRedacted(cmd *command.Cmd, args [][]byte, i int) bool {
 	switch cmd.Name {
 	case "auth":
@@ -122,6 +123,8 @@ func slowRedacted(cmd *command.Cmd, args [][]byte, i int) bool {
 		}
 	case "config|set":
 		return i >= 3 && i%2 == 1 && command.Is(args[i-1], "requirepass")
+	case "acl|setuser":
+		return i >= 3
 	}
 	return false
 }
