@@ -393,6 +393,22 @@ func Register(cmds ...*Cmd) {
 	reindex()
 }
 
+// AddSubs adds subcommands to the registered container parent, from a
+// package above the one that registered it (the server's MEMORY STATS). They
+// take the next IDs, leaving those of the commands registered before alone.
+func AddSubs(parent string, subs ...*Cmd) {
+	c := table[parent]
+	if c == nil || c.Subs == nil {
+		panic("command: no container " + parent)
+	}
+	for _, sc := range subs {
+		sc.Parent = c
+		sc.ID = len(byID)
+		byID = append(byID, sc)
+		c.Subs = append(c.Subs, sc)
+	}
+}
+
 // Count is the number of commands and subcommands (the range of Cmd.ID).
 func Count() int { return len(byID) }
 

@@ -118,11 +118,17 @@ func sizeClass(n int) int {
 	return (n + 8191) &^ 8191 // large objects take whole pages
 }
 
+// memoryHelp lists MEMORY's subcommands, those the server adds (STATS and
+// DOCTOR, internal/server/memory.go) included.
 var memoryHelp = []string{
+	"DOCTOR",
+	"    Return memory problems reports.",
 	"MALLOC-STATS",
 	"    Return internal statistics report from the memory allocator.",
 	"PURGE",
 	"    Attempt to purge dirty pages for reclamation by the allocator.",
+	"STATS",
+	"    Return information about the memory usage of the server.",
 	"USAGE <key> [SAMPLES <count>]",
 	"    Return memory in bytes used by <key> and its value. Nested values are",
 	"    sampled up to <count> times (default: 5, 0 means sample all).",

@@ -47,7 +47,9 @@ type Config struct {
 	NotifyKeyspaceEvents   notify.Class
 	SlowlogSlowerThan      int64 // microseconds; negative: off
 	SlowlogMaxLen          int64
-	LatencyMonitorMs       int64 // latency-monitor-threshold; 0: off
+	LatencyMonitorMs       int64     // latency-monitor-threshold; 0: off
+	LatencyTracking        bool      // latency-tracking: per-command latency histograms
+	LatencyPercentiles     []float64 // latency-tracking-info-percentiles, as INFO latencystats prints them
 
 	// Persistence (docs/persistence.md).
 	Save                  []SaveRule // snapshot after Seconds if at least Changes writes
@@ -92,6 +94,8 @@ func Default() *Config {
 		TrackingTableMaxKeys:   1000000,
 		SlowlogSlowerThan:      10000,
 		SlowlogMaxLen:          128,
+		LatencyTracking:        true,
+		LatencyPercentiles:     []float64{50, 99, 99.9},
 		ACLLogMaxLen:           128,
 		DBFilename:             "dump.rdb",
 		AppendFsync:            "everysec",
@@ -158,6 +162,7 @@ func (c *Config) Clone() *Config {
 	n := *c
 	n.Bind = append([]string(nil), c.Bind...)
 	n.Save = append([]SaveRule(nil), c.Save...)
+	n.LatencyPercentiles = append([]float64(nil), c.LatencyPercentiles...)
 	return &n
 }
 
@@ -286,6 +291,11 @@ var Params = []*Param{
 			return nil
 		}},
 	numParam("latency-monitor-threshold", false, 0, math.MaxInt64, func(c *Config) *int64 { return &c.LatencyMonitorMs }),
+	boolParam("latency-tracking", false, func(c *Config) *bool { return &c.LatencyTracking }),
+	{Name: "latency-tracking-info-percentiles", Multi: true,
+		Get:    func(c *Config) string { return strings.Join(percentileWords(c), " ") },
+		Values: percentileWords,
+		Set:    parsePercentiles},
 	numParam("lfu-decay-time", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.LFUDecayTime }),
 	numParam("lfu-log-factor", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.LFULogFactor }),
 	stringParam("logfile", true, func(c *Config) *string { return &c.LogFile }),
@@ -477,6 +487,59 @@ func (c *Config) Text() string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// parsePercentiles sets latency-tracking-info-percentiles: numbers from 0
+// to 100, or none (one empty argument), with Redis's errors.
+func parsePercentiles(c *Config, v []string) error {
+	if len(v) == 1 && v[0] == "" {
+		v = nil
+	}
+	ps := make([]float64, 0, len(v))
+	for _, w := range v {
+		// as strtod: hexadecimal without a binary exponent too; no
+		// overflow, underflow, NaN, spaces or underscores
+		hex := strings.HasPrefix(strings.ToLower(strings.TrimLeft(w, "+-")), "0x")
+		if hex && !strings.ContainsAny(w, "pP") {
+			w += "p0"
+		}
+		f, err := strconv.ParseFloat(w, 64)
+		digits, exp := "123456789", "e"
+		if hex {
+			digits, exp = "123456789abcdef", "p"
+		}
+		mantissa, _, _ := strings.Cut(strings.ToLower(w), exp)
+		underflow := f == 0 && strings.ContainsAny(mantissa, digits) // strtod's ERANGE to zero
+		if err != nil || underflow || math.IsNaN(f) || strings.ContainsAny(w, " _") {
+			return errors.New("Invalid latency-tracking-info-percentiles parameters")
+		}
+		if f < 0 || f > 100 {
+			return errors.New("latency-tracking-info-percentiles parameters should sit between [0.0,100.0]")
+		}
+		ps = append(ps, f)
+	}
+	c.LatencyPercentiles = ps
+	return nil
+}
+
+// percentileWords lists latency-tracking-info-percentiles as Redis prints
+// them ("%f" without trailing zeros: 50 99 99.9).
+func percentileWords(c *Config) []string {
+	f := make([]string, len(c.LatencyPercentiles))
+	for i, p := range c.LatencyPercentiles {
+		f[i] = FormatPercentile(p)
+	}
+	return f
+}
+
+// FormatPercentile prints a percentile as Redis does: "%f" without its
+// trailing zeros.
+func FormatPercentile(p float64) string {
+	s := strconv.FormatFloat(p, 'f', 6, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // saveWords lists the save points as "seconds changes" pairs of words.

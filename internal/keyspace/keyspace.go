@@ -225,6 +225,9 @@ func (s *Shard) Len() int { return s.m.n }
 // Volatile is the number of keys with an expiry.
 func (s *Shard) Volatile() int { return len(s.expires) }
 
+// Slots is the size of the shard's key table (MEMORY STATS): 16 bytes each.
+func (s *Shard) Slots() int { return len(s.m.slots) }
+
 // Clock is the LRU clock in seconds, advanced by the server's cron.
 var Clock atomic.Uint32
 

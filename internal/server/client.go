@@ -116,6 +116,7 @@ type client struct {
 	runCmd   *command.Cmd
 	runCalls uint64
 	runTicks int64
+	lat      latState // latency histograms (lathist.go)
 	hits     atomic.Int64
 	misses   atomic.Int64
 	netIn    atomic.Int64

@@ -182,7 +182,9 @@ func (c *client) runAfter(cmd *command.Cmd) {
 	c.ctx.After = nil
 	start := tick.Now()
 	c.guard(cmd, f)
-	c.nanos[cmd.ID].Add(uint64(tick.Nanos(tick.Now() - start)))
+	d := tick.Now() - start
+	c.nanos[cmd.ID].Add(uint64(tick.Nanos(d)))
+	c.latRecord(cmd, c.lat.after+d)
 }
 
 // runLocked runs cmd once its locks are held (by call, or by EXEC for the
@@ -224,9 +226,13 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	if cmd == c.runCmd {
 		c.runCalls++
 		c.runTicks += d
+		if !c.latPending(d) {
+			c.latRecord(cmd, d)
+		}
 	} else { // a command EXEC runs
 		c.calls[cmd.ID].Add(1)
 		c.nanos[cmd.ID].Add(uint64(tick.Nanos(d)))
+		c.latRecord(cmd, d)
 	}
 	if len(c.out.B) > mark && c.out.B[mark] == '-' {
 		c.s.stats.failed(cmd, c.out.B[mark+1:])
@@ -244,6 +250,9 @@ func (c *client) flushStats() {
 	if c.runCalls > 0 {
 		c.calls[c.runCmd.ID].Add(c.runCalls)
 		c.nanos[c.runCmd.ID].Add(uint64(tick.Nanos(c.runTicks)))
+		if c.latDue() {
+			c.latFlush(c.runCalls)
+		}
 		c.runCalls, c.runTicks = 0, 0
 	}
 	if c.ctx.Hits != 0 {

@@ -39,12 +39,13 @@ func info(x *command.Ctx) {
 				want[n] = true
 			}
 			want["commandstats"] = true
+			want["latencystats"] = true
 		default:
 			want[sec] = true
 		}
 	}
 	var b strings.Builder
-	for _, sec := range []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "commandstats", "errorstats", "cluster", "keyspace"} {
+	for _, sec := range []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"} {
 		if !want[sec] {
 			continue
 		}
@@ -60,7 +61,7 @@ func info(x *command.Ctx) {
 var sectionTitles = map[string]string{
 	"server": "Server", "clients": "Clients", "memory": "Memory", "persistence": "Persistence",
 	"stats": "Stats", "replication": "Replication", "cpu": "CPU", "modules": "Modules",
-	"commandstats": "Commandstats", "errorstats": "Errorstats", "cluster": "Cluster", "keyspace": "Keyspace",
+	"commandstats": "Commandstats", "errorstats": "Errorstats", "latencystats": "Latencystats", "cluster": "Cluster", "keyspace": "Keyspace",
 }
 
 func kv(b *strings.Builder, k string, v any) { fmt.Fprintf(b, "%s:%v\r\n", k, v) }
@@ -141,14 +142,8 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "total_blocking_keys", 0)
 		kv(b, "total_blocking_keys_on_nokey", 0)
 	case "memory":
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		rss := readRSS()
-		used := ms.HeapAlloc + ms.StackInuse
-		if used > s.peakMem.Load() {
-			s.peakMem.Store(used)
-		}
-		peak := s.peakMem.Load()
+		m := s.memoryFigures() // MEMORY STATS reports the same (memory.go)
+		ms, rss, used, peak := &m.ms, m.rss, m.used, m.peak
 		kv(b, "used_memory", used)
 		kv(b, "used_memory_human", human(used))
 		kv(b, "used_memory_rss", rss)
@@ -156,8 +151,8 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "used_memory_peak", peak)
 		kv(b, "used_memory_peak_human", human(peak))
 		kv(b, "used_memory_peak_perc", fmt.Sprintf("%.2f%%", 100*float64(used)/float64(max(peak, 1))))
-		kv(b, "used_memory_startup", s.startMem)
-		kv(b, "used_memory_dataset", used-min(used, s.startMem))
+		kv(b, "used_memory_startup", m.startup)
+		kv(b, "used_memory_dataset", used-min(used, m.startup))
 		kv(b, "total_system_memory", totalMemory())
 		kv(b, "total_system_memory_human", human(totalMemory()))
 		scripts, libs, funcs, code := s.scripts.Counts()
@@ -290,6 +285,8 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 			fmt.Fprintf(b, "errorstat_%s:count=%d\r\n", c, s.stats.errs[c])
 		}
 		s.stats.mu.Unlock()
+	case "latencystats":
+		s.infoLatencyStats(b)
 	case "modules": // vector sets are built in; Redis 8 lists them as this module
 		kv(b, "module", "name="+vectorsetModule+",ver=1,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors|handle-repl-async-load]")
 	case "cluster":

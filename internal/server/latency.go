@@ -11,7 +11,8 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 )
 
-// The latency monitor (LATENCY LATEST, HISTORY, RESET, DOCTOR): with
+// The latency monitor (LATENCY LATEST, HISTORY, RESET, DOCTOR; HISTOGRAM is
+// in lathist.go): with
 // latency-monitor-threshold set, a command that runs at least that many
 // milliseconds is a sample of event "command", or "fast-command" for the
 // O(1) ones, as in Redis. Each event keeps its last 160 samples, one per
@@ -177,12 +178,17 @@ func init() {
 				Summary: "Resets the latency data for one or more events.", Args: "[event [event ...]]"},
 			{Name: "latency|doctor", Arity: 2, Flags: f, Run: latencyDoctor, Group: g, Since: "2.8.13",
 				Summary: "Returns a human-readable latency analysis report."},
+			{Name: "latency|histogram", Arity: -2, Flags: f, Run: latencyHistogram, Group: g, Since: "7.0.0",
+				Summary: "Returns the cumulative distribution of latencies of a subset or all commands.", Args: "[command [command ...]]"},
 			helpCmd("latency", []string{
 				"DOCTOR", "    Return a human readable latency analysis report.",
 				"HISTORY <event>", "    Return time-latency samples for the <event> class.",
 				"LATEST", "    Return the latest latency samples for all events.",
 				"RESET [<event> ...]", "    Reset latency data of one or more <event> classes.",
 				"    (default: reset all data for all event classes)",
+				"HISTOGRAM [COMMAND ...]",
+				"    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.",
+				"    If no commands are specified then all histograms are replied.",
 			}),
 		}})
 }

@@ -101,7 +101,7 @@ func (c *client) execLocked(cmds []queued) {
 	c.locks = c.locks[:0]
 	for _, q := range cmds {
 		switch {
-		case q.cmd.Flags&(command.LockAll|command.SelfLock) != 0 || q.cmd.Name == "select" || q.cmd.Name == "info" ||
+		case q.cmd.Flags&(command.LockAll|command.SelfLock) != 0 || q.cmd.Name == "select" || countsShards(q.cmd) ||
 			q.cmd.OtherDB != nil && q.cmd.OtherDB(q.args, c.ctx.DBID) >= 0:
 			all = true
 		case q.cmd.Flags&command.LockDB != 0:

@@ -248,7 +248,7 @@ func (l *scriptLocks) take(c *client, cmd *command.Cmd, args [][]byte) {
 		l.bits = make([]uint64, (len(c.s.ks.DBs)*keyspace.ShardCount+63)/64)
 	}
 	switch {
-	case cmd.Flags&command.LockAll != 0 || cmd.Name == "info":
+	case cmd.Flags&command.LockAll != 0 || countsShards(cmd):
 		for _, db := range c.s.ks.DBs {
 			l.whole(c.id, db)
 		}

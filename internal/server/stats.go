@@ -33,6 +33,7 @@ type serverStats struct {
 	rejects    []uint64 // per command ID: refused before running
 	fails      []uint64 // per command ID: ran and answered an error
 	errs       map[string]uint64
+	lat        []*latCounts // closed clients' latency histograms per command ID (lathist.go)
 	lastSample time.Time
 	lastTotal  uint64
 	opsPerSec  atomic.Int64
@@ -86,6 +87,7 @@ func (st *serverStats) addClosed(c *client) {
 	}
 	st.hits += c.hits.Load()
 	st.misses += c.misses.Load()
+	st.addClosedLatency(c)
 	st.mu.Unlock()
 	st.netIn.Add(c.netIn.Load())
 	st.netOut.Add(c.netOut.Load())
@@ -166,6 +168,7 @@ func (s *Server) resetStats() {
 	clear(s.stats.errs)
 	s.stats.hits, s.stats.misses = 0, 0
 	s.stats.mu.Unlock()
+	s.resetLatency()
 	s.stats.connections.Store(0)
 	s.stats.refused.Store(0)
 	s.ev.resetStats()
