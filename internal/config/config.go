@@ -428,6 +428,7 @@ func (e *FileError) Error() string {
 // Parse applies redis.conf-syntax text to c: one directive per line, arguments
 // split and unquoted as Redis does, '#' comments, unknown directives refused.
 func Parse(c *Config, text string) error {
+	savesSeen := false
 	for i, line := range strings.Split(text, "\n") {
 		line = strings.Trim(line, " \t\r\n")
 		if line == "" || line[0] == '#' {
@@ -452,8 +453,15 @@ func Parse(c *Config, text string) error {
 			c.Users = append(c.Users, args[1:])
 			continue
 		}
+		prevSave := c.Save
 		if err := Apply(c, args[0], args[1:]); err != nil {
 			return fail(err.Error())
+		}
+		if strings.EqualFold(args[0], "save") { // as in Redis, save lines add up; save "" clears
+			if savesSeen && len(c.Save) > 0 {
+				c.Save = slices.Concat(prevSave, c.Save)
+			}
+			savesSeen = true
 		}
 	}
 	return nil

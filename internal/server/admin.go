@@ -2,9 +2,11 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hotkv/hotkv/internal/command"
@@ -99,6 +101,33 @@ func configSet(x *command.Ctx) {
 	x.W.OK()
 }
 
+// configRewrite is CONFIG REWRITE: the configuration file the server was
+// started with is rewritten to the current settings and users (see
+// config.Rewrite). cfgMu keeps CONFIG SETs out until the file is written.
+func configRewrite(x *command.Ctx) {
+	s := cl(x).s
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
+	cfg := s.Config()
+	if cfg.File == "" {
+		x.Error("ERR The server is running without a config file")
+		return
+	}
+	if err := config.RewriteFile(cfg.File, cfg, s.aclLines()); err != nil {
+		msg := err.Error()
+		var errno syscall.Errno
+		if errors.As(err, &errno) { // strerror's wording, as Redis prints it
+			msg = errno.Error()
+			msg = strings.ToUpper(msg[:1]) + msg[1:]
+		}
+		s.logf("warning", "CONFIG-REWRITE failed: %s", msg)
+		x.Error("ERR Rewriting config file: " + msg)
+		return
+	}
+	s.logf("notice", "CONFIG REWRITE executed with success.")
+	x.W.OK()
+}
+
 // shutdown is SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT], checked as
 // Redis does. There is nothing to save yet and no delayed shutdown to abort.
 func shutdown(x *command.Ctx) {
@@ -188,7 +217,7 @@ func init() {
 					Run:     func(x *command.Ctx) { c := cl(x); c.flushStats(); c.s.resetStats(); x.W.OK() }},
 				{Name: "config|rewrite", Arity: 2, Flags: adm, Group: g, Since: "2.8.0",
 					Summary: "Persists the effective configuration to file.",
-					Run:     func(x *command.Ctx) { x.Error("ERR CONFIG REWRITE is not supported by HotKV yet") }},
+					Run:     configRewrite},
 				helpCmd("config", []string{
 					"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
 					"SET <directive> <value>", "    Set the configuration <directive> to <value>.",
