@@ -293,17 +293,22 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "cluster_enabled", 0)
 	case "keyspace":
 		for i := range s.ks.DBs {
-			keys, vol, sub := s.dbStats(c, i)
-			if keys > 0 {
-				fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0,subexpiry=%d\r\n", i, keys, vol, sub)
+			if st := s.dbStats(c, i); st.keys > 0 {
+				fmt.Fprintf(b, "db%d:keys=%d,expires=%d,avg_ttl=0,subexpiry=%d\r\n", i, st.keys, st.volatile, st.subVolatile)
 			}
 		}
 	}
 }
 
-// dbStats counts the keys and volatile keys of database i, locking one shard
-// at a time, unless the caller is an EXEC, which holds them all (execLocked).
-func (s *Server) dbStats(c *client, i int) (keys, volatile, subVolatile int) {
+// dbStat is what INFO keyspace and MEMORY STATS count of a database.
+type dbStat struct {
+	keys, volatile, subVolatile int
+	slots                       int // key table slots
+}
+
+// dbStats counts database i, locking one shard at a time, unless the
+// caller is an EXEC or a script, which holds them all (countsShards).
+func (s *Server) dbStats(c *client, i int) (st dbStat) {
 	db := s.ks.DBs[i]
 	held := c != nil && c.inExec
 	for j := 0; j < keyspace.ShardCount; j++ {
@@ -311,14 +316,15 @@ func (s *Server) dbStats(c *client, i int) (keys, volatile, subVolatile int) {
 		if !held {
 			sh.Lock()
 		}
-		keys += sh.Len()
-		volatile += sh.Volatile()
-		subVolatile += sh.SubVolatile()
+		st.keys += sh.Len()
+		st.volatile += sh.Volatile()
+		st.subVolatile += sh.SubVolatile()
+		st.slots += sh.Slots()
 		if !held {
 			sh.Unlock()
 		}
 	}
-	return keys, volatile, subVolatile
+	return st
 }
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }

@@ -91,29 +91,16 @@ func (s *Server) memoryOverhead(c *client) *memOverhead {
 	scripts, _, _, code := s.scripts.Counts()
 	o.scripts, o.functions = scripts, uint64(code)
 	o.total = o.startup + o.clients + o.aofBuf + o.functions
-	held := c != nil && c.inExec
-	for i, db := range s.ks.DBs {
-		var keys, volatile, slots int
-		for j := 0; j < keyspace.ShardCount; j++ {
-			sh := db.Shard(j)
-			if !held {
-				sh.Lock()
-			}
-			keys += sh.Len()
-			volatile += sh.Volatile()
-			slots += sh.Slots()
-			if !held {
-				sh.Unlock()
-			}
-		}
-		if keys == 0 {
+	for i := range s.ks.DBs {
+		st := s.dbStats(c, i)
+		if st.keys == 0 {
 			continue
 		}
-		lut := uint64(slots) * tableSlotBytes
-		d := dbOverhead{id: i, main: lut + uint64(keys)*uint64(unsafe.Sizeof(keyspace.Entry{})), expires: uint64(volatile) * expiresBytes}
+		lut := uint64(st.slots) * tableSlotBytes
+		d := dbOverhead{id: i, main: lut + uint64(st.keys)*uint64(unsafe.Sizeof(keyspace.Entry{})), expires: uint64(st.volatile) * expiresBytes}
 		o.dbs = append(o.dbs, d)
 		o.lut += lut
-		o.keys += uint64(keys)
+		o.keys += uint64(st.keys)
 		o.total += d.main + d.expires
 	}
 	o.dataset = o.used - min(o.used, o.total)
