@@ -241,6 +241,21 @@ func (e *Engine) redisLib() *lua.LTable {
 			}
 			return 0
 		},
+		"acl_check_cmd": func(L *lua.LState) int {
+			args, msg := e.callArgs(L)
+			switch {
+			case msg != "":
+				raise(L, msg)
+			case len(args) == 0:
+				raise(L, "Please specify at least one argument for this redis lib call")
+			}
+			allowed, refusal := e.running.call.MayRun(args)
+			if refusal != "" {
+				raise(L, refusal)
+			}
+			L.Push(lua.LBool(allowed))
+			return 1
+		},
 		"set_repl": func(L *lua.LState) int { return 0 }, // effects are always what is logged
 		"replicate_commands": func(L *lua.LState) int {
 			L.Push(lua.LTrue)
@@ -304,7 +319,7 @@ func (e *Engine) redisCall(L *lua.LState, protected bool) int {
 	if msg != "" {
 		return fail("ERR " + msg)
 	}
-	reply := r.call(args, r.proto)
+	reply := r.call.Call(args, r.proto)
 	v, _, err := parseReply(L, reply)
 	if err != nil {
 		return fail("ERR " + err.Error())

@@ -28,11 +28,18 @@ const (
 	VersionNum = 0x080002
 )
 
-// Caller runs one command from a script and returns its reply as RESP bytes
-// in protocol proto (2, or 3 after redis.setresp(3)). It answers refusals
-// (unknown command, not allowed from scripts, writes in a read-only script)
-// as error replies too.
-type Caller func(args [][]byte, proto int) []byte
+// Caller is the connection a script runs for.
+type Caller interface {
+	// Call runs one command from the script and returns its reply as RESP
+	// bytes in protocol proto (2, or 3 after redis.setresp(3)). It answers
+	// refusals (unknown command, not allowed from scripts, writes in a
+	// read-only script, ACL) as error replies too.
+	Call(args [][]byte, proto int) []byte
+	// MayRun is redis.acl_check_cmd: whether the connection's ACL user may
+	// run args, or why the question is wrong (an unknown command, a wrong
+	// number of arguments).
+	MayRun(args [][]byte) (allowed bool, refusal string)
+}
 
 // Engine holds the script cache and the Lua state scripts run in, one at a
 // time: a script is atomic, and its caller holds every lock anyway.

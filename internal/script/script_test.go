@@ -9,31 +9,40 @@ import (
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
-// fakeCaller answers a few commands from a map, in RESP2 or RESP3.
-func fakeCaller(data map[string]string) Caller {
-	return func(args [][]byte, proto int) []byte {
-		w := resp.Writer{Proto: proto}
-		switch strings.ToLower(string(args[0])) {
-		case "get":
-			if v, ok := data[string(args[1])]; ok {
-				w.BulkString(v)
-			} else {
-				w.Null()
-			}
-		case "set":
-			data[string(args[1])] = string(args[2])
-			w.OK()
-		case "hgetall":
-			w.Map(1)
-			w.BulkString("f")
-			w.BulkString("v")
-		case "incr":
-			w.Error("ERR value is not an integer or out of range")
-		default:
-			w.Error("ERR Unknown Redis command called from script")
-		}
-		return w.B
+// fakeCaller answers a few commands from a map, in RESP2 or RESP3; its
+// ACL lets everything but DEL run.
+type fakeCaller map[string]string
+
+func (data fakeCaller) MayRun(args [][]byte) (bool, string) {
+	switch cmd := strings.ToLower(string(args[0])); cmd {
+	case "get", "set", "del":
+		return cmd != "del", ""
 	}
+	return false, "Invalid command passed to redis.acl_check_cmd()"
+}
+
+func (data fakeCaller) Call(args [][]byte, proto int) []byte {
+	w := resp.Writer{Proto: proto}
+	switch strings.ToLower(string(args[0])) {
+	case "get":
+		if v, ok := data[string(args[1])]; ok {
+			w.BulkString(v)
+		} else {
+			w.Null()
+		}
+	case "set":
+		data[string(args[1])] = string(args[2])
+		w.OK()
+	case "hgetall":
+		w.Map(1)
+		w.BulkString("f")
+		w.BulkString("v")
+	case "incr":
+		w.Error("ERR value is not an integer or out of range")
+	default:
+		w.Error("ERR Unknown Redis command called from script")
+	}
+	return w.B
 }
 
 func eval(t *testing.T, e *Engine, body string, proto int, keys, argv []string, data map[string]string) string {

@@ -692,3 +692,20 @@ func (b *blocked) refused() bool {
 	}
 	return msg != ""
 }
+
+// MayRun is redis.acl_check_cmd for the script running on c: whether its
+// user may run args (script.Caller), with Redis's refusals of the question.
+func (c *client) MayRun(args [][]byte) (bool, string) {
+	cmd := command.Lookup(args[0])
+	if cmd != nil && cmd.Subs != nil && len(args) > 1 {
+		cmd = cmd.Sub(args[1])
+	}
+	switch {
+	case cmd == nil:
+		return false, "Invalid command passed to redis.acl_check_cmd()"
+	case !cmd.CheckArity(len(args)):
+		return false, "Wrong number of args for redis.acl_check_cmd()"
+	}
+	p := c.user.Load().Profile()
+	return p.Unrestricted || aclAllows(p, cmd, args).Reason == acl.OK, ""
+}

@@ -113,8 +113,8 @@ func (s *Server) scriptFlags(cmd *command.Cmd, args [][]byte) (f command.Flags, 
 }
 
 // scriptRun is what redis.call needs to know of the script running on a
-// client. It lives in the client, and call (c.callFromScript) is made once,
-// so that a script costs no allocation for them.
+// client (the client itself is the script.Caller). It lives in the client,
+// so that a script costs no allocation for it.
 type scriptRun struct {
 	nested   bool // inside MULTI/EXEC: EXEC holds the locks, its record takes the writes
 	readOnly bool // EVAL_RO, or flags=no-writes
@@ -122,7 +122,6 @@ type scriptRun struct {
 	wrote    bool
 	locks    scriptLocks
 	reply    []byte // the last call's reply, read by the engine before the next call
-	call     script.Caller
 }
 
 // runScript runs a cached script. Outside a transaction it takes the gate
@@ -142,9 +141,6 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 	// script: evicting takes shard locks, which a running script may hold.
 	// A script declaring allow-oom (or no-writes) is never refused.
 	r.oom = c.s.ev.over.Load() && sc.Mode&(script.AllowOOM|script.NoWrites) == 0 && (r.nested || !c.s.makeRoom())
-	if r.call == nil {
-		r.call = c.callFromScript
-	}
 	if !r.nested {
 		c.s.gate.exclusive()
 		defer func() { // a bug must not leave every multi-key command waiting
@@ -158,7 +154,7 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 	}
 	c.inExec = true
 	x.Blocker = nil // blocking commands answer at once, as inside a transaction
-	c.s.scripts.Run(sc, args, keys, argv, r.call, &c.out)
+	c.s.scripts.Run(sc, args, keys, argv, c, &c.out)
 	x.DB, x.DBID, x.Args, x.Blocker = db, dbID, args, blocker // SELECT inside a script ends with it
 	if r.nested {
 		return
@@ -183,9 +179,9 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 	}
 }
 
-// callFromScript runs one redis.call or redis.pcall of the script running
-// on c and returns its reply in protocol proto.
-func (c *client) callFromScript(args [][]byte, proto int) []byte {
+// Call runs one redis.call or redis.pcall of the script running on c and
+// returns its reply in protocol proto (script.Caller).
+func (c *client) Call(args [][]byte, proto int) []byte {
 	r := &c.script
 	cmd := command.Lookup(args[0])
 	if cmd != nil && cmd.Subs != nil && len(args) > 1 {
