@@ -617,8 +617,8 @@ func init() {
 }
 
 // scriptACL checks a script's redis.call against the client's user, as
-// Redis's scriptVerifyACL: the refusal is logged in context "lua" (Redis
-// says "multi" for a script run by EXEC; HotKV says "lua" there too).
+// Redis's scriptVerifyACL: the refusal is logged in context "lua", also
+// for a script EXEC runs (as Redis 8.0.2 does).
 func (c *client) scriptACL(cmd *command.Cmd, args [][]byte, refusal *string) bool {
 	d, ok := c.aclCheck(cmd, args, "lua")
 	if !ok {

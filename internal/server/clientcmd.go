@@ -418,7 +418,7 @@ func init() {
 			sub("getredir", 2, "Returns the client ID to which the connection's tracking notifications are redirected.", "", func(x *command.Ctx) { x.W.Int(cl(x).redirection()) }),
 			sub("reply", 3, "Instructs the server whether to reply to commands.", "<ON | OFF | SKIP>", clientReply),
 			sub("no-touch", 3, "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.noTouch })),
-			helpCmd("client", []string{
+			command.HelpCmd("client", "connection", "5.0.0", []string{
 				"CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
 				"GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
 				"GETNAME", "    Return the name of the current connection.",

@@ -362,7 +362,7 @@ func init() {
 				Summary: "Removes all server-side Lua scripts from the script cache.", Args: "[ASYNC | SYNC]"},
 			{Name: "script|kill", Arity: 2, Flags: f | command.AllowBusy, Run: scriptKill, Group: g, Since: "2.6.0",
 				Summary: "Terminates a server-side Lua script during execution."},
-			helpCmd("script", []string{
+			command.HelpCmd("script", "scripting", "5.0.0", []string{
 				"EXISTS <sha1> [<sha1> ...]", "    Return information about the existence of the scripts in the script cache.",
 				"FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache. Very dangerous on replicas.",
 				"    When called without the optional mode argument, the behavior is determined by the",
