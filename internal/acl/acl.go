@@ -124,9 +124,8 @@ type Profile struct {
 	Enabled      bool
 	NoPass       bool
 	SkipSanitize bool
-	Passwords    []string // SHA-256, lower-case hex, in the order added
-	root         *selector
-	sels         []*selector
+	Passwords    []string    // SHA-256, lower-case hex, in the order added
+	sels         []*selector // the root selector, then the "(...)" ones
 
 	// Unrestricted is set when the root selector allows every command, key
 	// and channel: the dispatcher then checks nothing.
@@ -136,7 +135,6 @@ type Profile struct {
 func (p *Profile) clone() *Profile {
 	n := *p
 	n.Passwords = slices.Clone(p.Passwords)
-	n.root = p.root.clone()
 	n.sels = make([]*selector, len(p.sels))
 	for i, s := range p.sels {
 		n.sels[i] = s.clone()
@@ -203,22 +201,14 @@ type Key struct {
 // ChecksKeys reports whether Check needs the command's keys: some selector
 // does not allow every key.
 func (p *Profile) ChecksKeys() bool {
-	if !p.root.allKeys {
-		return true
-	}
-	for _, s := range p.sels {
-		if !s.allKeys {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.sels, func(s *selector) bool { return !s.allKeys })
 }
 
 // Check tells whether the profile allows cmd (a subcommand, when args name
 // one) with args, whose keys are keys (needed only if ChecksKeys).
 func (p *Profile) Check(cmd *command.Cmd, args [][]byte, keys []Key) Denial {
 	best := Denial{}
-	for i, s := range append([]*selector{p.root}, p.sels...) {
+	for i, s := range p.sels {
 		d := s.check(cmd, args, keys)
 		if d.Reason == OK {
 			return d
@@ -310,7 +300,7 @@ func (s *selector) channelAllowed(ch []byte, pattern bool) bool {
 // patterns reach keys no check saw, so Redis allows them only then
 // (ACLUserCheckCmdWithUnrestrictedKeyAccess).
 func (p *Profile) AllKeysFor(cmd *command.Cmd, args [][]byte, keys []Key) bool {
-	for _, s := range append([]*selector{p.root}, p.sels...) {
+	for _, s := range p.sels {
 		if s.check(cmd, args, keys).Reason != OK {
 			continue
 		}
@@ -324,7 +314,7 @@ func (p *Profile) AllKeysFor(cmd *command.Cmd, args [][]byte, keys []Key) bool {
 // ChannelAllowed tells whether the profile lets a client stay subscribed to
 // ch (a pattern if pattern): ACL SETUSER disconnects those it no longer does.
 func (p *Profile) ChannelAllowed(ch string, pattern bool) bool {
-	for _, s := range append([]*selector{p.root}, p.sels...) {
+	for _, s := range p.sels {
 		if s.allChans || s.channelAllowed([]byte(ch), pattern) {
 			return true
 		}

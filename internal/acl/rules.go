@@ -58,7 +58,7 @@ func SplitSelectors(args []string) ([]string, error) {
 // newProfile is a new user's settings: off, no password, no permissions,
 // every channel if acl-pubsub-default is allchannels.
 func newProfile(allChans bool) *Profile {
-	return &Profile{root: newSelector(allChans)}
+	return &Profile{sels: []*selector{newSelector(allChans)}}
 }
 
 // apply applies rules in order to a copy of p, or fails at the first it
@@ -70,7 +70,8 @@ func (p *Profile) apply(rules []string, cat *Catalog, allChans bool) (*Profile, 
 			return nil, &RuleError{r, err}
 		}
 	}
-	n.Unrestricted = n.root.allKeys && n.root.allChans && n.root.everyCommand()
+	root := n.sels[0]
+	n.Unrestricted = root.allKeys && root.allChans && root.everyCommand()
 	return n, nil
 }
 
@@ -89,9 +90,9 @@ func (p *Profile) applyOne(r string, cat *Catalog, allChans bool) error {
 	case lr == "resetpass":
 		p.NoPass, p.Passwords = false, nil
 	case lr == "reset":
-		*p = Profile{root: newSelector(allChans)}
+		*p = *newProfile(allChans)
 	case lr == "clearselectors":
-		p.sels = nil
+		p.sels = p.sels[:1]
 	case strings.HasPrefix(r, ">"):
 		p.addPassword(HashPassword([]byte(r[1:])))
 	case strings.HasPrefix(r, "#"):
@@ -115,7 +116,7 @@ func (p *Profile) applyOne(r string, cat *Catalog, allChans bool) error {
 		}
 		p.sels = append(p.sels, s)
 	default:
-		return p.root.apply(r, cat, allChans)
+		return p.sels[0].apply(r, cat, allChans)
 	}
 	return nil
 }

@@ -160,8 +160,8 @@ func (u *User) Describe() string {
 	for _, h := range p.Passwords {
 		b = append(b, "#"+h)
 	}
-	b = append(b, p.root.describe())
-	for _, s := range p.sels {
+	b = append(b, p.sels[0].describe())
+	for _, s := range p.sels[1:] {
 		b = append(b, "("+s.describe()+")")
 	}
 	return strings.Join(b, " ")
@@ -189,7 +189,7 @@ type SelectorText struct{ Commands, Keys, Channels string }
 // Selectors describes the root selector, then each "(...)" one.
 func (p *Profile) Selectors() []SelectorText {
 	var out []SelectorText
-	for _, s := range append([]*selector{p.root}, p.sels...) {
+	for _, s := range p.sels {
 		out = append(out, SelectorText{s.commandsText(), strings.Join(s.keysText(), " "), s.channelsText()})
 	}
 	return out

@@ -171,6 +171,8 @@ type Param struct {
 	Name      string
 	Immutable bool // only from the file or the command line
 	Multi     bool // takes several arguments (bind)
+	Memory    bool // a memory value: takes units (1kb), CONFIG REWRITE writes 64mb
+	Quoted    bool // a string CONFIG REWRITE always writes quoted, as Redis does
 	// Values lists a Multi parameter's arguments one by one, so that Text
 	// writes back exactly the words that were parsed (Get joins them).
 	Values func(*Config) []string
@@ -191,8 +193,9 @@ func errRange(min, max int64) error {
 // numParam is an integer setting; a memory setting also takes units (1kb...).
 func numParam[T int | int64](name string, memory bool, min, max int64, field func(*Config) *T) *Param {
 	return &Param{
-		Name: name,
-		Get:  func(c *Config) string { return strconv.FormatInt(int64(*field(c)), 10) },
+		Name:   name,
+		Memory: memory,
+		Get:    func(c *Config) string { return strconv.FormatInt(int64(*field(c)), 10) },
 		Set: func(c *Config, v []string) error {
 			n, err := parseNumber(v[0], memory)
 			if err != nil {
@@ -226,6 +229,7 @@ func stringParam(name string, immutable bool, field func(*Config) *string) *Para
 	return &Param{
 		Name:      name,
 		Immutable: immutable,
+		Quoted:    true,
 		Get:       func(c *Config) string { return *field(c) },
 		Set:       func(c *Config, v []string) error { *field(c) = v[0]; return nil },
 	}
@@ -322,7 +326,7 @@ var Params = []*Param{
 			return nil
 		}},
 	numParam("maxmemory-samples", false, 1, 64, func(c *Config) *int64 { return &c.MaxMemorySamples }),
-	{Name: "notify-keyspace-events",
+	{Name: "notify-keyspace-events", Quoted: true,
 		Get: func(c *Config) string { return c.NotifyKeyspaceEvents.String() },
 		Set: func(c *Config, v []string) error {
 			cl, err := notify.Parse(v[0])

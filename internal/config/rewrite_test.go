@@ -221,29 +221,19 @@ func TestFormatMemory(t *testing.T) {
 	}
 }
 
-// TestRewriteKinds keeps the quoted and memory lists in step with Params: a
+// TestRewriteKinds checks Param.Memory against what each setting parses: a
 // numeric setting takes "1kb" exactly when it is a memory value.
 func TestRewriteKinds(t *testing.T) {
-	for name := range rewriteQuoted {
-		if Lookup(name) == nil {
-			t.Errorf("rewriteQuoted names %q, not a setting", name)
-		}
-	}
-	for name := range rewriteMemory {
-		if Lookup(name) == nil {
-			t.Errorf("rewriteMemory names %q, not a setting", name)
-		}
-	}
 	for _, p := range Params {
-		if p.Multi || rewriteQuoted[p.Name] {
+		if p.Multi || p.Quoted {
 			continue
 		}
 		if _, err := parseStrictIntErr(p.Get(Default())); err != nil {
 			continue // an enum or yes/no
 		}
 		err := p.Set(Default(), []string{"1kb"})
-		if memory := err == nil || strings.Contains(err.Error(), "between"); memory != rewriteMemory[p.Name] {
-			t.Errorf("%s: takes a memory value: %v, in rewriteMemory: %v", p.Name, memory, rewriteMemory[p.Name])
+		if memory := err == nil || strings.Contains(err.Error(), "between"); memory != p.Memory {
+			t.Errorf("%s: takes a memory value: %v, Param.Memory: %v", p.Name, memory, p.Memory)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hotkv/hotkv/internal/acl"
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/config"
+	"github.com/hotkv/hotkv/internal/resp"
 )
 
 // ACL: users and their permissions (package acl), checked by execute before
@@ -269,7 +270,7 @@ func aclGetUser(x *command.Ctx) {
 	}
 }
 
-func writeSelector(w interface{ BulkString(string) }, s acl.SelectorText) {
+func writeSelector(w *resp.Writer, s acl.SelectorText) {
 	w.BulkString("commands")
 	w.BulkString(s.Commands)
 	w.BulkString("keys")
