@@ -140,6 +140,11 @@ func TestLatencyMonitor(t *testing.T) {
 				t.Errorf("LATENCY HISTORY command: %#v", h)
 			}
 			r.expect([]any{}, "LATENCY", "HISTORY", "nosuch")
+			g, _ := r.do("LATENCY", "GRAPH", "command").(string)
+			if lines := strings.Split(g, "\n"); !strings.HasPrefix(g, "command - high ") || len(lines) < 9 || lines[1] != strings.Repeat("-", 80) || !strings.HasSuffix(g, "s\n") {
+				t.Errorf("LATENCY GRAPH command: %q", g)
+			}
+			r.expect(Err("ERR No samples available for event 'nosuch'"), "LATENCY", "GRAPH", "nosuch")
 			if doc, _ := r.do("LATENCY", "DOCTOR").(string); !strings.Contains(doc, "1. command: ") {
 				t.Errorf("LATENCY DOCTOR: %q", doc)
 			}

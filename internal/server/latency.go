@@ -131,6 +131,96 @@ func latencyReset(x *command.Ctx) {
 	x.W.Int(int64(n))
 }
 
+// latencyGraph draws an event's samples as Redis's ASCII sparkline.
+func latencyGraph(x *command.Ctx) {
+	m := &cl(x).s.latency
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	event := string(x.Args[2])
+	ts := m.events[event]
+	if ts == nil {
+		x.W.Error("ERR No samples available for event '" + event + "'")
+		return
+	}
+	x.W.Verbatim(latencySparkline(event, ts, time.Now().Unix()))
+}
+
+// latencySparkline is Redis's latencyCommandGenSparkeline and sparkline.c
+// (fill mode, 4 rows, 80 columns per block): each sample a column scaled
+// between the lowest and highest, labelled with how long ago it was taken.
+func latencySparkline(event string, ts *latencySeries, now int64) string {
+	const cols, rows = 80, 4
+	const charset = "_o#"
+	lo, hi := ts.samples[0].ms, ts.samples[0].ms
+	for _, s := range ts.samples {
+		lo, hi = min(lo, s.ms), max(hi, s.ms)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s - high %d ms, low %d ms (all time high %d ms)\n", event, hi, lo, ts.max)
+	b.WriteString(strings.Repeat("-", cols))
+	b.WriteByte('\n')
+	relmax := float64(hi - lo)
+	if relmax == 0 {
+		relmax = 1
+	}
+	steps := len(charset) * rows
+	for start := 0; start < len(ts.samples); start += cols {
+		if start != 0 {
+			b.WriteByte('\n')
+		}
+		block := ts.samples[start:min(start+cols, len(ts.samples))]
+		line := make([]byte, len(block))
+		for row := 0; row < rows; row++ {
+			for j, s := range block {
+				// The truncations are Redis's: (int)(relval*steps)/relmax.
+				step := min(int(float64(int(float64(s.ms-lo)*float64(steps)))/relmax), steps-1)
+				line[j] = ' '
+				switch idx := step - (rows-row-1)*len(charset); {
+				case idx >= len(charset):
+					line[j] = '|'
+				case idx >= 0:
+					line[j] = charset[idx]
+				}
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		// A blank line, then each label written downwards.
+		labels := make([]string, len(block))
+		height := 0
+		for j, s := range block {
+			labels[j] = agoLabel(now - s.at)
+			height = max(height, len(labels[j]))
+		}
+		b.WriteString(strings.Repeat(" ", len(block)))
+		b.WriteByte('\n')
+		for row := 0; row < height; row++ {
+			for j, l := range labels {
+				line[j] = ' '
+				if row < len(l) {
+					line[j] = l[row]
+				}
+			}
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// agoLabel is how Redis labels a sample of the latency graph.
+func agoLabel(secs int64) string {
+	switch {
+	case secs < 60:
+		return fmt.Sprintf("%ds", secs)
+	case secs < 3600:
+		return fmt.Sprintf("%dm", secs/60)
+	case secs < 86400:
+		return fmt.Sprintf("%dh", secs/3600)
+	}
+	return fmt.Sprintf("%dd", secs/86400)
+}
+
 // latencyDoctor is Redis's report in short: each event's spikes, average,
 // mean deviation and worst, without the advice section.
 func latencyDoctor(x *command.Ctx) {
@@ -176,12 +266,15 @@ func init() {
 				Summary: "Returns timestamp-latency samples for an event.", Args: "event"},
 			{Name: "latency|reset", Arity: -2, Flags: f, Run: latencyReset, Group: g, Since: "2.8.13",
 				Summary: "Resets the latency data for one or more events.", Args: "[event [event ...]]"},
+			{Name: "latency|graph", Arity: 3, Flags: f, Run: latencyGraph, Group: g, Since: "2.8.13",
+				Summary: "Returns a latency graph for an event.", Args: "event"},
 			{Name: "latency|doctor", Arity: 2, Flags: f, Run: latencyDoctor, Group: g, Since: "2.8.13",
 				Summary: "Returns a human-readable latency analysis report."},
 			{Name: "latency|histogram", Arity: -2, Flags: f, Run: latencyHistogram, Group: g, Since: "7.0.0",
 				Summary: "Returns the cumulative distribution of latencies of a subset or all commands.", Args: "[command [command ...]]"},
 			helpCmd("latency", []string{
 				"DOCTOR", "    Return a human readable latency analysis report.",
+				"GRAPH <event>", "    Return an ASCII latency graph for the <event> class.",
 				"HISTORY <event>", "    Return time-latency samples for the <event> class.",
 				"LATEST", "    Return the latest latency samples for all events.",
 				"RESET [<event> ...]", "    Reset latency data of one or more <event> classes.",
