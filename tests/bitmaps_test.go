@@ -3,6 +3,7 @@ package tests
 import (
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -59,4 +60,43 @@ func TestBitmapsAndHLL(t *testing.T) {
 	if n < 9700 || n > 10300 {
 		t.Fatalf("PFCOUNT of 10000 distinct = %d, outside 3%%", n)
 	}
+}
+
+// PFDEBUG shows an HLL's encoding as Redis 8.0.2 does: the same sparse
+// opcodes for the same elements, GETREG and TODENSE converting to dense.
+func TestPFDebug(t *testing.T) {
+	regs := make([]string, 16384)
+	for i := range regs {
+		regs[i] = ":0\r\n"
+	}
+	// a, b and c hash to registers 8436 (1), 12711 (2) and 15780 (1).
+	regs[8436], regs[12711], regs[15780] = ":1\r\n", ":2\r\n", ":1\r\n"
+	getreg := "*16384\r\n" + strings.Join(regs, "")
+	runTable(t, []exchange{
+		{"PFADD h a b c", integer(1)},
+		{"PFDEBUG ENCODING h", "+sparse\r\n"},
+		{"PFDEBUG DECODE h", bulk("Z:8436 v:1,1 Z:4274 v:2,1 Z:3068 v:1,1 Z:603")},
+		{"PFDEBUG GETREG h", getreg},
+		{"PFDEBUG ENCODING h", "+dense\r\n"},
+		{"PFDEBUG DECODE h", errReply("ERR HLL encoding is not sparse")},
+		{"PFDEBUG TODENSE h", integer(0)},
+		{"PFCOUNT h", integer(3)},
+		{"PFADD h2 a", integer(1)},
+		{"PFDEBUG TODENSE h2", integer(1)},
+		{"PFDEBUG TODENSE h2", integer(0)},
+		{"PFADD h2 b c", integer(1)},
+		{"PFDEBUG GETREG h2", getreg},
+		{"PFDEBUG GETREG h x", errReply("ERR wrong number of arguments for 'pfdebug' command")},
+		{"PFDEBUG nosuch h", errReply("ERR Unknown PFDEBUG subcommand 'nosuch'")},
+		{"PFDEBUG nosuch nokey", errReply("ERR The specified key does not exist")},
+		{"SET s x", okReply},
+		{"PFDEBUG ENCODING s", errReply("WRONGTYPE Key is not a valid HyperLogLog string value.")},
+		{"LPUSH l x", integer(1)},
+		{"PFDEBUG DECODE l", wrongType},
+		// Not PFDEBUG SIMD with a bad argument: Redis 8.0.2 answers it
+		// twice (the error, then "+disabled").
+		{"PFDEBUG SIMD off", "+disabled\r\n"},
+		{"PFSELFTEST", okReply},
+		{"PFSELFTEST x", errReply("ERR wrong number of arguments for 'pfselftest' command")},
+	})
 }

@@ -139,6 +139,95 @@ func pfmerge(x *command.Ctx) {
 	x.W.OK()
 }
 
+// pfdebug is Redis's PFDEBUG: GETREG (registers, converting to dense),
+// DECODE (a sparse value's opcodes), ENCODING, TODENSE. Like Redis it finds
+// the key before it looks at the subcommand.
+func pfdebug(x *command.Ctx) {
+	sub := x.Args[1]
+	if command.Is(sub, "simd") {
+		// HotKV's register loops are plain Go: there is no SIMD path to
+		// switch.
+		if !command.Is(x.Args[2], "on") && !command.Is(x.Args[2], "off") {
+			x.Error("ERR Argument must be ON or OFF")
+		} else {
+			x.W.Simple("disabled")
+		}
+		x.NoEffects()
+		return
+	}
+	key := x.Args[2]
+	e, ok := hllValue(x, key, false)
+	if !ok {
+		return
+	}
+	if e == nil {
+		x.Error("ERR The specified key does not exist")
+		return
+	}
+	if !command.Is(sub, "getreg") && !command.Is(sub, "decode") && !command.Is(sub, "encoding") && !command.Is(sub, "todense") {
+		x.Error("ERR Unknown PFDEBUG subcommand '" + string(sub) + "'")
+		return
+	}
+	b := e.Bytes()
+	switch {
+	case command.Is(sub, "decode"):
+		x.NoEffects()
+		if hll.IsDense(b) {
+			x.Error("ERR HLL encoding is not sparse")
+			return
+		}
+		s, err := hll.Decode(b)
+		if err != nil {
+			x.Error(err.Error())
+			return
+		}
+		x.W.BulkString(s)
+		return
+	case command.Is(sub, "encoding"):
+		x.NoEffects()
+		if hll.IsDense(b) {
+			x.W.Simple("dense")
+		} else {
+			x.W.Simple("sparse")
+		}
+		return
+	}
+	converted := !hll.IsDense(b)
+	if converted {
+		d, err := hll.ToDense(b)
+		if err != nil {
+			x.Error(err.Error())
+			return
+		}
+		// Same registers, new encoding: like Redis, no WATCH or tracking
+		// signal, but the log replays the conversion.
+		e.SetBytes(d)
+		b = d
+	} else {
+		x.NoEffects()
+	}
+	if command.Is(sub, "todense") {
+		if converted {
+			x.W.Int(1)
+		} else {
+			x.W.Int(0)
+		}
+		return
+	}
+	x.W.Array(hll.Registers)
+	for i := range hll.Registers {
+		x.W.Int(int64(hll.Register(b, i)))
+	}
+}
+
+func pfselftest(x *command.Ctx) {
+	if err := hll.SelfTest(); err != nil {
+		x.Error(err.Error())
+		return
+	}
+	x.W.OK()
+}
+
 func init() {
 	const g = "hyperloglog"
 	command.Register(
@@ -148,5 +237,9 @@ func init() {
 			Summary: "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).", Args: "key [key ...]"},
 		&command.Cmd{Name: "pfmerge", Arity: -2, Flags: command.Write | command.DenyOOM, First: 1, Last: -1, Step: 1, Run: pfmerge, Group: g, Since: "2.8.9",
 			Summary: "Merges one or more HyperLogLog values into a single key.", Args: "destkey [sourcekey [sourcekey ...]]"},
+		&command.Cmd{Name: "pfdebug", Arity: 3, Flags: command.Write | command.DenyOOM | command.Admin, First: 2, Last: 2, Step: 1, Run: pfdebug, Group: g, Since: "2.8.9",
+			Summary: "Internal commands for debugging HyperLogLog values.", Args: "subcommand key"},
+		&command.Cmd{Name: "pfselftest", Arity: 1, Flags: command.Admin, Run: pfselftest, Group: g, Since: "2.8.9",
+			Summary: "An internal command for testing HyperLogLog values."},
 	)
 }
