@@ -37,9 +37,10 @@ func callable() (calls [][]string, cmds []*command.Cmd) {
 }
 
 // TestNoAuthForEveryCommand: with requirepass set, every command but AUTH,
-// HELLO, QUIT and RESET answers NOAUTH, and none of them runs.
+// HELLO, QUIT and RESET answers NOAUTH, and none of them runs (MODULE
+// LOAD/UNLOAD allowed, else refused before that: TestProtectedCommands).
 func TestNoAuthForEveryCommand(t *testing.T) {
-	s := start(t, "--requirepass", "pw")
+	s := start(t, "--requirepass", "pw", "--enable-module-command", "local")
 	r := s.raw(t)
 	calls, cmds := callable()
 	for i, call := range calls {

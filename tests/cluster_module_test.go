@@ -74,7 +74,7 @@ func TestDifferentialModuleCommands(t *testing.T) {
 // and says why instead of pointing at the server log.
 func TestDifferentialModuleLoadUnload(t *testing.T) {
 	redis := startRedis(t, "--enable-module-command", "yes")
-	hot := start(t)
+	hot := start(t, "--enable-module-command", "yes")
 	for _, proto := range []string{"2", "3"} {
 		h, r := hot.raw(t), redis.raw(t)
 		h.do("HELLO", proto)

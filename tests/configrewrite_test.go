@@ -29,7 +29,7 @@ func TestConfigRewriteRestart(t *testing.T) {
 	if err := os.WriteFile(conf, []byte(orig), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	p := startBinary(t, conf, "--loglevel", "warning")
+	p := startBinary(t, conf, "--loglevel", "warning", "--enable-protected-configs", "local")
 	c := p.client(t)
 	for _, kv := range [][2]string{
 		{"timeout", "30"}, {"maxmemory", "10mb"}, {"maxmemory-policy", "allkeys-lru"},

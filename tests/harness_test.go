@@ -29,10 +29,13 @@ type testServer struct {
 }
 
 // start runs a server configured by redis-server-style arguments
-// ("--requirepass", "x") and stops it when the test ends.
+// ("--requirepass", "x") and stops it when the test ends. DEBUG is allowed
+// from local clients (Redis refuses it by default), as the tests use it
+// throughout; TestProtectedCommands checks the default.
 func start(t testing.TB, args ...string) *testServer {
 	t.Helper()
-	cfg, err := config.FromArgs(append([]string{"--port", "0", "--loglevel", "warning"}, args...))
+	base := []string{"--port", "0", "--loglevel", "warning", "--enable-debug-command", "local"}
+	cfg, err := config.FromArgs(append(base, args...))
 	if err != nil {
 		t.Fatal(err)
 	}

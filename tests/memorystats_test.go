@@ -128,26 +128,9 @@ func TestDifferentialLatencyHistogram(t *testing.T) {
 	differWith(t, script, func(got, want any) bool { return reflect.DeepEqual(labels(got), labels(want)) })
 }
 
-// LATENCY HELP is Redis's without GRAPH, which HotKV does not have.
+// LATENCY HELP is Redis's.
 func TestDifferentialLatencyHelp(t *testing.T) {
-	withoutGraph := func(v any) any {
-		a, ok := v.([]any)
-		if !ok {
-			return v
-		}
-		var out []any
-		for i := 0; i < len(a); i++ {
-			if s, _ := a[i].(Status); strings.HasPrefix(string(s), "GRAPH ") {
-				i++
-				continue
-			}
-			out = append(out, a[i])
-		}
-		return out
-	}
-	differWith(t, [][]string{{"LATENCY", "HELP"}}, func(got, want any) bool {
-		return reflect.DeepEqual(got, withoutGraph(want))
-	})
+	differ(t, [][]string{{"LATENCY", "HELP"}})
 }
 
 // The latency-tracking parameters: defaults, values, errors.

@@ -46,17 +46,40 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	supervised := supervisor(cfg)
+	pidFile := cfg.PidFile
+	if cfg.Daemonize && supervised == "" { // a supervisor wants the process it started
+		parent, err := daemonize()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "hotkv: daemonize:", err)
+			os.Exit(1)
+		}
+		if parent {
+			return
+		}
+		if pidFile == "" {
+			pidFile = defaultPidFile
+		}
+	}
 	s := server.New(cfg)
 	if err := s.Listen(); err != nil {
 		fmt.Fprintln(os.Stderr, "hotkv:", err)
 		os.Exit(1)
 	}
+	if pidFile != "" {
+		writePidFile(pidFile)
+		defer os.Remove(pidFile)
+	}
+	notifyReady(supervised)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		select {
 		case <-sig:
 		case <-s.Done():
+		}
+		if supervised == "systemd" {
+			sdNotify("STOPPING=1\n")
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()

@@ -46,6 +46,11 @@ const (
 	// touches as it goes (Lua scripts, which cannot name their keys first).
 	SelfLock
 
+	// Protected: DEBUG and MODULE LOAD/LOADEX/UNLOAD run only where
+	// enable-debug-command / enable-module-command allow (Redis's
+	// CMD_PROTECTED, which COMMAND INFO does not show either).
+	Protected
+
 	// Flags only COMMAND INFO shows, for clients that read them (a cluster
 	// client asks COMMAND GETKEYS for movablekeys commands).
 	Blocking       // may block the client (also ACL category @blocking)

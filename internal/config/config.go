@@ -51,6 +51,18 @@ type Config struct {
 	LatencyTracking        bool      // latency-tracking: per-command latency histograms
 	LatencyPercentiles     []float64 // latency-tracking-info-percentiles, as INFO latencystats prints them
 
+	// Process and listeners (docs/configuration.md).
+	ProtectedMode  bool   // refuse non-local clients while the default user has no password
+	UnixSocket     string // path of a Unix socket to listen on too
+	UnixSocketPerm int64  // its permission bits (0: as the umask leaves them)
+	PidFile        string
+	Daemonize      bool
+	Supervised     string // no, upstart, systemd, auto
+
+	// Who may run DEBUG, MODULE LOAD/UNLOAD, and CONFIG SET dir/dbfilename:
+	// "no", "yes" or "local" (loopback and Unix socket clients).
+	EnableDebugCmd, EnableModuleCmd, EnableProtectedConfigs string
+
 	// Persistence (docs/persistence.md).
 	Save                  []SaveRule // snapshot after Seconds if at least Changes writes
 	DBFilename            string
@@ -105,6 +117,11 @@ func Default() *Config {
 		AutoAOFRewriteMinSize:  64 << 20,
 		AOFLoadTruncated:       true,
 		StopWritesOnBgsaveErr:  true,
+		ProtectedMode:          true,
+		Supervised:             "no",
+		EnableDebugCmd:         "no",
+		EnableModuleCmd:        "no",
+		EnableProtectedConfigs: "no",
 	}
 }
 
@@ -173,6 +190,7 @@ type Param struct {
 	Multi     bool // takes several arguments (bind)
 	Memory    bool // a memory value: takes units (1kb), CONFIG REWRITE writes 64mb
 	Quoted    bool // a string CONFIG REWRITE always writes quoted, as Redis does
+	Protected bool // CONFIG SET only where enable-protected-configs allows it
 	// Values lists a Multi parameter's arguments one by one, so that Text
 	// writes back exactly the words that were parsed (Get joins them).
 	Values func(*Config) []string
@@ -237,6 +255,28 @@ func stringParam(name string, immutable bool, field func(*Config) *string) *Para
 
 func immutable(p *Param) *Param { p.Immutable = true; return p }
 
+func protected(p *Param) *Param { p.Protected = true; return p }
+
+// enumParam is a setting with one of a fixed set of lower-case values.
+func enumParam(name string, immutable bool, values []string, field func(*Config) *string) *Param {
+	return &Param{
+		Name:      name,
+		Immutable: immutable,
+		Get:       func(c *Config) string { return *field(c) },
+		Set: func(c *Config, v []string) error {
+			l := strings.ToLower(v[0])
+			if !slices.Contains(values, l) {
+				return errors.New("argument(s) must be one of the following: " + strings.Join(values, ", "))
+			}
+			*field(c) = l
+			return nil
+		},
+	}
+}
+
+// protectedAction are the values of the enable-*-command settings.
+var protectedAction = []string{"no", "yes", "local"}
+
 // Params is the settings table, sorted by name. Ranges are Redis's, except
 // where noted in docs/configuration.md.
 var Params = []*Param{
@@ -279,8 +319,12 @@ var Params = []*Param{
 		Set:    func(c *Config, v []string) error { c.Bind = append([]string(nil), v...); return nil }},
 	numParam("client-query-buffer-limit", true, 1<<20, math.MaxInt64, func(c *Config) *int64 { return &c.ClientQueryBufferLimit }),
 	immutable(numParam("databases", false, 1, MaxDatabases, func(c *Config) *int { return &c.Databases })),
-	stringParam("dbfilename", false, func(c *Config) *string { return &c.DBFilename }),
-	stringParam("dir", true, func(c *Config) *string { return &c.Dir }),
+	boolParam("daemonize", true, func(c *Config) *bool { return &c.Daemonize }),
+	protected(stringParam("dbfilename", false, func(c *Config) *string { return &c.DBFilename })),
+	protected(stringParam("dir", true, func(c *Config) *string { return &c.Dir })),
+	enumParam("enable-debug-command", true, protectedAction, func(c *Config) *string { return &c.EnableDebugCmd }),
+	enumParam("enable-module-command", true, protectedAction, func(c *Config) *string { return &c.EnableModuleCmd }),
+	enumParam("enable-protected-configs", true, protectedAction, func(c *Config) *string { return &c.EnableProtectedConfigs }),
 	{Name: "hz",
 		Get: func(c *Config) string { return strconv.Itoa(c.Hz) },
 		Set: func(c *Config, v []string) error {
@@ -333,7 +377,9 @@ var Params = []*Param{
 			c.NotifyKeyspaceEvents = cl
 			return err
 		}},
+	immutable(stringParam("pidfile", true, func(c *Config) *string { return &c.PidFile })),
 	immutable(numParam("port", false, 0, 65535, func(c *Config) *int { return &c.Port })),
+	boolParam("protected-mode", false, func(c *Config) *bool { return &c.ProtectedMode }),
 	// Below Redis's 2^63-1: collections keep member and value lengths in
 	// 32 bits (internal/value/dict, keyspace.Entry), which saves 16 bytes per
 	// hash field and per key.
@@ -349,9 +395,24 @@ var Params = []*Param{
 	numParam("slowlog-log-slower-than", false, -1, math.MaxInt64, func(c *Config) *int64 { return &c.SlowlogSlowerThan }),
 	numParam("slowlog-max-len", false, 0, math.MaxInt64, func(c *Config) *int64 { return &c.SlowlogMaxLen }),
 	boolParam("stop-writes-on-bgsave-error", false, func(c *Config) *bool { return &c.StopWritesOnBgsaveErr }),
+	enumParam("supervised", true, []string{"upstart", "systemd", "auto", "no"}, func(c *Config) *string { return &c.Supervised }),
 	numParam("tcp-keepalive", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.TCPKeepAlive }),
 	numParam("timeout", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.Timeout }),
 	numParam("tracking-table-max-keys", false, 0, math.MaxInt64, func(c *Config) *int64 { return &c.TrackingTableMaxKeys }),
+	immutable(stringParam("unixsocket", true, func(c *Config) *string { return &c.UnixSocket })),
+	{Name: "unixsocketperm", Immutable: true, // octal, as chmod takes it
+		Get: func(c *Config) string { return strconv.FormatInt(c.UnixSocketPerm, 8) },
+		Set: func(c *Config, v []string) error {
+			n, err := strconv.ParseInt(v[0], 8, 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				return errors.New("argument couldn't be parsed as an octal number")
+			}
+			if err != nil || n < 0 || n > 0o777 {
+				return errors.New("argument must be between 0 and 777 inclusive")
+			}
+			c.UnixSocketPerm = n
+			return nil
+		}},
 }
 
 // MaxMemoryPolicies are the maxmemory-policy values, in Redis's order.

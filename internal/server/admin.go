@@ -70,6 +70,10 @@ func configSet(x *command.Ctx) {
 			fail(args[i], "can't set immutable config")
 			return
 		}
+		if p.Protected && !cl(x).mayDo(s.Config().EnableProtectedConfigs) {
+			fail(args[i], "can't set protected config")
+			return
+		}
 		if slices.Contains(params, p) {
 			fail(args[i], "duplicate parameter")
 			return
@@ -240,7 +244,7 @@ func init() {
 			Run:     func(x *command.Ctx) { x.W.Int(cl(x).s.lastSave.Load()) }},
 		&command.Cmd{Name: "shutdown", Arity: -1, Flags: adm | command.AllowBusy | command.NoMulti, Run: shutdown, Group: g, Since: "1.0.0",
 			Summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.", Args: "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]"},
-		&command.Cmd{Name: "debug", Arity: -2, Flags: adm | command.Loading | command.Stale, Run: debugCmd, Group: g, Since: "1.0.0",
+		&command.Cmd{Name: "debug", Arity: -2, Flags: adm | command.Loading | command.Stale | command.Protected, Run: debugCmd, Group: g, Since: "1.0.0",
 			Summary: "A container for debugging commands."},
 	)
 }

@@ -46,8 +46,9 @@ type client struct {
 	s     *Server
 	conn  net.Conn
 	id    int64
-	fd    int // for CLIENT LIST
-	rawFD int // the socket while serveRaw's callback runs, else -1
+	fd    int  // for CLIENT LIST
+	local bool // a Unix socket or loopback client (enable-debug-command local...)
+	rawFD int  // the socket while serveRaw's callback runs, else -1
 	// rc is the socket for serveRaw, set before it runs; shortRead is set
 	// when serveRaw waits after a read that may have left the peer's
 	// close unread (see closeHalfClosed).
@@ -136,6 +137,7 @@ func newClient(s *Server, conn net.Conn) *client {
 		conn:    conn,
 		id:      s.nextID.Add(1),
 		fd:      connFD(conn),
+		local:   isLocal(conn),
 		rawFD:   -1,
 		parser:  resp.NewParser(limits(s.Config())),
 		batch:   make([]parsed, 0, batchAhead),
@@ -345,7 +347,7 @@ func (c *client) process() {
 			} else if err != nil {
 				c.out.Error(err.Error())
 				c.s.stats.countError(err.Error())
-				c.s.logf("verbose", "protocol error from client id=%d addr=%v: %v", c.id, c.conn.RemoteAddr(), err)
+				c.s.logf("verbose", "protocol error from client id=%d addr=%v: %v", c.id, c.addr(), err)
 				c.closing = true
 				return
 			}
@@ -398,7 +400,7 @@ func (c *client) grow(cfg *config.Config) bool {
 	limit := cfg.ClientQueryBufferLimit
 	if int64(len(c.in)) >= limit {
 		c.s.stats.qbufLimitDisconnections.Add(1)
-		c.s.logf("warning", "Closing client that reached max query buffer length: id=%d addr=%v (qbuf %d bytes)", c.id, c.conn.RemoteAddr(), len(c.in))
+		c.s.logf("warning", "Closing client that reached max query buffer length: id=%d addr=%v (qbuf %d bytes)", c.id, c.addr(), len(c.in))
 		return false
 	}
 	size := 2 * len(c.in)

@@ -48,6 +48,9 @@ func (c *client) describe() string {
 	if c.watchCount.Load() > 0 && c.watch.Dirty() {
 		flags = append(flags, 'd')
 	}
+	if c.unix() {
+		flags = append(flags, 'U')
+	}
 	if c.noEvict.Load() {
 		flags = append(flags, 'e')
 	}
@@ -62,7 +65,7 @@ func (c *client) describe() string {
 		cmd = lc.Name
 	}
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s io-thread=0",
-		c.id, c.conn.RemoteAddr(), c.conn.LocalAddr(), c.fd, name,
+		c.id, c.addr(), c.laddr(), c.fd, name,
 		int64(now.Sub(c.created).Seconds()), (now.UnixMilli()-c.lastSeen.Load())/1000,
 		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), initialReadBuf, cmd, c.user.Load().Name, c.redirection(), c.proto.Load(), lib, ver)
 }
@@ -192,7 +195,7 @@ func clientKill(x *command.Ctx) {
 	args := x.Args[2:]
 	if len(args) == 1 {
 		for _, o := range c.s.clientList() {
-			if o.conn.RemoteAddr().String() == string(args[0]) {
+			if o.addr() == string(args[0]) {
 				o.kill(c)
 				x.W.OK()
 				return
@@ -266,8 +269,8 @@ func clientKill(x *command.Ctx) {
 	for _, o := range c.s.clientList() {
 		switch {
 		case id != 0 && o.id != id,
-			addr != "" && o.conn.RemoteAddr().String() != addr,
-			laddr != "" && o.conn.LocalAddr().String() != laddr,
+			addr != "" && o.addr() != addr,
+			laddr != "" && o.laddr() != laddr,
 			typ != "" && !o.hasType(typ),
 			user != nil && o.user.Load() != user,
 			skipMe && o == c,

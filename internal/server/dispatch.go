@@ -14,8 +14,8 @@ import (
 
 // execute checks and runs (or queues, inside MULTI) one command, cmd =
 // command.Lookup(args[0]), with the checks in the order Redis's
-// processCommand makes them: existence, arity, authentication, MULTI
-// restrictions, subscribed context.
+// processCommand makes them: existence, arity, protected commands,
+// authentication, MULTI restrictions, subscribed context.
 func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 	if cmd == nil {
 		c.reject(nil, unknownCommand(args))
@@ -31,6 +31,10 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 	}
 	if !cmd.CheckArity(len(args)) || cmd.Run == nil {
 		c.reject(cmd, command.WrongArgs(cmd.Name))
+		return
+	}
+	if cmd.Flags&command.Protected != 0 && !c.protectedAllowed(cmd) {
+		c.reject(cmd, protectedCommandError(cmd))
 		return
 	}
 	if c.authRequired() && cmd.Flags&command.NoAuth == 0 {

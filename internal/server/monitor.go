@@ -84,7 +84,12 @@ func (c *client) feedMonitors(cmd *command.Cmd, args [][]byte) {
 	line = append(line, " ["...)
 	line = strconv.AppendInt(line, int64(c.ctx.DBID), 10)
 	line = append(line, ' ')
-	line = append(line, c.conn.RemoteAddr().String()...)
+	if c.unix() { // Redis writes "unix:<path>" for these
+		line = append(line, "unix:"...)
+		line = append(line, c.conn.LocalAddr().String()...)
+	} else {
+		line = append(line, c.conn.RemoteAddr().String()...)
+	}
 	line = append(line, ']')
 	redactFrom := redacted(cmd, args)
 	for i, a := range args {

@@ -113,7 +113,7 @@ func (p *subscriber) checkLocked() bool {
 	if limit := s.Config().PubSubOutputLimit; int64(len(p.buf)+len(p.held)) > limit && (p.c.subscribed() || p.c.monitoring.Load()) {
 		p.dead = true
 		s.stats.obufLimitDisconnections.Add(1)
-		s.logf("warning", "Client id=%d addr=%v closed for overcoming of output buffer limits (pubsub, %d bytes).", p.c.id, p.c.conn.RemoteAddr(), limit)
+		s.logf("warning", "Client id=%d addr=%v closed for overcoming of output buffer limits (pubsub, %d bytes).", p.c.id, p.c.addr(), limit)
 		p.c.closeConn()
 		return false
 	}

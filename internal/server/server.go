@@ -158,6 +158,12 @@ func (s *Server) Listen() error {
 		}
 		s.listeners = append(s.listeners, l)
 	}
+	if cfg.UnixSocket != "" {
+		if err := s.listenUnix(cfg.UnixSocket, os.FileMode(cfg.UnixSocketPerm)); err != nil {
+			s.closeListeners()
+			return err
+		}
+	}
 	if len(s.listeners) == 0 {
 		return errors.New("no address to listen on")
 	}
@@ -224,6 +230,12 @@ func (s *Server) accept(l net.Listener) error {
 		}
 		pause = 0
 		s.stats.connections.Add(1)
+		if s.refusedByProtectedMode(conn) {
+			s.stats.refused.Add(1)
+			io.WriteString(conn, errProtectedMode)
+			conn.Close()
+			continue
+		}
 		if tc, ok := conn.(*net.TCPConn); ok {
 			tc.SetNoDelay(true)
 			if ka := s.Config().TCPKeepAlive; ka > 0 {

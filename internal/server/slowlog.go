@@ -80,7 +80,7 @@ func (c *client) recordSlow(cmd *command.Cmd, args [][]byte, d int64) {
 		return
 	}
 	n := min(len(args), slowMaxArgs)
-	e := slowEntry{at: time.Now().Unix(), us: us, args: make([][]byte, n), addr: c.conn.RemoteAddr().String()}
+	e := slowEntry{at: time.Now().Unix(), us: us, args: make([][]byte, n), addr: c.addr()}
 	for i := range n {
 		a := args[i]
 		switch {
