@@ -29,8 +29,8 @@ func TestConfigGet(t *testing.T) {
 	s := start(t)
 	r := s.raw(t)
 	all := pairs(t, r.do("CONFIG", "GET", "*"))
-	if len(all) != len(config.Params) {
-		t.Fatalf("CONFIG GET * has %d settings, the table %d", len(all), len(config.Params))
+	if len(all) != len(config.Visible()) {
+		t.Fatalf("CONFIG GET * has %d settings, the table %d", len(all), len(config.Visible()))
 	}
 	for k, v := range map[string]string{
 		"maxclients": "10000", "databases": "16", "timeout": "0", "hz": "10", "requirepass": "",
@@ -41,7 +41,8 @@ func TestConfigGet(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, all[k], v)
 		}
 	}
-	if got := pairs(t, r.do("CONFIG", "GET", "maxmemory*")); len(got) != 3 || got["maxmemory"] != "0" || got["maxmemory-policy"] != "noeviction" || got["maxmemory-samples"] != "5" {
+	if got := pairs(t, r.do("CONFIG", "GET", "maxmemory*")); len(got) != 5 || got["maxmemory"] != "0" || got["maxmemory-policy"] != "noeviction" || got["maxmemory-samples"] != "5" ||
+		got["maxmemory-clients"] != "0" || got["maxmemory-eviction-tenacity"] != "10" {
 		t.Errorf("maxmemory*: %v", got)
 	}
 	if got := pairs(t, r.do("CONFIG", "GET", "PROTO-MAX-*-LEN")); len(got) != 3 {

@@ -77,6 +77,8 @@ type Config struct {
 	saveGiven, dirGiven   bool // for the default save rules, see FromArgs
 
 	File string // absolute path of the configuration file, if any (INFO config_file)
+
+	redis redisValues // Redis's other parameters, by slot (redisparams.go)
 }
 
 // MaxDatabases bounds "databases": every database preallocates its 1024
@@ -122,6 +124,8 @@ func Default() *Config {
 		EnableDebugCmd:         "no",
 		EnableModuleCmd:        "no",
 		EnableProtectedConfigs: "no",
+
+		redis: redisDefaults(),
 	}
 }
 
@@ -219,6 +223,9 @@ func numParam[T int | int64](name string, memory bool, min, max int64, field fun
 			if err != nil {
 				return err
 			}
+			if n == -1 && memory && name == "maxmemory" {
+				n = math.MaxInt64 // Redis's goes to 2^64-1, HotKV's to 2^63-1
+			}
 			if n < min || n > max {
 				return errRange(min, max)
 			}
@@ -230,11 +237,14 @@ func numParam[T int | int64](name string, memory bool, min, max int64, field fun
 
 func parseNumber(s string, memory bool) (int64, error) {
 	if memory {
-		n, err := ParseMemory(s)
-		if err != nil {
+		u, ok := memtoull(s) // Redis's parser (redisparams.go)
+		if !ok {
 			return 0, errNotMemory
 		}
-		return n, nil
+		if u > math.MaxInt64 {
+			return -1, nil // out of every memory setting's range, as in Redis
+		}
+		return int64(u), nil
 	}
 	n, ok := parseStrictInt(s)
 	if !ok {
@@ -298,8 +308,8 @@ var Params = []*Param{
 	immutable(stringParam("aclfile", true, func(c *Config) *string { return &c.ACLFile })),
 	numParam("acllog-max-len", false, 0, math.MaxInt64, func(c *Config) *int64 { return &c.ACLLogMaxLen }),
 	boolParam("aof-load-truncated", false, func(c *Config) *bool { return &c.AOFLoadTruncated }),
-	immutable(stringParam("appenddirname", true, func(c *Config) *string { return &c.AppendDirname })),
-	immutable(stringParam("appendfilename", true, func(c *Config) *string { return &c.AppendFilename })),
+	immutable(baseName(stringParam("appenddirname", true, func(c *Config) *string { return &c.AppendDirname }), "dirname", false)),
+	immutable(baseName(stringParam("appendfilename", true, func(c *Config) *string { return &c.AppendFilename }), "filename", false)),
 	{Name: "appendfsync",
 		Get: func(c *Config) string { return c.AppendFsync },
 		Set: func(c *Config, v []string) error {
@@ -308,7 +318,7 @@ var Params = []*Param{
 				c.AppendFsync = l
 				return nil
 			}
-			return errors.New("argument(s) must be one of the following: always, everysec, no")
+			return errors.New("argument(s) must be one of the following: everysec, always, no") // Redis's order
 		}},
 	boolParam("appendonly", true, func(c *Config) *bool { return &c.AppendOnly }),
 	numParam("auto-aof-rewrite-min-size", true, 0, math.MaxInt64, func(c *Config) *int64 { return &c.AutoAOFRewriteMinSize }),
@@ -320,7 +330,7 @@ var Params = []*Param{
 	numParam("client-query-buffer-limit", true, 1<<20, math.MaxInt64, func(c *Config) *int64 { return &c.ClientQueryBufferLimit }),
 	immutable(numParam("databases", false, 1, MaxDatabases, func(c *Config) *int { return &c.Databases })),
 	boolParam("daemonize", true, func(c *Config) *bool { return &c.Daemonize }),
-	protected(stringParam("dbfilename", false, func(c *Config) *string { return &c.DBFilename })),
+	protected(baseName(stringParam("dbfilename", false, func(c *Config) *string { return &c.DBFilename }), "filename", true)),
 	protected(stringParam("dir", true, func(c *Config) *string { return &c.Dir })),
 	enumParam("enable-debug-command", true, protectedAction, func(c *Config) *string { return &c.EnableDebugCmd }),
 	enumParam("enable-module-command", true, protectedAction, func(c *Config) *string { return &c.EnableModuleCmd }),
@@ -427,7 +437,7 @@ func Lookup(name string) *Param {
 			return p
 		}
 	}
-	return nil
+	return redisLookup(name)
 }
 
 // parseStrictInt parses as Redis's string2ll: optional '-', digits, no
@@ -535,8 +545,14 @@ func Parse(c *Config, text string) error {
 // Apply sets one directive from its arguments.
 func Apply(c *Config, name string, args []string) error {
 	p := Lookup(name)
-	if p == nil || len(args) == 0 || (!p.Multi && len(args) != 1) {
+	if p == nil {
+		if isDeprecated(name, args) { // read and ignored, as in Redis
+			return nil
+		}
 		return errors.New("Bad directive or wrong number of arguments")
+	}
+	if (len(args) == 0 && specOf[p] == nil) || (!p.Multi && len(args) != 1) {
+		return errors.New("wrong number of arguments") // Redis's words for a known directive
 	}
 	return p.Set(c, args)
 }
@@ -545,7 +561,7 @@ func Apply(c *Config, name string, args []string) error {
 // back to the same values.
 func (c *Config) Text() string {
 	var b strings.Builder
-	for _, p := range Params {
+	for _, p := range allParams() {
 		b.WriteString(p.Name)
 		vals := []string{p.Get(c)}
 		if p.Multi {

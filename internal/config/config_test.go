@@ -46,8 +46,8 @@ func TestParseErrors(t *testing.T) {
 		msg  string
 	}{
 		{"port 1\nnosuch 1\n", 2, "Bad directive or wrong number of arguments"},
-		{"port\n", 1, "Bad directive or wrong number of arguments"},
-		{"port 1 2\n", 1, "Bad directive or wrong number of arguments"},
+		{"port\n", 1, "wrong number of arguments"}, // Redis's words for a known directive
+		{"port 1 2\n", 1, "wrong number of arguments"},
 		{"\n\nport abc\n", 3, "argument couldn't be parsed into an integer"},
 		{"port 70000\n", 1, "argument must be between 0 and 65535 inclusive"},
 		{"maxmemory 1t\n", 1, "argument must be a memory value"},
@@ -56,6 +56,10 @@ func TestParseErrors(t *testing.T) {
 		{"loglevel loud\n", 1, "argument(s) must be one of the following: debug, verbose, notice, warning, nothing"},
 		{`requirepass "open`, 1, "Unbalanced quotes in configuration line"},
 		{"client-query-buffer-limit 1000\n", 1, "argument must be between 1048576 and 9223372036854775807 inclusive"},
+		{"client-query-buffer-limit 99999999999999999999\n", 1, "argument must be between 1048576 and 9223372036854775807 inclusive"},
+		{"dbfilename a/b.rdb\n", 1, "dbfilename can't be a path, just a filename"},
+		{"appendfilename ''\n", 1, "appendfilename can't be empty"},
+		{`appenddirname "a\\b"` + "\n", 1, "appenddirname can't be a path, just a dirname"},
 	} {
 		err := Parse(Default(), tc.text)
 		var fe *FileError

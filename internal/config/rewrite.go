@@ -20,7 +20,11 @@ import (
 // lines as it has values); the old lines left over are blanked; directives
 // not in the file are appended after a Signature line when their value is
 // not the default (or when Redis always writes them: save, dir,
-// latency-tracking-info-percentiles, a non-empty requirepass, users).
+// latency-tracking-info-percentiles, a non-empty requirepass, users). A line
+// naming an alias (slaveof) is rewritten under its parameter's name
+// (replicaof); Redis's parameters with a rewrite of their own (one line per
+// client-output-buffer-limit class, none for replicaof no one, none for an
+// empty string Redis keeps as NULL) follow redisparams.go.
 
 // Signature is the comment line put before the first appended directive; a
 // file that already has it gets no second one.
@@ -50,7 +54,18 @@ func Rewrite(old string, c *Config, users []string) string {
 		}
 	}
 	def := Default()
-	for _, p := range Params {
+	for _, p := range allParams() {
+		if s := specOf[p]; s != nil && (s.lines != nil || s.emptyNull && p.Get(c) == "") {
+			// Redis's special rewrites (one line per client class, none for
+			// replicaof no one), and a NULL string: no line at all
+			if s.lines != nil {
+				for _, l := range s.lines(c) {
+					st.rewrite(p.Name, l.text, l.force)
+				}
+			}
+			st.processed[p.Name] = true
+			continue
+		}
 		vals := paramValues(p, c)
 		isDefault := strings.Join(vals, "\x00") == strings.Join(paramValues(p, def), "\x00")
 		force := !isDefault
@@ -143,9 +158,13 @@ func (st *rewriteState) read(line string) {
 		return
 	}
 	name := strings.ToLower(string(args[0]))
-	if name != "user" && Lookup(name) == nil {
-		st.lines = append(st.lines, "# ??? "+line)
-		return
+	if name != "user" {
+		p := Lookup(name)
+		if p == nil {
+			st.lines = append(st.lines, "# ??? "+line)
+			return
+		}
+		name = canonicalName(p) // an alias's line is rewritten under the parameter's name
 	}
 	st.unused[name] = append(st.unused[name], len(st.lines))
 	st.lines = append(st.lines, line)

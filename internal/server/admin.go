@@ -12,6 +12,7 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/glob"
+	"github.com/hotkv/hotkv/internal/value/hll"
 )
 
 // Server commands: CONFIG, TIME, LASTSAVE, SHUTDOWN, DEBUG.
@@ -31,7 +32,7 @@ func configGet(x *command.Ctx) {
 			}
 			continue
 		}
-		for _, p := range config.Params {
+		for _, p := range config.Visible() {
 			if !seen[p] && glob.Match(pat, []byte(p.Name), true) {
 				seen[p] = true
 				pairs = append(pairs, [2]string{p.Name, p.Get(cfg)})
@@ -102,7 +103,14 @@ func configSet(x *command.Ctx) {
 	s.applyMemoryConfig(next)
 	s.ks.Events.Set(next.NotifyKeyspaceEvents)
 	s.slow.configure(next)
+	applyRedisParams(next)
 	x.W.OK()
+}
+
+// applyRedisParams makes the process-wide Redis parameters of cfg take
+// effect (hll-sparse-max-bytes), at start-up and after CONFIG SET.
+func applyRedisParams(cfg *config.Config) {
+	hll.SetSparseMaxBytes(cfg.HLLSparseMaxBytes())
 }
 
 // configRewrite is CONFIG REWRITE: the configuration file the server was

@@ -114,6 +114,7 @@ func New(cfg *config.Config) *Server {
 	s.slow.configure(cfg)
 	s.ev = newEvictor()
 	s.applyMemoryConfig(cfg)
+	applyRedisParams(cfg)
 	s.activeExpire.Store(true)
 	s.lastSave.Store(s.started.Unix())
 	s.persist.lastOK.Store(true)

@@ -109,7 +109,8 @@ func (c *client) recordSlow(cmd *command.Cmd, args [][]byte, d int64) {
 }
 
 // slowRedacted reports whether args[i] is a credential: AUTH's arguments,
-// HELLO's AUTH username and password, CONFIG SET requirepass's value,
+// HELLO's AUTH username and password, the value CONFIG SET gives
+// requirepass, masterauth, masteruser or a TLS key password (config.Sensitive),
 // ACL SETUSER's rules (passwords among them).
 func slowRedacted(cmd *command.Cmd, args [][]byte, i int) bool {
 	switch cmd.Name {
@@ -122,7 +123,7 @@ func slowRedacted(cmd *command.Cmd, args [][]byte, i int) bool {
 			}
 		}
 	case "config|set":
-		return i >= 3 && i%2 == 1 && command.Is(args[i-1], "requirepass")
+		return i >= 3 && i%2 == 1 && config.Sensitive(string(args[i-1])) // requirepass, masterauth...
 	case "acl|setuser":
 		return i >= 3
 	}

@@ -81,7 +81,7 @@ func SelfTest() error {
 		if j != checkpoint {
 			continue
 		}
-		if j < sparseMaxLen/2 && IsDense(sparse) {
+		if j < uint64(sparseMaxBytes.Load()/2) && IsDense(sparse) {
 			return fmt.Errorf("TESTFAILED sparse encoding not used")
 		}
 		n, _, err := Count(dense)

@@ -10,24 +10,34 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"sync/atomic"
 )
 
 const (
-	p            = 14
-	q            = 64 - p
-	Registers    = 1 << p
-	regMax       = 63
-	hdrSize      = 16
-	denseSize    = hdrSize + (Registers*6+7)/8
-	encDense     = 0
-	encSparse    = 1
-	sparseMaxLen = 3000 // hll-sparse-max-bytes
+	p         = 14
+	q         = 64 - p
+	Registers = 1 << p
+	regMax    = 63
+	hdrSize   = 16
+	denseSize = hdrSize + (Registers*6+7)/8
+	encDense  = 0
+	encSparse = 1
 
 	zeroMaxLen  = 64
 	xzeroMaxLen = 16384
 	valMaxValue = 32
 	valMaxLen   = 4
 )
+
+// sparseMaxBytes is hll-sparse-max-bytes: a sparse HLL that would grow
+// past it (header included) becomes dense, as in Redis. The server sets it
+// from its configuration; it is process-wide, as in Redis.
+var sparseMaxBytes atomic.Int64
+
+func init() { sparseMaxBytes.Store(3000) }
+
+// SetSparseMaxBytes sets hll-sparse-max-bytes (0 to 2^63-1).
+func SetSparseMaxBytes(n int64) { sparseMaxBytes.Store(n) }
 
 // ErrCorrupt is a value with the HLL header whose registers do not decode.
 var ErrCorrupt = errors.New("INVALIDOBJ Corrupted HLL object detected")
@@ -260,7 +270,7 @@ func sparseSet(b *[]byte, index int, count uint8) (bool, error) {
 			oldlen = 2
 		}
 		delta := len(seq) - oldlen
-		if delta > 0 && len(s)+delta > sparseMaxLen {
+		if delta > 0 && int64(len(s)+delta) > sparseMaxBytes.Load() {
 			return promoteAndSet(b, index, count)
 		}
 		ns := make([]byte, 0, len(s)+delta)
