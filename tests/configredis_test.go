@@ -74,11 +74,12 @@ func TestConfigRedisParams(t *testing.T) {
 		{[]string{"SLAVEOF", "no one"}, fail("SLAVEOF", "can't set immutable config")},
 		{[]string{"cluster-enabled", "no"}, fail("cluster-enabled", "can't set immutable config")},
 		{[]string{"io-threads", "4"}, fail("io-threads", "can't set immutable config")},
-		{[]string{"tls-port", "6380"}, fail("tls-port", "HotKV does not support TLS: tls-port must be 0")},
-		{[]string{"tls-replication", "yes"}, fail("tls-replication", "HotKV does not support TLS: tls-replication must be no")},
+		{[]string{"tls-port", "6380"}, fail("tls-port", "can't set immutable config")},
+		{[]string{"tls-replication", "yes"}, fail("tls-replication", "HotKV does not support TLS for replication: tls-replication must be no")},
 		{[]string{"min-slaves-to-write", "1"}, fail("min-slaves-to-write", "HotKV does not support replication: min-slaves-to-write must be 0")},
 		{[]string{"maxmemory-clients", "10%"}, fail("maxmemory-clients", "HotKV does not support client eviction: maxmemory-clients must be 0")},
-		{[]string{"hz", "20", "tls-port", "1"}, fail("tls-port", "HotKV does not support TLS: tls-port must be 0")},
+		{[]string{"hz", "20", "cluster-enabled", "yes"}, fail("cluster-enabled", "can't set immutable config")},
+		{[]string{"hz", "20", "min-replicas-to-write", "1"}, fail("min-replicas-to-write", "HotKV does not support replication: min-replicas-to-write must be 0")},
 		{[]string{"active-defrag-cycle-max", "100"}, fail("active-defrag-cycle-max", "argument must be between 1 and 99 inclusive")},
 	} {
 		if got := r.do(append([]string{"CONFIG", "SET"}, tc.args...)...); got != tc.want {
@@ -181,6 +182,7 @@ func TestDifferentialConfigSet(t *testing.T) {
 	rr := redisSrv.raw(t)
 	skip := map[string]string{
 		"port":               "HotKV cannot change its port at run time (docs/configuration.md)",
+		"tls-port":           "HotKV cannot change its TLS port at run time either",
 		"bind":               "HotKV cannot change its addresses at run time",
 		"dir":                "immutable in HotKV; Redis refuses it as a protected config",
 		"appendonly":         "HotKV cannot switch the log at run time (docs/persistence.md)",
@@ -404,7 +406,7 @@ func redisDirectivesDoc() string {
 	section(config.Honoured, "Honoured", "HotKV does with these what Redis does.")
 	section(config.Refused, "Refused when they would turn a missing feature on",
 		"Accepted at the values where the feature is off; any other value is an error naming the directive "+
-			"(`HotKV does not support TLS: tls-port must be 0`), at start-up as a configuration file error and from "+
+			"(`HotKV does not support cluster mode: cluster-enabled must be no`), at start-up as a configuration file error and from "+
 			"CONFIG SET, since ignoring it would leave the server without something it was asked for.")
 	section(config.NotHonoured, "Accepted, not honoured yet",
 		"Stored and shown as set, but HotKV behaves as at Redis's default (or as said).")

@@ -114,7 +114,9 @@ const (
 	whyOOM         = "HotKV does not change its Linux OOM score (and has no child processes to rank)"
 	whyReplication = "HotKV has no replication (replicaof and min-replicas-to-write are refused), so nothing reads this"
 	whyCluster     = "HotKV has no cluster mode (cluster-enabled yes is refused), so nothing reads this"
-	whyTLS         = "HotKV has no TLS (tls-port, tls-replication and tls-cluster are refused), so nothing reads this"
+	whyTLSUsed     = "read by the TLS listener (docs/configuration.md#tls); CONFIG SET applies to the next connection, or is refused if the new settings do not load"
+	whyTLSClient   = "the certificate Redis presents when it connects out (replication, cluster); HotKV makes no TLS connections of its own"
+	whyTLSTickets  = "Go resumes TLS sessions with tickets, which keep no server-side cache to size or expire"
 	whySyslog      = "HotKV does not log to syslog (syslog-enabled yes is refused), so nothing reads this"
 	whyEncoding    = "HotKV reports (OBJECT ENCODING, SCAN order) the encoding Redis would use at Redis's default thresholds whatever this says"
 	whyStreamNode  = "XINFO STREAM's radix-tree-keys/nodes count nodes of Redis's default size (100 entries, 4kb) whatever this says"
@@ -264,26 +266,29 @@ var redisSpecs = [...]redisSpec{
 		enum: []string{"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"}, why: whySyslog},
 	{name: "syslog-ident", kind: kString, def: "redis", immutable: true, why: whySyslog},
 	{name: "tcp-backlog", kind: kInt, def: "511", min: 0, max: math.MaxInt32, immutable: true, why: "Go's listeners take the kernel's somaxconn as their backlog"},
-	{name: "tls-auth-clients", kind: kEnum, def: "yes", enum: []string{"no", "yes", "optional"}, why: whyTLS},
-	{name: "tls-ca-cert-dir", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-ca-cert-file", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-cert-file", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-ciphers", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-ciphersuites", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-client-cert-file", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-client-key-file", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-client-key-file-pass", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-cluster", accepts: "no", kind: kBool, def: "no", effect: Refused, check: refuseUnless("TLS", "no", "no"), why: "HotKV has no TLS (and no cluster bus)"},
-	{name: "tls-dh-params-file", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-key-file", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-key-file-pass", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-port", accepts: "0", kind: kInt, def: "0", min: 0, max: 65535, effect: Refused, check: refuseUnless("TLS", "0", "0"), why: "HotKV has no TLS"},
-	{name: "tls-prefer-server-ciphers", kind: kBool, def: "no", why: whyTLS},
-	{name: "tls-protocols", kind: kString, def: "", emptyNull: true, why: whyTLS},
-	{name: "tls-replication", accepts: "no", kind: kBool, def: "no", effect: Refused, check: refuseUnless("TLS", "no", "no"), why: "HotKV has no TLS (and no replication)"},
-	{name: "tls-session-cache-size", kind: kInt, def: "20480", min: 0, max: math.MaxInt32, why: whyTLS},
-	{name: "tls-session-cache-timeout", kind: kInt, def: "300", min: 0, max: math.MaxInt32, why: whyTLS},
-	{name: "tls-session-caching", kind: kBool, def: "yes", why: whyTLS},
+	{name: "tls-auth-clients", kind: kEnum, def: "yes", enum: []string{"no", "yes", "optional"}, effect: Honoured, why: whyTLSUsed},
+	{name: "tls-ca-cert-dir", kind: kString, def: "", emptyNull: true, effect: Honoured, why: whyTLSUsed},
+	{name: "tls-ca-cert-file", kind: kString, def: "", emptyNull: true, effect: Honoured, why: whyTLSUsed},
+	{name: "tls-cert-file", kind: kString, def: "", emptyNull: true, effect: Honoured, why: whyTLSUsed},
+	{name: "tls-ciphers", kind: kString, def: "", emptyNull: true, effect: Honoured,
+		why: "the TLS 1.2 cipher suites, by OpenSSL or IANA name, colon-separated; OpenSSL cipher expressions (DEFAULT, HIGH, !aNULL) are refused at start-up"},
+	{name: "tls-ciphersuites", kind: kString, def: "", emptyNull: true, effect: Honoured,
+		why: "Go's TLS 1.3 suites are fixed: only the full list of the three (TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256) or none is accepted"},
+	{name: "tls-client-cert-file", kind: kString, def: "", emptyNull: true, why: whyTLSClient},
+	{name: "tls-client-key-file", kind: kString, def: "", emptyNull: true, why: whyTLSClient},
+	{name: "tls-client-key-file-pass", kind: kString, def: "", emptyNull: true, why: whyTLSClient},
+	{name: "tls-cluster", accepts: "no", kind: kBool, def: "no", effect: Refused, check: refuseUnless("TLS on the cluster bus", "no", "no"), why: "HotKV has no cluster bus"},
+	{name: "tls-dh-params-file", kind: kString, def: "", emptyNull: true, why: "Go offers no finite-field Diffie-Hellman suites (ECDHE only), so there are no DH parameters to load"},
+	{name: "tls-key-file", kind: kString, def: "", emptyNull: true, effect: Honoured, why: whyTLSUsed},
+	{name: "tls-key-file-pass", kind: kString, def: "", emptyNull: true, effect: Honoured, why: "decrypts a key in the legacy encrypted PEM form (Proc-Type: 4,ENCRYPTED); PKCS#8 encrypted keys are refused"},
+	{name: "tls-port", kind: kInt, def: "0", min: 0, max: 65535, immutable: true, effect: Honoured,
+		why: "a TLS listener at every bind address; as port, it cannot change at run time"},
+	{name: "tls-prefer-server-ciphers", kind: kBool, def: "no", why: "Go's server chooses the suite itself (by the client's order and its hardware) and has no switch for it"},
+	{name: "tls-protocols", kind: kString, def: "", emptyNull: true, effect: Honoured, why: whyTLSUsed},
+	{name: "tls-replication", accepts: "no", kind: kBool, def: "no", effect: Refused, check: refuseUnless("TLS for replication", "no", "no"), why: "HotKV has no replication"},
+	{name: "tls-session-cache-size", kind: kInt, def: "20480", min: 0, max: math.MaxInt32, why: whyTLSTickets},
+	{name: "tls-session-cache-timeout", kind: kInt, def: "300", min: 0, max: math.MaxInt32, why: whyTLSTickets},
+	{name: "tls-session-caching", kind: kBool, def: "yes", effect: Honoured, why: "no turns off session resumption (Go's session tickets)"},
 	{name: "use-exit-on-panic", kind: kBool, def: "no", hidden: true, why: whyDebug},
 	{name: "watchdog-period", kind: kInt, def: "0", min: 0, max: math.MaxInt32, hidden: true, why: whyDebug},
 	{name: "zset-max-listpack-entries", alias: "zset-max-ziplist-entries", kind: kInt, def: "128", min: 0, max: math.MaxInt64, effect: NotHonoured, why: whyEncoding},
@@ -864,9 +869,40 @@ func RedisParams() []RedisParam {
 	return out
 }
 
+// redisValue is a parameter's value as CONFIG GET shows it.
+func (c *Config) redisValue(name string) string { return c.redis[specOf[redisByName[name]].slot] }
+
+// TLSSettings are the tls-* directives the TLS listener reads
+// (internal/server/tls.go); comparable, so that a change shows.
+type TLSSettings struct {
+	Port                                                  int
+	CertFile, KeyFile, KeyFilePass, CACertFile, CACertDir string
+	AuthClients                                           string // yes, no or optional
+	Protocols, Ciphers, CipherSuites                      string
+	SessionCaching                                        bool
+}
+
+// TLS returns the TLS settings.
+func (c *Config) TLS() TLSSettings {
+	port, _ := strconv.Atoi(c.redisValue("tls-port"))
+	return TLSSettings{
+		Port:           port,
+		CertFile:       c.redisValue("tls-cert-file"),
+		KeyFile:        c.redisValue("tls-key-file"),
+		KeyFilePass:    c.redisValue("tls-key-file-pass"),
+		CACertFile:     c.redisValue("tls-ca-cert-file"),
+		CACertDir:      c.redisValue("tls-ca-cert-dir"),
+		AuthClients:    c.redisValue("tls-auth-clients"),
+		Protocols:      c.redisValue("tls-protocols"),
+		Ciphers:        c.redisValue("tls-ciphers"),
+		CipherSuites:   c.redisValue("tls-ciphersuites"),
+		SessionCaching: c.redisValue("tls-session-caching") == "yes",
+	}
+}
+
 // HLLSparseMaxBytes is hll-sparse-max-bytes.
 func (c *Config) HLLSparseMaxBytes() int64 {
-	n, _ := strconv.ParseInt(c.redis[specOf[redisByName["hll-sparse-max-bytes"]].slot], 10, 64)
+	n, _ := strconv.ParseInt(c.redisValue("hll-sparse-max-bytes"), 10, 64)
 	return n
 }
 

@@ -95,6 +95,12 @@ func configSet(x *command.Ctx) {
 		}
 	}
 	prev := s.Config()
+	if t := next.TLS(); t != prev.TLS() {
+		if err := s.reloadTLS(t); err != nil {
+			fail(args[tlsArg(params)], "Unable to update TLS configuration: "+err.Error())
+			return
+		}
+	}
 	s.cfg.Store(next)
 	if next.RequirePass != prev.RequirePass {
 		s.setRequirePass(next.RequirePass)
@@ -105,6 +111,17 @@ func configSet(x *command.Ctx) {
 	s.slow.configure(next)
 	applyRedisParams(next)
 	x.W.OK()
+}
+
+// tlsArg is the index in CONFIG SET's arguments of the first tls-*
+// parameter set, which a refused TLS change is reported against.
+func tlsArg(params []*config.Param) int {
+	for i, p := range params {
+		if strings.HasPrefix(p.Name, "tls-") {
+			return 2 * i
+		}
+	}
+	return 0
 }
 
 // applyRedisParams makes the process-wide Redis parameters of cfg take

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"runtime/debug"
 	"sync"
@@ -158,6 +159,9 @@ func newClient(s *Server, conn net.Conn) *client {
 
 // connFD is the socket's descriptor, for CLIENT LIST's fd field.
 func connFD(conn net.Conn) int {
+	if tc, ok := conn.(*tls.Conn); ok {
+		conn = tc.NetConn()
+	}
 	sc, ok := conn.(interface {
 		SyscallConn() (syscall.RawConn, error)
 	})

@@ -6,6 +6,7 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -54,6 +55,7 @@ type Server struct {
 	mu        sync.Mutex
 	clients   map[int64]*client
 	listeners []net.Listener
+	tls       tlsState // tls-port's listener and settings (tls.go)
 	nextID    atomic.Int64
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -136,8 +138,34 @@ func (s *Server) Listen() error {
 		return err
 	}
 	cfg := s.Config()
-	port := cfg.Port
-	for _, addr := range cfg.Bind {
+	ls, err := s.listenTCP(cfg.Bind, cfg.Port)
+	if err != nil {
+		return err
+	}
+	s.listeners = append(s.listeners, ls...)
+	if cfg.TLS().Port != 0 {
+		if err := s.listenTLS(cfg); err != nil {
+			s.closeListeners()
+			return err
+		}
+	}
+	if cfg.UnixSocket != "" {
+		if err := s.listenUnix(cfg.UnixSocket, os.FileMode(cfg.UnixSocketPerm)); err != nil {
+			s.closeListeners()
+			return err
+		}
+	}
+	if len(s.listeners) == 0 {
+		return errors.New("no address to listen on")
+	}
+	return nil
+}
+
+// listenTCP listens on port at every bind address; port 0 takes the port
+// the kernel chooses for the first address.
+func (s *Server) listenTCP(bind []string, port int) ([]net.Listener, error) {
+	var ls []net.Listener
+	for _, addr := range bind {
 		optional := len(addr) > 0 && addr[0] == '-' // "-::1": skipped if unavailable, as in redis.conf
 		if optional {
 			addr = addr[1:]
@@ -151,24 +179,17 @@ func (s *Server) Listen() error {
 				s.logf("warning", "Could not create server TCP listening socket %s: %v", net.JoinHostPort(addr, strconv.Itoa(port)), err)
 				continue
 			}
-			s.closeListeners()
-			return err
+			for _, l := range ls {
+				l.Close()
+			}
+			return nil, err
 		}
 		if port == 0 { // the other addresses share the port the kernel chose
 			port = l.Addr().(*net.TCPAddr).Port
 		}
-		s.listeners = append(s.listeners, l)
+		ls = append(ls, l)
 	}
-	if cfg.UnixSocket != "" {
-		if err := s.listenUnix(cfg.UnixSocket, os.FileMode(cfg.UnixSocketPerm)); err != nil {
-			s.closeListeners()
-			return err
-		}
-	}
-	if len(s.listeners) == 0 {
-		return errors.New("no address to listen on")
-	}
-	return nil
+	return ls, nil
 }
 
 // Addr is the first listening address (useful with port 0 in tests).
@@ -237,7 +258,11 @@ func (s *Server) accept(l net.Listener) error {
 			conn.Close()
 			continue
 		}
-		if tc, ok := conn.(*net.TCPConn); ok {
+		raw := conn
+		if tc, ok := conn.(*tls.Conn); ok {
+			raw = tc.NetConn()
+		}
+		if tc, ok := raw.(*net.TCPConn); ok {
 			tc.SetNoDelay(true)
 			if ka := s.Config().TCPKeepAlive; ka > 0 {
 				tc.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: time.Duration(ka) * time.Second})
