@@ -489,7 +489,7 @@ func sha256hex(s string) string {
 // ACL CAT lists the same commands as Redis 8.0.2 for each category, except
 // where one server has commands the other lacks (docs/acl.md): vector set
 // commands, which Redis's module leaves out of every category, and
-// commands HotKV does not have (MIGRATE, replication, PFDEBUG, ...).
+// commands HotKV does not have (replication, PFDEBUG, ...).
 func TestDifferentialACLCategories(t *testing.T) {
 	redis, hot := startRedis(t), start(t)
 	members := func(s *testServer, cat string) []string {

@@ -135,7 +135,7 @@ func TestDifferentialModuleCommandList(t *testing.T) {
 func TestDifferentialNewCommandsInfo(t *testing.T) {
 	redis := startRedis(t)
 	hot := start(t)
-	names := []string{"cluster", "readonly", "readwrite", "asking", "module", "lolwut", "command"}
+	names := []string{"cluster", "readonly", "readwrite", "asking", "module", "lolwut", "command", "migrate"}
 	for _, proto := range []string{"2", "3"} {
 		h, r := hot.raw(t), redis.raw(t)
 		h.do("HELLO", proto)

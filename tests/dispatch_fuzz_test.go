@@ -18,15 +18,15 @@ import (
 // fuzzSkip are commands a fuzzer must not run against a shared server: they
 // stop it, sleep, close or pause connections, change global settings, block
 // (the blocking ones come from other command families, if present), cost
-// a full collection each (MEMORY PURGE) or half a second (PFSELFTEST), or
-// run scripts.
+// a full collection each (MEMORY PURGE) or half a second (PFSELFTEST),
+// connect to whatever host their arguments name (MIGRATE), or run scripts.
 var fuzzSkip = map[string]bool{
 	"shutdown": true, "debug": true, "quit": true, "monitor": true, "sync": true, "psync": true,
 	"config|set": true, "client|kill": true, "client|pause": true, "client|reply": true,
 	"blpop": true, "brpop": true, "brpoplpush": true, "blmove": true, "blmpop": true, "bzpopmin": true,
 	"bzpopmax": true, "bzmpop": true, "xread": true, "xreadgroup": true, "wait": true, "waitaof": true,
 	"save": true, "bgsave": true, "bgrewriteaof": true, "failover": true, "replicaof": true, "slaveof": true,
-	"memory|purge": true, "pfselftest": true,
+	"memory|purge": true, "pfselftest": true, "migrate": true,
 	// Scripts are code: a loop that never ends would stall the shared server.
 	"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true,
 }

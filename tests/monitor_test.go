@@ -28,6 +28,7 @@ var monitorScript = []struct {
 	{[]string{"GET"}, false},                         // wrong arity
 	{[]string{"AUTH", "secret"}, true},               // an error, its password redacted
 	{[]string{"HELLO", "2", "AUTH", "default", "secret"}, true},
+	{[]string{"MIGRATE", "127.0.0.1", "1", "", "0", "10", "AUTH", "pw", "COPY", "AUTH2", "u", "p2", "KEYS", "auth", "nokey"}, true}, // NOKEY
 	{[]string{"SELECT", "3"}, true},
 	{[]string{"INCR", "n"}, true},
 	{[]string{"MULTI"}, true},
@@ -87,6 +88,7 @@ func TestMonitorLines(t *testing.T) {
 		`[0] "SET" "k" "a b\n\"q\"\\\x00\xff"`,
 		`[0] "AUTH" "(redacted)"`,
 		`[0] "HELLO" "2" "AUTH" "(redacted)" "(redacted)"`,
+		`[0] "MIGRATE" "127.0.0.1" "1" "" "0" "10" "AUTH" "(redacted)" "COPY" "AUTH2" "(redacted)" "(redacted)" "KEYS" "auth" "nokey"`,
 		`[3] "INCR" "n"`,
 		`[3] "SADD" "s" "m"`,
 	} {

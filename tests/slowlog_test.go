@@ -28,13 +28,17 @@ func TestSlowlog(t *testing.T) {
 			r.do(append([]string{"RPUSH", "slowlist"}, many...)...)
 			r.do("AUTH", "nosuchpass")
 			r.do("HELLO", "2", "AUTH", "default", "secret", "SETNAME", "slow-test")
+			r.do("MIGRATE", "127.0.0.1", "1", "", "0", "10", "AUTH", "pw", "AUTH2", "u", "p2", "KEYS", "nokey")
+			r.do("MIGRATE", "127.0.0.1", "1", "k", "0", "10", "FOO", "AUTH", "pw") // refused before its AUTH
 			r.do("CONFIG", "SET", "requirepass", "")
 			entries, ok := r.do("SLOWLOG", "GET", "-1").([]any)
-			if !ok || len(entries) < 6 {
+			if !ok || len(entries) < 8 {
 				t.Fatalf("SLOWLOG GET -1: %#v", entries)
 			}
 			wantArgs := [][]string{
 				{"CONFIG", "SET", "requirepass", "(redacted)"},
+				{"MIGRATE", "127.0.0.1", "1", "k", "0", "10", "FOO", "AUTH", "pw"},
+				{"MIGRATE", "127.0.0.1", "1", "", "0", "10", "AUTH", "(redacted)", "AUTH2", "(redacted)", "(redacted)", "KEYS", "nokey"},
 				{"HELLO", "2", "AUTH", "(redacted)", "(redacted)", "SETNAME", "slow-test"},
 				{"AUTH", "(redacted)"},
 				append(append([]string{"RPUSH", "slowlist"}, many[:29]...), "... (11 more arguments)"),

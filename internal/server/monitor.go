@@ -15,10 +15,10 @@ import (
 //	+1339518083.107412 [0 127.0.0.1:60866] "set" "x" "6"
 //
 // Like Redis it leaves out administrative commands (CONFIG, SHUTDOWN, ...)
-// and commands refused before running, and shows AUTH's and HELLO's
-// credentials as "(redacted)". A monitor's lines go through its push queue
-// (the subscriber of pub/sub), so a slow monitor never blocks the commands it
-// watches; past pubsub-output-buffer-limit it is disconnected.
+// and commands refused before running, and shows credentials (AUTH's,
+// HELLO's, MIGRATE's) as "(redacted)". A monitor's lines go through its
+// push queue (the subscriber of pub/sub), so a slow monitor never blocks the
+// commands it watches; past pubsub-output-buffer-limit it is disconnected.
 type monitors struct {
 	mu   sync.Mutex
 	list []*client
@@ -91,10 +91,9 @@ func (c *client) feedMonitors(cmd *command.Cmd, args [][]byte) {
 		line = append(line, c.conn.RemoteAddr().String()...)
 	}
 	line = append(line, ']')
-	redactFrom := redacted(cmd, args)
 	for i, a := range args {
 		line = append(line, ' ')
-		if i >= redactFrom {
+		if isCredential(cmd, args, i) {
 			line = append(line, `"(redacted)"`...)
 			continue
 		}
@@ -111,22 +110,6 @@ func (c *client) feedMonitors(cmd *command.Cmd, args [][]byte) {
 		}
 	}
 	m.mu.Unlock()
-}
-
-// redacted returns the index of the first argument MONITOR must not show:
-// AUTH's credentials, and HELLO's after its AUTH option.
-func redacted(cmd *command.Cmd, args [][]byte) int {
-	switch cmd.Name {
-	case "auth":
-		return 1
-	case "hello":
-		for i := 2; i < len(args); i++ {
-			if command.Is(args[i], "auth") {
-				return i + 1
-			}
-		}
-	}
-	return len(args)
 }
 
 // appendRepr appends b quoted and escaped as Redis's sdscatrepr does.

@@ -33,8 +33,9 @@ func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
 		defer c.s.regMu.RUnlock()
 	}
 	c.run(cmd)
+	effects, rewritten := c.ctx.TakeEffects() // MIGRATE of no key says it logs nothing
 	if c.s.aof != nil && c.blocked == nil {
-		c.logWrite(cmd, args, mark, nil, false)
+		c.logWrite(cmd, args, mark, effects, rewritten)
 	}
 }
 

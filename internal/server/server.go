@@ -73,6 +73,7 @@ type Server struct {
 	scripts        *script.Engine // EVAL's script cache and Lua state (scripting.go)
 	slow           slowlog        // SLOWLOG (slowlog.go)
 	latency        latencyMonitor // LATENCY (latency.go)
+	migrate        migrateCache   // MIGRATE's connections to its targets (migrate.go)
 	startMem       uint64
 
 	snap atomic.Pointer[snapJob] // the snapshot being written, if any
@@ -316,6 +317,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	go func() { s.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		s.migrate.closeIdle(-1)
 		s.releaseMemoryLimit()
 		s.persistAtExit()
 		s.logf("notice", "HotKV is now ready to exit, bye bye...")
@@ -357,6 +359,7 @@ func (s *Server) cron() {
 		case now := <-t.C:
 			if keyspace.Clock.Swap(uint32(now.Unix())) != uint32(now.Unix()) { // once a second
 				s.checkSavePoints(now)
+				s.migrate.closeIdle(migrateCacheTTL)
 			}
 			tick.Calibrate()
 			s.sample(now)

@@ -86,7 +86,7 @@ func (c *client) recordSlow(cmd *command.Cmd, args [][]byte, d int64) {
 		switch {
 		case i == slowMaxArgs-1 && len(args) > slowMaxArgs:
 			a = fmt.Appendf(nil, "... (%d more arguments)", len(args)-slowMaxArgs+1)
-		case slowRedacted(cmd, args, i):
+		case isCredential(cmd, args, i):
 			a = []byte("(redacted)")
 		case len(a) > slowMaxString:
 			a = fmt.Appendf(append([]byte(nil), a[:slowMaxString]...), "... (%d more bytes)", len(a)-slowMaxString)
@@ -108,12 +108,15 @@ func (c *client) recordSlow(cmd *command.Cmd, args [][]byte, d int64) {
 	l.mu.Unlock()
 }
 
-// slowRedacted reports whether args[i] is a credential: AUTH's arguments,
-// HELLO's AUTH username and password, the value CONFIG SET gives
+// isCredential reports whether args[i] is a credential, which SLOWLOG and
+// MONITOR show as "(redacted)": AUTH's arguments, HELLO's AUTH username
+// and password, MIGRATE's AUTH and AUTH2 values, the value CONFIG SET gives
 // requirepass, masterauth, masteruser or a TLS key password (config.Sensitive),
 // ACL SETUSER's rules (passwords among them).
-func slowRedacted(cmd *command.Cmd, args [][]byte, i int) bool {
+func isCredential(cmd *command.Cmd, args [][]byte, i int) bool {
 	switch cmd.Name {
+	case "migrate":
+		return migrateCredential(args, i)
 	case "auth":
 		return i >= 1
 	case "hello":
