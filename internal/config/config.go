@@ -26,6 +26,7 @@ type Config struct {
 	ACLLogMaxLen           int64      // ACL LOG entries kept
 	ACLPubsubAll           bool       // acl-pubsub-default allchannels: new users may use every channel
 	Users                  [][]string // "user <name> <rules...>" lines of the config file, without "user"
+	Renames                []Rename   // rename-command lines, in order
 	MaxClients             int
 	ProtoMaxBulkLen        int64
 	ProtoMaxMultibulkLen   int64
@@ -500,10 +501,32 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("\n*** FATAL CONFIG FILE ERROR (HotKV) ***\nReading the configuration file, at line %d\n>>> '%s'\n%s", e.Line, e.Text, e.Msg)
 }
 
+// Rename is a rename-command line: the command named From is reached as
+// To from then on, or not at all when To is "".
+type Rename struct{ From, To string }
+
+// CheckRename validates rename-command r, given the renames before it,
+// against the command table; the server sets it (this package does not
+// know the commands). Nil accepts every rename.
+var CheckRename func(done []Rename, r Rename) error
+
+// maxIncludeDepth bounds include chains (a file including itself).
+const maxIncludeDepth = 16
+
 // Parse applies redis.conf-syntax text to c: one directive per line, arguments
 // split and unquoted as Redis does, '#' comments, unknown directives refused.
 func Parse(c *Config, text string) error {
-	savesSeen := false
+	return (&parser{c: c}).parse(text, 0)
+}
+
+// parser is one reading of a configuration and the files it includes.
+type parser struct {
+	c         *Config
+	savesSeen bool // the first save line replaces the save points, later ones add up
+}
+
+func (ps *parser) parse(text string, depth int) error {
+	c := ps.c
 	for i, line := range strings.Split(text, "\n") {
 		line = strings.Trim(line, " \t\r\n")
 		if line == "" || line[0] == '#' {
@@ -521,11 +544,29 @@ func Parse(c *Config, text string) error {
 		for j, a := range raw {
 			args[j] = string(a)
 		}
-		if strings.EqualFold(args[0], "user") { // checked when the server loads its users
+		switch {
+		case strings.EqualFold(args[0], "user"): // checked when the server loads its users
 			if len(args) < 2 {
 				return fail("Bad directive or wrong number of arguments")
 			}
 			c.Users = append(c.Users, args[1:])
+			continue
+		case strings.EqualFold(args[0], "include") && len(args) == 2:
+			if depth == maxIncludeDepth {
+				return fail(fmt.Sprintf("include nested more than %d deep", maxIncludeDepth))
+			}
+			if err := ps.include(args[1], depth+1); err != nil {
+				return err
+			}
+			continue
+		case strings.EqualFold(args[0], "rename-command") && len(args) == 3:
+			r := Rename{From: args[1], To: args[2]}
+			if CheckRename != nil {
+				if err := CheckRename(c.Renames, r); err != nil {
+					return fail(err.Error())
+				}
+			}
+			c.Renames = append(c.Renames, r)
 			continue
 		}
 		prevSave := c.Save
@@ -533,10 +574,39 @@ func Parse(c *Config, text string) error {
 			return fail(err.Error())
 		}
 		if strings.EqualFold(args[0], "save") { // as in Redis, save lines add up; save "" clears
-			if savesSeen && len(c.Save) > 0 {
+			if ps.savesSeen && len(c.Save) > 0 {
 				c.Save = slices.Concat(prevSave, c.Save)
 			}
-			savesSeen = true
+			ps.savesSeen = true
+		}
+	}
+	return nil
+}
+
+// include reads the file at path, or every file a glob pattern matches
+// (in name order), where the include line stands, as Redis 7 does.
+func (ps *parser) include(path string, depth int) error {
+	files := []string{path}
+	if strings.ContainsAny(path, "*?[") {
+		var err error
+		if files, err = filepath.Glob(path); err != nil {
+			return fmt.Errorf("Fatal error, can't open config file '%s': %v", path, err)
+		}
+	}
+	for _, f := range files {
+		var b []byte
+		fi, err := os.Stat(f)
+		if err == nil && !fi.Mode().IsRegular() { // not a device or FIFO that never ends
+			err = errors.New("not a regular file")
+		}
+		if err == nil {
+			b, err = os.ReadFile(f)
+		}
+		if err != nil {
+			return fmt.Errorf("Fatal error, can't open config file '%s': %v", f, err)
+		}
+		if err := ps.parse(string(b), depth); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -170,3 +170,41 @@ func FuzzConfig(f *testing.F) {
 		}
 	})
 }
+
+func TestInclude(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("b.conf", "timeout 2\nsave 60 1\n")
+	write("a.conf", "timeout 1\nsave 30 1\n")
+	self := write("self.conf", "include "+filepath.Join(dir, "self.conf")+"\n")
+	for _, tc := range []struct{ text, err string }{
+		{"include " + filepath.Join(dir, "*.conf"), "include nested more than 16 deep"}, // self.conf is among them
+		{"include " + self, "include nested more than 16 deep"},
+		{"include /dev/null", "Fatal error, can't open config file '/dev/null': not a regular file"},
+		{"include " + filepath.Join(dir, "nope.conf"), "Fatal error, can't open config file"},
+		{"include", "Bad directive or wrong number of arguments"},
+		{"rename-command get", "Bad directive or wrong number of arguments"},
+	} {
+		if err := Parse(Default(), tc.text); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%q: %v, want %q", tc.text, err, tc.err)
+		}
+	}
+	os.Remove(self)
+	c := Default()
+	if err := Parse(c, "timeout 9\ninclude "+filepath.Join(dir, "*.conf")+"\nsave 10 1\nrename-command get x\n"); err != nil {
+		t.Fatal(err)
+	}
+	// a.conf then b.conf, in name order; save lines add up across files.
+	if c.Timeout != 2 || len(c.Save) != 3 || c.Save[0] != (SaveRule{30, 1}) || c.Save[2] != (SaveRule{10, 1}) {
+		t.Errorf("timeout %d, save %v", c.Timeout, c.Save)
+	}
+	if len(c.Renames) != 1 || c.Renames[0] != (Rename{"get", "x"}) {
+		t.Errorf("renames %v", c.Renames)
+	}
+}

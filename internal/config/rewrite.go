@@ -158,6 +158,10 @@ func (st *rewriteState) read(line string) {
 		return
 	}
 	name := strings.ToLower(string(args[0]))
+	if name == "include" || name == "rename-command" { // kept as they are, as Redis keeps them
+		st.lines = append(st.lines, line)
+		return
+	}
 	if name != "user" {
 		p := Lookup(name)
 		if p == nil {

@@ -373,7 +373,7 @@ func aclDryRun(x *command.Ctx) {
 		return
 	}
 	args := x.Args[3:]
-	cmd := command.Lookup(args[0])
+	cmd := c.s.lookup(args[0])
 	if cmd != nil && cmd.Subs != nil && len(args) > 1 {
 		cmd = cmd.Sub(args[1])
 	}
@@ -667,7 +667,7 @@ func (c *client) FullKeyAccess(args [][]byte) bool {
 	if p.Unrestricted {
 		return true
 	}
-	cmd := command.Lookup(args[0])
+	cmd := c.s.lookup(args[0])
 	return cmd != nil && p.AllKeysFor(cmd, args, aclKeys(cmd, args))
 }
 
@@ -697,7 +697,7 @@ func (b *blocked) refused() bool {
 // MayRun is redis.acl_check_cmd for the script running on c: whether its
 // user may run args (script.Caller), with Redis's refusals of the question.
 func (c *client) MayRun(args [][]byte) (bool, string) {
-	cmd := command.Lookup(args[0])
+	cmd := c.s.lookup(args[0])
 	if cmd != nil && cmd.Subs != nil && len(args) > 1 {
 		cmd = cmd.Sub(args[1])
 	}

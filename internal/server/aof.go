@@ -591,7 +591,7 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 		if lc.DB >= len(r.s.ks.DBs) {
 			return fmt.Errorf("database %d out of range", lc.DB)
 		}
-		cmd := command.Lookup(lc.Args[0])
+		cmd := r.s.lookup(lc.Args[0])
 		if cmd != nil && cmd.Subs != nil && len(lc.Args) > 1 {
 			cmd = cmd.Sub(lc.Args[1])
 		}

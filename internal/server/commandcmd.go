@@ -123,7 +123,7 @@ func writeCommandDocs(w *resp.Writer, c *command.Cmd) {
 }
 
 func commandAll(x *command.Ctx) {
-	all := command.All()
+	all := cl(x).s.commands()
 	x.W.Array(len(all))
 	for _, c := range all {
 		writeCommandInfo(x.W, c)
@@ -131,14 +131,14 @@ func commandAll(x *command.Ctx) {
 }
 
 // resolve finds "config|get"-style or plain command names.
-func resolve(name []byte) *command.Cmd {
+func (s *Server) resolve(name []byte) *command.Cmd {
 	if i := strings.IndexByte(string(name), '|'); i > 0 {
-		if p := command.Lookup(name[:i]); p != nil {
+		if p := s.lookup(name[:i]); p != nil {
 			return p.Sub(name[i+1:])
 		}
 		return nil
 	}
-	return command.Lookup(name)
+	return s.lookup(name)
 }
 
 func commandInfo(x *command.Ctx) {
@@ -148,7 +148,7 @@ func commandInfo(x *command.Ctx) {
 	}
 	x.W.Array(len(x.Args) - 2)
 	for _, n := range x.Args[2:] {
-		if c := resolve(n); c != nil {
+		if c := cl(x).s.resolve(n); c != nil {
 			writeCommandInfo(x.W, c)
 		} else {
 			x.W.Null()
@@ -159,10 +159,10 @@ func commandInfo(x *command.Ctx) {
 func commandDocs(x *command.Ctx) {
 	var cmds []*command.Cmd
 	if len(x.Args) == 2 {
-		cmds = command.All()
+		cmds = cl(x).s.commands()
 	} else {
 		for _, n := range x.Args[2:] {
-			if c := resolve(n); c != nil {
+			if c := cl(x).s.resolve(n); c != nil {
 				cmds = append(cmds, c)
 			}
 		}
@@ -205,7 +205,7 @@ func commandList(x *command.Ctx) {
 		}
 	}
 	var names []string
-	for _, c := range command.All() {
+	for _, c := range cl(x).s.commands() {
 		for _, cc := range append([]*command.Cmd{c}, c.Subs...) {
 			if filter == nil || filter(cc) {
 				names = append(names, cc.Name)
@@ -229,7 +229,7 @@ func commandGetKeysAndFlags(x *command.Ctx) { getKeys(x, true) }
 
 func getKeys(x *command.Ctx, withFlags bool) {
 	args := x.Args[2:]
-	c := command.Lookup(args[0])
+	c := cl(x).s.lookup(args[0])
 	if c != nil && c.Subs != nil && len(args) > 1 {
 		c = c.Sub(args[1])
 	}
@@ -274,7 +274,7 @@ func init() {
 		Run:     commandAll,
 		Subs: []*command.Cmd{
 			{Name: "command|count", Arity: 2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "2.8.13", Summary: "Returns a count of commands.",
-				Run: func(x *command.Ctx) { x.W.Int(int64(len(command.All()))) }},
+				Run: func(x *command.Ctx) { x.W.Int(int64(len(cl(x).s.commands()))) }},
 			{Name: "command|info", Arity: -2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "2.8.13", Summary: "Returns information about one, multiple or all commands.",
 				Args: "[command-name [command-name ...]]", Run: commandInfo},
 			{Name: "command|docs", Arity: -2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "7.0.0", Summary: "Returns documentary information about one, multiple or all commands.",

@@ -360,7 +360,7 @@ func latencyHistogram(x *command.Ctx) {
 		}
 	} else {
 		for _, a := range x.Args[2:] {
-			cmd := lookupFullName(string(a))
+			cmd := c.s.lookupFullName(string(a))
 			if cmd == nil {
 				continue
 			}
@@ -428,9 +428,9 @@ func writeHistogram(x *command.Ctx, h *latCounts) {
 
 // lookupFullName finds a command by Redis's full name: "get", "config",
 // "config|get" (case-insensitively).
-func lookupFullName(name string) *command.Cmd {
+func (s *Server) lookupFullName(name string) *command.Cmd {
 	parent, sub, isSub := strings.Cut(name, "|")
-	cmd := command.Lookup([]byte(parent))
+	cmd := s.lookup([]byte(parent))
 	if cmd == nil || !isSub {
 		return cmd
 	}

@@ -81,7 +81,11 @@ func (c *client) parseBatch() error {
 		pos = end
 		p := parsed{args: args, end: end, idx: -1}
 		if args != nil {
-			p.cmd = command.Lookup(args[0])
+			if c.s.names == nil { // s.lookup, spelled out: it does not inline
+				p.cmd = command.Lookup(args[0])
+			} else {
+				p.cmd = c.s.names.lookup(args[0])
+			}
 		}
 		c.batch = append(c.batch, p)
 		if unauth || end == c.w || len(c.batch) == batchAhead || len(args) > batchArgMax ||

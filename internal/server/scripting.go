@@ -183,7 +183,7 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 // returns its reply in protocol proto (script.Caller).
 func (c *client) Call(args [][]byte, proto int) []byte {
 	r := &c.script
-	cmd := command.Lookup(args[0])
+	cmd := c.s.lookup(args[0])
 	if cmd != nil && cmd.Subs != nil && len(args) > 1 {
 		cmd = cmd.Sub(args[1])
 	}

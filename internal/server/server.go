@@ -55,7 +55,8 @@ type Server struct {
 	mu        sync.Mutex
 	clients   map[int64]*client
 	listeners []net.Listener
-	tls       tlsState // tls-port's listener and settings (tls.go)
+	tls       tlsState     // tls-port's listener and settings (tls.go)
+	names     commandNames // the command names rename-command left (rename.go); nil: none renamed
 	nextID    atomic.Int64
 	closed    chan struct{}
 	closeOnce sync.Once
@@ -108,6 +109,9 @@ func New(cfg *config.Config) *Server {
 		}
 	}
 	s.cfg.Store(cfg)
+	if len(cfg.Renames) > 0 {
+		s.names, _ = renamed(cfg.Renames) // checked as the configuration was read
+	}
 	s.users = acl.NewUsers(catalog())
 	s.defaultUser = s.users.Default()
 	s.ks.Events.SetPublisher(func(ch, msg []byte) { s.hub.publish(kindChannel, ch, msg) })

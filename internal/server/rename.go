@@ -1,0 +1,88 @@
+package server
+
+import (
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/config"
+)
+
+// rename-command: the names clients, scripts, the append-only log and
+// COMMAND reach commands by, when the configuration renames some or takes
+// them away. Replies still name a command by its own name (COMMAND INFO of
+// a renamed GET says "get"), as in Redis; ACL rules too use the own names.
+
+// commandNames maps the lower-case names in use to their commands; nil
+// (no rename-command) means the table's own names, looked up without it.
+type commandNames map[string]*command.Cmd
+
+func init() { config.CheckRename = checkRename }
+
+// renamed applies renames to the command table's names, as Redis's
+// configuration loading does, one after the other.
+func renamed(renames []config.Rename) (commandNames, error) {
+	names := commandNames{}
+	for _, c := range command.All() {
+		names[c.Name] = c
+	}
+	for _, r := range renames {
+		from, to := strings.ToLower(r.From), strings.ToLower(r.To)
+		cmd := names[from]
+		if cmd == nil {
+			return nil, errors.New("No such command in rename-command")
+		}
+		delete(names, from)
+		if to == "" {
+			continue
+		}
+		if names[to] != nil {
+			return nil, errors.New("Target command name already exists")
+		}
+		names[to] = cmd
+	}
+	return names, nil
+}
+
+func checkRename(done []config.Rename, r config.Rename) error {
+	_, err := renamed(append(done[:len(done):len(done)], r))
+	return err
+}
+
+// lookup is command.Lookup through the configuration's renames.
+func (s *Server) lookup(name []byte) *command.Cmd {
+	if s.names == nil {
+		return command.Lookup(name)
+	}
+	return s.names.lookup(name)
+}
+
+func (names commandNames) lookup(name []byte) *command.Cmd {
+	var buf [64]byte
+	if len(name) > len(buf) {
+		return names[strings.ToLower(string(name))]
+	}
+	low := buf[:len(name)]
+	for i, b := range name {
+		if 'A' <= b && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		low[i] = b
+	}
+	return names[string(low)]
+}
+
+// commands are the commands clients can reach, sorted by their own names
+// (COMMAND, COMMAND LIST, COMMAND COUNT).
+func (s *Server) commands() []*command.Cmd {
+	if s.names == nil {
+		return command.All()
+	}
+	out := make([]*command.Cmd, 0, len(s.names))
+	for _, c := range s.names {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
