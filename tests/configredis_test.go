@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/hotkv/hotkv/internal/config"
-	"github.com/redis/go-redis/v9"
 )
 
 // Redis 8.0.2's parameters beyond HotKV's own (internal/config/redisparams.go,
@@ -272,7 +270,6 @@ func TestDifferentialConfigRewriteRedisParams(t *testing.T) {
 	if bin == "" {
 		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
 	}
-	ctx := context.Background()
 	b, err := os.ReadFile("../internal/config/testdata/redis-8.0.2-debian-stock.conf")
 	if err != nil {
 		t.Fatal(err)
@@ -294,20 +291,7 @@ func TestDifferentialConfigRewriteRedisParams(t *testing.T) {
 		{"ignore-warnings", ""}, {"zset-max-ziplist-value", "32"}, {"busy-reply-threshold", "300"},
 	}
 	rewrite := func(addr, conf string) []string {
-		c := redis.NewClient(&redis.Options{Addr: addr})
-		defer c.Close()
-		for _, kv := range sets {
-			if err := c.ConfigSet(ctx, kv[0], kv[1]).Err(); err != nil {
-				t.Fatalf("%s: CONFIG SET %s: %v", addr, kv[0], err)
-			}
-		}
-		if err := c.Do(ctx, "CONFIG", "REWRITE").Err(); err != nil {
-			t.Fatalf("%s: %v", addr, err)
-		}
-		b, err := os.ReadFile(conf)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := setAndRewrite(t, addr, conf, sets)
 		var kept, appended []string
 		after := false
 		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {

@@ -183,7 +183,6 @@ func TestDifferentialConfigRewriteShape(t *testing.T) {
 	if bin == "" {
 		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
 	}
-	ctx := context.Background()
 	body := "# shared settings\n\n\ntimeout 5\nmaxmemory 100mb\n  tcp-keepalive 300  \nsave 900 1\n" +
 		"save 300 10\n\nsave 60 10000\ntimeout 7\nloglevel notice\nnotify-keyspace-events \"\"\n" +
 		"requirepass \"\"\nhz 10\n"
@@ -202,23 +201,7 @@ func TestDifferentialConfigRewriteShape(t *testing.T) {
 		shared[n] = true
 	}
 
-	rewrite := func(addr, conf string) string {
-		c := redis.NewClient(&redis.Options{Addr: addr})
-		defer c.Close()
-		for _, kv := range sets {
-			if err := c.ConfigSet(ctx, kv[0], kv[1]).Err(); err != nil {
-				t.Fatalf("%s: CONFIG SET %s: %v", addr, kv[0], err)
-			}
-		}
-		if err := c.Do(ctx, "CONFIG", "REWRITE").Err(); err != nil {
-			t.Fatalf("%s: %v", addr, err)
-		}
-		b, err := os.ReadFile(conf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	rewrite := func(addr, conf string) string { return setAndRewrite(t, addr, conf, sets) }
 
 	rdir := t.TempDir()
 	rconf := filepath.Join(rdir, "redis.conf")
@@ -271,4 +254,25 @@ func TestDifferentialConfigRewriteShape(t *testing.T) {
 	if !strings.Contains(got, config.Signature) || !strings.Contains(want, config.Signature) {
 		t.Fatalf("no signature:\n%s\n%s", got, want)
 	}
+}
+
+// setAndRewrite runs CONFIG SET of each pair of sets on the server at addr,
+// then CONFIG REWRITE, and returns its configuration file conf.
+func setAndRewrite(t *testing.T, addr, conf string, sets [][2]string) string {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: addr})
+	defer c.Close()
+	for _, kv := range sets {
+		if err := c.ConfigSet(context.Background(), kv[0], kv[1]).Err(); err != nil {
+			t.Fatalf("%s: CONFIG SET %s: %v", addr, kv[0], err)
+		}
+	}
+	if err := c.Do(context.Background(), "CONFIG", "REWRITE").Err(); err != nil {
+		t.Fatalf("%s: %v", addr, err)
+	}
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
