@@ -27,6 +27,8 @@
 #   INSTALLER  the peer installer            [../shared/peers/install.sh, searched upwards]
 #   HOTKV_BIN  use this hotkv binary instead of building one
 #   QUICK=1    RUNS=1 SECS=0.7 COMMANDS="set get ping" unless set explicitly
+#   TLS=1      every server serves TLS only (tls-port, a throwaway CA made with
+#              openssl, no client certificates) and the load goes through TLS
 #
 # A command a server answers with "ERR unknown command" is reported as n/a.
 # A run whose load generator used more than 85% of a core is marked "(cb NN%)":
@@ -73,6 +75,32 @@ else
 	(cd "$ROOT" && go build -o "$WORK/hotkv" ./cmd/hotkv)
 	HOTKV=$WORK/hotkv
 fi
+# TLS=1: a CA and a server certificate for 127.0.0.1, then the arguments that
+# make each server listen for TLS only and the tools connect with it.
+SRV_TLS=() CLI_TLS=()
+if [[ ${TLS:-0} == 1 ]]; then
+	command -v openssl >/dev/null || die "TLS=1 needs openssl"
+	(
+		cd "$WORK"
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=bench-ca \
+			-keyout ca.key -out ca.crt
+		openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=127.0.0.1 -keyout server.key -out server.csr
+		printf 'subjectAltName=IP:127.0.0.1\n' >ext.cnf
+		openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -extfile ext.cnf -out server.crt
+	) >/dev/null 2>&1 || die "making TLS certificates failed"
+	SRV_TLS=(--tls-cert-file "$WORK/server.crt" --tls-key-file "$WORK/server.key" --tls-ca-cert-file "$WORK/ca.crt" --tls-auth-clients no)
+	CLI_TLS=(--tls --cacert "$WORK/ca.crt")
+fi
+# listen_args port: the server arguments that listen on port (TLS only with TLS=1;
+# HotKV's --port 0 is a kernel-chosen plain port the load never uses).
+listen_args() {
+	if [[ ${TLS:-0} == 1 ]]; then
+		echo --port 0 --tls-port "$1"
+	else
+		echo --port "$1"
+	fi
+}
+
 HZ=$(getconf CLK_TCK)
 NCPU=$(nproc)
 ((NCPU >= 2)) || die "needs at least 2 cores (server and load generator on different cores)"
@@ -127,7 +155,7 @@ declare -A FILL_FIRST=([lpop]=list [rpop]=list [spop]=set)
 
 # --- servers ---------------------------------------------------------------
 
-cli() { "$CLI" -p "$1" "${@:2}"; }
+cli() { "$CLI" "${CLI_TLS[@]}" -p "$1" "${@:2}"; }
 
 start_server() { # name setting port
 	local name=$1 setting=$2 port=$3 pin=() env=()
@@ -135,16 +163,16 @@ start_server() { # name setting port
 	case $name in
 	hotkv)
 		[[ $setting == pinned ]] && env=(GOMAXPROCS=1)
-		env "${env[@]}" "${pin[@]}" "$HOTKV" --port "$port" --loglevel warning >"$WORK/$name.log" 2>&1 &
+		env "${env[@]}" "${pin[@]}" "$HOTKV" $(listen_args "$port") "${SRV_TLS[@]}" --loglevel warning >"$WORK/$name.log" 2>&1 &
 		;;
 	redis)
-		"${pin[@]}" "$BIN/redis8-server" --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+		"${pin[@]}" "$BIN/redis8-server" $(listen_args "$port") "${SRV_TLS[@]}" --bind 127.0.0.1 --save '' --appendonly no \
 			--loglevel warning >"$WORK/$name.log" 2>&1 &
 		;;
 	valkey)
 		local io=()
 		[[ $setting == free ]] && io=(--io-threads 2)
-		"${pin[@]}" "$BIN/valkey-server" --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+		"${pin[@]}" "$BIN/valkey-server" $(listen_args "$port") "${SRV_TLS[@]}" --bind 127.0.0.1 --save '' --appendonly no \
 			"${io[@]}" --loglevel warning >"$WORK/$name.log" 2>&1 &
 		;;
 	*) die "unknown server $name" ;;
@@ -185,7 +213,7 @@ bench() {
 	local args=(${CMD[$cmd]}) t0 t1 tf=$WORK/time out=$WORK/bench.out
 	t0=$(cpu_ticks "$SERVER_PID")
 	TIMEFORMAT='%3U %3S %3R'
-	{ time "${pin[@]}" "$BENCH" -p "$port" -c "$CLIENTS" -P "$p" -n "$n" -r "$KEYSPACE" \
+	{ time "${pin[@]}" "$BENCH" "${CLI_TLS[@]}" -p "$port" -c "$CLIENTS" -P "$p" -n "$n" -r "$KEYSPACE" \
 		--threads "$THREADS" -q --csv "${args[@]}" >"$out" 2>&1; } 2>"$tf"
 	t1=$(cpu_ticks "$SERVER_PID")
 	local u s r rps
@@ -201,7 +229,7 @@ preload_keys() { # port
 	local have
 	have=$(cli "$1" dbsize)
 	((have >= KEYSPACE * 9 / 10)) && return 0
-	"$BENCH" -p "$1" -c "$CLIENTS" -P 16 -n $((KEYSPACE * 3)) -r "$KEYSPACE" -q SET "$K" "$VAL" >/dev/null 2>&1
+	"$BENCH" "${CLI_TLS[@]}" -p "$1" -c "$CLIENTS" -P 16 -n $((KEYSPACE * 3)) -r "$KEYSPACE" -q SET "$K" "$VAL" >/dev/null 2>&1
 }
 
 median() { printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
@@ -238,7 +266,7 @@ fill() { # port list|set n: a fresh mylist or myset with n + 10000 elements
 		for ((i = 0; i < 100; i++)); do args+=("element:__rand_int__"); done
 	fi
 	cli "$1" del mylist myset >/dev/null
-	"$BENCH" -p "$1" -c "$CLIENTS" -P 16 -n $(($3 / 100 + 100)) -r 1000000000 -q "${args[@]}" >/dev/null 2>&1
+	"$BENCH" "${CLI_TLS[@]}" -p "$1" -c "$CLIENTS" -P 16 -n $(($3 / 100 + 100)) -r 1000000000 -q "${args[@]}" >/dev/null 2>&1
 }
 
 prepare() { # port cmd n: the state a run of n requests starts from
