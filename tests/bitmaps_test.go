@@ -33,6 +33,19 @@ func TestBitmapsAndHLL(t *testing.T) {
 		{[]string{"SET", "ones", "\xff"}, Status("OK")},
 		{[]string{"BITPOS", "ones", "0"}, int64(8)},
 		{[]string{"BITPOS", "ones", "0", "0", "-1"}, int64(-1)},
+		// BITPOS clamps two negative ends to 0 where BITCOUNT answers 0.
+		{[]string{"SET", "m", "-13"}, Status("OK")},
+		{[]string{"BITPOS", "m", "1", "-10", "-100"}, int64(2)},
+		{[]string{"BITPOS", "m", "0", "-3", "-100"}, int64(0)},
+		{[]string{"BITPOS", "m", "1", "-10", "-100", "BIT"}, int64(-1)},
+		{[]string{"BITPOS", "m", "1", "-2", "-3"}, int64(-1)},
+		{[]string{"BITCOUNT", "m", "-10", "-100"}, int64(0)},
+		{[]string{"BITCOUNT", "m", "-100", "-100"}, int64(4)},
+		// BITPOS reads the unit before the end, BITCOUNT after it.
+		{[]string{"BITPOS", "m", "0", "1", "x", "FOO"}, Err("ERR syntax error")},
+		{[]string{"BITPOS", "nokey", "0", "1", "x", "FOO"}, Err("ERR syntax error")},
+		{[]string{"BITPOS", "m", "0", "x", "1", "FOO"}, Err("ERR value is not an integer or out of range")},
+		{[]string{"BITCOUNT", "m", "0", "x", "FOO"}, Err("ERR value is not an integer or out of range")},
 		{[]string{"BITOP", "NOT", "dst", "s", "p"}, Err("ERR BITOP NOT must be called with a single source key.")},
 		{[]string{"BITOP", "XOR", "dst", "s", "s"}, int64(6)},
 		{[]string{"GET", "dst"}, "\x00\x00\x00\x00\x00\x00"},
@@ -40,6 +53,18 @@ func TestBitmapsAndHLL(t *testing.T) {
 			"OVERFLOW", "FAIL", "INCRBY", "i8", "0", "200"}, []any{int64(0), int64(9), int64(255), nil}},
 		{[]string{"BITFIELD", "f", "GET", "u64", "0"}, Err("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.")},
 		{[]string{"BITFIELD_RO", "f", "INCRBY", "u8", "0", "1"}, Err("ERR BITFIELD_RO only supports the GET subcommand")},
+		// Redis's SAT check wraps for values within the field's max of the
+		// int64 minimum: they saturate to the max.
+		{[]string{"BITFIELD", "bfs", "OVERFLOW", "SAT", "SET", "i8", "0", "-9223372036854775808", "GET", "i8", "0",
+			"SET", "i8", "0", "-9223372036854775681", "GET", "i8", "0", "SET", "i8", "0", "-9223372036854775680", "GET", "i8", "0",
+			"OVERFLOW", "FAIL", "SET", "i8", "0", "-9223372036854775808", "OVERFLOW", "WRAP", "SET", "i8", "0", "-9223372036854775808", "GET", "i8", "0"},
+			[]any{int64(0), int64(127), int64(127), int64(127), int64(127), int64(-128), nil, int64(-128), int64(0)}},
+		// Every operation is parsed before BITFIELD_RO refuses a write.
+		{[]string{"BITFIELD_RO", "f", "SET", "i16", "0", "+5"}, Err("ERR value is not an integer or out of range")},
+		{[]string{"BITFIELD_RO", "f", "SET", "i8", "0", "1", "GET", "i99", "0"}, Err("ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.")},
+		{[]string{"BITFIELD_RO", "f", "SET", "i8", "0", "1", "FOO"}, Err("ERR syntax error")},
+		{[]string{"BITFIELD_RO", "f", "SET", "i8", "0", "1", "OVERFLOW", "BAD"}, Err("ERR Invalid OVERFLOW type specified")},
+		{[]string{"BITFIELD_RO", "s", "SET", "i8", "0", "1", "GET", "u8", "0"}, Err("ERR BITFIELD_RO only supports the GET subcommand")},
 		{[]string{"PFADD", "h", "a", "b", "c"}, int64(1)},
 		{[]string{"PFADD", "h", "a"}, int64(0)},
 		{[]string{"PFCOUNT", "h"}, int64(3)},

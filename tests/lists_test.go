@@ -227,6 +227,13 @@ func TestListRangeIndexSet(t *testing.T) {
 		{"LSET l 5 x", errReply("ERR index out of range")},
 		{"LSET l -6 x", errReply("ERR index out of range")},
 		{"LSET l x x", notInt},
+		// Redis keeps only the index's low 32 bits (a C int).
+		{"LSET l 4294967297 B", okReply},
+		{"LSET l 9223372036854775807 E", okReply},
+		{"LSET l -9223372036854775808 a", okReply},
+		{"LSET l 9223372036854775802 x", errReply("ERR index out of range")},
+		{"LSET l 4294967296 x", okReply},
+		{"LRANGE l 0 -1", bulks("x", "B", "c", "d", "E")},
 		{"LSET nokey 0 x", errReply("ERR no such key")},
 		{"LSET nokey x x", errReply("ERR no such key")},
 		{"LSET s x x", wrongType},

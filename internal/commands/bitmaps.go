@@ -117,8 +117,10 @@ type bitRange struct {
 }
 
 // parseBitRange parses it; ok is false after an error reply. Redis checks the
-// arguments before the key, so callers parse first.
-func parseBitRange(x *command.Ctx, args [][]byte) (r bitRange, ok bool) {
+// arguments before the key, so callers parse first. BITCOUNT reads start,
+// end, then the unit; BITPOS (unitFirst) reads the unit before the end, so
+// "BITPOS k 0 1 x FOO" is a syntax error rather than a bad integer.
+func parseBitRange(x *command.Ctx, args [][]byte, unitFirst bool) (r bitRange, ok bool) {
 	r.end = -1
 	if len(args) >= 1 {
 		if r.start, ok = command.ParseInt(args[0]); !ok {
@@ -126,12 +128,18 @@ func parseBitRange(x *command.Ctx, args [][]byte) (r bitRange, ok bool) {
 			return r, false
 		}
 	}
-	if len(args) >= 2 {
-		if r.end, ok = command.ParseInt(args[1]); !ok {
-			x.Error(command.ErrNotInt)
-			return r, false
+	parseEnd := func() bool {
+		if len(args) >= 2 {
+			if r.end, ok = command.ParseInt(args[1]); !ok {
+				x.Error(command.ErrNotInt)
+				return false
+			}
+			r.endGiven = true
 		}
-		r.endGiven = true
+		return true
+	}
+	if !unitFirst && !parseEnd() {
+		return r, false
 	}
 	if len(args) == 3 {
 		switch {
@@ -143,17 +151,23 @@ func parseBitRange(x *command.Ctx, args [][]byte) (r bitRange, ok bool) {
 			return r, false
 		}
 	}
+	if unitFirst && !parseEnd() {
+		return r, false
+	}
 	return r, true
 }
 
 // bits converts the range, as Redis does, into inclusive bit positions of a
-// string of n bytes; empty means it selects nothing.
-func (r bitRange) bits(n int64) (first, last int64, empty bool) {
+// string of n bytes; empty means it selects nothing. For BITCOUNT (count),
+// Redis first answers 0 when both ends are negative and start > end; BITPOS
+// has no such rule and clamps both ends to 0, so "BITPOS k 1 -10 -100" looks
+// at the first byte.
+func (r bitRange) bits(n int64, count bool) (first, last int64, empty bool) {
 	start, end, total := r.start, r.end, n
 	if r.isBit {
 		total = n * 8
 	}
-	if r.endGiven && start < 0 && end < 0 && start > end {
+	if count && r.endGiven && start < 0 && end < 0 && start > end {
 		return 0, 0, true
 	}
 	if start < 0 {
@@ -180,7 +194,7 @@ func bitcount(x *command.Ctx) {
 		x.Error(command.ErrSyntax)
 		return
 	}
-	r, ok := parseBitRange(x, x.Args[2:])
+	r, ok := parseBitRange(x, x.Args[2:], false)
 	if !ok {
 		return
 	}
@@ -192,7 +206,7 @@ func bitcount(x *command.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	first, last, empty := r.bits(int64(len(e.Bytes())))
+	first, last, empty := r.bits(int64(len(e.Bytes())), true)
 	if empty {
 		x.W.Int(0)
 		return
@@ -231,7 +245,7 @@ func bitpos(x *command.Ctx) {
 		x.Error(command.ErrSyntax)
 		return
 	}
-	r, ok := parseBitRange(x, x.Args[3:])
+	r, ok := parseBitRange(x, x.Args[3:], true)
 	if !ok {
 		return
 	}
@@ -243,7 +257,7 @@ func bitpos(x *command.Ctx) {
 		x.W.Int(-b) // a missing key is an endless run of zeros
 		return
 	}
-	first, last, empty := r.bits(int64(len(e.Bytes())))
+	first, last, empty := r.bits(int64(len(e.Bytes())), false)
 	if empty {
 		x.W.Int(-1)
 		return
@@ -371,6 +385,7 @@ func parseBitfieldType(b []byte) (signed bool, width int64, ok bool) {
 
 func parseBitfield(x *command.Ctx, readOnly bool) ([]bitfieldOp, bool) {
 	var ops []bitfieldOp
+	writes := false
 	overflow := byte('w')
 	args := x.Args[2:]
 	for i := 0; i < len(args); i++ {
@@ -413,10 +428,7 @@ func parseBitfield(x *command.Ctx, readOnly bool) ([]bitfieldOp, bool) {
 		}
 		f := bitfieldOp{op: op, signed: signed, width: width, offset: off, overflow: overflow}
 		if op != 'g' {
-			if readOnly {
-				x.Error("ERR BITFIELD_RO only supports the GET subcommand")
-				return nil, false
-			}
+			writes = true
 			if f.value, ok = command.ParseInt(args[i+3]); !ok {
 				x.Error(command.ErrNotInt)
 				return nil, false
@@ -425,6 +437,12 @@ func parseBitfield(x *command.Ctx, readOnly bool) ([]bitfieldOp, bool) {
 		}
 		i += 2
 		ops = append(ops, f)
+	}
+	// As in Redis, BITFIELD_RO refuses a SET or INCRBY only once every
+	// operation parsed: a malformed one anywhere is the error reported.
+	if readOnly && writes {
+		x.Error("ERR BITFIELD_RO only supports the GET subcommand")
+		return nil, false
 	}
 	return ops, true
 }
@@ -449,6 +467,11 @@ func writeField(s []byte, off, width int64, v int64) {
 
 // fieldOverflow applies Redis's overflow rules to value+incr in a field of
 // the given width; it returns the result and whether it overflowed.
+//
+// For signed fields the checks are Redis's checkSignedBitfieldOverflow,
+// wrapping arithmetic included: its maxincr (max-value) wraps for a value
+// within max of math.MinInt64, which then counts as an overflow upwards,
+// so "OVERFLOW SAT SET i8 0 -9223372036854775808" writes 127.
 func fieldOverflow(f bitfieldOp, value, incr int64) (int64, bool) {
 	if f.signed {
 		maxv := int64(1<<63 - 1)
@@ -457,8 +480,11 @@ func fieldOverflow(f bitfieldOp, value, incr int64) (int64, bool) {
 		}
 		minv := -maxv - 1
 		sum := value + incr // wraps in two's complement, as the C code does
-		over := (incr > 0 && value > maxv-incr) || value > maxv
-		under := (incr < 0 && value < minv-incr) || value < minv
+		maxincr := int64(uint64(maxv) - uint64(value))
+		minincr := minv - value
+		narrow := f.width != 64
+		over := value > maxv || (narrow && incr > maxincr) || (value >= 0 && incr > 0 && incr > maxincr)
+		under := !over && (value < minv || (narrow && incr < minincr) || (value < 0 && incr < 0 && incr < minincr))
 		if !over && !under {
 			return sum, false
 		}

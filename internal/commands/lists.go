@@ -248,6 +248,10 @@ func lset(x *command.Ctx) {
 		x.Error(command.ErrNotInt)
 		return
 	}
+	// Redis passes the index to listTypeReplaceAtIndex as a C int: only
+	// its low 32 bits count, so 4294967297 is 1 and 9223372036854775807
+	// is -1.
+	i = int64(int32(i))
 	n := int64(l.Len())
 	if i < 0 {
 		i += n

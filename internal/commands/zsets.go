@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -134,10 +135,6 @@ pairs:
 	if !ok {
 		return
 	}
-	maxLen := 0
-	for j := 0; j < n; j++ {
-		maxLen = max(maxLen, len(args[i+2*j+1]))
-	}
 	if z == nil {
 		if xx {
 			if incr {
@@ -147,7 +144,11 @@ pairs:
 			}
 			return
 		}
-		z = zset.New(n, maxLen)
+		// Redis sizes a new set by the pair count and the first member's
+		// length only: a longer member further on converts the listpack
+		// when it is inserted, after the members before it were stored
+		// with -0 as 0.
+		z = zset.New(n, len(args[i+1]))
 		storeZSet(x, key, z)
 	} else {
 		z.Expect(n)
@@ -516,7 +517,7 @@ func zrangeGeneric(x *command.Ctx, src int, store bool, kind rangeKind, dir dire
 		}
 		var out *zset.ZSet
 		if len(members) > 0 {
-			out = zset.FromSorted(members, scores)
+			out = zset.FromRange(members, scores, s.rev)
 		}
 		storeResult(x, dst, out)
 		x.W.Int(int64(len(members)))
@@ -1222,7 +1223,8 @@ func zscan(x *command.Ctx) {
 		}
 	}
 	next := uint64(0)
-	if z.Listpack() { // Redis answers a listpack whole, in order
+	listpack := z.Listpack()
+	if listpack { // Redis answers a listpack whole, in order
 		for it := z.At(0); it.Valid(); it.Next() {
 			add(it.Member(), it.Score())
 		}
@@ -1231,13 +1233,45 @@ func zscan(x *command.Ctx) {
 	}
 	w := x.W
 	w.Array(2)
-	var buf [24]byte
+	var buf [32]byte
 	w.Bulk(strconv.AppendUint(buf[:0], next, 10))
 	w.Array(2 * len(members))
 	for i, m := range members {
 		w.BulkString(m)
-		w.Bulk(resp.AppendFloat(buf[:0], scores[i]))
+		if listpack {
+			// The score as the listpack stores it (d2string).
+			w.Bulk(resp.AppendFloat(buf[:0], scores[i]))
+		} else {
+			// Redis formats a skiplist's scores with ld2string's "%.17Lg".
+			w.Bulk(appendG17(buf[:0], scores[i]))
+		}
 	}
+}
+
+// appendG17 formats f as Redis's ld2string(LD_STR_AUTO) does, which is C's
+// "%.17g": 17 significant digits with trailing zeros dropped, in exponent
+// form below 1e-4 and from 1e17 ("0.10000000000000001", "1e+20"); "inf",
+// "-inf".
+func appendG17(b []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(b, "inf"...)
+	case math.IsInf(f, -1):
+		return append(b, "-inf"...)
+	}
+	start := len(b)
+	b = strconv.AppendFloat(b, f, 'g', 17, 64)
+	mant := b[start:]
+	var exp []byte
+	if i := bytes.IndexByte(mant, 'e'); i >= 0 {
+		exp = append(exp, mant[i:]...)
+		mant = mant[:i]
+	}
+	if bytes.IndexByte(mant, '.') >= 0 {
+		mant = bytes.TrimRight(mant, "0")
+		mant = bytes.TrimSuffix(mant, []byte("."))
+	}
+	return append(b[:start+len(mant)], exp...)
 }
 
 func init() {

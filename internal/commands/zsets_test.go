@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"math"
 	"sort"
 	"strings"
 	"testing"
@@ -69,5 +70,24 @@ func TestPlainSetsAsInputs(t *testing.T) {
 	sort.Strings(members)
 	if strings.Join(members, " ") != "$1 $1 $1 *3 a b c" {
 		t.Fatalf("stored members changed: %v", members)
+	}
+}
+
+// appendG17 is C's "%.17g", as Redis's ld2string(LD_STR_AUTO) writes a
+// skiplist's scores in ZSCAN.
+func TestAppendG17(t *testing.T) {
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{
+		{0, "0"}, {math.Copysign(0, -1), "-0"}, {100, "100"}, {1.5, "1.5"}, {0.1, "0.10000000000000001"},
+		{1e16, "10000000000000000"}, {1e17, "1e+17"}, {1e20, "1e+20"}, {123456789012345678, "1.2345678901234568e+17"},
+		{1e-4, "0.0001"}, {1e-5, "1.0000000000000001e-05"}, {5e-324, "4.9406564584124654e-324"},
+		{1e300, "1.0000000000000001e+300"}, {-0.74135621742, "-0.74135621742000002"},
+		{math.Inf(1), "inf"}, {math.Inf(-1), "-inf"},
+	} {
+		if got := string(appendG17([]byte("x"), tc.f)); got != "x"+tc.want {
+			t.Errorf("%v: got %q, want %q", tc.f, got, "x"+tc.want)
+		}
 	}
 }

@@ -364,6 +364,32 @@ func (z *ZSet) Clone() any {
 	return c
 }
 
+// FromRange builds ZRANGESTORE's result from members and scores in (score,
+// member) order, as Redis builds it: by inserting the range's elements one
+// by one, in the range's direction (descending when rev), into a set that
+// starts as a listpack if it is to hold at most zset-max-listpack-entries
+// members. A listpack stores -0 as 0 until a member longer than
+// zset-max-listpack-value turns it into a skiplist, so the zeros inserted
+// before that member lose their sign and the ones after keep it. The scores
+// slice is modified.
+func FromRange(members []string, scores []float64, rev bool) *ZSet {
+	if n := len(members); n <= ListpackEntries {
+		for k := range n {
+			i := k
+			if rev {
+				i = n - 1 - k
+			}
+			if len(members[i]) > ListpackValue {
+				break
+			}
+			if scores[i] == 0 {
+				scores[i] = 0 // drops the sign of -0
+			}
+		}
+	}
+	return FromSorted(members, scores)
+}
+
 // FromSorted builds a set from members and scores already in (score,
 // member) order without duplicates, with the encoding Fit would pick.
 func FromSorted(members []string, scores []float64) *ZSet {
