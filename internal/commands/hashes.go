@@ -111,6 +111,7 @@ func hsetGeneric(x *command.Ctx, name string) {
 	if h == nil {
 		h, _ = createHash(x, key)
 	}
+	h.Reserve((len(x.Args) - 2) / 2) // more pairs than hash-max-listpack-entries: a hashtable, as in Redis
 	created := 0
 	for i := 2; i < len(x.Args); i += 2 {
 		if h.Set(x.Args[i], x.Args[i+1]) {
@@ -835,6 +836,7 @@ func hsetex(x *command.Ctx) {
 	if h == nil {
 		h, e = createHash(x, key)
 	}
+	h.Reserve((len(args) - first) / 2)
 	setExpiry := expiry != "" && expiry != "keepttl"
 	if setExpiry {
 		h.MarkExpiry()

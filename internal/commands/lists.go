@@ -252,6 +252,7 @@ func lset(x *command.Ctx) {
 	// its low 32 bits count, so 4294967297 is 1 and 9223372036854775807
 	// is -1.
 	i = int64(int32(i))
+	l.PrepareAdd(x.Args[3]) // Redis converts a full listpack even when the index is out of range
 	n := int64(l.Len())
 	if i < 0 {
 		i += n
@@ -283,6 +284,7 @@ func linsert(x *command.Ctx) {
 		x.W.Int(0)
 		return
 	}
+	l.PrepareAdd(x.Args[4]) // Redis converts a full listpack even when the pivot is missing
 	pivot, at := x.Args[3], -1
 	i := 0
 	l.Range(0, l.Len()-1, func(v []byte) bool {
@@ -297,10 +299,7 @@ func linsert(x *command.Ctx) {
 		x.W.Int(-1)
 		return
 	}
-	if after {
-		at++
-	}
-	l.Insert(at, x.Args[4])
+	l.Insert(at, x.Args[4], after)
 	x.Notify(notify.List, "linsert", x.Args[1])
 	x.W.Int(int64(l.Len()))
 }
@@ -472,14 +471,16 @@ func listMove(x *command.Ctx, src, dst []byte, fromFront, toFront bool) (done bo
 	if dl == nil {
 		dl = createList(x, dst)
 	}
-	v := popOne(sl, fromFront)
+	v, _ := sl.PopHold(fromFront)
 	// Push first: with src == dst the list must not be deleted in between,
-	// and v, which aliases sl's buffer, is still intact.
+	// and v, which aliases sl's buffer, is still intact. As in Redis, the
+	// source converts back to a listpack only after the push.
 	if toFront {
 		dl.PushFront(v)
 	} else {
 		dl.PushBack(v)
 	}
+	sl.Shrink()
 	x.W.Bulk(v)
 	x.Notify(notify.List, endEvent(toFront, "lpush", "rpush"), dst)
 	x.Notify(notify.List, endEvent(fromFront, "lpop", "rpop"), src)

@@ -678,7 +678,7 @@ func xinfoStream(x *command.Ctx) {
 	x.W.BulkString("radix-tree-keys")
 	x.W.Int(int64(s.Nodes()))
 	x.W.BulkString("radix-tree-nodes")
-	x.W.Int(int64(s.Nodes()) + 1)
+	x.W.Int(int64(s.RaxNodes()))
 	x.W.BulkString("last-generated-id")
 	writeID(x, s.LastID)
 	x.W.BulkString("max-deleted-entry-id")

@@ -34,10 +34,6 @@ const (
 	errTimeoutRange = "ERR timeout is out of range"
 )
 
-// approxLimit is the LIMIT of a "~" trim that names none:
-// 100 * stream-node-max-entries.
-const approxLimit = 100 * stream.NodeEntries
-
 // streamAt returns key's stream, nil when the key does not exist; ok is
 // false after WRONGTYPE.
 func streamAt(x *command.Ctx, key []byte, read bool) (*stream.Stream, bool) {
@@ -232,7 +228,7 @@ parsed:
 		x.Error(errLimitNoApprx)
 		return
 	case !limitGiven && t.approx:
-		t.limit = approxLimit
+		t.limit = 100 * stream.NodeMaxEntries() // the LIMIT of a "~" trim that names none
 	}
 	return t, noMk, i, id, idGiven, seqGiven, true
 }

@@ -118,8 +118,8 @@ const (
 	whyTLSClient   = "the certificate Redis presents when it connects out (replication, cluster); HotKV makes no TLS connections of its own"
 	whyTLSTickets  = "Go resumes TLS sessions with tickets, which keep no server-side cache to size or expire"
 	whySyslog      = "HotKV does not log to syslog (syslog-enabled yes is refused), so nothing reads this"
-	whyEncoding    = "HotKV reports (OBJECT ENCODING, SCAN order) the encoding Redis would use at Redis's default thresholds whatever this says"
-	whyStreamNode  = "XINFO STREAM's radix-tree-keys/nodes count nodes of Redis's default size (100 entries, 4kb) whatever this says"
+	whyEncoding    = "as in Redis, a collection converts to its larger encoding at the write that takes it past this (RESTORE checks a listpack's count only), and never back because this changed: OBJECT ENCODING, the replies and cursors of HSCAN, SSCAN and ZSCAN, DUMP and MEMORY USAGE follow"
+	whyStreamNode  = "as in Redis, XADD opens a new stream node when the last one's listpack plus the new entry's field and value bytes would reach stream-node-max-bytes, or it holds stream-node-max-entries entries, deleted ones included (0: no limit): XINFO STREAM's radix-tree-keys and radix-tree-nodes, and trimming with ~ (whose default LIMIT is 100 times stream-node-max-entries) follow"
 	whyDebug       = "a hidden Redis debugging or test knob with no HotKV counterpart"
 	whyShutdown    = "SIGINT and SIGTERM always shut down as SHUTDOWN without arguments does (saving when save points are set)"
 )
@@ -131,8 +131,8 @@ var redisSpecs = [...]redisSpec{
 	{name: "active-defrag-max-scan-fields", kind: kInt, def: "1000", min: 1, max: math.MaxInt64, why: whyAllocator},
 	{name: "active-defrag-threshold-lower", kind: kInt, def: "10", min: 0, max: 1000, why: whyAllocator},
 	{name: "active-defrag-threshold-upper", kind: kInt, def: "100", min: 0, max: 1000, why: whyAllocator},
-	{name: "active-expire-effort", kind: kInt, def: "1", min: 1, max: 10, effect: NotHonoured,
-		why: "HotKV's active expiry always works as at effort 1 (a quarter of each hz tick)"},
+	{name: "active-expire-effort", kind: kInt, def: "1", min: 1, max: 10, effect: Honoured,
+		why: "as in Redis's active expiry cycle: each round samples 15+5×effort keys with a TTL and is repeated while more than 11-effort percent of them had expired, within 23+2×effort percent of each hz tick (HotKV has no second, fast cycle between event loop iterations)"},
 	{name: "activedefrag", kind: kBool, def: "no", why: whyAllocator},
 	{name: "activerehashing", kind: kBool, def: "yes", why: "Redis's incremental rehashing of its main dictionaries: HotKV's sharded tables have no rehash step to schedule"},
 	{name: "always-show-logo", kind: kBool, def: "no", immutable: true, why: whyProcess},
@@ -178,8 +178,8 @@ var redisSpecs = [...]redisSpec{
 	{name: "crash-memcheck-enabled", kind: kBool, def: "yes", why: "Redis's memory test after a crash: HotKV has none"},
 	{name: "disable-thp", kind: kBool, def: "yes", immutable: true, why: whyAllocator},
 	{name: "dynamic-hz", kind: kBool, def: "yes", why: "HotKV's background tasks run at hz whatever the number of clients, as Redis's with dynamic-hz no"},
-	{name: "hash-max-listpack-entries", alias: "hash-max-ziplist-entries", kind: kInt, def: "512", min: 0, max: math.MaxInt64, effect: NotHonoured, why: whyEncoding},
-	{name: "hash-max-listpack-value", alias: "hash-max-ziplist-value", kind: kMem, def: "64", min: 0, max: math.MaxInt64, effect: NotHonoured, why: whyEncoding},
+	{name: "hash-max-listpack-entries", alias: "hash-max-ziplist-entries", kind: kInt, def: "512", min: 0, max: math.MaxInt64, effect: Honoured, why: whyEncoding},
+	{name: "hash-max-listpack-value", alias: "hash-max-ziplist-value", kind: kMem, def: "64", min: 0, max: math.MaxInt64, effect: Honoured, why: whyEncoding},
 	{name: "hide-user-data-from-log", kind: kBool, def: "no", why: "HotKV's log lines never hold keys, values or command arguments, as if this were yes"},
 	{name: "hll-sparse-max-bytes", kind: kMem, def: "3000", min: 0, max: math.MaxInt64, effect: Honoured,
 		why: "the size past which a sparse HyperLogLog becomes dense, as in Redis"},
@@ -193,7 +193,8 @@ var redisSpecs = [...]redisSpec{
 	{name: "lazyfree-lazy-user-del", kind: kBool, def: "no", why: whyLazyfree},
 	{name: "lazyfree-lazy-user-flush", kind: kBool, def: "no", why: whyLazyfree},
 	{name: "list-compress-depth", kind: kInt, def: "0", min: 0, max: math.MaxInt32, why: "Redis's LZF compression of inner quicklist nodes: HotKV's lists are not compressed, and nothing a client sees depends on it"},
-	{name: "list-max-listpack-size", alias: "list-max-ziplist-size", kind: kInt, def: "-2", min: math.MinInt32, max: math.MaxInt32, effect: NotHonoured, why: whyEncoding},
+	{name: "list-max-listpack-size", alias: "list-max-ziplist-size", kind: kInt, def: "-2", min: math.MinInt32, max: math.MaxInt32, effect: Honoured,
+		why: "the size of a list's listpack and of its quicklist nodes, as in Redis: -1 to -5 bound them to 4, 8, 16, 32 or 64 KB (lower values to 64 KB), a positive value to that many elements within 8 KB; a list converts to a quicklist at the write that takes it past this, and back to a listpack when it shrinks to one node within half of it (OBJECT ENCODING and DUMP follow); a quicklist keeps the node size it was created with"},
 	{name: "loading-process-events-interval-bytes", kind: kInt, def: "524288", min: 1024, max: math.MaxInt32, hidden: true, why: whyDebug},
 	{name: "locale-collate", accepts: `"", C, POSIX`, kind: kString, def: "", effect: Refused, check: checkLocale,
 		why: "HotKV compares strings (SORT ALPHA, Lua) byte by byte, as the C locale does"},
@@ -247,9 +248,9 @@ var redisSpecs = [...]redisSpec{
 	{name: "sanitize-dump-payload", kind: kEnum, def: "no", enum: []string{"no", "yes", "clients"},
 		why: "RESTORE always validates the whole payload, as Redis's with yes (docs/commands/keys.md)"},
 	{name: "server-cpulist", alias: "server_cpulist", kind: kString, def: "", immutable: true, emptyNull: true, why: whyCPUList},
-	{name: "set-max-intset-entries", kind: kInt, def: "512", min: 0, max: math.MaxInt64, effect: NotHonoured, why: whyEncoding},
-	{name: "set-max-listpack-entries", kind: kInt, def: "128", min: 0, max: math.MaxInt64, effect: NotHonoured, why: whyEncoding},
-	{name: "set-max-listpack-value", kind: kInt, def: "64", min: 0, max: math.MaxInt64, effect: NotHonoured, why: whyEncoding},
+	{name: "set-max-intset-entries", kind: kInt, def: "512", min: 0, max: math.MaxInt64, effect: Honoured, why: whyEncoding},
+	{name: "set-max-listpack-entries", kind: kInt, def: "128", min: 0, max: math.MaxInt64, effect: Honoured, why: whyEncoding},
+	{name: "set-max-listpack-value", kind: kInt, def: "64", min: 0, max: math.MaxInt64, effect: Honoured, why: whyEncoding},
 	{name: "set-proc-title", kind: kBool, def: "yes", immutable: true, why: whyProcess},
 	{name: "shutdown-on-sigint", accepts: "default", kind: kEnum, def: "default", enum: shutdownModes, effect: Refused,
 		check: refuseUnless("choosing what SIGINT does", "default", "default"), why: whyShutdown},
@@ -258,8 +259,8 @@ var redisSpecs = [...]redisSpec{
 	{name: "shutdown-timeout", kind: kInt, def: "10", min: 0, max: math.MaxInt32, why: "how long SHUTDOWN waits for replicas to catch up: " + whyReplication},
 	{name: "socket-mark-id", accepts: "0", kind: kInt, def: "0", min: 0, max: math.MaxUint32, immutable: true, effect: Refused,
 		check: refuseUnless("socket marks", "0", "0"), why: "HotKV does not mark its sockets (SO_MARK) for routing and firewalls"},
-	{name: "stream-node-max-bytes", kind: kMem, def: "4096", min: 0, max: math.MaxInt64, effect: NotHonoured, why: whyStreamNode},
-	{name: "stream-node-max-entries", kind: kInt, def: "100", min: 0, max: math.MaxInt64, effect: NotHonoured, why: whyStreamNode},
+	{name: "stream-node-max-bytes", kind: kMem, def: "4096", min: 0, max: math.MaxInt64, effect: Honoured, why: whyStreamNode},
+	{name: "stream-node-max-entries", kind: kInt, def: "100", min: 0, max: math.MaxInt64, effect: Honoured, why: whyStreamNode},
 	{name: "syslog-enabled", accepts: "no", kind: kBool, def: "no", immutable: true, effect: Refused,
 		check: refuseUnless("logging to syslog", "no", "no"), why: "HotKV does not log to syslog"},
 	{name: "syslog-facility", kind: kEnum, def: "local0", immutable: true,
@@ -291,8 +292,8 @@ var redisSpecs = [...]redisSpec{
 	{name: "tls-session-caching", kind: kBool, def: "yes", effect: Honoured, why: "no turns off session resumption (Go's session tickets)"},
 	{name: "use-exit-on-panic", kind: kBool, def: "no", hidden: true, why: whyDebug},
 	{name: "watchdog-period", kind: kInt, def: "0", min: 0, max: math.MaxInt32, hidden: true, why: whyDebug},
-	{name: "zset-max-listpack-entries", alias: "zset-max-ziplist-entries", kind: kInt, def: "128", min: 0, max: math.MaxInt64, effect: NotHonoured, why: whyEncoding},
-	{name: "zset-max-listpack-value", alias: "zset-max-ziplist-value", kind: kMem, def: "64", min: 0, max: math.MaxInt64, effect: NotHonoured, why: whyEncoding},
+	{name: "zset-max-listpack-entries", alias: "zset-max-ziplist-entries", kind: kInt, def: "128", min: 0, max: math.MaxInt64, effect: Honoured, why: whyEncoding},
+	{name: "zset-max-listpack-value", alias: "zset-max-ziplist-value", kind: kMem, def: "64", min: 0, max: math.MaxInt64, effect: Honoured, why: whyEncoding},
 }
 
 // redisCount must be the table's length.
@@ -898,6 +899,43 @@ func (c *Config) TLS() TLSSettings {
 		CipherSuites:   c.redisValue("tls-ciphersuites"),
 		SessionCaching: c.redisValue("tls-session-caching") == "yes",
 	}
+}
+
+// Encodings are the thresholds of the collections' encodings and of stream
+// nodes: the *-max-listpack-*, set-max-intset-entries,
+// list-max-listpack-size and stream-node-max-* parameters.
+type Encodings struct {
+	HashListpackEntries, HashListpackValue                 int64
+	SetIntsetEntries, SetListpackEntries, SetListpackValue int64
+	ZSetListpackEntries, ZSetListpackValue                 int64
+	ListListpackSize                                       int64
+	StreamNodeMaxEntries, StreamNodeMaxBytes               int64
+}
+
+// Encodings returns the encoding thresholds.
+func (c *Config) Encodings() Encodings {
+	n := func(name string) int64 {
+		v, _ := strconv.ParseInt(c.redisValue(name), 10, 64)
+		return v
+	}
+	return Encodings{
+		HashListpackEntries:  n("hash-max-listpack-entries"),
+		HashListpackValue:    n("hash-max-listpack-value"),
+		SetIntsetEntries:     n("set-max-intset-entries"),
+		SetListpackEntries:   n("set-max-listpack-entries"),
+		SetListpackValue:     n("set-max-listpack-value"),
+		ZSetListpackEntries:  n("zset-max-listpack-entries"),
+		ZSetListpackValue:    n("zset-max-listpack-value"),
+		ListListpackSize:     n("list-max-listpack-size"),
+		StreamNodeMaxEntries: n("stream-node-max-entries"),
+		StreamNodeMaxBytes:   n("stream-node-max-bytes"),
+	}
+}
+
+// ActiveExpireEffort is active-expire-effort (1 to 10).
+func (c *Config) ActiveExpireEffort() int {
+	n, _ := strconv.Atoi(c.redisValue("active-expire-effort"))
+	return n
 }
 
 // HLLSparseMaxBytes is hll-sparse-max-bytes.

@@ -10,19 +10,30 @@ var ExpiredKeys atomic.Int64
 
 // Expirer reclaims expired keys that nobody reads, as Redis's active expire
 // cycle does: sample volatile keys shard by shard, and keep going on a shard
-// while more than a tenth of its sample had expired, within a time budget.
+// while more than a tenth of its sample had expired (at effort 1, see
+// SetEffort), within a time budget.
 type Expirer struct {
 	ks         *Keyspace
 	db, shard  int // where the next cycle resumes
 	sampleSize int
+	stale      int // percent of a sample expired at which a shard is left
 }
 
 // subQuota bounds the expired hash fields deleted per shard visit, so the
 // shard lock is held for a short while (about a millisecond at most).
 const subQuota = 1000
 
-// NewExpirer makes an expirer over ks.
-func NewExpirer(ks *Keyspace) *Expirer { return &Expirer{ks: ks, sampleSize: 20} }
+// NewExpirer makes an expirer over ks, at effort 1.
+func NewExpirer(ks *Keyspace) *Expirer { return &Expirer{ks: ks, sampleSize: 20, stale: 10} }
+
+// SetEffort applies active-expire-effort (1 to 10) as Redis's
+// activeExpireCycle does: 15+5×effort keys per sample, repeated on a shard
+// while more than 11-effort percent of a sample had expired. (The budget,
+// 23+2×effort percent of a tick in Redis, is Cycle's argument.)
+func (x *Expirer) SetEffort(effort int) {
+	e := min(max(effort, 1), 10) - 1
+	x.sampleSize, x.stale = 20+5*e, 10-e
+}
 
 // Cycle works for at most budget and returns how many keys and hash fields
 // it deleted.
@@ -57,7 +68,7 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 			total += expired
 			// A shard full of expired keys (hash tags put many in one)
 			// must not hold its lock past the budget.
-			if expired*10 <= sampled || now.After(deadline) {
+			if sampled == 0 || expired*100/sampled <= x.stale || now.After(deadline) {
 				break
 			}
 		}

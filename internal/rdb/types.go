@@ -32,23 +32,22 @@ func packed(r *reader, parse func([]byte) ([]elem, bool)) []elem {
 	return es
 }
 
-// listNodeBytes is Redis's default list-max-listpack-size (-2: 8 KB), the
-// size of the quicklist nodes HotKV writes.
-const listNodeBytes = 8192
-
 func loadList(r *reader, typ byte) *list.List {
-	var vals [][]byte
-	// Redis keeps a list loaded as quicklist nodes a quicklist unless it
-	// was one packed node: size is that node's listpack bytes, else -1.
-	nodes, size := 0, -1
-	addNode := func(es []elem, lpSize int) {
+	var vals [][]byte // the elements of the old payloads, pushed one by one
+	// The nodes of the quicklist payloads, kept as they are (list.FromNodes).
+	var (
+		nodes [][][]byte
+		plain []bool
+	)
+	addNode := func(es []elem) {
 		if len(es) == 0 {
 			return // an empty node is skipped, as Redis does
 		}
-		nodes, size = nodes+1, lpSize
-		for _, e := range es {
-			vals = append(vals, e.bytes())
+		node := make([][]byte, len(es))
+		for i, e := range es {
+			node[i] = e.bytes()
 		}
+		nodes, plain = append(nodes, node), append(plain, false)
 	}
 	switch typ {
 	case typeList:
@@ -61,12 +60,7 @@ func loadList(r *reader, typ byte) *list.List {
 		}
 	case typeListQuicklist:
 		for range r.count(1) {
-			es := packed(r, ziplist)
-			lp := newListpack() // Redis converts each node to a listpack
-			for _, e := range es {
-				lp.add(e.bytes())
-			}
-			addNode(es, lp.size())
+			addNode(packed(r, ziplist)) // Redis converts each node to a listpack
 		}
 	case typeListQuicklist2:
 		for range r.count(2) {
@@ -76,51 +70,54 @@ func loadList(r *reader, typ byte) *list.List {
 				if len(v) == 0 {
 					r.fail() // Redis refuses an empty node
 				}
-				vals = append(vals, v)
-				nodes, size = nodes+1, -1
+				nodes, plain = append(nodes, [][]byte{v}), append(plain, true)
 			case containerPacked:
-				b := r.str()
-				es, ok := listpack(b)
+				es, ok := listpack(r.str())
 				if !ok {
 					r.fail()
 				}
-				addNode(es, len(b))
+				addNode(es)
 			default:
 				r.fail()
 			}
 		}
 	}
-	if r.bad || len(vals) == 0 {
+	if r.bad {
 		return nil
 	}
 	if typ == typeList || typ == typeListZiplist {
+		if len(vals) == 0 {
+			return nil
+		}
 		return list.FromQuicklist(vals) // pushed one by one, as Redis loads them
 	}
-	if nodes > 1 {
-		size = -1
+	if len(nodes) == 0 {
+		return nil
 	}
-	return list.FromNodes(vals, size)
+	return list.FromNodes(nodes, plain)
 }
 
+// dumpList writes the list's nodes as Redis does: a listpack as one node,
+// a quicklist node by node (list.List keeps Redis's nodes), plain nodes as
+// their element.
 func dumpList(w *writer, l *list.List) {
-	var nodes [][]byte
-	lp := newListpack()
-	split := l.Encoding() == "quicklist" // a listpack is one node, as Redis writes it, and restores as one
-	l.Range(0, l.Len()-1, func(v []byte) bool {
-		if split && lp.n > 0 && lp.size()+len(v)+10 > listNodeBytes { // 10: the most an entry's header and backlen take
-			nodes = append(nodes, lp.bytes())
-			lp = newListpack()
-		}
-		lp.add(v)
-		return true
-	})
-	nodes = append(nodes, lp.bytes())
+	var nodes int
+	l.EachNode(func(bool, [][]byte) { nodes++ })
 	w.b = append(w.b, typeListQuicklist2)
-	w.length(uint64(len(nodes)))
-	for _, n := range nodes {
+	w.length(uint64(nodes))
+	l.EachNode(func(plain bool, vals [][]byte) {
+		if plain {
+			w.length(containerPlain)
+			w.str(vals[0])
+			return
+		}
+		lp := newListpack()
+		for _, v := range vals {
+			lp.add(v)
+		}
 		w.length(containerPacked)
-		w.raw(n)
-	}
+		w.raw(lp.bytes())
+	})
 }
 
 func loadSet(r *reader, typ byte) *set.Set {
@@ -133,13 +130,11 @@ func loadSet(r *reader, typ byte) *set.Set {
 	switch typ {
 	case typeSet:
 		n := r.count(1)
-		for i := range n {
+		s = set.NewLoading(n) // an intset, or a hashtable past set-max-intset-entries
+		for range n {
 			m := r.str()
 			if r.bad {
 				return nil
-			}
-			if i == 0 {
-				s = set.New(m, n)
 			}
 			add(m)
 		}
@@ -156,9 +151,13 @@ func loadSet(r *reader, typ byte) *set.Set {
 		}
 	case typeSetListpack:
 		es := packed(r, listpack)
-		s = set.NewListpack()
-		for _, e := range es {
-			add(e.bytes())
+		ms := make([][]byte, len(es))
+		for i, e := range es {
+			ms[i] = e.bytes()
+		}
+		var ok bool
+		if s, ok = set.FromListpack(ms); !ok {
+			r.fail() // a duplicate
 		}
 	}
 	if r.bad || s == nil || s.Len() == 0 {
@@ -244,6 +243,9 @@ func loadZSet(r *reader, typ byte) *zset.ZSet {
 			return nil
 		}
 		z.Set(string(m), scores[i])
+	}
+	if typ == typeZSetZiplist || typ == typeZSetListpack {
+		z.FitCount() // Redis checks a listpack's count only
 	}
 	return z
 }
@@ -353,6 +355,9 @@ func loadHash(r *reader, typ byte, now int64) (*hash.Hash, error) {
 			put(es[i].bytes(), es[i+1].bytes(), at)
 		}
 		h.MarkExpiry()
+	}
+	if typ == typeHashZiplist || typ == typeHashListpack || typ == typeHashListpackEx {
+		h.FitCount() // Redis checks a listpack's count only
 	}
 	switch {
 	case r.bad:

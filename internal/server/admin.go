@@ -12,7 +12,12 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/glob"
+	"github.com/hotkv/hotkv/internal/value/hash"
 	"github.com/hotkv/hotkv/internal/value/hll"
+	"github.com/hotkv/hotkv/internal/value/list"
+	"github.com/hotkv/hotkv/internal/value/set"
+	"github.com/hotkv/hotkv/internal/value/stream"
+	"github.com/hotkv/hotkv/internal/value/zset"
 )
 
 // Server commands: CONFIG, TIME, LASTSAVE, SHUTDOWN, DEBUG.
@@ -125,9 +130,16 @@ func tlsArg(params []*config.Param) int {
 }
 
 // applyRedisParams makes the process-wide Redis parameters of cfg take
-// effect (hll-sparse-max-bytes), at start-up and after CONFIG SET.
+// effect (hll-sparse-max-bytes, the encoding thresholds), at start-up and
+// after CONFIG SET.
 func applyRedisParams(cfg *config.Config) {
 	hll.SetSparseMaxBytes(cfg.HLLSparseMaxBytes())
+	e := cfg.Encodings()
+	hash.SetThresholds(e.HashListpackEntries, e.HashListpackValue)
+	set.SetThresholds(e.SetIntsetEntries, e.SetListpackEntries, e.SetListpackValue)
+	zset.SetThresholds(e.ZSetListpackEntries, e.ZSetListpackValue)
+	list.SetFill(e.ListListpackSize)
+	stream.SetNodeLimits(e.StreamNodeMaxEntries, e.StreamNodeMaxBytes)
 }
 
 // configRewrite is CONFIG REWRITE: the configuration file the server was

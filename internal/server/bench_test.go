@@ -82,6 +82,29 @@ var hotCommands = []struct {
 	}, setKey},
 }
 
+// writeCommands are collection writes on the paths that read the encoding
+// thresholds (set-max-*, hash-max-*, zset-max-*, list-max-listpack-size):
+// small sets and hashes (listpack), members rewritten in place, and pushes.
+// Only BenchmarkPipeline runs them; LPUSH grows its lists, so it allocates.
+var writeCommands = []struct {
+	name  string
+	cmd   func(dst []byte, i int) []byte
+	setup func(dst []byte, i int) []byte
+}{
+	{"SADD", func(d []byte, i int) []byte {
+		return encode(d, "SADD", "set:"+strconv.Itoa(i%4), "member:"+strconv.Itoa(i))
+	}, nil},
+	{"HSET", func(d []byte, i int) []byte {
+		return encode(d, "HSET", "hash:"+strconv.Itoa(i%4), "field:"+strconv.Itoa(i), "value")
+	}, nil},
+	{"ZADD", func(d []byte, i int) []byte {
+		return encode(d, "ZADD", "zset:"+strconv.Itoa(i%4), strconv.Itoa(i), "member:"+strconv.Itoa(i))
+	}, nil},
+	{"LPUSH", func(d []byte, i int) []byte {
+		return encode(d, "LPUSH", "list:"+strconv.Itoa(i%4), "element:"+strconv.Itoa(i))
+	}, nil},
+}
+
 func tenKeys(i int) []string {
 	keys := make([]string, 10)
 	for j := range keys {
@@ -127,7 +150,7 @@ func benchServer(tb testing.TB) *Server {
 }
 
 func BenchmarkPipeline(b *testing.B) {
-	for _, hc := range hotCommands {
+	for _, hc := range append(hotCommands[:len(hotCommands):len(hotCommands)], writeCommands...) {
 		if command.Lookup([]byte(hc.name)) == nil {
 			continue
 		}

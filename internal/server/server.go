@@ -369,7 +369,9 @@ func (s *Server) cron() {
 			s.sample(now)
 			s.closeHalfClosed(now)
 			if s.activeExpire.Load() {
-				exp.Cycle(time.Second / time.Duration(hz) / 4)
+				effort := s.Config().ActiveExpireEffort()
+				exp.SetEffort(effort)
+				exp.Cycle(time.Second / time.Duration(hz) * time.Duration(23+2*effort) / 100)
 			}
 			if keyspace.ReadyPending.Load() > 0 {
 				s.serveStranded()

@@ -16,6 +16,7 @@ package hash
 import (
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/value/dict"
@@ -25,23 +26,42 @@ import (
 // past either, Redis converts a hash to a hashtable for good, and OBJECT
 // ENCODING reports what Redis would.
 const (
-	ListpackEntries = 512
-	ListpackValue   = 64
+	DefaultListpackEntries = 512
+	DefaultListpackValue   = 64
 )
 
-// compactEntries is where the compact form gives way to the dict. Compact
-// lookups are linear scans (a one-byte tag per field skips most
-// comparisons): at 32 fields HGET's lookup costs about 70ns against the
-// dict's 20ns, and the gap grows linearly past that (BenchmarkGet), while
-// the compact form takes about a quarter of the table's memory. Redis scans
-// its listpacks up to 512 entries; HotKV stops earlier and only reports the
-// encoding Redis would.
-const compactEntries = 32
+// The thresholds in force: process-wide, as Redis's, read with atomic loads
+// on every write (SetThresholds sets them). A hash crosses them when a write
+// takes it past one, and stays a hashtable for good.
+var maxListpackEntries, maxListpackValue atomic.Int64
+
+func init() { SetThresholds(DefaultListpackEntries, DefaultListpackValue) }
+
+// SetThresholds sets hash-max-listpack-entries and hash-max-listpack-value
+// (each 0 to 2^63-1). Hashes already past a new threshold keep their
+// encoding; they convert at their next write that crosses one.
+func SetThresholds(entries, value int64) {
+	maxListpackEntries.Store(entries)
+	maxListpackValue.Store(value)
+}
+
+// compactEntries and compactValue bound the compact form, whatever the
+// thresholds: past them it gives way to the dict. Compact lookups are
+// linear scans (a one-byte tag per field skips most comparisons): at 32
+// fields HGET's lookup costs about 70ns against the dict's 20ns, and the
+// gap grows linearly past that (BenchmarkGet), while the compact form takes
+// about a quarter of the table's memory. Redis scans its listpacks up to
+// hash-max-listpack-entries; HotKV stops earlier and only reports the
+// encoding Redis would (wide).
+const (
+	compactEntries = 32
+	compactValue   = 64
+)
 
 // Hash is a hash value. The zero value is an empty hash.
 type Hash struct {
 	// Compact form: pairs of [len][tag][field][len][value], field and value
-	// at most ListpackValue bytes so that a length fits in one byte; tag is
+	// at most compactValue bytes so that a length fits in one byte; tag is
 	// a one-byte hash of the field that lets lookups skip most pairs
 	// without comparing them.
 	blob []byte
@@ -151,15 +171,19 @@ func (h *Hash) Set(f, v []byte) bool {
 func (h *Hash) SetKeepTTL(f, v []byte) bool { return h.set(f, v) }
 
 func (h *Hash) set(f, v []byte) bool {
-	if len(f) > ListpackValue || len(v) > ListpackValue {
-		h.wide = true
-		if h.d == nil {
-			h.toDict()
+	if !h.wide {
+		if limit := maxListpackValue.Load(); int64(len(f)) > limit || int64(len(v)) > limit {
+			h.widen()
 		}
+	}
+	if h.d == nil && (len(f) > compactValue || len(v) > compactValue) {
+		h.toDict()
 	}
 	if h.d != nil {
 		isNew := h.d.Put(pairString(f, v), uint32(len(v)))
-		if h.d.Len() > ListpackEntries {
+		// As Redis, after an update too: a listpack left past a lowered
+		// hash-max-listpack-entries converts at its next write.
+		if !h.wide && int64(h.d.Len()) > maxListpackEntries.Load() {
 			h.wide = true
 		}
 		return isNew
@@ -173,11 +197,17 @@ func (h *Hash) set(f, v []byte) bool {
 			h.blob[start-1] = byte(len(v))
 			h.blob = slices.Replace(h.blob, start, start+old, v...)
 		}
+		if int64(h.n) > maxListpackEntries.Load() {
+			h.widen()
+		}
 		return false
 	}
-	if h.n == compactEntries {
+	if h.n == compactEntries || int64(h.n) >= maxListpackEntries.Load() {
 		h.toDict()
 		h.d.Set(pairString(f, v), uint32(len(v)))
+		if int64(h.d.Len()) > maxListpackEntries.Load() {
+			h.wide = true
+		}
 		return true
 	}
 	h.blob = append(h.blob, byte(len(f)), tag(f))
@@ -210,6 +240,33 @@ func value(k string, n uint32) []byte {
 	return unsafe.Slice((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(k)), len(k))), n)
 }
 
+// widen makes the hash what Redis calls a hashtable, for good.
+func (h *Hash) widen() {
+	h.wide = true
+	if h.d == nil {
+		h.toDict()
+	}
+}
+
+// Reserve converts the hash to a hashtable when a command is about to set
+// pairs fields and more than hash-max-listpack-entries, as Redis's
+// hashTypeTryConversion does (whether or not the fields exist).
+func (h *Hash) Reserve(pairs int) {
+	if !h.wide && int64(pairs) > maxListpackEntries.Load() {
+		h.widen()
+	}
+}
+
+// FitCount picks the encoding of a hash loaded from a listpack payload
+// (RESTORE): Redis checks only its field count, so a field or value longer
+// than hash-max-listpack-value stays in the listpack.
+func (h *Hash) FitCount() {
+	h.wide = false
+	if int64(h.Len()) > maxListpackEntries.Load() {
+		h.widen()
+	}
+}
+
 // toDict moves the compact pairs into a dict.
 func (h *Hash) toDict() {
 	d := dict.New[uint32](int(h.n) + 1)
@@ -230,7 +287,7 @@ func (h *Hash) reorder(f []byte, at int64) {
 		return
 	}
 	_, _, next := h.pair(i)
-	var buf [3 + 2*ListpackValue]byte
+	var buf [3 + 2*compactValue]byte
 	p := append(buf[:0], h.blob[i:next]...)
 	h.blob = slices.Delete(h.blob, i, next)
 	pos := len(h.blob)
@@ -361,7 +418,7 @@ func (h *Hash) Random(r *rand.Rand, count int, repeat bool, fn func(f, v []byte)
 }
 
 // Encoding is what OBJECT ENCODING reports: what Redis would use for the
-// same history of writes with its default limits.
+// same history of writes with the same thresholds.
 func (h *Hash) Encoding() string {
 	switch {
 	case h.wide:

@@ -83,7 +83,7 @@ func TestAgainstModel(t *testing.T) {
 			}
 			v := strings.Repeat("v", r.IntN(20))
 			if limit == 60 && r.IntN(2000) == 0 {
-				v = strings.Repeat("L", ListpackValue+1)
+				v = strings.Repeat("L", DefaultListpackValue+1)
 			}
 			switch r.IntN(8) {
 			case 0, 1:
@@ -230,7 +230,7 @@ func TestEncoding(t *testing.T) {
 	if h.Encoding() != "listpackex" {
 		t.Fatalf("after an expiry command: %s", h.Encoding())
 	}
-	for i := 0; i < ListpackEntries-1; i++ {
+	for i := 0; i < DefaultListpackEntries-1; i++ {
 		h.Set([]byte(fmt.Sprint(i)), nil)
 	}
 	if h.Encoding() != "listpackex" || h.d == nil {
@@ -241,7 +241,7 @@ func TestEncoding(t *testing.T) {
 		t.Fatalf("%d fields: %s", h.Len(), h.Encoding())
 	}
 	h2 := New()
-	h2.Set([]byte("f"), []byte(strings.Repeat("x", ListpackValue+1)))
+	h2.Set([]byte("f"), []byte(strings.Repeat("x", DefaultListpackValue+1)))
 	h2.Delete([]byte("f"))
 	h2.Set([]byte("f"), []byte("v"))
 	if h2.Encoding() != "hashtable" {
@@ -322,7 +322,7 @@ func TestScanCompleteness(t *testing.T) {
 			t.Fatalf("n=%d: scan saw %d fields", n, len(seen))
 		}
 		// Up to Redis's listpack size a hash comes whole, as from Redis.
-		if whole := n <= ListpackEntries; whole != (calls == 1) {
+		if whole := n <= DefaultListpackEntries; whole != (calls == 1) {
 			t.Fatalf("n=%d: scan took %d calls", n, calls)
 		}
 	}

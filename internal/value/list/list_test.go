@@ -22,8 +22,9 @@ func contents(l *List) []string {
 }
 
 // check verifies l against the model and the structure's invariants: no
-// empty chunks, limits respected, offsets increasing inside the buffers, and
-// the listpack size equal to a fresh computation.
+// empty chunks, one chunk for a listpack, plain chunks of one element in
+// quicklists only, offsets increasing inside the buffers, and the listpack
+// sizes equal to a fresh computation.
 func check(t *testing.T, step string, l *List, model []string) {
 	t.Helper()
 	if l.Len() != len(model) {
@@ -32,13 +33,16 @@ func check(t *testing.T, step string, l *List, model []string) {
 	if got := contents(l); !slices.Equal(got, model) && !(len(got) == 0 && len(model) == 0) {
 		t.Fatalf("%s: contents\n got %q\nwant %q", step, got, model)
 	}
-	n, lp := 0, 0
+	n := 0
+	if !l.quick && len(l.live()) > 1 {
+		t.Fatalf("%s: a listpack in %d chunks", step, len(l.live()))
+	}
 	for _, c := range l.live() {
 		if c.n() == 0 {
 			t.Fatalf("%s: empty chunk kept", step)
 		}
-		if c.n() > maxChunkElems || (c.n() > 1 && c.bytes() > maxChunkBytes) {
-			t.Fatalf("%s: chunk over limits: %d elements, %d bytes", step, c.n(), c.bytes())
+		if c.plain && (c.n() != 1 || !l.quick) {
+			t.Fatalf("%s: plain chunk of %d elements (quicklist %v)", step, c.n(), l.quick)
 		}
 		if c.lo < 0 || c.hi > len(c.buf) || c.a < 0 || c.b > len(c.off) || int(c.off[c.a]) != c.lo {
 			t.Fatalf("%s: chunk bounds broken: %+v", step, c)
@@ -54,10 +58,9 @@ func check(t *testing.T, step string, l *List, model []string) {
 			t.Fatalf("%s: chunk lp %d, recomputed %d", step, c.lp, clp)
 		}
 		n += c.n()
-		lp += c.lp
 	}
-	if n != l.n || lp != l.lp {
-		t.Fatalf("%s: counted n=%d lp=%d, list says n=%d lp=%d", step, n, lp, l.n, l.lp)
+	if n != l.n {
+		t.Fatalf("%s: counted n=%d, list says n=%d", step, n, l.n)
 	}
 	for _, c := range l.chunks[:l.first] {
 		if c != nil {
@@ -82,10 +85,18 @@ func randElem(r *rand.Rand) string {
 // TestAgainstSlice runs random operations on a List and on a []string model.
 func TestAgainstSlice(t *testing.T) {
 	for seed := uint64(1); seed <= 8; seed++ {
+		againstSlice(t, seed, 6000)
+	}
+}
+
+// againstSlice runs ops random operations from seed on a List and on a
+// []string model.
+func againstSlice(t *testing.T, seed uint64, ops int) {
+	{
 		r := rand.New(rand.NewPCG(seed, 99))
 		l := New()
 		var model []string
-		for op := 0; op < 6000; op++ {
+		for op := 0; op < ops; op++ {
 			step := fmt.Sprintf("seed %d op %d", seed, op)
 			switch k := r.IntN(14); {
 			case k < 3: // push back several
@@ -129,7 +140,7 @@ func TestAgainstSlice(t *testing.T) {
 			case k == 9:
 				i := r.IntN(len(model) + 1)
 				v := randElem(r)
-				l.Insert(i, []byte(v))
+				insertAt(l, i, []byte(v), r.IntN(2) == 0)
 				model = slices.Insert(model, i, v)
 				step += fmt.Sprintf(" Insert(%d)", i)
 			case k == 10:
@@ -181,6 +192,21 @@ func TestAgainstSlice(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// insertAt puts v before element i (i == Len appends), as LINSERT BEFORE
+// element i or, with after and i > 0, as LINSERT AFTER element i-1.
+func insertAt(l *List, i int, v []byte, after bool) {
+	switch {
+	case l.Len() == 0:
+		l.PushBack(v)
+	case i == l.Len():
+		l.Insert(i-1, v, true)
+	case after && i > 0:
+		l.Insert(i-1, v, true)
+	default:
+		l.Insert(i, v, false)
 	}
 }
 
@@ -516,7 +542,7 @@ func FuzzList(f *testing.F) {
 				}
 			case 5:
 				j := arg % (len(model) + 1)
-				l.Insert(j, []byte(v))
+				insertAt(l, j, []byte(v), arg%2 == 0)
 				model = slices.Insert(model, j, v)
 			case 6:
 				count := arg%5 - 2

@@ -1,14 +1,21 @@
 // Package set is the value of a Redis set. Like Redis it has three
-// encodings and converts between them at Redis's default thresholds, so that
-// OBJECT ENCODING and the reply order of small sets match Redis:
+// encodings and converts between them at the thresholds of Redis's
+// set-max-intset-entries, set-max-listpack-entries and
+// set-max-listpack-value (see SetThresholds), so that OBJECT ENCODING and the
+// reply order of small sets match Redis:
 //
-//   - intset: every member is an integer and there are at most 512. The
-//     integers are kept sorted in a byte array at the narrowest width (2, 4 or
-//     8 bytes) that holds them all; replies list them in ascending order.
-//   - listpack: at most 128 members of at most 64 bytes each, packed one after
-//     another (a length byte, then the bytes) in insertion order.
+//   - intset: every member is an integer and there are at most
+//     set-max-intset-entries (512). The integers are kept sorted in a byte
+//     array at the narrowest width (2, 4 or 8 bytes) that holds them all;
+//     replies list them in ascending order.
+//   - listpack: at most set-max-listpack-entries (128) members of at most
+//     set-max-listpack-value (64) bytes each, packed one after another (a
+//     uvarint length, then the bytes) in insertion order.
 //   - hashtable: a dict.Dict, which gives incremental SCAN and uniform random
 //     picks for sets of any size.
+//
+// As in Redis, a set converts when a write takes it past a threshold and
+// never converts back because the thresholds changed afterwards.
 //
 // Members are passed in and out as byte slices. A slice handed out (to a
 // Range callback, or returned by Random) aliases the set's storage: it is
@@ -21,6 +28,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/intstr"
@@ -30,10 +38,40 @@ import (
 // Redis's defaults for set-max-intset-entries, set-max-listpack-entries and
 // set-max-listpack-value.
 const (
-	maxIntsetEntries   = 512
-	maxListpackEntries = 128
-	maxListpackValue   = 64
+	DefaultIntsetEntries   = 512
+	DefaultListpackEntries = 128
+	DefaultListpackValue   = 64
 )
+
+// The thresholds in force: process-wide, as Redis's, read with atomic loads
+// on every write that may convert a set (SetThresholds sets them).
+var maxIntsetEntries, maxListpackEntries, maxListpackValue atomic.Int64
+
+func init() { SetThresholds(DefaultIntsetEntries, DefaultListpackEntries, DefaultListpackValue) }
+
+// SetThresholds sets set-max-intset-entries, set-max-listpack-entries and
+// set-max-listpack-value (each 0 to 2^63-1). Sets already past a new
+// threshold keep their encoding; they convert at their next write that
+// crosses one.
+func SetThresholds(intsetEntries, listpackEntries, listpackValue int64) {
+	maxIntsetEntries.Store(intsetEntries)
+	maxListpackEntries.Store(listpackEntries)
+	maxListpackValue.Store(listpackValue)
+}
+
+// intsetCap is the most members an intset keeps: set-max-intset-entries,
+// at most 2^30 (Redis's intsetMaxEntries).
+func intsetCap() int64 { return min(maxIntsetEntries.Load(), 1<<30) }
+
+// lpSafetyBytes is Redis's LISTPACK_MAX_SAFETY_SIZE: a listpack does not
+// grow past 1 GB whatever the thresholds say.
+const lpSafetyBytes = 1 << 30
+
+// listpackTakes reports whether a listpack of n members in size bytes takes
+// a new member of l bytes.
+func listpackTakes(n int32, size, l int) bool {
+	return int64(n) < maxListpackEntries.Load() && int64(l) <= maxListpackValue.Load() && size+l <= lpSafetyBytes
+}
 
 type encoding uint8
 
@@ -51,18 +89,49 @@ type Set struct {
 	n     int32                // members in buf
 	width uint8                // intset: bytes per integer
 	enc   encoding
+	long  bool // listpack: some member's length took more than one byte
 }
 
 // New returns an empty set in the encoding Redis chooses for a key created
 // with first as its first member and about hint members to come.
 func New(first []byte, hint int) *Set {
-	if _, ok := intstr.Parse(first); ok && hint <= maxIntsetEntries {
+	if _, ok := intstr.Parse(first); ok && int64(hint) <= maxIntsetEntries.Load() {
 		return NewIntset()
 	}
-	if hint <= maxListpackEntries {
+	if int64(hint) <= maxListpackEntries.Load() {
 		return NewListpack()
 	}
 	return NewHashtable(hint)
+}
+
+// NewLoading returns an empty set for n members read from a payload that
+// lists them one by one (RDB_TYPE_SET), as Redis's loader starts it: a
+// hashtable past set-max-intset-entries, else an intset that Add converts
+// as the members come.
+func NewLoading(n int) *Set {
+	if int64(n) > intsetCap() {
+		return NewHashtable(n)
+	}
+	return NewIntset()
+}
+
+// FromListpack returns the set of members loaded from a listpack payload:
+// a listpack, or a hashtable when there are more than
+// set-max-listpack-entries (Redis checks only the count: a member longer
+// than set-max-listpack-value stays in the listpack). ok is false when a
+// member repeats.
+func FromListpack(members [][]byte) (s *Set, ok bool) {
+	s = NewListpack()
+	for _, m := range members {
+		if s.lpFind(m) >= 0 {
+			return nil, false
+		}
+		s.lpAppend(m)
+	}
+	if int64(s.n) > maxListpackEntries.Load() {
+		s.toHashtable(int(s.n))
+	}
+	return s, true
 }
 
 // NewIntset returns an empty intset-encoded set; it converts itself when a
@@ -104,8 +173,15 @@ func (s *Set) IsIntset() bool { return s.enc == intset }
 // be added and would not fit its encoding, as Redis does on SADD even if the
 // members turn out to be present already.
 func (s *Set) Reserve(hint int) {
-	if (s.enc == listpack && hint > maxListpackEntries) || (s.enc == intset && hint > maxIntsetEntries) {
-		s.toHashtable(hint)
+	switch s.enc {
+	case listpack:
+		if int64(hint) > maxListpackEntries.Load() {
+			s.toHashtable(hint)
+		}
+	case intset:
+		if int64(hint) > maxIntsetEntries.Load() {
+			s.toHashtable(hint)
+		}
 	}
 }
 
@@ -140,14 +216,15 @@ func (s *Set) Add(m []byte) bool {
 			if !s.intAdd(v) {
 				return false
 			}
-			if s.n > maxIntsetEntries {
+			if int64(s.n) > intsetCap() {
 				s.toHashtable(int(s.n))
 			}
 			return true
 		}
-		// Not an integer, so certainly new: the set changes encoding.
-		if s.n < maxListpackEntries && len(m) <= maxListpackValue {
-			s.intToListpack()
+		// Not an integer, so certainly new: the set changes encoding, to a
+		// listpack if the longest integer (as text) would fit one too.
+		if d := s.intDigits(); listpackTakes(s.n, int(s.n)*(d+1), len(m)) && int64(d) <= maxListpackValue.Load() {
+			s.intToListpack(len(m))
 			s.lpAppend(m)
 			return true
 		}
@@ -156,7 +233,7 @@ func (s *Set) Add(m []byte) bool {
 		if s.lpFind(m) >= 0 {
 			return false
 		}
-		if s.n < maxListpackEntries && len(m) <= maxListpackValue {
+		if listpackTakes(s.n, len(s.buf), len(m)) {
 			s.lpAppend(m)
 			return true
 		}
@@ -206,11 +283,11 @@ func (s *Set) Range(fn func(m []byte) bool) {
 		}
 	case listpack:
 		for off := 0; off < len(s.buf); {
-			l := int(s.buf[off])
-			if !fn(s.buf[off+1 : off+1+l]) {
+			l, h := s.lpHeader(off)
+			if !fn(s.buf[off+h : off+h+l]) {
 				return
 			}
-			off += 1 + l
+			off += h + l
 		}
 	default:
 		s.d.Range(func(k string, _ struct{}) bool { return fn(bytesOf(k)) })
@@ -394,7 +471,8 @@ func (s *Set) compact(drop []bool) {
 	} else {
 		off := 0
 		for _, d := range drop {
-			end := off + 1 + int(s.buf[off])
+			l, h := s.lpHeader(off)
+			end := off + h + l
 			if !d {
 				out = append(out, s.buf[off:end]...)
 			}
@@ -413,7 +491,7 @@ func (s *Set) compact(drop []bool) {
 // MakeIntset converts the set to an intset if every member is an integer
 // and there are few enough (Redis does this for SINTERSTORE's result).
 func (s *Set) MakeIntset() {
-	if s.enc == intset || s.Len() > maxIntsetEntries {
+	if s.enc == intset || int64(s.Len()) > intsetCap() {
 		return
 	}
 	ints := make([]int64, 0, s.Len())
@@ -465,16 +543,35 @@ func (s *Set) toHashtable(hint int) {
 }
 
 // intToListpack rewrites the intset as a listpack in ascending order, as
-// Redis's conversion does.
-func (s *Set) intToListpack() {
-	buf := make([]byte, 0, int(s.n)*8+maxListpackValue+1)
+// Redis's conversion does, with room for a member of extra bytes.
+func (s *Set) intToListpack(extra int) {
+	buf := make([]byte, 0, int(s.n)*(1+s.intDigits())+binary.MaxVarintLen64+extra)
 	var tmp [20]byte
 	for i := range int(s.n) {
-		m := strconv.AppendInt(tmp[:0], s.intAt(i), 10)
-		buf = append(buf, byte(len(m)))
-		buf = append(buf, m...)
+		buf = appendMember(buf, strconv.AppendInt(tmp[:0], s.intAt(i), 10))
 	}
 	s.buf, s.enc, s.width = buf, listpack, 0
+}
+
+// intDigits is the length of the intset's longest integer as text (its
+// smallest or its largest), 0 when it is empty: Redis's maxelelen.
+func (s *Set) intDigits() int {
+	if s.n == 0 {
+		return 0
+	}
+	return max(digits(s.intAt(0)), digits(s.intAt(int(s.n)-1)))
+}
+
+// digits is the length of v in decimal, its sign included.
+func digits(v int64) int {
+	n := 1
+	if v < 0 {
+		n++
+	}
+	for u := v; u <= -10 || u >= 10; u /= 10 {
+		n++
+	}
+	return n
 }
 
 // intset
@@ -556,10 +653,31 @@ func (s *Set) intDelete(i int) {
 	s.n--
 }
 
-// listpack
+// listpack: each member is its length as a uvarint (one byte up to 127,
+// which set-max-listpack-value's default keeps to), then its bytes.
+
+// lpHeader reads the length of the member at off and the bytes its length
+// takes.
+func (s *Set) lpHeader(off int) (l, h int) {
+	if b := s.buf[off]; b < 0x80 {
+		return int(b), 1
+	}
+	v, h := binary.Uvarint(s.buf[off:])
+	return int(v), h
+}
 
 func (s *Set) lpFind(m []byte) int {
-	for off := 0; off < len(s.buf); {
+	if s.long {
+		for off := 0; off < len(s.buf); {
+			l, h := s.lpHeader(off)
+			if l == len(m) && string(s.buf[off+h:off+h+l]) == string(m) {
+				return off
+			}
+			off += h + l
+		}
+		return -1
+	}
+	for off := 0; off < len(s.buf); { // every length is one byte
 		l := int(s.buf[off])
 		if l == len(m) && string(s.buf[off+1:off+1+l]) == string(m) {
 			return off
@@ -569,23 +687,38 @@ func (s *Set) lpFind(m []byte) int {
 	return -1
 }
 
+func appendMember(b, m []byte) []byte {
+	if len(m) < 0x80 {
+		b = append(b, byte(len(m)))
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(m)))
+	}
+	return append(b, m...)
+}
+
 func (s *Set) lpAppend(m []byte) {
-	s.buf = append(append(s.buf, byte(len(m))), m...)
+	s.buf = appendMember(s.buf, m)
+	s.long = s.long || len(m) >= 0x80
 	s.n++
 }
 
 func (s *Set) lpDelete(off int) {
-	s.buf = append(s.buf[:off], s.buf[off+1+int(s.buf[off]):]...)
+	l, h := s.lpHeader(off)
+	s.buf = append(s.buf[:off], s.buf[off+h+l:]...)
 	s.n--
 }
 
-func (s *Set) lpEntry(off int) []byte { return s.buf[off+1 : off+1+int(s.buf[off])] }
+func (s *Set) lpEntry(off int) []byte {
+	l, h := s.lpHeader(off)
+	return s.buf[off+h : off+h+l]
+}
 
 // lpOffset returns the offset of the i-th entry.
 func (s *Set) lpOffset(i int) int {
 	off := 0
 	for ; i > 0; i-- {
-		off += 1 + int(s.buf[off])
+		l, h := s.lpHeader(off)
+		off += h + l
 	}
 	return off
 }
@@ -593,8 +726,10 @@ func (s *Set) lpOffset(i int) int {
 // lpOffsets indexes the entries, for repeated random access.
 func (s *Set) lpOffsets() []int {
 	offs := make([]int, 0, s.n)
-	for off := 0; off < len(s.buf); off += 1 + int(s.buf[off]) {
+	for off := 0; off < len(s.buf); {
 		offs = append(offs, off)
+		l, h := s.lpHeader(off)
+		off += h + l
 	}
 	return offs
 }

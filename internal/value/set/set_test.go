@@ -232,10 +232,10 @@ func TestIntsetWidths(t *testing.T) {
 // members (integers in the intset).
 func build(n int) map[string]*Set {
 	out := map[string]*Set{"hashtable": NewHashtable(0)}
-	if n <= maxIntsetEntries {
+	if n <= DefaultIntsetEntries {
 		out["intset"] = NewIntset()
 	}
-	if n <= maxListpackEntries {
+	if n <= DefaultListpackEntries {
 		out["listpack"] = NewListpack()
 	}
 	for name, s := range out {

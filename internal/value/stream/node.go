@@ -3,10 +3,13 @@ package stream
 import (
 	"bytes"
 	"encoding/binary"
+
+	"github.com/hotkv/hotkv/internal/value/listpack"
 )
 
-// A node packs up to NodeEntries appended entries into one byte slice, as a
-// Redis listpack does: per entry a flags byte, its milliseconds as a
+// A node packs the entries Redis's listpack node would hold (see
+// nodeFull) into one byte slice, as a listpack does: per entry a flags
+// byte, its milliseconds as a
 // difference from the node's first ID, its sequence, then its strings.
 // The first entry's field names are the node's master fields; a later
 // entry with the same field names stores only its values (flagSame), so a
@@ -18,7 +21,8 @@ type node struct {
 	master  []byte // the master field names: each with a uvarint length
 	nmaster int
 	live    int // entries not deleted
-	added   int // entries appended, deleted ones included: Redis closes a node after NodeEntries
+	added   int // entries appended, deleted ones included: Redis closes a node after stream-node-max-entries
+	lp      int // the bytes of Redis's listpack for the node, less its live and deleted counters (see lpBytes)
 	last    ID  // the last ID appended, deleted or not: Redis's MINID trim judges a node by it
 	lo, hi  int // offsets of the first and last live entries
 	loID    ID
@@ -94,10 +98,39 @@ func appendStr(b, s []byte) []byte {
 func newNode(id ID, fields [][]byte) *node {
 	n := &node{base: id}
 	n.nmaster = len(fields) / 2
+	// Redis's master entry: live and deleted counters (lpBytes), the field
+	// count, the fields, and a 0 terminator.
+	n.lp = listpack.Header + listpack.IntSize(int64(n.nmaster)) + listpack.IntSize(0)
 	for i := 0; i < len(fields); i += 2 {
 		n.master = appendStr(n.master, fields[i])
+		n.lp += listpack.EntrySize(fields[i])
 	}
 	return n
+}
+
+// lpBytes is the size of Redis's listpack for the node (lpBytes).
+func (n *node) lpBytes() int {
+	return n.lp + listpack.IntSize(int64(n.live)) + listpack.IntSize(int64(n.added-n.live))
+}
+
+// entryBytes is what an entry adds to Redis's listpack node: its flags, ID
+// as differences from the master ID, the field count and fields unless
+// they are the master's, the values and the count of its listpack elements.
+func (n *node) entryBytes(id ID, fields [][]byte, same bool) int {
+	size := listpack.IntSize(0) + listpack.IntSize(int64(id.Ms-n.base.Ms)) + listpack.IntSize(int64(id.Seq-n.base.Seq))
+	pairs := len(fields) / 2
+	elems := pairs + 3
+	for i := 1; i < len(fields); i += 2 {
+		size += listpack.EntrySize(fields[i])
+	}
+	if !same {
+		size += listpack.IntSize(int64(pairs))
+		for i := 0; i < len(fields); i += 2 {
+			size += listpack.EntrySize(fields[i])
+		}
+		elems += pairs + 1
+	}
+	return size + listpack.IntSize(int64(elems))
 }
 
 // sameFields reports whether fields has the node's master field names.
@@ -138,6 +171,7 @@ func (n *node) add(id ID, fields [][]byte) {
 		}
 	}
 	n.buf = b
+	n.lp += n.entryBytes(id, fields, same)
 	if n.live == 0 {
 		n.lo, n.loID = p, id
 	}
@@ -145,7 +179,11 @@ func (n *node) add(id ID, fields [][]byte) {
 	n.live++
 	n.added++
 	n.last = id
-	if n.added == NodeEntries { // closed: give back what doubling left over
+}
+
+// close gives back what doubling left over in a node no entry will join.
+func (n *node) close() {
+	if cap(n.buf) > len(n.buf) {
 		n.buf = append(make([]byte, 0, len(n.buf)), n.buf...)
 	}
 }
@@ -207,7 +245,7 @@ func (n *node) remove(p int) {
 		n.loID, _, _ = n.idAt(n.lo)
 	}
 	if p == n.hi {
-		var offs [NodeEntries]int
+		var offs [DefaultNodeEntries]int
 		live := n.liveOffsets(offs[:0])
 		n.hi = live[len(live)-1]
 		n.hiID, _, _ = n.idAt(n.hi)

@@ -1,22 +1,70 @@
 // Package stream is the value of a Redis stream: entries ordered by ID, with
 // consumer groups.
 //
-// Entries live in nodes of up to NodeEntries appends, kept in a slice in ID
-// order, as Redis keeps listpacks of stream-node-max-entries in a radix tree:
-// appends go to the last node, lookups binary-search the nodes and then scan
-// one, and trimming drops whole nodes from the front. Approximate trimming
-// ("~") removes only whole nodes, so it matches Redis's where Redis's nodes
-// close by entry count (the default 100) rather than by size (4 KB). A
-// node packs its entries into one byte slice (node.go).
+// Entries live in nodes kept in a slice in ID order, as Redis keeps its
+// listpack nodes in a radix tree: appends go to the last node, lookups
+// binary-search the nodes and then scan one, and trimming drops whole nodes
+// from the front. A node closes where Redis's would, by
+// stream-node-max-entries and stream-node-max-bytes (see SetNodeLimits),
+// so XINFO STREAM's radix tree counts and approximate trimming ("~", which
+// removes whole nodes only) match Redis's. A node packs its entries into
+// one byte slice (node.go).
 package stream
 
 import (
+	"encoding/binary"
 	"slices"
 	"sort"
+	"sync/atomic"
 )
 
-// NodeEntries is Redis's default stream-node-max-entries.
-const NodeEntries = 100
+// Redis's defaults for stream-node-max-entries and stream-node-max-bytes.
+const (
+	DefaultNodeEntries = 100
+	DefaultNodeBytes   = 4096
+)
+
+// The node limits in force: process-wide, as Redis's, read with atomic
+// loads on XADD (SetNodeLimits sets them).
+var nodeMaxEntries, nodeMaxBytes atomic.Int64
+
+func init() { SetNodeLimits(DefaultNodeEntries, DefaultNodeBytes) }
+
+// SetNodeLimits sets stream-node-max-entries and stream-node-max-bytes (0
+// for no limit). Nodes already holding more stay as they are: the limits
+// decide when the next entry opens a new node.
+func SetNodeLimits(entries, bytes int64) {
+	nodeMaxEntries.Store(entries)
+	nodeMaxBytes.Store(bytes)
+}
+
+// NodeMaxEntries is stream-node-max-entries (XADD and XTRIM's default
+// LIMIT for "~" is 100 times it).
+func NodeMaxEntries() int64 { return nodeMaxEntries.Load() }
+
+// lpMaxSafety is Redis's STREAM_LISTPACK_MAX_SIZE: the node size used when
+// stream-node-max-bytes is 0 or larger.
+const lpMaxSafety = 1 << 30
+
+// nodeFull reports whether Redis's streamAppendItem opens a new node rather
+// than add an entry of fields to n: when n's listpack plus the fields' raw
+// bytes reaches stream-node-max-bytes, or n holds stream-node-max-entries
+// entries, deleted ones included.
+func nodeFull(n *node, fields [][]byte) bool {
+	maxBytes := nodeMaxBytes.Load()
+	if maxBytes == 0 || maxBytes > lpMaxSafety {
+		maxBytes = lpMaxSafety
+	}
+	add := 0
+	for _, f := range fields {
+		add += len(f)
+	}
+	if int64(n.lpBytes()+add) >= maxBytes {
+		return true
+	}
+	maxEntries := nodeMaxEntries.Load()
+	return maxEntries != 0 && int64(n.added) >= maxEntries
+}
 
 // Stream is a stream value.
 type Stream struct {
@@ -36,6 +84,46 @@ func (s *Stream) Len() int { return s.length }
 
 // Nodes is the number of nodes (XINFO's radix-tree-keys).
 func (s *Stream) Nodes() int { return len(s.nodes) }
+
+// RaxNodes is the number of nodes of Redis's radix tree holding the nodes
+// keyed by their first IDs (XINFO's radix-tree-nodes): the root, every
+// branching point and each of its children (the start of a compressed
+// chain), and a leaf per key.
+func (s *Stream) RaxNodes() int {
+	if len(s.nodes) == 0 {
+		return 1
+	}
+	keys := make([][16]byte, len(s.nodes))
+	for i, n := range s.nodes {
+		binary.BigEndian.PutUint64(keys[i][:8], n.base.Ms)
+		binary.BigEndian.PutUint64(keys[i][8:], n.base.Seq)
+	}
+	return raxCount(keys, 0, true)
+}
+
+// raxCount counts the radix tree nodes below the position at depth d that
+// the sorted keys share; counted tells whether that position is a node (the
+// root, or a child of a branching point).
+func raxCount(keys [][16]byte, d int, counted bool) int {
+	first, last := &keys[0], &keys[len(keys)-1]
+	l := d // the keys share l bytes: a branching point, or the leaf at 16
+	for l < 16 && first[l] == last[l] {
+		l++
+	}
+	n := 1 // the branching point or the leaf
+	if counted && l > d {
+		n++ // the compressed node leading to it
+	}
+	for i := 0; l < 16 && i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j][l] == keys[i][l] {
+			j++
+		}
+		n += raxCount(keys[i:j], l+1, true)
+		i = j
+	}
+	return n
+}
 
 // First returns the first entry.
 func (s *Stream) First() (Entry, bool) {
@@ -85,7 +173,10 @@ func (s *Stream) Append(id ID, fields [][]byte) {
 	if len(s.nodes) > 0 {
 		n = s.nodes[len(s.nodes)-1]
 	}
-	if n == nil || n.added >= NodeEntries {
+	if n == nil || nodeFull(n, fields) {
+		if n != nil {
+			n.close()
+		}
 		n = newNode(id, fields)
 		s.nodes = append(s.nodes, n)
 	}
@@ -164,7 +255,7 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(Entry) bool) {
 	}
 	// From the last node starting at or before end, back to start.
 	ni := sort.Search(len(s.nodes), func(i int) bool { return end.Less(s.nodes[i].loID) }) - 1
-	var offs [NodeEntries]int
+	var offs [DefaultNodeEntries]int
 	for ; ni >= 0; ni-- {
 		n := s.nodes[ni]
 		live := n.liveOffsets(offs[:0])

@@ -13,7 +13,7 @@ func ScoreRange(min, max float64, minEx, maxEx bool) Range {
 // is over the listpack limit, even if the members turn out to be there
 // already or are not added. (A long member converts it only once added.)
 func (z *ZSet) Expect(n int) {
-	if n > ListpackEntries {
+	if !fitsListpack(n, 0) {
 		z.big = true
 	}
 }

@@ -7,6 +7,7 @@ package zset
 
 import (
 	"math"
+	"sync/atomic"
 
 	"github.com/hotkv/hotkv/internal/value/dict"
 )
@@ -14,9 +15,29 @@ import (
 // Redis's default zset-max-listpack-entries and zset-max-listpack-value: a
 // set within both is reported as "listpack", otherwise "skiplist".
 const (
-	ListpackEntries = 128
-	ListpackValue   = 64
+	DefaultListpackEntries = 128
+	DefaultListpackValue   = 64
 )
+
+// The thresholds in force: process-wide, as Redis's, read with atomic loads
+// when a set may convert (SetThresholds sets them).
+var maxListpackEntries, maxListpackValue atomic.Int64
+
+func init() { SetThresholds(DefaultListpackEntries, DefaultListpackValue) }
+
+// SetThresholds sets zset-max-listpack-entries and zset-max-listpack-value
+// (each 0 to 2^63-1). Sets already past a new threshold keep their
+// encoding; a listpack set converts at its next insertion that crosses one.
+func SetThresholds(entries, value int64) {
+	maxListpackEntries.Store(entries)
+	maxListpackValue.Store(value)
+}
+
+// fitsListpack reports whether n members, the longest of maxLen bytes, are
+// within the thresholds.
+func fitsListpack(n, maxLen int) bool {
+	return int64(n) <= maxListpackEntries.Load() && int64(maxLen) <= maxListpackValue.Load()
+}
 
 // ZSet is a sorted set. The zero value is not usable: call New.
 type ZSet struct {
@@ -31,7 +52,7 @@ type ZSet struct {
 // New returns an empty set; hint (elements expected) and maxLen (longest
 // member expected) pick the initial encoding as Redis's zsetTypeCreate does.
 func New(hint, maxLen int) *ZSet {
-	return &ZSet{dict: dict.New[float64](min(hint, 1024)), big: hint > ListpackEntries || maxLen > ListpackValue}
+	return &ZSet{dict: dict.New[float64](min(hint, 1024)), big: !fitsListpack(hint, maxLen)}
 }
 
 // Len is the number of members.
@@ -50,7 +71,7 @@ func (z *ZSet) Score(member string) (float64, bool) { return z.dict.Get(member) 
 // string(bytes) conversion is a copy); moving one keeps the stored string.
 func (z *ZSet) Set(member string, score float64) bool {
 	key, ref := z.dict.Lookup(member)
-	if ref == nil && !z.big && (z.dict.Len()+1 > ListpackEntries || len(member) > ListpackValue) {
+	if ref == nil && !z.big && !fitsListpack(z.dict.Len()+1, len(member)) {
 		z.big = true // Redis converts before inserting the member that does not fit
 	}
 	if score == 0 && !z.big {
@@ -318,18 +339,28 @@ func (z *ZSet) ToSkiplist() { z.big = true }
 // Fit picks the encoding a newly built set gets in Redis (ZUNIONSTORE,
 // ZRANGESTORE...): listpack if it is within the limits.
 func (z *ZSet) Fit() {
-	if z.Len() > ListpackEntries {
+	if !fitsListpack(z.Len(), 0) {
 		z.big = true
 		return
 	}
 	z.big = false
 	for p := z.first(); p.valid(); p = p.next() {
-		if len(p.item().member) > ListpackValue {
+		if !fitsListpack(0, len(p.item().member)) {
 			z.big = true
 			return
 		}
 	}
 	z.normalizeZeros()
+}
+
+// FitCount picks the encoding of a set loaded from a listpack payload
+// (RESTORE): Redis checks only its count, so a member longer than
+// zset-max-listpack-value stays in the listpack.
+func (z *ZSet) FitCount() {
+	z.big = !fitsListpack(z.Len(), 0)
+	if !z.big {
+		z.normalizeZeros()
+	}
 }
 
 func (z *ZSet) normalizeZeros() {
@@ -373,13 +404,13 @@ func (z *ZSet) Clone() any {
 // before that member lose their sign and the ones after keep it. The scores
 // slice is modified.
 func FromRange(members []string, scores []float64, rev bool) *ZSet {
-	if n := len(members); n <= ListpackEntries {
+	if n := len(members); fitsListpack(n, 0) {
 		for k := range n {
 			i := k
 			if rev {
 				i = n - 1 - k
 			}
-			if len(members[i]) > ListpackValue {
+			if !fitsListpack(0, len(members[i])) {
 				break
 			}
 			if scores[i] == 0 {

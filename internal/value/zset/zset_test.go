@@ -225,7 +225,7 @@ func TestBuildAndClone(t *testing.T) {
 
 func TestEncoding(t *testing.T) {
 	z := New(0, 0)
-	for i := range ListpackEntries {
+	for i := range DefaultListpackEntries {
 		z.Set(fmt.Sprint(i), 1)
 	}
 	if z.Encoding() != "listpack" {
