@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // renames are the rename-command lines both servers start with.
@@ -128,8 +129,8 @@ func mustRun(t *testing.T, bin string, args ...string) []byte {
 
 // include reads files (a glob's in name order) where it stands; later
 // lines override earlier ones; CONFIG REWRITE keeps include and
-// rename-command lines as they are. Commands logged under a new name
-// replay under it.
+// rename-command lines as they are. Commands run under a new name
+// replay from the log.
 func TestIncludeRewriteAndLog(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "conf.d")
@@ -169,5 +170,59 @@ func TestIncludeRewriteAndLog(t *testing.T) {
 	p2 := startBinary(t, conf)
 	if v, err := p2.client(t).Do(ctx, "GET", "k").Text(); err != nil || v != "v" {
 		t.Fatalf("after a restart that replays MYSET from the log: %q %v", v, err)
+	}
+}
+
+// What the server logs under a command's own name (XADD with the ID it
+// picked, SPOP as SREM, MIGRATE's DEL) must replay when that name is
+// renamed or taken away; and commands logged under a new name must replay
+// once the rename is gone. Both stopped the server from starting.
+func TestRenamedCommandsReplayFromLog(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	target := start(t)
+	host, port, _ := strings.Cut(target.Addr, ":")
+	renames := []string{"--rename-command", "xadd", "myxadd", "--rename-command", "srem", "", "--rename-command", "del", "",
+		"--rename-command", "set", "myset", "--rename-command", "blpop", "myblpop"}
+	base := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always"}
+	p := startBinary(t, append(base, renames...)...)
+	c := p.client(t)
+	for _, cmd := range [][]any{
+		{"MYXADD", "s", "*", "f", "v"}, {"SADD", "set", "a", "b", "c"}, {"SPOP", "set"},
+		{"MYSET", "k", "v"}, {"MYSET", "moved", "x"}, {"MIGRATE", host, port, "moved", "0", "5000"},
+	} {
+		if err := c.Do(ctx, cmd...).Err(); err != nil {
+			t.Fatalf("%v: %v", cmd, err)
+		}
+	}
+	// A blocked command is logged when it is served.
+	popped := make(chan error, 1)
+	go func() { popped <- p.client(t).Do(ctx, "MYBLPOP", "q", "0").Err() }()
+	for n, _ := c.Do(ctx, "INFO", "clients").Text(); !strings.Contains(n, "blocked_clients:1"); n, _ = c.Do(ctx, "INFO", "clients").Text() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	c.RPush(ctx, "q", "a", "b")
+	if err := <-popped; err != nil {
+		t.Fatal(err)
+	}
+	c.Shutdown(ctx)
+	p.wait(t)
+	for _, args := range [][]string{renames, nil} { // the same renames, then none
+		p := startBinary(t, append(base, args...)...)
+		c := p.client(t)
+		if n, err := c.XLen(ctx, "s").Result(); n != 1 || err != nil {
+			t.Errorf("renames %q: XLEN s = %d %v", args, n, err)
+		}
+		if n, err := c.SCard(ctx, "set").Result(); n != 2 || err != nil {
+			t.Errorf("renames %q: SCARD set = %d %v", args, n, err)
+		}
+		if n, err := c.Exists(ctx, "k", "moved").Result(); n != 1 || err != nil {
+			t.Errorf("renames %q: EXISTS k moved = %d %v", args, n, err)
+		}
+		if l, err := c.LRange(ctx, "q", 0, -1).Result(); len(l) != 1 || l[0] != "b" || err != nil {
+			t.Errorf("renames %q: LRANGE q = %q %v", args, l, err)
+		}
+		c.Shutdown(ctx)
+		p.wait(t)
 	}
 }

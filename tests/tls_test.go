@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"math/big"
 	"net"
 	"os"
@@ -216,4 +217,77 @@ func TestTLSRedisCli(t *testing.T) {
 	if v, _ := s.client(t).Get(context.Background(), "cli").Result(); v != "tls" {
 		t.Fatalf("value set by redis-cli over TLS: %q", v)
 	}
+}
+
+// A connection refused at accept (protected mode, maxclients) must not
+// hold up the TLS listener: its refusal goes out over TLS, and a client
+// that never sends its ClientHello used to block the accept loop in the
+// handshake, so no other TLS client was served.
+func TestTLSRefusalDoesNotBlockAccept(t *testing.T) {
+	p := newPKI(t)
+	ping := func(addr string, cfg *tls.Config) error {
+		d := &net.Dialer{Timeout: 3 * time.Second}
+		conn, err := tls.DialWithDialer(d, "tcp", addr, cfg)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(3 * time.Second))
+		conn.Write([]byte("PING\r\n"))
+		buf := make([]byte, 64)
+		n, err := conn.Read(buf)
+		if err != nil {
+			return err
+		}
+		if string(buf[:n]) != "+PONG\r\n" {
+			return errors.New("reply " + strconv.Quote(string(buf[:n])))
+		}
+		return nil
+	}
+	silent := func(t *testing.T, addr string) net.Conn { // connects, never says hello
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		return conn
+	}
+	t.Run("protected-mode", func(t *testing.T) {
+		ip := externalIP(t)
+		s := start(t, append(p.args(freePort(t)), "--bind", "0.0.0.0", "--tls-auth-clients", "no")...)
+		port := s.TLSAddr().(*net.TCPAddr).Port
+		silent(t, net.JoinHostPort(ip, strconv.Itoa(port)))
+		time.Sleep(50 * time.Millisecond) // accepted first
+		if err := ping(net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), p.clientConfig(false)); err != nil {
+			t.Fatalf("local TLS client behind a silent remote one: %v", err)
+		}
+		// A remote client that completes the handshake reads the refusal.
+		err := ping(net.JoinHostPort(ip, strconv.Itoa(port)), p.clientConfig(false))
+		if err == nil || !strings.Contains(err.Error(), "-DENIED Redis is running in protected mode") {
+			t.Fatalf("remote TLS client in protected mode: %v", err)
+		}
+	})
+	t.Run("maxclients", func(t *testing.T) {
+		s := start(t, append(p.args(freePort(t)), "--tls-auth-clients", "no", "--maxclients", "1")...)
+		addr := s.TLSAddr().String()
+		first, err := tls.Dial("tcp", addr, p.clientConfig(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first.Write([]byte("PING\r\n"))
+		first.Read(make([]byte, 16))
+		silent(t, addr)
+		time.Sleep(50 * time.Millisecond)
+		first.Close()
+		deadline := time.Now().Add(3 * time.Second)
+		for { // the server sees the first client go
+			if err = ping(addr, p.clientConfig(false)); err == nil || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err != nil {
+			t.Fatalf("TLS client after a silent refused one: %v", err)
+		}
+	})
 }

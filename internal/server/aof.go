@@ -73,6 +73,7 @@ func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][
 		return // refused: it changed nothing
 	}
 	if !rewritten {
+		args = c.s.ownName(cmd, args)
 		if cmd.Name == "spop" { // random: log what it removed instead
 			if args = spopAsSrem(args, c.out.B[mark:]); args == nil {
 				return
@@ -591,7 +592,13 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 		if lc.DB >= len(r.s.ks.DBs) {
 			return fmt.Errorf("database %d out of range", lc.DB)
 		}
-		cmd := r.s.lookup(lc.Args[0])
+		// The log names commands by their own names (ownName), whatever
+		// rename-command says now; a log an older HotKV wrote may hold the
+		// names clients used.
+		cmd := command.Lookup(lc.Args[0])
+		if cmd == nil {
+			cmd = r.s.lookup(lc.Args[0])
+		}
 		if cmd != nil && cmd.Subs != nil && len(lc.Args) > 1 {
 			cmd = cmd.Sub(lc.Args[1])
 		}

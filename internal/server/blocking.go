@@ -299,7 +299,7 @@ func (s *Server) runWaiter(b *blocked) {
 				b.aofEnd = s.aof.appendCmds(b.dbID, now, effects)
 			}
 		default: // replayed, it finds the data it found now
-			b.aofEnd = s.aof.appendCmd(b.dbID, now, b.args)
+			b.aofEnd = s.aof.appendCmd(b.dbID, now, s.ownName(b.cmd, b.args))
 		}
 	}
 	if again {

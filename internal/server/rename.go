@@ -28,7 +28,7 @@ func renamed(renames []config.Rename) (commandNames, error) {
 		names[c.Name] = c
 	}
 	for _, r := range renames {
-		from, to := strings.ToLower(r.From), strings.ToLower(r.To)
+		from, to := lowerASCII(r.From), lowerASCII(r.To)
 		cmd := names[from]
 		if cmd == nil {
 			return nil, errors.New("No such command in rename-command")
@@ -61,7 +61,7 @@ func (s *Server) lookup(name []byte) *command.Cmd {
 func (names commandNames) lookup(name []byte) *command.Cmd {
 	var buf [64]byte
 	if len(name) > len(buf) {
-		return names[strings.ToLower(string(name))]
+		return names[lowerASCII(string(name))]
 	}
 	low := buf[:len(name)]
 	for i, b := range name {
@@ -71,6 +71,19 @@ func (names commandNames) lookup(name []byte) *command.Cmd {
 		low[i] = b
 	}
 	return names[string(low)]
+}
+
+// lowerASCII lowers ASCII letters only: command names compare as Redis's
+// command table compares them (strings.ToLower would also fold non-ASCII
+// capitals, which a name lowered by lookup's loop keeps).
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // commands are the commands clients can reach, sorted by their own names
@@ -84,5 +97,25 @@ func (s *Server) commands() []*command.Cmd {
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// ownName returns args as the append-only log records them: under cmd's
+// own name rather than the one the client used. The server logs some
+// writes under own names anyway (XADD with its ID, SPOP as SREM, MIGRATE's
+// and eviction's DEL), so replay looks names up in the command table
+// itself: a log then replays whether those names are renamed, taken away
+// or renamed differently since.
+func (s *Server) ownName(cmd *command.Cmd, args [][]byte) [][]byte {
+	if s.names == nil {
+		return args
+	}
+	name, _, _ := strings.Cut(cmd.Name, "|")
+	if strings.EqualFold(string(args[0]), name) {
+		return args
+	}
+	out := make([][]byte, len(args))
+	copy(out, args)
+	out[0] = []byte(name)
 	return out
 }

@@ -258,9 +258,7 @@ func (s *Server) accept(l net.Listener) error {
 		pause = 0
 		s.stats.connections.Add(1)
 		if s.refusedByProtectedMode(conn) {
-			s.stats.refused.Add(1)
-			io.WriteString(conn, errProtectedMode)
-			conn.Close()
+			s.refuse(conn, errProtectedMode)
 			continue
 		}
 		raw := conn
@@ -283,9 +281,7 @@ func (s *Server) accept(l net.Listener) error {
 		}
 		if len(s.clients) >= s.Config().MaxClients {
 			s.mu.Unlock()
-			s.stats.refused.Add(1)
-			io.WriteString(conn, "-ERR max number of clients reached\r\n")
-			conn.Close()
+			s.refuse(conn, "-ERR max number of clients reached\r\n")
 			continue
 		}
 		c := newClient(s, conn)
@@ -294,6 +290,24 @@ func (s *Server) accept(l net.Listener) error {
 		s.mu.Unlock()
 		go c.serve()
 	}
+}
+
+// refuseTimeout bounds how long a refused connection may take to read its
+// refusal (over TLS: to complete the handshake first).
+const refuseTimeout = 5 * time.Second
+
+// refuse answers a connection turned away at accept with msg and closes it.
+// It writes in a goroutine of its own, under a deadline: on the TLS port
+// the write runs the handshake first, and a client that never sends its
+// ClientHello would otherwise hold the accept loop, and so every other
+// TLS client, for as long as it likes.
+func (s *Server) refuse(conn net.Conn, msg string) {
+	s.stats.refused.Add(1)
+	go func() {
+		conn.SetDeadline(time.Now().Add(refuseTimeout))
+		io.WriteString(conn, msg)
+		conn.Close()
+	}()
 }
 
 func (s *Server) removeClient(c *client) {
