@@ -312,18 +312,9 @@ func TestDifferentialConfigRewriteRedisParams(t *testing.T) {
 		return append(kept, append([]string{"--- appended:"}, appended...)...)
 	}
 
-	rdir := t.TempDir()
-	rconf := filepath.Join(rdir, "redis.conf")
-	port := freePort(t)
-	os.WriteFile(rconf, []byte(fmt.Sprintf("port %d\nbind 127.0.0.1 -::1\ndir %s\n%s", port, rdir, strings.Join(body, "\n"))), 0o644)
-	cmd := exec.Command(bin, rconf)
-	cmd.Dir = rdir
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	raddr := "127.0.0.1:" + strconv.Itoa(port)
-	waitPort(t, raddr)
+	raddr, rconf := startRedisConf(t, bin, func(dir string) string {
+		return "bind 127.0.0.1 -::1\ndir " + dir + "\n" + strings.Join(body, "\n")
+	})
 	want := rewrite(raddr, rconf)
 
 	hdir := t.TempDir()

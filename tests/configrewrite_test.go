@@ -203,18 +203,7 @@ func TestDifferentialConfigRewriteShape(t *testing.T) {
 
 	rewrite := func(addr, conf string) string { return setAndRewrite(t, addr, conf, sets) }
 
-	rdir := t.TempDir()
-	rconf := filepath.Join(rdir, "redis.conf")
-	port := freePort(t)
-	os.WriteFile(rconf, []byte(fmt.Sprintf("port %d\nbind 127.0.0.1\n%s", port, body)), 0o644)
-	cmd := exec.Command(bin, rconf)
-	cmd.Dir = rdir
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	raddr := "127.0.0.1:" + strconv.Itoa(port)
-	waitPort(t, raddr)
+	raddr, rconf := startRedisConf(t, bin, func(string) string { return "bind 127.0.0.1\n" + body })
 	want := rewrite(raddr, rconf)
 
 	hdir := t.TempDir()
@@ -275,4 +264,25 @@ func setAndRewrite(t *testing.T, addr, conf string, sets [][2]string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// startRedisConf runs Redis bin from a configuration file in a directory of
+// its own: a port line, then lines(dir). It returns the address and the file.
+func startRedisConf(t *testing.T, bin string, lines func(dir string) string) (addr, conf string) {
+	t.Helper()
+	dir := t.TempDir()
+	conf = filepath.Join(dir, "redis.conf")
+	port := freePort(t)
+	if err := os.WriteFile(conf, []byte(fmt.Sprintf("port %d\n%s", port, lines(dir))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, conf)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr = "127.0.0.1:" + strconv.Itoa(port)
+	waitPort(t, addr)
+	return addr, conf
 }
