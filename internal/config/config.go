@@ -44,6 +44,9 @@ type Config struct {
 	LFULogFactor           int64
 	LFUDecayTime           int64 // minutes
 	PubSubOutputLimit      int64 // hard output buffer limit for pub/sub clients
+	PubSubOutputSoft       SoftLimit
+	NormalOutputHard       int64 // client-output-buffer-limit normal: 0 = none
+	NormalOutputSoft       SoftLimit
 	TrackingTableMaxKeys   int64 // keys CLIENT TRACKING remembers before invalidating some; 0 = no limit
 	NotifyKeyspaceEvents   notify.Class
 	SlowlogSlowerThan      int64 // microseconds; negative: off
@@ -82,6 +85,10 @@ type Config struct {
 	redis redisValues // Redis's other parameters, by slot (redisparams.go)
 }
 
+// SoftLimit is an output buffer soft limit: a client whose unsent output
+// stays at or over Bytes for longer than Secs is disconnected. Bytes 0: none.
+type SoftLimit struct{ Bytes, Secs int64 }
+
 // MaxDatabases bounds "databases": every database preallocates its 1024
 // shards (about 100 KiB), so Redis's INT_MAX would exhaust memory at start.
 const MaxDatabases = 4096
@@ -106,6 +113,7 @@ func Default() *Config {
 		LFULogFactor:           10,
 		LFUDecayTime:           1,
 		PubSubOutputLimit:      32 << 20,
+		PubSubOutputSoft:       SoftLimit{8 << 20, 60},
 		TrackingTableMaxKeys:   1000000,
 		SlowlogSlowerThan:      10000,
 		SlowlogMaxLen:          128,

@@ -150,8 +150,8 @@ var redisSpecs = [...]redisSpec{
 		why: "HotKV never answers BUSY: while a script runs, other clients' commands wait for it, and SCRIPT KILL and FUNCTION KILL work at any time"},
 	{name: "client-output-buffer-limit", kind: kMulti, def: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
 		set: setOutputLimits, words: outputLimitWords, lines: outputLimitLines, effect: Honoured,
-		why: "the pubsub class's hard limit is honoured: it is pubsub-output-buffer-limit (0 is no limit; 1 to 1023 bytes are refused); " +
-			"not honoured: soft limits, and the normal and replica classes (HotKV stops reading a client that does not read its replies instead of buffering them; it has no replicas)"},
+		why: "the normal and pubsub classes are honoured, hard and soft limits, as in Redis; the pubsub hard limit is pubsub-output-buffer-limit (0 is no limit; 1 to 1023 bytes are refused); " +
+			"the replica class is stored without effect (HotKV has no replicas)"},
 	{name: "cluster-allow-pubsubshard-when-down", kind: kBool, def: "yes", why: whyCluster},
 	{name: "cluster-allow-reads-when-down", kind: kBool, def: "no", why: whyCluster},
 	{name: "cluster-allow-replica-migration", kind: kBool, def: "yes", why: whyCluster},
@@ -735,6 +735,10 @@ func outputLimitLines(c *Config) []rewriteLine {
 	return lines
 }
 
+// clampInt64 reads an unsigned limit past int64's range as int64's largest,
+// which no buffer reaches.
+func clampInt64(n uint64) int64 { return int64(min(n, math.MaxInt64)) }
+
 func formatMemoryU(n uint64) string {
 	if n > math.MaxInt64 {
 		return strconv.FormatUint(n, 10)
@@ -779,6 +783,9 @@ func setOutputLimits(c *Config, name string, v []string) error {
 		pub = int64(h)
 	}
 	c.PubSubOutputLimit = pub
+	c.PubSubOutputSoft = SoftLimit{clampInt64(l[2].soft), l[2].secs}
+	c.NormalOutputHard = clampInt64(l[0].hard)
+	c.NormalOutputSoft = SoftLimit{clampInt64(l[0].soft), l[0].secs}
 	c.redis[outputLimitSlot()] = fmt.Sprintf("%d %d %d %d %d %d %d %d",
 		l[0].hard, l[0].soft, l[0].secs, l[1].hard, l[1].soft, l[1].secs, l[2].soft, l[2].secs)
 	return nil

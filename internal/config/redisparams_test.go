@@ -499,3 +499,28 @@ func FuzzRedisParams(f *testing.F) {
 		}
 	})
 }
+
+// TestOutputLimitFields: client-output-buffer-limit sets the limits the
+// server reads, and Default's agree with Redis's default line.
+func TestOutputLimitFields(t *testing.T) {
+	def := Default()
+	fromLine := Default()
+	if err := Parse(fromLine, "client-output-buffer-limit "+redisByName["client-output-buffer-limit"].Get(def)); err != nil {
+		t.Fatal(err)
+	}
+	if fromLine.PubSubOutputLimit != def.PubSubOutputLimit || fromLine.PubSubOutputSoft != def.PubSubOutputSoft ||
+		fromLine.NormalOutputHard != def.NormalOutputHard || fromLine.NormalOutputSoft != def.NormalOutputSoft {
+		t.Fatalf("Default's limits differ from its own line's: %+v", fromLine)
+	}
+	c := Default()
+	if err := Parse(c, "client-output-buffer-limit normal 1mb 2kb 3 pubsub 0 5 7"); err != nil {
+		t.Fatal(err)
+	}
+	if c.NormalOutputHard != 1<<20 || c.NormalOutputSoft != (SoftLimit{2048, 3}) ||
+		c.PubSubOutputLimit != math.MaxInt64 || c.PubSubOutputSoft != (SoftLimit{5, 7}) {
+		t.Fatalf("limits: normal %d %+v, pubsub %d %+v", c.NormalOutputHard, c.NormalOutputSoft, c.PubSubOutputLimit, c.PubSubOutputSoft)
+	}
+	if err := Parse(c, "client-output-buffer-limit normal 18446744073709551615 0 0"); err != nil || c.NormalOutputHard != math.MaxInt64 {
+		t.Fatalf("hard limit past int64: %d, %v", c.NormalOutputHard, err)
+	}
+}

@@ -92,6 +92,11 @@ type client struct {
 	aofEnd     int64         // log offset the replies in out wait for (aof.go)
 	woff       int64         // log offset of the client's last write (WAITAOF)
 	tx         []byte        // the running transaction's log record
+	// The normal class's output buffer limits as of the last read, and
+	// when the soft one was reached (obuf.go).
+	obufHard  int64
+	obufSoft  config.SoftLimit
+	obufSince int64
 
 	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).
 	waiting   atomic.Pointer[blocked] // the blocking command waiting, if any (CLIENT UNBLOCK)
@@ -277,6 +282,7 @@ func (c *client) beforeRead() bool {
 	cfg := c.s.Config()
 	c.parser.Limits = limits(cfg)
 	c.setDeadline(cfg)
+	c.obufHard, c.obufSoft = cfg.NormalOutputHard, cfg.NormalOutputSoft
 	return c.w < len(c.in) || c.grow(cfg)
 }
 
@@ -370,10 +376,14 @@ func (c *client) process() {
 			if c.modes != 0 {
 				c.afterCommand(p.cmd, mark)
 			}
+			if c.obufHard|c.obufSoft.Bytes != 0 && !c.checkNormalOutput() {
+				return
+			}
 		}
 		// A monitor's replies join the lines other connections feed it in
-		// the order things happen.
-		if (len(c.out.B) >= flushAt || c.monitoring.Load()) && !c.flush() {
+		// the order things happen. Under a normal-class hard limit the
+		// batch's replies wait whole, as Redis's do, for the limit to see.
+		if (len(c.out.B) >= flushAt && c.obufHard == 0 || c.monitoring.Load()) && !c.flush() {
 			c.closing = true
 			return
 		}
@@ -466,9 +476,19 @@ func (c *client) flush() bool {
 	}
 	var err error
 	if len(b) > 0 {
+		d, limited := c.writeDeadline(len(b))
+		if limited {
+			c.conn.SetWriteDeadline(d)
+		}
 		var n int
 		n, err = c.conn.Write(b)
 		c.netOut.Add(int64(n))
+		if limited {
+			if writeTimedOut(err) {
+				c.outputLimitReached("normal", int64(len(b)-n))
+			}
+			c.conn.SetWriteDeadline(time.Time{})
+		}
 	}
 	c.resetOut()
 	return err == nil

@@ -23,7 +23,8 @@ func validName(b []byte) string {
 }
 
 // describe is one CLIENT LIST line, with Redis's field names and order.
-// Buffer sizes HotKV does not track the way Redis does are reported as 0.
+// Buffer sizes HotKV does not track the way Redis does are reported as 0;
+// omem is the output queued for a subscribed, monitoring or tracking client.
 func (c *client) describe() string {
 	c.infoMu.Lock()
 	name, lib, ver := c.name, c.libName, c.libVer
@@ -64,10 +65,10 @@ func (c *client) describe() string {
 	if lc := c.lastCmd.Load(); lc != nil {
 		cmd = lc.Name
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s io-thread=0",
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=%d tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s io-thread=0",
 		c.id, c.addr(), c.laddr(), c.fd, name,
 		int64(now.Sub(c.created).Seconds()), (now.UnixMilli()-c.lastSeen.Load())/1000,
-		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), initialReadBuf, cmd, c.user.Load().Name, c.redirection(), c.proto.Load(), lib, ver)
+		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), initialReadBuf, c.queuedOutput(), cmd, c.user.Load().Name, c.redirection(), c.proto.Load(), lib, ver)
 }
 
 func (s *Server) clientList() []*client {

@@ -57,6 +57,8 @@ type subscriber struct {
 	// served blocked command), so that none lands inside or before them.
 	hold bool
 	held []byte
+	// softSince: when the queue reached the pubsub soft limit (outputOver).
+	softSince int64
 	// taken is signalled when the writer takes the queue or the client
 	// dies (waitRoom).
 	taken sync.Cond
@@ -105,17 +107,19 @@ func (p *subscriber) enqueueLocked(b []byte) bool {
 	return p.checkLocked()
 }
 
-// checkLocked enforces pubsub-output-buffer-limit on a subscribed client
-// (Redis's client-output-buffer-limit pubsub class): past it the client is
+// checkLocked enforces the pubsub class's output buffer limits on a
+// subscribed or monitoring client (obuf.go): past them the client is
 // disconnected, and the publisher carries on.
 func (p *subscriber) checkLocked() bool {
-	s := p.c.s
-	if limit := s.Config().PubSubOutputLimit; int64(len(p.buf)+len(p.held)) > limit && (p.c.subscribed() || p.c.monitoring.Load()) {
-		p.dead = true
-		s.stats.obufLimitDisconnections.Add(1)
-		s.logf("warning", "Client id=%d addr=%v closed for overcoming of output buffer limits (pubsub, %d bytes).", p.c.id, p.c.addr(), limit)
-		p.c.closeConn()
-		return false
+	c := p.c
+	if c.subscribed() || c.monitoring.Load() {
+		cfg := c.s.Config()
+		if size := int64(len(p.buf) + len(p.held)); outputOver(size, cfg.PubSubOutputLimit, cfg.PubSubOutputSoft, &p.softSince) {
+			p.dead = true
+			c.outputLimitReached("pubsub", size)
+			c.closeConn()
+			return false
+		}
 	}
 	if !p.hold {
 		select {
