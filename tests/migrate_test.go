@@ -254,8 +254,15 @@ func TestMigrateCachedConnection(t *testing.T) {
 		}
 		return ids
 	}
+	cached := func() int64 { return src.infoInt(t, "stats", "migrate_cached_sockets") }
+	if n := cached(); n != 0 {
+		t.Fatalf("migrate_cached_sockets = %d before any MIGRATE", n)
+	}
 	migrated("a", "2")
 	migrated("b", "2")
+	if n := cached(); n != 1 {
+		t.Fatalf("migrate_cached_sockets = %d after two MIGRATEs to one target", n)
+	}
 	first := peers()
 	migrated("c", "0")
 	if got := peers(); len(first) != 1 || !reflect.DeepEqual(got, first) {

@@ -12,30 +12,37 @@ import (
 	"time"
 )
 
-// monitorLine is a MONITOR line: time, database, client address, arguments.
-var monitorLine = regexp.MustCompile(`^\d{10}\.\d{6} \[(\d+) 127\.0\.0\.1:\d+\] (.*)$`)
+// monitorLine is a MONITOR line: time, database, client address (or "lua"
+// for a script's commands), arguments.
+var monitorLine = regexp.MustCompile(`^\d{10}\.\d{6} \[(\d+) (?:127\.0\.0\.1:\d+|(lua))\] (.*)$`)
 
 // monitorScript runs on a second connection while the first monitors; each
-// entry is a command and whether it shows in the stream.
+// entry is a command and how many lines it shows in the stream.
 var monitorScript = []struct {
 	cmd  []string
-	seen bool
+	seen int
 }{
-	{[]string{"SET", "k", "a b\n\"q\"\\\x00\xff"}, true},
-	{[]string{"GET", "k"}, true},
-	{[]string{"CONFIG", "GET", "maxclients"}, false}, // administrative
-	{[]string{"NOSUCHCOMMAND", "x"}, false},          // refused before running
-	{[]string{"GET"}, false},                         // wrong arity
-	{[]string{"AUTH", "secret"}, true},               // an error, its password redacted
-	{[]string{"HELLO", "2", "AUTH", "default", "secret"}, true},
-	{[]string{"MIGRATE", "127.0.0.1", "1", "", "0", "10", "AUTH", "pw", "COPY", "AUTH2", "u", "p2", "KEYS", "auth", "nokey"}, true}, // NOKEY
-	{[]string{"SELECT", "3"}, true},
-	{[]string{"INCR", "n"}, true},
-	{[]string{"MULTI"}, true},
-	{[]string{"SADD", "s", "m"}, false}, // queued: shown when EXEC runs it
-	{[]string{"EXEC"}, true},
-	{[]string{"SELECT", "0"}, true},
-	{[]string{"LPUSH", "l", "1"}, true},
+	{[]string{"SET", "k", "a b\n\"q\"\\\x00\xff"}, 1},
+	{[]string{"GET", "k"}, 1},
+	{[]string{"CONFIG", "GET", "maxclients"}, 0}, // administrative
+	{[]string{"NOSUCHCOMMAND", "x"}, 0},          // refused before running
+	{[]string{"GET"}, 0},                         // wrong arity
+	{[]string{"AUTH", "secret"}, 1},              // an error, its password redacted
+	{[]string{"HELLO", "2", "AUTH", "default", "secret"}, 1},
+	{[]string{"MIGRATE", "127.0.0.1", "1", "", "0", "10", "AUTH", "pw", "COPY", "AUTH2", "u", "p2", "KEYS", "auth", "nokey"}, 1}, // NOKEY
+	{[]string{"SELECT", "3"}, 1},
+	{[]string{"INCR", "n"}, 1},
+	{[]string{"MULTI"}, 1},
+	{[]string{"SADD", "s", "m"}, 0}, // queued: shown when EXEC runs it
+	{[]string{"EXEC"}, 1},
+	{[]string{"SELECT", "0"}, 1},
+	{[]string{"LPUSH", "l", "1"}, 1},
+	// A script shows before the commands it calls, which show as "lua".
+	{[]string{"EVAL", "redis.call('set', KEYS[1], ARGV[1]) return redis.call('get', KEYS[1])", "1", "sk", "v"}, 3},
+	{[]string{"EVALSHA", "0000000000000000000000000000000000000000", "0"}, 1}, // NOSCRIPT, shown first
+	{[]string{"FUNCTION", "LOAD", "REPLACE", "#!lua name=mon\nredis.register_function('monf', function(keys) return redis.call('incr', keys[1]) end)"}, 1},
+	{[]string{"FCALL", "monf", "1", "fk"}, 2},
+	{[]string{"FCALL_RO", "monf", "1", "fk"}, 1}, // refused for its write flag, after showing
 }
 
 // monitorStream runs monitorScript against srv and returns the lines a
@@ -47,9 +54,7 @@ func monitorStream(t *testing.T, srv *testServer) []string {
 	var want int
 	for _, c := range monitorScript {
 		cli.do(c.cmd...)
-		if c.seen {
-			want++
-		}
+		want += c.seen
 	}
 	want++ // SADD, run by EXEC
 	cli.do("PING")
@@ -63,8 +68,12 @@ func monitorStream(t *testing.T, srv *testServer) []string {
 		if m == nil {
 			t.Fatalf("monitor line %q does not look like Redis's", got)
 		}
-		lines = append(lines, "["+m[1]+"] "+m[2])
-		if m[2] == `"PING"` {
+		src := ""
+		if m[2] != "" {
+			src = " " + m[2]
+		}
+		lines = append(lines, "["+m[1]+src+"] "+m[3])
+		if m[3] == `"PING"` {
 			break
 		}
 	}
@@ -91,6 +100,8 @@ func TestMonitorLines(t *testing.T) {
 		`[0] "MIGRATE" "127.0.0.1" "1" "" "0" "10" "AUTH" "(redacted)" "COPY" "AUTH2" "(redacted)" "(redacted)" "KEYS" "auth" "nokey"`,
 		`[3] "INCR" "n"`,
 		`[3] "SADD" "s" "m"`,
+		`[0 lua] "set" "sk" "v"`,
+		`[0 lua] "incr" "fk"`,
 	} {
 		found := false
 		for _, l := range lines {

@@ -17,6 +17,7 @@ import (
 func fcallCmd(readOnly bool) func(*command.Ctx) {
 	return func(x *command.Ctx) {
 		c := cl(x)
+		c.showScriptCall(x)
 		f := c.s.scripts.Function(x.Args[1])
 		if f == nil {
 			x.Error("ERR Function not found")

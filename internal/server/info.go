@@ -217,6 +217,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "pubsub_patterns", s.hub.numPat())
 		kv(b, "pubsubshard_channels", len(s.hub.channels(kindShard, nil)))
 		kv(b, "total_forks", 0)
+		kv(b, "migrate_cached_sockets", s.migrate.size())
 		kv(b, "tracking_total_keys", s.track.keys.Load())
 		kv(b, "tracking_total_items", s.track.items.Load())
 		kv(b, "tracking_total_prefixes", s.track.nprefix.Load())

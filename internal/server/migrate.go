@@ -391,6 +391,13 @@ func (m *migrateCache) take(name string, host, port []byte, timeout time.Duratio
 
 // put caches mc for the next MIGRATE to its target, closing the one cached
 // there already, or a random one (as Redis picks) when the cache is full.
+// size is how many connections are cached (INFO migrate_cached_sockets).
+func (m *migrateCache) size() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.conns)
+}
+
 func (m *migrateCache) put(mc *migrateConn) {
 	mc.used = time.Now()
 	m.mu.Lock()

@@ -65,11 +65,25 @@ func (c *client) stopMonitoring() {
 	c.monitoring.Store(false)
 }
 
-// feedMonitors shows a command c has run to every monitor.
+// feedMonitors shows a command c has run to every monitor. Scripts
+// (SkipMonitor) show themselves before they run (showScriptCall), so that
+// the commands they call, shown from "lua", follow them.
 func (c *client) feedMonitors(cmd *command.Cmd, args [][]byte) {
-	if cmd.Flags&command.Admin != 0 {
+	if cmd.Flags&(command.Admin|command.SkipMonitor) != 0 {
 		return
 	}
+	c.monitorLine(cmd, args)
+}
+
+// showScriptCall shows EVAL, EVALSHA or FCALL (and their _RO forms) to the
+// monitors as it starts, as Redis does.
+func (c *client) showScriptCall(x *command.Ctx) {
+	if c.s.mon.n.Load() > 0 {
+		c.monitorLine(c.running, x.Args) // EXEC's, inside a transaction: neither has credentials
+	}
+}
+
+func (c *client) monitorLine(cmd *command.Cmd, args [][]byte) {
 	now := time.Now()
 	line := make([]byte, 0, 64)
 	line = append(line, '+')
@@ -84,7 +98,9 @@ func (c *client) feedMonitors(cmd *command.Cmd, args [][]byte) {
 	line = append(line, " ["...)
 	line = strconv.AppendInt(line, int64(c.ctx.DBID), 10)
 	line = append(line, ' ')
-	if c.unix() { // Redis writes "unix:<path>" for these
+	if c.ctx.InScript {
+		line = append(line, "lua"...)
+	} else if c.unix() { // Redis writes "unix:<path>" for these
 		line = append(line, "unix:"...)
 		line = append(line, c.conn.LocalAddr().String()...)
 	} else {

@@ -52,6 +52,7 @@ func evalArgs(x *command.Ctx, notInt string) (keys, argv [][]byte, ok bool) {
 
 func evalCmd(readOnly bool) func(*command.Ctx) {
 	return func(x *command.Ctx) {
+		cl(x).showScriptCall(x)
 		keys, argv, ok := evalArgs(x, command.ErrNotInt)
 		if !ok {
 			return
@@ -68,6 +69,7 @@ func evalCmd(readOnly bool) func(*command.Ctx) {
 
 func evalshaCmd(readOnly bool) func(*command.Ctx) {
 	return func(x *command.Ctx) {
+		cl(x).showScriptCall(x)
 		keys, argv, ok := evalArgs(x, command.ErrNotInt)
 		if !ok {
 			return
