@@ -626,3 +626,34 @@ func TestMaxmemoryScriptsEvict(t *testing.T) {
 		t.Errorf("used_memory %d > 1.25 x maxmemory %d", used, max)
 	}
 }
+
+// TestMaxmemoryLoweredAppliesAtOnce: the command right after CONFIG SET
+// maxmemory lowers the limit meets it, as in Redis, which checks the limit
+// before every command: in the same pipeline, and queued in MULTI (the
+// transaction then aborts), and read-only transactions still run.
+func TestMaxmemoryLoweredAppliesAtOnce(t *testing.T) {
+	differ(t, [][]string{
+		{"SET", "x", "value"},
+		{"CONFIG", "SET", "maxmemory", "1"},
+		{"LPUSH", "mylist", "v"},
+		{"CONFIG", "SET", "maxmemory", "0"},
+		{"LPUSH", "mylist", "v"},
+		{"MULTI"},
+		{"SET", "foo1", "bar1"},
+		{"CONFIG", "SET", "maxmemory", "1"}, // queued: runs in EXEC
+		{"EXEC"},
+		{"MULTI"},
+		{"GET", "x"},
+		{"CONFIG", "SET", "maxmemory", "1"},
+		{"SET", "foo2", "bar2"},
+		{"EXEC"},
+		{"CONFIG", "SET", "maxmemory", "0"},
+		{"EXISTS", "foo1", "foo2", "mylist"},
+	})
+	s := start(t)
+	c := s.raw(t)
+	c.send(encode("CONFIG", "SET", "maxmemory", "1") + encode("SET", "k", "v") + encode("CONFIG", "SET", "maxmemory", "0"))
+	c.expectRead(Status("OK"))
+	c.expectRead(Err("OOM command not allowed when used memory > 'maxmemory'."))
+	c.expectRead(Status("OK"))
+}

@@ -111,10 +111,15 @@ func configSet(x *command.Ctx) {
 		s.setRequirePass(next.RequirePass)
 	}
 	s.users.SetPubsubDefault(next.ACLPubsubAll)
-	s.applyMemoryConfig(next)
+	tighter := s.applyMemoryConfig(next)
 	s.ks.Events.Set(next.NotifyKeyspaceEvents)
 	s.slow.configure(next)
 	applyRedisParams(next)
+	if c := cl(x); tighter != 0 && c.inExec {
+		c.memGen = tighter // EXEC holds the shards the measurement counts: exec waits
+	} else if tighter != 0 {
+		s.awaitMeasurement(tighter)
+	}
 	x.W.OK()
 }
 

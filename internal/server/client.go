@@ -100,6 +100,9 @@ type client struct {
 	// confirmed: the command wrote (un)subscribe confirmations into out,
 	// which CLIENT REPLY OFF|SKIP does not silence (afterCommand).
 	confirmed bool
+	// memGen: a CONFIG SET inside EXEC lowered maxmemory; EXEC awaits
+	// that measurement once it has released its shards.
+	memGen uint64
 
 	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).
 	waiting   atomic.Pointer[blocked] // the blocking command waiting, if any (CLIENT UNBLOCK)

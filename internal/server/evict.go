@@ -58,6 +58,7 @@ type evictor struct {
 	dbKeys  atomic.Pointer[[]dbCount]
 	wake    chan struct{} // measure now (the limit changed)
 	gen     atomic.Uint64 // bumped by each applyMemoryConfig: a measurement begun before is void
+	done    atomic.Uint64 // the generation the last complete measurement was for
 	pool    evictPool
 
 	overTime atomic.Int64 // ms spent over the limit before the current spell
@@ -91,8 +92,9 @@ func newEvictor() *evictor {
 
 // applyMemoryConfig makes a new configuration's policy and limit take
 // effect: the access bits keys record, the runtime's memory limit, and a
-// measurement against the new limit.
-func (s *Server) applyMemoryConfig(cfg *config.Config) {
+// measurement against the new limit. When the limit is new or lower it
+// returns the generation of that measurement, for awaitMeasurement, else 0.
+func (s *Server) applyMemoryConfig(cfg *config.Config) (tighter uint64) {
 	keyspace.SetLFU(strings.HasSuffix(cfg.MaxMemoryPolicy, "-lfu"), int(cfg.LFULogFactor), int(cfg.LFUDecayTime))
 	ev := s.ev
 	s.evMu.Lock()
@@ -106,7 +108,10 @@ func (s *Server) applyMemoryConfig(cfg *config.Config) {
 	case ev.limit > 0:
 		debug.SetMemoryLimit(ev.goLimit)
 	}
-	ev.gen.Add(1)
+	gen := ev.gen.Add(1)
+	if cfg.MaxMemory > 0 && (ev.limit == 0 || cfg.MaxMemory < ev.limit) {
+		tighter = gen
+	}
 	if cfg.MaxMemory == 0 || ev.limit > 0 && cfg.MaxMemory > ev.limit {
 		// More room: writes need not wait for the next measurement.
 		ev.over.Store(false)
@@ -116,6 +121,19 @@ func (s *Server) applyMemoryConfig(cfg *config.Config) {
 	select {
 	case ev.wake <- struct{}{}:
 	default:
+	}
+	return tighter
+}
+
+// awaitMeasurement waits, a second at most, for evictLoop to measure the
+// data against a limit CONFIG SET has just set or lowered, so that the next
+// command meets it, as Redis checks the limit before every command. The
+// caller must hold no shard lock (the measurement counts keys shard by
+// shard).
+func (s *Server) awaitMeasurement(gen uint64) {
+	deadline := time.Now().Add(time.Second)
+	for s.ev.done.Load() < gen && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Microsecond)
 	}
 }
 
@@ -155,6 +173,7 @@ func (s *Server) evictLoop() {
 			t.Reset(time.Second / time.Duration(hz))
 		}
 		gen := s.checkMemory(time.Now())
+		ev.done.Store(gen)
 		if s.Config().MaxMemoryPolicy == "noeviction" {
 			continue
 		}

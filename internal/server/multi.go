@@ -89,6 +89,10 @@ func exec(x *command.Ctx) {
 	// Only now, with no shard held: taking a watched key's shard while
 	// holding others could invert the lock order and deadlock.
 	c.unwatchAll()
+	if c.memGen != 0 { // a CONFIG SET in it lowered maxmemory
+		c.s.awaitMeasurement(c.memGen)
+		c.memGen = 0
+	}
 }
 
 // execLocked runs the transaction under its locks: its keys' shards, every
