@@ -374,3 +374,40 @@ func TestSubscribeConfirmationsUnderReplyOff(t *testing.T) {
 		return r.do(cmd...)
 	}, reflect.DeepEqual)
 }
+
+// TestPublishToSelfAfterReply: a RESP3 subscriber's own PUBLISH, in a
+// transaction or a script too, answers before the message it sends itself
+// arrives, as in Redis.
+func TestPublishToSelfAfterReply(t *testing.T) {
+	steps := []struct {
+		cmd     []string
+		replies int
+	}{
+		{[]string{"SUBSCRIBE", "foo"}, 1},
+		{[]string{"PUBLISH", "foo", "bar"}, 2},
+		{[]string{"MULTI"}, 1},
+		{[]string{"PING", "abc"}, 1},
+		{[]string{"PUBLISH", "foo", "bar"}, 1},
+		{[]string{"PUBLISH", "foo", "vaz"}, 1},
+		{[]string{"EXEC"}, 3},
+		{[]string{"EVAL", "redis.call('publish', 'foo', 'x') return 'bla'", "0"}, 2},
+		{[]string{"SPUBLISH", "foo", "y"}, 1}, // not subscribed to the shard channel
+		{[]string{"PING", "end"}, 1},
+	}
+	run := func(s *testServer) []any {
+		r := s.raw(t)
+		r.do("HELLO", "3")
+		var out []any
+		for _, st := range steps {
+			r.send(encode(st.cmd...))
+			for range st.replies {
+				out = append(out, r.read())
+			}
+		}
+		return out
+	}
+	got, want := run(start(t)), run(startRedis(t))
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("HotKV:\n%#v\nRedis:\n%#v", got, want)
+	}
+}

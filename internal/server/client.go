@@ -372,7 +372,11 @@ func (c *client) process() {
 		c.next++
 		c.r = p.end
 		if len(p.args) > 0 { // an empty line has none
-			if c.modes&tracking != 0 && !c.holding {
+			// Pushes to a client with a queue (subscribed, tracking,
+			// monitoring) wait for the batch's replies: as in Redis, a
+			// command's reply comes before the messages it sends its own
+			// client (PUBLISH to itself, in EXEC or a script too).
+			if c.pubsub != nil && !c.holding {
 				c.holdPushes()
 			}
 			mark := len(c.out.B)
