@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -431,14 +432,35 @@ func TestACLConfigUsers(t *testing.T) {
 	}
 }
 
-// ACL SETUSER's rules hold passwords: SLOWLOG shows them redacted.
-func TestACLSetUserRedacted(t *testing.T) {
-	s := start(t, "--slowlog-log-slower-than", "0")
-	r := s.raw(t)
-	r.expect(Status("OK"), "ACL", "SETUSER", "u", ">secret", "on")
-	got := r.do("SLOWLOG", "GET", "1").([]any)[0].([]any)[3]
-	if want := []any{"ACL", "SETUSER", "u", "(redacted)", "(redacted)"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("slowlog args %q", got)
+// ACL SETUSER's rules hold passwords, and user names are private too: as in
+// Redis 8, SLOWLOG (and MONITOR) show ACL SETUSER's, DELUSER's and
+// GETUSER's arguments redacted.
+func TestACLUserCommandsRedacted(t *testing.T) {
+	cmds := [][]string{
+		{"ACL", "SETUSER", "u", ">secret", "on"},
+		{"ACL", "SETUSER", "slowlog test user", "+get"}, // refused, redacted all the same
+		{"ACL", "GETUSER", "u"},
+		{"ACL", "DELUSER", "u", "nosuch"},
+	}
+	logged := func(s *testServer) []any {
+		r := s.raw(t)
+		r.expect(Status("OK"), "CONFIG", "SET", "slowlog-log-slower-than", "0")
+		r.expect(Status("OK"), "SLOWLOG", "RESET")
+		for _, c := range cmds {
+			r.do(c...)
+		}
+		var args []any
+		for _, e := range r.do("SLOWLOG", "GET", strconv.Itoa(len(cmds))).([]any) {
+			args = append(args, e.([]any)[3])
+		}
+		return args
+	}
+	got := logged(start(t))
+	if want := []any{"ACL", "SETUSER", "(redacted)", "(redacted)", "(redacted)"}; !reflect.DeepEqual(got[len(got)-1], want) {
+		t.Fatalf("slowlog args %q", got[len(got)-1])
+	}
+	if want := logged(startRedis(t)); !reflect.DeepEqual(got, want) {
+		t.Fatalf("HotKV's slowlog:\n%q\nRedis's:\n%q", got, want)
 	}
 }
 

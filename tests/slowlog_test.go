@@ -160,3 +160,40 @@ func TestLatencyMonitor(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowlogBlockedCommand: as in Redis, a blocking command is logged when
+// it ends (served, timed out), once, with its own arguments, not while it
+// waits.
+func TestSlowlogBlockedCommand(t *testing.T) {
+	s := start(t, "--slowlog-log-slower-than", "0")
+	ctl, waiter := s.raw(t), s.raw(t)
+	blpops := func() (n int) {
+		for _, e := range ctl.do("SLOWLOG", "GET", "-1").([]any) {
+			if args := e.([]any)[3].([]any); strings.EqualFold(args[0].(string), "blpop") {
+				if !reflect.DeepEqual(args, []any{"BLPOP", "l", "0"}) && !reflect.DeepEqual(args, []any{"BLPOP", "none", "0.01"}) {
+					t.Fatalf("logged as %q", args)
+				}
+				n++
+			}
+		}
+		return n
+	}
+	ctl.expect(Status("OK"), "SLOWLOG", "RESET")
+	waiter.send(encode("BLPOP", "l", "0"))
+	eventually(t, "the BLPOP to block", func() bool { return s.infoInt(t, "clients", "blocked_clients") == 1 })
+	if n := blpops(); n != 0 {
+		t.Fatalf("%d BLPOP entries while it waits", n)
+	}
+	ctl.expect(Status("OK"), "MULTI")
+	ctl.expect(Status("QUEUED"), "LPUSH", "l", "v")
+	ctl.expect(Status("QUEUED"), "SLOWLOG", "RESET")
+	ctl.expect([]any{int64(1), Status("OK")}, "EXEC")
+	waiter.expectRead([]any{"l", "v"})
+	if n := blpops(); n != 1 {
+		t.Fatalf("%d BLPOP entries once served after the reset, want 1", n)
+	}
+	waiter.expect(nil, "BLPOP", "none", "0.01")
+	if n := blpops(); n != 2 {
+		t.Fatalf("%d BLPOP entries after one timed out, want 2", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
+	"github.com/hotkv/hotkv/internal/tick"
 )
 
 // Blocking commands. A handler that finds no data calls Block with its keys'
@@ -56,6 +57,7 @@ type blocked struct {
 	aofEnd       int64       // the log offset the reply waits for, set by whoever serves it
 	track        bool        // a read whose keys the client tracks (trackAfter): served, it reads them again
 	held         bool        // served, with the client's pushes held until it queues out (waitBlocked)
+	ran          int64       // ticks the command has run, when it blocked and when served (SLOWLOG)
 
 	mu      sync.Mutex
 	state   int
@@ -283,7 +285,9 @@ func (s *Server) runWaiter(b *blocked) {
 		if j := s.snap.Load(); j != nil {
 			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)
 		}
+		start := tick.Now()
 		b.cmd.Run(&x)
+		b.ran += tick.Now() - start
 		if b.track {
 			for _, i := range b.cmd.KeyPositions(b.args, nil) {
 				s.track.remember(b.c, b.args[i])
@@ -447,6 +451,9 @@ func (c *client) waitBlocked() bool {
 	c.blocked = nil
 	c.waiting.Store(nil)
 	c.conn.SetReadDeadline(time.Time{})
+	if b.ran >= c.s.slow.minTicks.Load() { // served, timed out or unblocked: logged now, once
+		c.recordSlow(b.cmd, b.args, b.ran)
+	}
 	return true
 }
 

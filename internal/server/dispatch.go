@@ -224,7 +224,9 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 		c.trackAfter(cmd, args, mark)
 	}
 	d := tick.Now() - start
-	if d >= c.s.slow.minTicks.Load() {
+	if c.blocked != nil {
+		c.blocked.ran = d // logged when it ends (waitBlocked), as Redis logs a blocked command
+	} else if d >= c.s.slow.minTicks.Load() {
 		c.recordSlow(cmd, args, d)
 	}
 	if cmd == c.runCmd {

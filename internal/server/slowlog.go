@@ -112,7 +112,8 @@ func (c *client) recordSlow(cmd *command.Cmd, args [][]byte, d int64) {
 // MONITOR show as "(redacted)": AUTH's arguments, HELLO's AUTH username
 // and password, MIGRATE's AUTH and AUTH2 values, the value CONFIG SET gives
 // requirepass, masterauth, masteruser or a TLS key password (config.Sensitive),
-// ACL SETUSER's rules (passwords among them).
+// the user names and rules (passwords among them) of ACL SETUSER, DELUSER
+// and GETUSER.
 func isCredential(cmd *command.Cmd, args [][]byte, i int) bool {
 	switch cmd.Name {
 	case "migrate":
@@ -127,8 +128,10 @@ func isCredential(cmd *command.Cmd, args [][]byte, i int) bool {
 		}
 	case "config|set":
 		return i >= 3 && i%2 == 1 && config.Sensitive(string(args[i-1])) // requirepass, masterauth...
-	case "acl|setuser":
-		return i >= 3
+	case "acl|setuser", "acl|deluser": // the user names too, as Redis 8
+		return i >= 2
+	case "acl|getuser":
+		return i == 2 && len(args) == 3
 	}
 	return false
 }
