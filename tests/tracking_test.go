@@ -656,3 +656,32 @@ func TestTrackingOffEndsQueue(t *testing.T) {
 	eventually(t, "the queue writer to end", func() bool { return writers() == n })
 	a.expect(Status("OK"), "CLIENT", "REPLY", "ON")
 }
+
+// TestDifferentialTrackingBroadcastBatches: in BCAST mode Redis sends the
+// keys modified in one event-loop turn in one message per prefix, sorted;
+// HotKV gathers those of one client's batch of commands the same way: a
+// multi-key write, a transaction and a script each give one message.
+func TestDifferentialTrackingBroadcastBatches(t *testing.T) {
+	trackingDiffer(t, []tstep{
+		ts("A", "HELLO", "3"),
+		ts("A", "CLIENT", "TRACKING", "ON", "BCAST", "PREFIX", "a", "PREFIX", "b"),
+		ts("R", "CLIENT", "TRACKING", "ON", "BCAST", "REDIRECT", "$id:S"),
+		ts("S", "SUBSCRIBE", "__redis__:invalidate"),
+		ts("B", "MSET", "c3", "1", "a2", "1", "b1", "1", "a1", "1", "a2", "2"),
+		ts("A", "<sync>"),
+		ts("S", "<read>"),
+		ts("B", "MULTI"),
+		ts("B", "SET", "b9", "1"),
+		ts("B", "DEL", "a1", "b1", "zz"),
+		ts("B", "INCR", "b0"),
+		ts("B", "EXEC"),
+		ts("A", "<sync>"),
+		ts("S", "<read>"),
+		ts("B", "EVAL", "redis.call('set', 'a5', 1) redis.call('set', 'a4', 1) return redis.call('del', 'c3')", "0"),
+		ts("A", "<sync>"),
+		ts("S", "<read>"),
+		ts("A", "SET", "a7", "own"), // its own write: after its reply
+		ts("A", "<read>"),
+		ts("S", "<read>"),
+	})
+}

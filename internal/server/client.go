@@ -443,6 +443,9 @@ func (c *client) grow(cfg *config.Config) bool {
 // flush writes pending replies. A subscribed client's replies go through its
 // push queue so they stay ordered with published messages.
 func (c *client) flush() bool {
+	if c.s.track.npend.Load() != 0 {
+		c.s.track.sendBroadcast(c)
+	}
 	if len(c.out.B) != 0 && c.aofEnd != 0 {
 		c.s.aof.await(c.aofEnd)
 		c.aofEnd = 0

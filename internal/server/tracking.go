@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -50,6 +51,12 @@ type tracker struct {
 	clients  map[int64]*client               // with tracking on
 	prefixes map[string]map[*client]struct{} // BCAST registrations
 	nprefix  atomic.Int64                    // len(prefixes), read without mu
+
+	// Keys modified under a BCAST prefix, by the client whose batch
+	// modified them: sent when that batch's replies go (sendBroadcast).
+	pendMu sync.Mutex
+	pend   map[int64][]string
+	npend  atomic.Int64 // len(pend), read by every flush
 }
 
 type trackSlot struct {
@@ -107,7 +114,7 @@ func (r *readers) each(fn func(int64)) {
 }
 
 func newTracker(s *Server) *tracker {
-	t := &tracker{s: s, clients: map[int64]*client{}, prefixes: map[string]map[*client]struct{}{}}
+	t := &tracker{s: s, clients: map[int64]*client{}, prefixes: map[string]map[*client]struct{}{}, pend: map[int64][]string{}}
 	for i := range t.slots {
 		t.slots[i].m = map[string]*readers{}
 	}
@@ -169,22 +176,72 @@ func (t *tracker) invalidateReaders(key string, by int64) {
 		// A client that switched to BCAST since it read the key hears of it
 		// by prefix only.
 		if m := c.trackMode.Load(); m != nil && !m.bcast && !(m.noloop && id == by) {
-			t.s.invalidate(c, m, key, false)
+			if dst, b := t.s.message(c, m, []string{key}, false); dst != nil {
+				t.s.pushTo(dst, b)
+			}
 		}
 	})
 }
 
-// broadcast tells BCAST clients whose prefixes key falls under.
+// broadcast tells BCAST clients whose prefixes key falls under. As Redis
+// gathers the keys modified in one event-loop turn into one message per
+// prefix, HotKV gathers those a client's batch of commands modifies and
+// sends them when the batch's replies go (sendBroadcast, from flush); keys
+// the server modifies itself (active expiry, eviction) go at once.
 func (t *tracker) broadcast(key string, by int64) {
+	if by == 0 {
+		t.sendKeys([]string{key}, 0)
+		return
+	}
+	t.pendMu.Lock()
+	keys, ok := t.pend[by]
+	t.pend[by] = append(keys, key)
+	if !ok {
+		t.npend.Add(1)
+	}
+	t.pendMu.Unlock()
+}
+
+// sendBroadcast sends the BCAST messages for the keys c's commands have
+// modified since it last did.
+func (t *tracker) sendBroadcast(c *client) {
+	t.pendMu.Lock()
+	keys, ok := t.pend[c.id]
+	if ok {
+		delete(t.pend, c.id)
+		t.npend.Add(-1)
+	}
+	t.pendMu.Unlock()
+	if ok {
+		slices.Sort(keys)
+		t.sendKeys(slices.Compact(keys), c.id)
+	}
+}
+
+// sendKeys sends each BCAST client, for each of its prefixes, one message
+// with the keys under it (prefixes and keys sorted, as Redis's radix trees
+// list them),
+// unless by modified them and it asked for NOLOOP.
+func (t *tracker) sendKeys(keys []string, by int64) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	for p, cs := range t.prefixes {
-		if !strings.HasPrefix(key, p) {
+	var under []string
+	for _, p := range slices.Sorted(maps.Keys(t.prefixes)) { // in Redis's order
+		cs := t.prefixes[p]
+		under = under[:0]
+		for _, k := range keys {
+			if strings.HasPrefix(k, p) {
+				under = append(under, k)
+			}
+		}
+		if len(under) == 0 {
 			continue
 		}
 		for c := range cs {
 			if m := c.trackMode.Load(); m != nil && !(m.noloop && c.id == by) {
-				t.s.invalidate(c, m, key, false)
+				if dst, b := t.s.message(c, m, under, false); dst != nil {
+					t.s.pushTo(dst, b)
+				}
 			}
 		}
 	}
@@ -204,7 +261,7 @@ func (t *tracker) flushed(by *client, mark int) {
 		if m == nil {
 			continue
 		}
-		dst, b := t.s.message(c, m, "", true)
+		dst, b := t.s.message(c, m, nil, true)
 		switch {
 		case dst == nil:
 		case dst == by && first:
@@ -254,18 +311,11 @@ func (t *tracker) limit(max int64) {
 	}
 }
 
-// invalidate sends c's invalidation for key (or, flush, for everything).
-func (s *Server) invalidate(c *client, m *trackMode, key string, flush bool) {
-	if dst, b := s.message(c, m, key, flush); dst != nil {
-		s.pushTo(dst, b)
-	}
-}
-
-// message is c's invalidation for key (or, flush, for everything) and the
+// message is c's invalidation for keys (or, flush, for everything) and the
 // client to send it to: a RESP3 push on c's own connection, or on the
 // connection it redirects to, as a push or, to a RESP2 subscriber, a
 // __redis__:invalidate message. dst is nil when there is nothing to send.
-func (s *Server) message(c *client, m *trackMode, key string, flush bool) (dst *client, b []byte) {
+func (s *Server) message(c *client, m *trackMode, keys []string, flush bool) (dst *client, b []byte) {
 	proto := int(c.proto.Load())
 	dst = c
 	if m.redirect != 0 {
@@ -296,8 +346,10 @@ func (s *Server) message(c *client, m *trackMode, key string, flush bool) (dst *
 	}
 	switch {
 	case !flush:
-		w.Array(1)
-		w.BulkString(key)
+		w.Array(len(keys))
+		for _, k := range keys {
+			w.BulkString(k)
+		}
 	case proto == 3: // the null of the tracking client's protocol, as Redis sends it
 		w.B = append(w.B, "_\r\n"...)
 	default:
