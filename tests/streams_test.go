@@ -1627,3 +1627,31 @@ func TestDifferentialStreamReview(t *testing.T) {
 	script = append(script, sx("XINFO STREAM f FULL COUNT -1", "XINFO STREAM f FULL COUNT 0", "XRANGE f - + COUNT -1")...)
 	streamDiffer(t, script)
 }
+
+// TestDifferentialStreamOptionsToTheEnd holds what the random differential
+// test found in argument handling: an XADD whose options run to the end
+// (no ID, no fields) is an arity error, after the option errors Redis
+// checks first; XINFO STREAM looks its key up before it reads FULL and
+// COUNT.
+func TestDifferentialStreamOptionsToTheEnd(t *testing.T) {
+	streamDiffer(t, sx(
+		"SET str v",
+		"XADD s 1-1 f v",
+		"XADD s MINID 7-1 NOMKSTREAM",
+		"XADD s MAXLEN 5",
+		"XADD s NOMKSTREAM",
+		"XADD s MAXLEN ~ 5 LIMIT 2",
+		"XADD s LIMIT 2 MAXLEN 5",
+		"XADD s MAXLEN 5 MINID 1",
+		"XADD nokey NOMKSTREAM MAXLEN = 1",
+		"XADD str MAXLEN 1",
+		"XLEN s",
+		"XINFO STREAM nokey FULL COUNT x",
+		"XINFO STREAM nokey BOGUS",
+		"XINFO STREAM str FULL COUNT x",
+		"XINFO STREAM str FULL x y",
+		"XINFO STREAM s FULL COUNT x",
+		"XINFO STREAM s FULL COUNT",
+		"XINFO STREAM s BOGUS",
+	))
+}

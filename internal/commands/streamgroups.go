@@ -641,6 +641,11 @@ func writeEntriesRead(x *command.Ctx, g *stream.Group) {
 }
 
 func xinfoStream(x *command.Ctx) {
+	// The key first: Redis looks it up before it reads the options.
+	s, ok := infoStream(x)
+	if !ok {
+		return
+	}
 	full := false
 	count := int64(10)
 	if len(x.Args) > 3 {
@@ -663,10 +668,6 @@ func xinfoStream(x *command.Ctx) {
 				count = n
 			}
 		}
-	}
-	s, ok := infoStream(x)
-	if !ok {
-		return
 	}
 	if full {
 		x.W.Map(9)

@@ -257,7 +257,10 @@ func xadd(x *command.Ctx) {
 	if !ok {
 		return
 	}
-	fields := x.Args[idPos+1:]
+	var fields [][]byte
+	if idPos < len(x.Args) { // else the options ran to the end: no ID, no fields
+		fields = x.Args[idPos+1:]
+	}
 	if len(fields) < 2 || len(fields)%2 == 1 {
 		x.Error(command.WrongArgs("xadd"))
 		return
