@@ -1655,3 +1655,31 @@ func TestDifferentialStreamOptionsToTheEnd(t *testing.T) {
 		"XINFO STREAM s BOGUS",
 	))
 }
+
+// TestDifferentialStreamEmptiedNode: an exact MINID trim that deletes the
+// last live entries of a node ending in an XDELed entry keeps the node, as
+// Redis does. The next entries join it, which decides what a later "~"
+// trim removes whole; another trim removes it.
+func TestDifferentialStreamEmptiedNode(t *testing.T) {
+	script := sx("CONFIG SET stream-node-max-entries 5",
+		"XADD s 1-0 f v", "XADD s 2-0 f v", "XADD s 3-0 f v",
+		"XDEL s 3-0",
+		"XTRIM s MINID = 3",
+		"XINFO STREAM s",
+		"XRANGE s - +", "XREVRANGE s + -", "XDEL s 1-0",
+		"XADD s 4-0 f v", "XADD s 5-0 f v", "XADD s 6-0 f v", "XADD s 7-0 f v", "XADD s 8-0 f v", "XADD s 9-0 f v",
+		"XINFO STREAM s",
+		"XTRIM s MAXLEN ~ 4",
+		"XRANGE s - +",
+		"XINFO STREAM s",
+		"XADD e 1-0 f v", "XADD e 2-0 f v", "XDEL e 2-0",
+		"XTRIM e MINID = 2",
+		"XINFO STREAM e",
+		"XTRIM e MAXLEN = 0",
+		"XINFO STREAM e",
+		"XADD e 3-0 f v", "XDEL e 3-0", "XTRIM e MINID 4",
+		"XINFO STREAM e",
+		"CONFIG SET stream-node-max-entries 100",
+	)
+	streamDiffer(t, script)
+}

@@ -130,7 +130,11 @@ func (s *Stream) First() (Entry, bool) {
 	if s.length == 0 {
 		return Entry{}, false
 	}
-	e, _, _ := s.nodes[0].at(s.nodes[0].lo)
+	n := s.nodes[0]
+	if n.live == 0 { // the node an exact trim emptied (see Trim)
+		n = s.nodes[1]
+	}
+	e, _, _ := n.at(n.lo)
 	return e, true
 }
 
@@ -189,10 +193,14 @@ func (s *Stream) Append(id ID, fields [][]byte) {
 // len(s.nodes) when there is none.
 func (s *Stream) seek(id ID) (ni, p int) {
 	ni = sort.Search(len(s.nodes), func(i int) bool { return !s.nodes[i].hiID.Less(id) })
-	if ni == len(s.nodes) {
-		return ni, 0
+	for ; ni < len(s.nodes); ni++ {
+		// An emptied first node (see Trim) keeps the hiID of its last
+		// live entry, and has none to find.
+		if p = s.nodes[ni].seek(id); p < len(s.nodes[ni].buf) {
+			return ni, p
+		}
 	}
-	return ni, s.nodes[ni].seek(id)
+	return ni, 0
 }
 
 // Get returns the entry with the given ID.
@@ -282,6 +290,10 @@ const (
 // minID (TrimMinID). approx removes whole nodes only; limit (0: none) caps
 // the entries removed, by whole nodes. It returns the number removed. As in
 // Redis, trimming leaves MaxDeleted alone: only XDEL leaves tombstones.
+// Also as in Redis, an exact trim that deletes the last live entries of a
+// node it does not remove whole (a MINID trim whose node ends in an entry
+// XDEL deleted) keeps that node, empty: it counts in XINFO's radix tree,
+// XADD appends to it when it is the last, and the next trim removes it.
 func (s *Stream) Trim(strategy int, maxLen int64, minID ID, approx bool, limit int64) int64 {
 	var deleted int64
 	for len(s.nodes) > 0 {
@@ -319,10 +331,6 @@ func (s *Stream) Trim(strategy int, maxLen int64, minID ID, approx bool, limit i
 			n.remove(n.lo)
 			s.length--
 			deleted++
-		}
-		if n.live == 0 { // its live entries were all before minID
-			s.nodes[0] = nil
-			s.nodes = s.nodes[1:]
 		}
 		break
 	}

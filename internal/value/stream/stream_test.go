@@ -269,11 +269,45 @@ func TestMinIDTrimSeesDeletedTail(t *testing.T) {
 	if n := s.Trim(TrimMinID, 0, ID{8, 0}, true, 0); n != 0 {
 		t.Fatalf("~ MINID 8 removed %d, want 0", n)
 	}
-	if n := s.Trim(TrimMinID, 0, ID{8, 0}, false, 0); n != 1 || s.Len() != 0 || s.Nodes() != 0 {
+	// The node stays, empty, as in Redis; the next entry joins it.
+	if n := s.Trim(TrimMinID, 0, ID{8, 0}, false, 0); n != 1 || s.Len() != 0 || s.Nodes() != 1 {
 		t.Fatalf("= MINID 8 removed %d, left %d in %d nodes", n, s.Len(), s.Nodes())
 	}
 	s.Add(ID{math.MaxUint64, 1}, [][]byte{[]byte("f"), []byte("3")})
-	if got := ids(s, ID{}, MaxID, false); len(got) != 1 {
-		t.Fatalf("after trimming to empty and adding: %v", got)
+	if got := ids(s, ID{}, MaxID, false); len(got) != 1 || s.Nodes() != 1 {
+		t.Fatalf("after trimming to empty and adding: %v in %d nodes", got, s.Nodes())
+	}
+}
+
+// An exact trim that empties the first node keeps it: lookups pass over it
+// to the next, and the next trim removes it.
+func TestEmptiedFirstNode(t *testing.T) {
+	defer SetNodeLimits(DefaultNodeEntries, DefaultNodeBytes)
+	SetNodeLimits(3, 0)
+	s := New()
+	for i := uint64(1); i <= 6; i++ {
+		s.Add(ID{i, 0}, [][]byte{[]byte("f"), []byte("v")})
+	}
+	s.Delete(ID{3, 0})
+	if n := s.Trim(TrimMinID, 0, ID{3, 0}, false, 0); n != 2 || s.Nodes() != 2 {
+		t.Fatalf("= MINID 3 removed %d, left %d nodes", n, s.Nodes())
+	}
+	if e, _ := s.First(); e.ID != (ID{4, 0}) || s.FirstID() != (ID{4, 0}) {
+		t.Fatalf("first %v", e.ID)
+	}
+	if _, ok := s.Get(ID{2, 0}); ok {
+		t.Fatal("got a trimmed entry")
+	}
+	if _, ok := s.Get(ID{5, 0}); !ok {
+		t.Fatal("lost 5-0")
+	}
+	if got := ids(s, ID{}, MaxID, true); len(got) != 3 || got[2] != (ID{4, 0}) {
+		t.Fatalf("reverse range %v", got)
+	}
+	if s.Delete(ID{1, 0}) || !s.Delete(ID{4, 0}) || s.Nodes() != 2 {
+		t.Fatalf("deletes around the emptied node: %d nodes", s.Nodes())
+	}
+	if n := s.Trim(TrimMaxLen, 1, ID{}, false, 0); n != 1 || s.Nodes() != 1 || s.FirstID() != (ID{6, 0}) {
+		t.Fatalf("MAXLEN 1 removed %d, left %d nodes from %v", n, s.Nodes(), s.FirstID())
 	}
 }
