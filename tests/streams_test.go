@@ -1683,3 +1683,17 @@ func TestDifferentialStreamEmptiedNode(t *testing.T) {
 	)
 	streamDiffer(t, script)
 }
+
+// TestDifferentialStreamGroupOptionAfterEntriesRead: a bad option after a
+// good ENTRIESREAD is one syntax error, and nothing is created or set
+// (HotKV went on after the error and answered twice).
+func TestDifferentialStreamGroupOptionAfterEntriesRead(t *testing.T) {
+	streamDiffer(t, sx(
+		"XGROUP CREATE s g $ MKSTREAM ENTRIESREAD 0 BOGUS",
+		"EXISTS s",
+		"XGROUP CREATE s g $ MKSTREAM",
+		"XGROUP SETID s g 0 ENTRIESREAD 3 BOGUS",
+		"XGROUP CREATE s g2 0 ENTRIESREAD 1 ENTRIESREAD x",
+		"XINFO GROUPS s",
+	))
+}

@@ -76,13 +76,14 @@ func groupOptions(x *command.Ctx, create bool) (mkstream bool, entriesRead int64
 		case create && command.Is(x.Args[i], "mkstream"):
 			mkstream = true
 		case command.Is(x.Args[i], "entriesread") && i+1 < len(x.Args):
-			if entriesRead, ok = entriesReadArg(x, x.Args[i+1]); !ok {
-				return
+			var good bool
+			if entriesRead, good = entriesReadArg(x, x.Args[i+1]); !good {
+				return false, 0, false
 			}
 			i++
 		default:
 			subcommandSyntax(x)
-			return
+			return false, 0, false
 		}
 	}
 	return mkstream, entriesRead, true
