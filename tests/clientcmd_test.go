@@ -255,6 +255,9 @@ func TestClientPause(t *testing.T) {
 			if r := ctl.exact("GET", "k"); r != bulk("v") {
 				t.Errorf("a held SET ran during the pause: GET %q", r)
 			}
+			if r := ctl.exact("INFO", "clients"); !strings.Contains(r, "blocked_clients:1\r\n") {
+				t.Errorf("the client the pause holds is not counted as blocked:\n%s", r)
+			}
 			start := time.Now()
 			ctl.exact("CLIENT", "UNPAUSE")
 			if r := c.next(); r != "+OK\r\n" {
@@ -291,6 +294,54 @@ func TestClientPause(t *testing.T) {
 				if r := ctl.exact(tc.args...); r != errReply(tc.want[0]) {
 					t.Errorf("%q: %q", tc.args, r)
 				}
+			}
+		})
+	}
+}
+
+// TestClientPauseHoldsExpiry: while a pause lasts, in either mode, keys
+// whose time has run out read as missing but are not deleted (INFO
+// expired_keys stays, RANDOMKEY may still name one); CLIENT UNPAUSE lets
+// them go. Checked against Redis too when it is installed.
+func TestClientPauseHoldsExpiry(t *testing.T) {
+	servers := map[string]string{"hotkv": start(t).Addr}
+	if redisServerPath() != "" {
+		servers["redis"] = startRedis(t).Addr
+	}
+	for name, addr := range servers {
+		t.Run(name, func(t *testing.T) {
+			r := dialRaw(t, addr, 2)
+			expired := func() string {
+				for _, l := range strings.Split(r.exact("INFO", "stats"), "\r\n") {
+					if v, ok := strings.CutPrefix(l, "expired_keys:"); ok {
+						return v
+					}
+				}
+				t.Fatal("no expired_keys")
+				return ""
+			}
+			before := expired()
+			r.exact("MULTI")
+			r.exact("SET", "k", "v", "PX", "10")
+			r.exact("CLIENT", "PAUSE", "20000", "WRITE")
+			r.exact("EXEC")
+			time.Sleep(100 * time.Millisecond) // past its time, and an expiry cycle
+			if got := r.exact("GET", "k"); got != "$-1\r\n" {
+				t.Fatalf("GET of an expired key during the pause: %q", got)
+			}
+			if got := r.exact("RANDOMKEY"); got != bulk("k") {
+				t.Fatalf("RANDOMKEY during the pause: %q", got)
+			}
+			if got := expired(); got != before {
+				t.Fatalf("expired_keys went from %s to %s during the pause", before, got)
+			}
+			r.exact("CLIENT", "UNPAUSE")
+			r.exact("GET", "k")
+			if got := r.exact("RANDOMKEY"); got != "$-1\r\n" {
+				t.Fatalf("RANDOMKEY after the pause: %q", got)
+			}
+			if got, want := expired(), fmt.Sprint(atoi(t, before)+1); got != want {
+				t.Fatalf("expired_keys %s after the pause, want %s", got, want)
 			}
 		})
 	}

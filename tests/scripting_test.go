@@ -119,6 +119,12 @@ func TestDifferentialScripting(t *testing.T) {
 		{"SCRIPT", "LOAD", "#!lua flags=no-writes\nreturn redis.call('set','x','1')"}, {"EVALSHA", "6496c2741353a8e9e5fd8f1f4205c2149edef733", "0"},
 		{"EVAL_RO", "return redis.call('set','x','1')", "0"},
 		{"EVAL_RO", "return redis.call('get','s')", "0"},
+		// may_replicate commands count as writes in read-only scripts.
+		{"EVAL_RO", "return redis.call('publish','ch','m')", "0"},
+		{"EVAL_RO", "return redis.pcall('spublish','ch','m')", "0"},
+		{"EVAL_RO", "return redis.call('pfcount','s')", "0"},
+		{"EVAL", "#!lua flags=no-writes\nreturn redis.call('publish','ch','m')", "0"},
+		{"EVAL", "return redis.call('publish','ch','m')", "0"},
 		{"SCRIPT", "LOAD", "return 'loaded'"},
 		{"EVALSHA", "b5ba0e2d8e4b8b2a8c3f5c0c6d0c2a2cc1c0c6ef", "0"},
 		{"EVALSHA", "5b8a8bd1dfb9f8a7a20ba5c3ce2b24ea9fce1bbd", "0"},

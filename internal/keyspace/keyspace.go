@@ -259,7 +259,7 @@ func (s *Shard) LookupHashed(key []byte, h uint64, now int64) *Entry {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= now {
-		s.expire(e.keyString(), e)
+		s.expireUnlessPaused(e, now)
 		return nil
 	}
 	// Written out here rather than called: this is every lookup's path.
@@ -283,7 +283,7 @@ func (s *Shard) Peek(key []byte, now int64) *Entry {
 		return nil
 	}
 	if e.Expire != 0 && e.Expire <= now {
-		s.expire(e.keyString(), e)
+		s.expireUnlessPaused(e, now)
 		return nil
 	}
 	return e
@@ -385,7 +385,7 @@ func (s *Shard) Delete(key []byte, now int64) bool {
 		return false
 	}
 	if e.Expired(now) {
-		s.expire(e.keyString(), e)
+		s.expireUnlessPaused(e, now)
 		return false
 	}
 	s.remove(e.keyString(), e)
@@ -401,6 +401,26 @@ func (s *Shard) expireStale(e *Entry) bool {
 	}
 	s.expire(e.keyString(), e)
 	return true
+}
+
+// expiryPausedUntil is the unix millisecond until which keys whose time
+// has run out are not deleted (CLIENT PAUSE): reads see them as missing,
+// and the active cycle leaves them, as Redis pauses expiry so that what a
+// paused server holds stays as it is.
+var expiryPausedUntil atomic.Int64
+
+// PauseExpiry pauses expiry until the unix millisecond until (0: resumes it).
+func PauseExpiry(until int64) { expiryPausedUntil.Store(until) }
+
+// ExpiryPaused reports whether expiry is paused at now (unix ms).
+func ExpiryPaused(now int64) bool { return expiryPausedUntil.Load() > now }
+
+// expireUnlessPaused deletes e, whose time has run out, unless expiry is
+// paused.
+func (s *Shard) expireUnlessPaused(e *Entry, now int64) {
+	if !ExpiryPaused(now) {
+		s.expire(e.keyString(), e)
+	}
 }
 
 // expire removes k, whose time has run out, as Redis's expiry does.
@@ -698,8 +718,11 @@ func Swap(a, b *DB, now int64) {
 }
 
 // RandomKey returns a random live key, deleting the expired keys it draws, or
-// false when the database has none. Caller holds every shard lock.
+// false when the database has none. While expiry is paused it deletes
+// nothing and, finding no live key, answers the last expired one it drew,
+// as Redis does. Caller holds every shard lock.
 func (db *DB) RandomKey(now int64) (string, bool) {
+	stale := ""
 	for tries := 0; tries < 100; tries++ {
 		total := db.Size()
 		if total == 0 {
@@ -722,7 +745,11 @@ func (db *DB) RandomKey(now int64) (string, bool) {
 				if !e.Expired(now) {
 					return e.keyString(), true
 				}
-				s.expire(e.keyString(), e)
+				if ExpiryPaused(now) {
+					stale = e.keyString()
+				} else {
+					s.expire(e.keyString(), e)
+				}
 				break
 			}
 		}
@@ -736,7 +763,7 @@ func (db *DB) RandomKey(now int64) (string, bool) {
 			}
 		}
 	}
-	return "", false
+	return stale, stale != ""
 }
 
 // Keyspace is the set of numbered databases.

@@ -204,9 +204,12 @@ func TestHotPathAllocs(t *testing.T) {
 		pipe(s, batch, 1)
 		const reads = 100
 		allocs := testing.AllocsPerRun(5, func() { pipe(s, batch, reads) })
-		// pipe itself makes the client and its buffers once per call.
+		// pipe itself makes the client and its buffers once per call, and
+		// AllocsPerRun counts the server's background work too (its cron,
+		// more of it on a loaded machine): an allocation per command would
+		// be 1, one per ten commands 0.1.
 		perCmd := allocs / (reads * 64)
-		if perCmd > 0.01 {
+		if perCmd > 0.05 {
 			t.Errorf("%s: %.1f allocations per run of %d commands (%.3f per command), want none per command",
 				hc.name, allocs, reads*64, perCmd)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
 // CLIENT PAUSE: commands from every client (ALL), or those that write or
@@ -22,9 +23,10 @@ type pauseState struct {
 	changed chan struct{} // closed and replaced on every change, waking waiters
 }
 
-// pauseWrites lists the commands Redis flags may_replicate: paused by
-// CLIENT PAUSE WRITE although they are not writes.
-var pauseWrites = map[string]bool{"publish": true, "spublish": true, "pfcount": true, "eval": true, "evalsha": true, "fcall": true}
+// mayReplicate lists the commands Redis flags may_replicate: paused by
+// CLIENT PAUSE WRITE, and refused by read-only scripts, although they are
+// not writes.
+var mayReplicate = map[string]bool{"publish": true, "spublish": true, "pfcount": true, "eval": true, "evalsha": true, "fcall": true}
 
 // pausedBy reports whether a pause in WRITE mode holds cmd (EXEC: when its
 // transaction holds such a command; a script: unless it declares no-writes).
@@ -34,13 +36,13 @@ func (c *client) pausedBy(cmd *command.Cmd, args [][]byte) bool {
 	}
 	if cmd.Name == "exec" && c.multi != nil {
 		for _, q := range c.multi.cmds {
-			if q.cmd.Flags&command.Write != 0 || pauseWrites[q.cmd.Name] {
+			if q.cmd.Flags&command.Write != 0 || mayReplicate[q.cmd.Name] {
 				return true
 			}
 		}
 		return false
 	}
-	return cmd.Flags&command.Write != 0 || pauseWrites[cmd.Name]
+	return cmd.Flags&command.Write != 0 || mayReplicate[cmd.Name]
 }
 
 // waitPause holds cmd while a pause applies to it. It reports false if the
@@ -48,6 +50,12 @@ func (c *client) pausedBy(cmd *command.Cmd, args [][]byte) bool {
 // a paused client's pending command with it) or the server is stopping.
 func (c *client) waitPause(cmd *command.Cmd, args [][]byte) bool {
 	p := &c.s.pause
+	waited := false
+	defer func() {
+		if waited {
+			c.s.blockedClients.Add(-1)
+		}
+	}()
 	for {
 		end := p.end.Load()
 		if end == 0 {
@@ -60,7 +68,11 @@ func (c *client) waitPause(cmd *command.Cmd, args [][]byte) bool {
 		if left <= 0 || !all && !c.pausedBy(cmd, args) {
 			return true
 		}
-		c.flush() // the replies before this command are not held back
+		c.flush()    // the replies before this command are not held back
+		if !waited { // a paused client counts as blocked (INFO blocked_clients), as in Redis
+			waited = true
+			c.s.blockedClients.Add(1)
+		}
 		t := time.NewTimer(min(left, pauseCheck))
 		select {
 		case <-changed:
@@ -97,6 +109,7 @@ func (p *pauseState) set(end int64, all bool) {
 	}
 	p.all = all
 	p.end.Store(end)
+	keyspace.PauseExpiry(end / int64(time.Millisecond)) // both modes pause expiry, as in Redis
 	if p.changed != nil {
 		close(p.changed)
 	}

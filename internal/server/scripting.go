@@ -198,7 +198,7 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 	case cmd.Flags&command.NoScript != 0:
 		refusal = "ERR This Redis command is not allowed from script"
 	case !c.scriptACL(cmd, args, &refusal):
-	case r.readOnly && cmd.Flags&command.Write != 0:
+	case r.readOnly && (cmd.Flags&command.Write != 0 || mayReplicate[cmd.Name]):
 		refusal = "ERR Write commands are not allowed from read-only scripts."
 	case !r.wrote && r.oom && cmd.Flags&command.DenyOOM != 0:
 		refusal = errOOM

@@ -382,7 +382,7 @@ func (s *Server) cron() {
 			tick.Calibrate()
 			s.sample(now)
 			s.closeHalfClosed(now)
-			if s.activeExpire.Load() {
+			if s.activeExpire.Load() && !keyspace.ExpiryPaused(now.UnixMilli()) {
 				effort := s.Config().ActiveExpireEffort()
 				exp.SetEffort(effort)
 				exp.Cycle(time.Second / time.Duration(hz) * time.Duration(23+2*effort) / 100)
