@@ -29,6 +29,22 @@ func TestAppendFloatMatchesRedis(t *testing.T) {
 	}
 }
 
+// AppendDtoa is fpconv_dtoa, without d2string's integer form: what DEBUG
+// DIGEST hashes of a score (tests/debug_test.go compares digests with Redis).
+func TestAppendDtoa(t *testing.T) {
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{
+		{3, "3"}, {100, "100"}, {1e8, "1e+8"}, {12345678, "12345678"}, {1e18, "1e+18"}, {-2.5e7, "-25000000"}, {1.5e9, "1.5e+9"},
+		{8.710531292337911e+17, "871053129233791100"}, {0.1, "0.1"}, {math.Copysign(0, -1), "-0"}, {math.Inf(-1), "-inf"},
+	} {
+		if got := string(AppendDtoa(nil, tc.f)); got != tc.want {
+			t.Errorf("AppendDtoa(%v) = %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}
+
 func TestCachedPowers(t *testing.T) {
 	powersOnce.Do(initPowers)
 	// Values of the published Grisu table.

@@ -177,24 +177,56 @@ func (w *Writer) Bool(v bool) {
 }
 
 // Verbatim writes a RESP3 verbatim string of format "txt" (a bulk in RESP2).
-func (w *Writer) Verbatim(s string) {
+func (w *Writer) Verbatim(s string) { w.VerbatimAs("txt", s) }
+
+// VerbatimAs writes a RESP3 verbatim string of the given format (a bulk in
+// RESP2): its first three bytes, padded with spaces, as Redis writes it.
+func (w *Writer) VerbatimAs(format, s string) {
 	if w.Proto != 3 {
 		w.BulkString(s)
 		return
 	}
 	w.B = append(w.B, '=')
 	w.B = strconv.AppendInt(w.B, int64(len(s)+4), 10)
-	w.B = append(w.B, "\r\ntxt:"...)
+	w.B = append(w.B, '\r', '\n')
+	w.B = append(w.B, (format + "   ")[:3]...)
+	w.B = append(w.B, ':')
 	w.B = append(w.B, s...)
 	w.B = append(w.B, '\r', '\n')
 }
 
+// BigNum writes a RESP3 big number (a bulk string in RESP2); s holds its
+// decimal digits.
+func (w *Writer) BigNum(s string) {
+	if w.Proto != 3 {
+		w.BulkString(s)
+		return
+	}
+	w.B = append(w.B, '(')
+	w.B = append(w.B, s...)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// Attribute writes the header of a RESP3 attribute map of n pairs. RESP2
+// has no attributes: callers write none there, as Redis does.
+func (w *Writer) Attribute(n int) { w.header('|', n) }
+
 // AppendFloat formats f as Redis formats doubles in replies (d2string):
-// integers within +-2^62 as integers, other values with Grisu2's digits
-// (the shortest that round-trip, nearly always), laid out as fpconv_dtoa does (plain up to
-// 1e-7 < |f| < 1e(digits+7), scientific with a bare exponent beyond: "1e+21",
-// "1.5e-7"); "inf", "-inf", "-0".
+// integers within +-2^62 as integers, other values as AppendDtoa does.
 func AppendFloat(b []byte, f float64) []byte {
+	const limit = float64(math.MaxInt64 / 2)
+	if f != 0 && f >= -limit && f <= limit && f == math.Trunc(f) {
+		return strconv.AppendInt(b, int64(f), 10)
+	}
+	return AppendDtoa(b, f)
+}
+
+// AppendDtoa formats f as Redis's fpconv_dtoa does: Grisu2's digits (the
+// shortest that round-trip, nearly always), plain up to 1e-7 < |f| <
+// 1e(digits+7), scientific with a bare exponent beyond ("1e+21",
+// "1.5e-7"); "inf", "-inf", "-0". DEBUG DIGEST hashes sorted-set scores
+// in this form.
+func AppendDtoa(b []byte, f float64) []byte {
 	switch {
 	case math.IsInf(f, 1):
 		return append(b, "inf"...)
@@ -207,10 +239,6 @@ func AppendFloat(b []byte, f float64) []byte {
 			return append(b, "-0"...)
 		}
 		return append(b, '0')
-	}
-	const limit = float64(math.MaxInt64 / 2)
-	if f >= -limit && f <= limit && f == math.Trunc(f) {
-		return strconv.AppendInt(b, int64(f), 10)
 	}
 	if f < 0 {
 		b = append(b, '-')

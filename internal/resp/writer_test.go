@@ -33,6 +33,9 @@ func TestWriterShapes(t *testing.T) {
 		{"double small", func(w *Writer) { w.Double(0.1) }, "$3\r\n0.1\r\n", ",0.1\r\n"},
 		{"bool", func(w *Writer) { w.Bool(true); w.Bool(false) }, ":1\r\n:0\r\n", "#t\r\n#f\r\n"},
 		{"verbatim", func(w *Writer) { w.Verbatim("a\r\nb") }, "$4\r\na\r\nb\r\n", "=8\r\ntxt:a\r\nb\r\n"},
+		{"verbatim format", func(w *Writer) { w.VerbatimAs("mkdown", "x"); w.VerbatimAs("a", "") }, "$1\r\nx\r\n$0\r\n\r\n", "=5\r\nmkd:x\r\n=4\r\na  :\r\n"},
+		{"bignum", func(w *Writer) { w.BigNum("-12345678901234567890") }, "$21\r\n-12345678901234567890\r\n", "(-12345678901234567890\r\n"},
+		{"attribute", func(w *Writer) { w.Attribute(1); w.BulkString("k"); w.Int(1) }, "|1\r\n$1\r\nk\r\n:1\r\n", "|1\r\n$1\r\nk\r\n:1\r\n"},
 	} {
 		for _, proto := range []int{2, 3} {
 			w := &Writer{Proto: proto}
