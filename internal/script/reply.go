@@ -12,7 +12,8 @@ import (
 // as Redis's redisProtocolToLuaType: integers as numbers, bulk strings as
 // strings, nulls as false (RESP2) or nil (RESP3 null), arrays as tables,
 // status and error replies as {ok=...} and {err=...} tables, and RESP3's
-// map, set, double, boolean and big number in their documented forms.
+// map, set, double, boolean and big number in their documented forms; an
+// attribute is skipped.
 func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 	if len(b) < 3 {
 		return lua.LNil, nil, errBadReply
@@ -119,6 +120,19 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 		t := L.NewTable()
 		t.RawSetString("big_number", lua.LString(line))
 		return t, rest, nil
+	case '|':
+		// An attribute is not shown to the script, as in Redis: its
+		// pairs are read and dropped, and the reply after it is returned.
+		n, err := strconv.Atoi(line)
+		if err != nil || n < 0 || n > len(rest)/6 {
+			return lua.LNil, nil, errBadReply
+		}
+		for range 2 * n {
+			if _, rest, err = parseReply(L, rest); err != nil {
+				return lua.LNil, nil, err
+			}
+		}
+		return parseReply(L, rest)
 	}
 	return lua.LNil, nil, errBadReply
 }

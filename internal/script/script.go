@@ -572,6 +572,17 @@ func writeTable(w *resp.Writer, t *lua.LTable, proto, depth int) {
 		w.Double(float64(d.(lua.LNumber)))
 		return
 	}
+	if b := t.RawGetString("big_number"); b.Type() == lua.LTString {
+		w.BigNum(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(b.(lua.LString))))
+		return
+	}
+	if v, ok := t.RawGetString("verbatim_string").(*lua.LTable); ok {
+		f, s := v.RawGetString("format"), v.RawGetString("string")
+		if f.Type() == lua.LTString && s.Type() == lua.LTString {
+			w.VerbatimAs(string(f.(lua.LString)), string(s.(lua.LString)))
+			return
+		}
+	}
 	if proto == 3 {
 		if m, ok := t.RawGetString("map").(*lua.LTable); ok {
 			w.Map(count(m))

@@ -205,7 +205,8 @@ func TestCacheAndFlags(t *testing.T) {
 func TestParseReplyMalformed(t *testing.T) {
 	L := lua.NewState()
 	defer L.Close()
-	for _, in := range []string{"*1444444423\r\n", "%2\r\n+a\r\n", "%1\r\n_\r\n:1\r\n", "$5\r\nab\r\n", ":x\r\n", "?\r\n", "+OK"} {
+	for _, in := range []string{"*1444444423\r\n", "%2\r\n+a\r\n", "%1\r\n_\r\n:1\r\n", "$5\r\nab\r\n", ":x\r\n", "?\r\n", "+OK",
+		"|1444444423\r\n", "|1\r\n+k\r\n:1\r\n", "|-1\r\n:1\r\n"} {
 		if _, _, err := parseReply(L, []byte(in)); err == nil {
 			t.Errorf("%q: no error", in)
 		}
@@ -214,13 +215,17 @@ func TestParseReplyMalformed(t *testing.T) {
 	if err != nil || string(rest) != "+tail" || v.(*lua.LTable).Len() != 2 {
 		t.Errorf("well-formed array: %v %q %v", v, rest, err)
 	}
+	// An attribute is dropped: the script sees the reply after it.
+	if v, rest, err := parseReply(L, []byte("|1\r\n+k\r\n*1\r\n:1\r\n:7\r\n+tail")); err != nil || v != lua.LNumber(7) || string(rest) != "+tail" {
+		t.Errorf("attribute: %v %q %v", v, rest, err)
+	}
 }
 
 // FuzzParseReply: any bytes convert to a Lua value or an error, never a
 // panic, and well-formed replies convert whole.
 func FuzzParseReply(f *testing.F) {
 	for _, s := range []string{"+OK\r\n", "-ERR x\r\n", ":12\r\n", "$3\r\nabc\r\n", "$-1\r\n", "*2\r\n:1\r\n*1\r\n$0\r\n\r\n",
-		"%1\r\n+a\r\n:1\r\n", "~1\r\n+a\r\n", "_\r\n", "#t\r\n", ",1.5\r\n", "(123\r\n", "=7\r\ntxt:abc\r\n", "!3\r\nERR\r\n", "*-1\r\n", "*1444444423\r\n", "%1\r\n_\r\n:1\r\n"} {
+		"%1\r\n+a\r\n:1\r\n", "~1\r\n+a\r\n", "_\r\n", "#t\r\n", ",1.5\r\n", "(123\r\n", "=7\r\ntxt:abc\r\n", "!3\r\nERR\r\n", "*-1\r\n", "*1444444423\r\n", "%1\r\n_\r\n:1\r\n", "|1\r\n+k\r\n:1\r\n:7\r\n"} {
 		f.Add([]byte(s))
 	}
 	L := lua.NewState()
