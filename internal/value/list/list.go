@@ -36,8 +36,9 @@ var server atomic.Pointer[rule]
 type rule struct {
 	lim limits // on a listpack (quicklistNodeExceedsLimit)
 	// node is the limits of a quicklist created now: the fill it keeps is
-	// clamped to -5..32767 (quicklistSetFill).
+	// clamped to -5..32767 (quicklistSetFill), and is fill.
 	node limits
+	fill int16
 	// A quicklist converts back to a listpack when it is one node of at
 	// most size bytes and count entries (quicklistNodeLimit, one of them
 	// unbounded), halved when it converts because it shrank.
@@ -53,7 +54,8 @@ func init() { SetFill(DefaultFill) }
 // limit; a quicklist keeps filling its nodes with the fill it was created
 // with, as in Redis.
 func SetFill(fill int64) {
-	r := &rule{lim: limitsOf(fill), node: limitsOf(min(max(fill, fillMin), fillMax))}
+	clamped := min(max(fill, fillMin), fillMax)
+	r := &rule{lim: limitsOf(fill), node: limitsOf(clamped), fill: int16(clamped)}
 	r.size, r.count = math.MaxInt, int(max(fill, 1))
 	if fill < 0 {
 		r.size, r.count = r.lim.size, math.MaxInt
@@ -90,8 +92,29 @@ func limitsOf(fill int64) limits {
 // are past the limits.
 func (m limits) exceeds(sz, count int) bool { return sz > m.size || count > m.count }
 
+// packedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD's size: when not 0,
+// an element of at least that many bytes is large whatever the fill, as
+// with Redis's packed_threshold (process-wide too).
+var packedThreshold atomic.Uint64
+
+// SetPackedThreshold sets the size from which an element gets a plain
+// quicklist node of its own; 0 restores the fill's bound. It refuses, as
+// Redis does, a size above 4 GB - 1 MB.
+func SetPackedThreshold(sz uint64) bool {
+	if sz > 1<<32-1<<20 {
+		return false
+	}
+	packedThreshold.Store(sz)
+	return true
+}
+
 // large is isLargeElement.
-func (m limits) large(sz int) bool { return sz > m.size }
+func (m limits) large(sz int) bool {
+	if t := packedThreshold.Load(); t != 0 {
+		return uint64(sz) >= t
+	}
+	return sz > m.size
+}
 
 // room bounds the room a chunk grows by (what a node holds at most), so
 // that a full chunk is not left with twice the room it needs.
@@ -132,10 +155,9 @@ func (c *chunk) get(i int) []byte {
 }
 
 // allowInsert is _quicklistNodeAllowInsert: whether an element of sz bytes
-// may join node c. (A large element never fits: a node is at least a
-// listpack header.)
+// may join node c.
 func (m limits) allowInsert(c *chunk, sz int) bool {
-	return c != nil && !c.plain && lpHeader+c.lp+sz+sizeEstimateOverhead <= m.size && c.n() < m.count
+	return c != nil && !c.plain && !m.large(sz) && lpHeader+c.lp+sz+sizeEstimateOverhead <= m.size && c.n() < m.count
 }
 
 // allowMerge is _quicklistNodeAllowMerge.
@@ -306,6 +328,7 @@ type List struct {
 	first  int
 	n      int
 	quick  bool   // a quicklist: the chunks are its nodes; else at most one chunk, the listpack
+	fill   int16  // a quicklist's fill, which node was derived from
 	node   limits // a quicklist's node limits, fixed when it became one
 }
 
@@ -340,7 +363,7 @@ func (l *List) PrepareAdd(vals ...[]byte) {
 		add += len(v)
 	}
 	if r := server.Load(); r.lim.exceeds(l.lpBytes()+add, l.n+len(vals)) {
-		l.quick, l.node = true, r.node
+		l.quick, l.node, l.fill = true, r.node, r.fill
 	}
 }
 
@@ -859,7 +882,7 @@ func (l *List) Clear() {
 
 // Clone returns a deep copy with the same nodes (COPY).
 func (l *List) Clone() any {
-	c := &List{n: l.n, quick: l.quick, node: l.node}
+	c := &List{n: l.n, quick: l.quick, fill: l.fill, node: l.node}
 	for _, ch := range l.live() {
 		d := newChunk(ch.all())
 		d.plain = ch.plain
@@ -873,7 +896,8 @@ func (l *List) Clone() any {
 // (SORT ... STORE, RESTORE of the old list payloads): a listpack only if
 // every value went into one listpack node within list-max-listpack-size.
 func FromQuicklist(vals [][]byte) *List {
-	l := &List{quick: true, node: server.Load().node}
+	r := server.Load()
+	l := &List{quick: true, fill: r.fill, node: r.node}
 	for _, v := range vals {
 		l.nodePushBack(v)
 	}
@@ -889,7 +913,8 @@ func FromQuicklist(vals [][]byte) *List {
 // when it is one listpack node within list-max-listpack-size. Empty nodes
 // must have been left out.
 func FromNodes(nodes [][][]byte, plain []bool) *List {
-	l := &List{quick: true, node: server.Load().node}
+	r := server.Load()
+	l := &List{quick: true, fill: r.fill, node: r.node}
 	for i, vals := range nodes {
 		c := newChunk(vals)
 		c.plain = plain[i]
@@ -919,6 +944,11 @@ func (l *List) EachNode(fn func(plain bool, vals [][]byte)) {
 		fn(c.plain, c.all())
 	}
 }
+
+// Fill is a quicklist's fill (ql_listpack_max in DEBUG OBJECT): the
+// list-max-listpack-size in force when it became one, clamped as Redis
+// clamps it.
+func (l *List) Fill() int { return int(l.fill) }
 
 // Encoding is what OBJECT ENCODING reports.
 func (l *List) Encoding() string {

@@ -174,3 +174,43 @@ func TestFromNodesAndQuicklist(t *testing.T) {
 		t.Fatalf("4 pushed: %s %v", l.Encoding(), shape(l))
 	}
 }
+
+// TestPackedThreshold checks DEBUG QUICKLIST-PACKED-THRESHOLD's effect: an
+// element of at least the threshold gets a plain node whatever the fill,
+// and 0 restores the fill's bound.
+func TestPackedThreshold(t *testing.T) {
+	if SetPackedThreshold(1<<32 - 1<<20 + 1) {
+		t.Fatal("a threshold above 4 GB - 1 MB was accepted")
+	}
+	if !SetPackedThreshold(5) {
+		t.Fatal("threshold 5 refused")
+	}
+	t.Cleanup(func() { SetPackedThreshold(0) })
+	l := FromQuicklist([][]byte{[]byte("aaaaa"), []byte("b"), []byte("cc"), []byte("dddddd")})
+	if got := shape(l); !slices.Equal(got, []int{-1, 2, -1}) {
+		t.Fatalf("threshold 5: nodes %v, want [-1 2 -1]", got)
+	}
+	l.PushFront([]byte("x"))
+	l.Insert(2, []byte("yyyyy"), false)
+	if got := shape(l); !slices.Equal(got, []int{1, -1, -1, 2, -1}) {
+		t.Fatalf("after LPUSH x, LINSERT yyyyy: nodes %v, want [1 -1 -1 2 -1]", got)
+	}
+	SetPackedThreshold(0)
+	if l = FromQuicklist([][]byte{[]byte("aaaaa"), []byte("b")}); !slices.Equal(shape(l), []int{2}) {
+		t.Fatalf("threshold 0: nodes %v, want [2]", shape(l))
+	}
+}
+
+// TestFill checks the fill a quicklist reports (DEBUG OBJECT's
+// ql_listpack_max): list-max-listpack-size when it was made, clamped.
+func TestFill(t *testing.T) {
+	vals := [][]byte{[]byte("a"), []byte("b"), []byte("c")}
+	for _, c := range []struct{ set, want int64 }{{1, 1}, {-2, -2}, {-9, -5}, {0, 0}, {40000, 32767}} {
+		withFill(t, c.set)
+		l := FromQuicklist(vals)
+		withFill(t, 7) // later changes do not reach it
+		if got := l.Fill(); int64(got) != c.want {
+			t.Errorf("fill %d: Fill() = %d, want %d", c.set, got, c.want)
+		}
+	}
+}
