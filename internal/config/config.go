@@ -246,7 +246,7 @@ func numParam[T int | int64](name string, memory bool, min, max int64, field fun
 
 func parseNumber(s string, memory bool) (int64, error) {
 	if memory {
-		u, ok := memtoull(s) // Redis's parser (redisparams.go)
+		u, ok := Memtoull(s) // Redis's parser (redisparams.go)
 		if !ok {
 			return 0, errNotMemory
 		}

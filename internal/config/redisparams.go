@@ -442,7 +442,7 @@ func (s *redisSpec) parse(v string) (string, error) {
 		}
 		return strconv.FormatInt(n, 10), nil
 	case kMem:
-		u, ok := memtoull(v)
+		u, ok := Memtoull(v)
 		if !ok {
 			return "", errNotMemory
 		}
@@ -452,7 +452,7 @@ func (s *redisSpec) parse(v string) (string, error) {
 		return strconv.FormatUint(u, 10), nil
 	case kPercent: // Redis's numericParseString and numericBoundaryCheck for a PERCENT_CONFIG
 		var n int64
-		if u, ok := memtoull(v); ok {
+		if u, ok := Memtoull(v); ok {
 			n = int64(u) // 2^63 and more turn negative, into percentages, as in Redis
 		} else if p, ok := parseStrictInt(strings.TrimSuffix(v, "%")); ok && len(v) > 1 && strings.HasSuffix(v, "%") && p >= 0 {
 			n = -p
@@ -560,11 +560,11 @@ func checkProcTitle(c *Config, _, v string) error {
 	return nil
 }
 
-// memtoull is Redis's memtoull: digits (leading zeros allowed, no sign)
+// Memtoull is Redis's memtoull: digits (leading zeros allowed, no sign)
 // and an optional unit (b, k, kb, m, mb, g, gb, case-insensitive), read up
 // to a NUL byte as C does; a number past 2^64-1 saturates and the
 // multiplication by the unit wraps, both as in Redis.
-func memtoull(s string) (uint64, bool) {
+func Memtoull(s string) (uint64, bool) {
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i]
 	}
@@ -766,8 +766,8 @@ func setOutputLimits(c *Config, name string, v []string) error {
 		if class < 0 {
 			return errors.New("Invalid client class specified in buffer limit configuration.")
 		}
-		hard, ok1 := memtoull(v[i+1])
-		soft, ok2 := memtoull(v[i+2])
+		hard, ok1 := Memtoull(v[i+1])
+		soft, ok2 := Memtoull(v[i+2])
 		secs, end := strtoll(v[i+3])
 		secs = int64(int32(secs)) // Redis keeps it in an int
 		if !ok1 || !ok2 || !end || secs < 0 {

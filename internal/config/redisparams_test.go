@@ -448,9 +448,9 @@ func TestMemtoull(t *testing.T) {
 		{"-1", 0, false}, {"+1", 0, false}, {" 1", 0, false}, {"1 ", 0, false}, {"1.5", 0, false}, {"1t", 0, false},
 		{strings.Repeat("1", 128), 0, false},
 	} {
-		got, ok := memtoull(tc.in)
+		got, ok := Memtoull(tc.in)
 		if ok != tc.ok || got != tc.want {
-			t.Errorf("memtoull(%q) = %d, %v", tc.in, got, ok)
+			t.Errorf("Memtoull(%q) = %d, %v", tc.in, got, ok)
 		}
 	}
 }

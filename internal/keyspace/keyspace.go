@@ -228,6 +228,18 @@ func (s *Shard) Volatile() int { return len(s.expires) }
 // Slots is the size of the shard's key table (MEMORY STATS): 16 bytes each.
 func (s *Shard) Slots() int { return len(s.m.slots) }
 
+// Probes calls fn with each key's probe length, the slots between its home
+// slot and where it sits (DEBUG HTSTATS), and returns the table's size.
+func (s *Shard) Probes(fn func(n int)) (slots int) {
+	mask := len(s.m.slots) - 1
+	for i, sl := range s.m.slots {
+		if sl.e != nil {
+			fn((i - int(sl.h)) & mask)
+		}
+	}
+	return len(s.m.slots)
+}
+
 // Clock is the LRU clock in seconds, advanced by the server's cron.
 var Clock atomic.Uint32
 
@@ -274,6 +286,11 @@ func (s *Shard) LookupHashed(key []byte, h uint64, now int64) *Entry {
 // Find returns the entry stored under key, whose hash h came from Prefetch,
 // expired or not, changing nothing: for looking ahead at pipelined commands.
 func (s *Shard) Find(key []byte, h uint64) *Entry { return s.m.getHashed(bstr(key), h) }
+
+// Get returns the entry stored under key, expired or not, without touching
+// it: DEBUG OBJECT and DIGEST-VALUE see keys whose time has run out, as
+// Redis's do.
+func (s *Shard) Get(key []byte) *Entry { return s.m.get(bstr(key)) }
 
 // Peek is Lookup without updating the access time (OBJECT, TTL-style reads
 // that Redis does not count as access still delete an expired key).

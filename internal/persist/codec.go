@@ -157,12 +157,17 @@ func init() {
 // ErrUnknownKind is returned when an entry's kind has no codec.
 var ErrUnknownKind = errors.New("no codec for value kind")
 
-// EncodeEntry appends one key: kind, key, expiry, value. Strings (HLL and
-// bitmaps are strings) are stored as their bytes.
+// EncodeEntry appends one key: kind, key, expiry, value.
 func EncodeEntry(e *Enc, key string, en *keyspace.Entry) error {
 	e.B = append(e.B, byte(en.Kind))
 	e.String(key)
 	e.Varint(en.Expire)
+	return EncodeValue(e, en)
+}
+
+// EncodeValue appends en's value as EncodeEntry stores it. Strings (HLL and
+// bitmaps are strings) are stored as their bytes.
+func EncodeValue(e *Enc, en *keyspace.Entry) error {
 	if en.Kind == keyspace.KindString {
 		e.Bytes(en.Bytes())
 		return nil

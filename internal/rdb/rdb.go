@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"sync/atomic"
 
 	"github.com/hotkv/hotkv/internal/intstr"
 	"github.com/hotkv/hotkv/internal/keyspace"
@@ -71,6 +72,11 @@ var (
 // footer is the version and CRC after the value.
 const footer = 10
 
+// SkipChecksum is DEBUG SET-SKIP-CHECKSUM-VALIDATION's switch: while set,
+// Verify checks a payload's version but not its CRC, as Redis's
+// skip_checksum_validation does (its tests feed RESTORE corrupt payloads).
+var SkipChecksum atomic.Bool
+
 // Verify checks a payload's version and checksum (verifyDumpPayload).
 func Verify(p []byte) bool {
 	if len(p) < footer {
@@ -79,12 +85,37 @@ func Verify(p []byte) bool {
 	if binary.LittleEndian.Uint16(p[len(p)-footer:]) > Version {
 		return false
 	}
-	return binary.LittleEndian.Uint64(p[len(p)-8:]) == CRC64(0, p[:len(p)-8])
+	return SkipChecksum.Load() || binary.LittleEndian.Uint64(p[len(p)-8:]) == CRC64(0, p[:len(p)-8])
 }
 
 // Dump returns e's payload. Hash fields expired by now are left out;
 // ErrExpired means none is left.
 func Dump(e *keyspace.Entry, now int64) ([]byte, error) {
+	w, err := encode(e, now)
+	if err != nil {
+		return nil, err
+	}
+	return Seal(w.b), nil
+}
+
+// SavedLen is the length of e's RDB serialization without its type byte,
+// as Redis's rdbSavedObjectLen counts it (DEBUG OBJECT's serializedlength).
+// Strings are never LZF-compressed here: the length is Redis's with
+// rdbcompression no.
+func SavedLen(e *keyspace.Entry, now int64) (int, error) {
+	w, err := encode(e, now)
+	if err != nil {
+		return 0, err
+	}
+	n := len(w.b) - 1
+	if t := w.b[0]; t == typeHashListpackEx || t == typeHashMetadata {
+		n -= 8 // Redis does not count the earliest field expiry it writes first
+	}
+	return n, nil
+}
+
+// encode writes e's type byte and value.
+func encode(e *keyspace.Entry, now int64) (*writer, error) {
 	w := &writer{}
 	var err error
 	switch e.Kind {
@@ -104,10 +135,7 @@ func Dump(e *keyspace.Entry, now int64) ([]byte, error) {
 	default:
 		err = ErrUnsupported
 	}
-	if err != nil {
-		return nil, err
-	}
-	return Seal(w.b), nil
+	return w, err
 }
 
 // Seal appends DUMP's footer to a payload: the RDB version and the CRC-64

@@ -220,6 +220,18 @@ func (d *Dict[V]) Range(fn func(key string, val V) bool) {
 	}
 }
 
+// Chains calls fn with the length of each bucket's chain, in bucket order,
+// empty buckets included (DEBUG HTSTATS-KEY).
+func (d *Dict[V]) Chains(fn func(n int)) {
+	for _, i := range d.buckets {
+		n := 0
+		for ; i != 0; i = d.entries[i-1].next {
+			n++
+		}
+		fn(n)
+	}
+}
+
 // Random returns a uniformly random element; ok is false when d is empty.
 func (d *Dict[V]) Random(r *rand.Rand) (key string, val V, ok bool) {
 	if d.n == 0 {

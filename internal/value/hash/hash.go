@@ -429,6 +429,17 @@ func (h *Hash) Encoding() string {
 	return "listpack"
 }
 
+// Chains calls fn with each bucket chain's length of the table behind a
+// hash Redis holds as a hashtable (DEBUG HTSTATS-KEY), and reports false
+// for a listpack, which Redis keeps in no table.
+func (h *Hash) Chains(fn func(n int)) bool {
+	if !h.wide || h.d == nil {
+		return false
+	}
+	h.d.Chains(fn)
+	return true
+}
+
 // MarkExpiry records that a field-expiry command ran on the hash, which
 // makes Redis switch a listpack to listpackex.
 func (h *Hash) MarkExpiry() { h.ex = true }

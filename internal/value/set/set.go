@@ -166,6 +166,16 @@ func (s *Set) Encoding() string {
 	return "hashtable"
 }
 
+// Chains calls fn with each bucket chain's length of a hashtable set's
+// table (DEBUG HTSTATS-KEY), and reports false for the other encodings.
+func (s *Set) Chains(fn func(n int)) bool {
+	if s.enc != hashtable {
+		return false
+	}
+	s.d.Chains(fn)
+	return true
+}
+
 // IsIntset reports whether the set is intset-encoded.
 func (s *Set) IsIntset() bool { return s.enc == intset }
 

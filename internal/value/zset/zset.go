@@ -332,6 +332,17 @@ func (z *ZSet) Encoding() string {
 	return "listpack"
 }
 
+// Chains calls fn with each bucket chain's length of a skiplist set's
+// member table (DEBUG HTSTATS-KEY), and reports false for a listpack, which
+// Redis keeps in no table.
+func (z *ZSet) Chains(fn func(n int)) bool {
+	if !z.big {
+		return false
+	}
+	z.dict.Chains(fn)
+	return true
+}
+
 // ToSkiplist makes the set report Redis's skiplist encoding from now on,
 // as SORT leaves a listpack set it sorted (Redis converts it in place).
 func (z *ZSet) ToSkiplist() { z.big = true }
