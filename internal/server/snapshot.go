@@ -117,14 +117,13 @@ func captureKeys(j *snapJob, ks *keyspace.Keyspace, d, other int, pos []int, arg
 // ErrSaveInProgress is refused SAVE/BGSAVE/BGREWRITEAOF while one runs.
 var errSaveInProgress = errors.New("ERR Background save already in progress")
 
-// writeSnapshot writes a point-in-time snapshot of the whole keyspace to path
-// (through a temporary file, fsynced, then renamed). atInstant, if not nil,
-// runs while every shard is locked, at the snapshot's instant.
-func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, err error) {
+// writeFile makes path's contents what fill writes, through a temporary
+// file, fsynced, then renamed.
+func writeFile(path string, fill func(w *bufio.Writer) error) (err error) {
 	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
 	f, err := os.Create(tmp)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	defer func() {
 		if err != nil {
@@ -132,6 +131,39 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 			os.Remove(tmp)
 		}
 	}()
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := fill(w); err != nil {
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(path))
+}
+
+// writeSnapshot writes a point-in-time snapshot of the whole keyspace to
+// path. atInstant, if not nil, runs while every shard is locked, at the
+// snapshot's instant.
+func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, err error) {
+	err = writeFile(path, func(w *bufio.Writer) error {
+		var err error
+		keys, err = s.encodeSnapshot(w, atInstant)
+		return err
+	})
+	return keys, err
+}
+
+// encodeSnapshot writes the snapshot for writeSnapshot.
+func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys int, err error) {
 	j := &snapJob{now: time.Now().UnixMilli(), done: make([][]bool, len(s.ks.DBs))}
 	for i := range j.done {
 		j.done[i] = make([]bool, keyspace.ShardCount)
@@ -162,7 +194,6 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 		return 0, err
 	}
 
-	w := bufio.NewWriterSize(f, 1<<20)
 	w.Write(persist.AppendHeader(nil, persist.SnapshotMagic))
 	w.Write(aux)
 	var buf []byte
@@ -206,19 +237,39 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 		return 0, j.err
 	}
 	w.Write(persist.AppendEnd(nil, blocks, keys))
-	if err := w.Flush(); err != nil {
-		return 0, err
-	}
-	if err := f.Sync(); err != nil {
-		return 0, err
-	}
-	if err := f.Close(); err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return 0, err
-	}
-	return keys, syncDir(filepath.Dir(path))
+	return keys, nil
+}
+
+// writeSnapshotHeld writes a snapshot of the keyspace as it is while the
+// caller holds every shard lock and regMu (DEBUG RELOAD), so nothing needs
+// capturing.
+func (s *Server) writeSnapshotHeld(path string) (keys int, err error) {
+	err = writeFile(path, func(w *bufio.Writer) error {
+		now := time.Now().UnixMilli()
+		aux, blocks, err := s.encodeRegistries(now)
+		if err != nil {
+			return err
+		}
+		w.Write(persist.AppendHeader(nil, persist.SnapshotMagic))
+		w.Write(aux)
+		var buf []byte
+		for d, db := range s.ks.DBs {
+			for i := range keyspace.ShardCount {
+				var n int
+				if buf, n, err = encodeShard(buf[:0], d, db.Shard(i), now); err != nil {
+					return err
+				}
+				if n > 0 {
+					w.Write(buf)
+					blocks++
+					keys += n
+				}
+			}
+		}
+		w.Write(persist.AppendEnd(nil, blocks, keys))
+		return nil
+	})
+	return keys, err
 }
 
 // encodeRegistries encodes the named vector indexes, the AI registry and
@@ -281,19 +332,21 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// loadSnapshot fills the (empty, not yet serving) keyspace from path; keys
-// expired by now are skipped. Blocks are decoded by one worker per CPU while
-// the file is read. Nearly everything a load allocates is kept, so the
-// collector would only re-mark a growing heap: it is held off until the heap
-// reaches a generous multiple of the file size (memory is about six times
-// the file for small keys).
-func (s *Server) loadSnapshot(path string) (persist.LoadStats, int, error) {
+// loadSnapshot fills the empty keyspace ks from path; keys expired by now
+// are skipped. Blocks are decoded by one worker per CPU while the file is
+// read. At start-up (startup), ks is the server's, not yet serving: the
+// registries are loaded too, and as nearly everything a load allocates is
+// kept, the collector, which would only re-mark a growing heap, is held off
+// until the heap reaches a generous multiple of the file size (memory is
+// about six times the file for small keys). Otherwise (DEBUG RELOAD,
+// LOADAOF) the registries stay as they are.
+func (s *Server) loadSnapshot(path string, ks *keyspace.Keyspace, startup bool) (persist.LoadStats, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return persist.LoadStats{}, 0, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil {
+	if fi, err := f.Stat(); err == nil && startup {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(ms.HeapAlloc) + 16*fi.Size() + 64<<20))
@@ -319,8 +372,8 @@ func (s *Server) loadSnapshot(path string) (persist.LoadStats, int, error) {
 		var db int
 		var got []kv
 		n, err := persist.DecodeBlock(b.off, b.payload, func(d int, key []byte, e *keyspace.Entry) error {
-			if d >= len(s.ks.DBs) {
-				return fmt.Errorf("database %d out of range (databases is %d)", d, len(s.ks.DBs))
+			if d >= len(ks.DBs) {
+				return fmt.Errorf("database %d out of range (databases is %d)", d, len(ks.DBs))
 			}
 			if e.Expired(now) {
 				expired.Add(1)
@@ -333,12 +386,12 @@ func (s *Server) loadSnapshot(path string) (persist.LoadStats, int, error) {
 		if err != nil || len(got) == 0 {
 			return n, err
 		}
-		ks := s.ks.DBs[db]
-		sh := ks.ShardFor(got[0].key)
+		kdb := ks.DBs[db]
+		sh := kdb.ShardFor(got[0].key)
 		sh.Lock()
 		sh.Reserve(len(got))
 		for _, x := range got {
-			if o := ks.ShardFor(x.key); o != sh { // not a file HotKV wrote, but valid
+			if o := kdb.ShardFor(x.key); o != sh { // not a file HotKV wrote, but valid
 				o.Lock()
 				o.Put(x.key, x.e)
 				o.Unlock()
@@ -370,6 +423,9 @@ func (s *Server) loadSnapshot(path string) (persist.LoadStats, int, error) {
 		work <- block{off, payload}
 		return nil
 	}, func(off int64, kind byte, body []byte) error {
+		if !startup {
+			return nil
+		}
 		if err := s.loadRegistry(kind, body, now); err != nil {
 			return &persist.FormatError{Offset: off, Err: err}
 		}
@@ -454,12 +510,18 @@ func (s *Server) runSave(background bool) error {
 		s.logf("warning", "Error saving DB on disk: %v", err)
 		return err
 	}
+	s.saved(base, keys, start)
+	return nil
+}
+
+// saved records a successful save begun at start, with base write calls
+// counted then.
+func (s *Server) saved(base uint64, keys int, start time.Time) {
 	s.persist.lastOK.Store(true)
 	s.persist.saves.Add(1)
 	s.persist.dirtyBase.Store(base)
 	s.lastSave.Store(time.Now().Unix())
 	s.logf("notice", "DB saved on disk (%d keys, %.3f s)", keys, time.Since(start).Seconds())
-	return nil
 }
 
 // errMisconf is Redis's reply to writes while snapshots fail.
@@ -570,7 +632,7 @@ func (s *Server) loadData() error {
 	}
 	path := s.snapshotPath()
 	if _, err := os.Stat(path); err == nil {
-		st, expired, err := s.loadSnapshot(path)
+		st, expired, err := s.loadSnapshot(path, s.ks, true)
 		if err != nil {
 			if b, _ := os.ReadFile(path); bytes.HasPrefix(b, []byte("REDIS")) {
 				return fmt.Errorf("%s is a Redis RDB file, which HotKV does not read", path)
