@@ -68,8 +68,12 @@ func differWith(t *testing.T, script [][]string, same func(got, want any) bool) 
 // and stops at the first pair same refuses.
 func differRun(t *testing.T, script [][]string, reply func(r *raw, cmd []string) any, same func(got, want any) bool) {
 	t.Helper()
-	redis := startRedis(t)
-	hot := start(t)
+	differOn(t, startRedis(t), start(t), script, reply, same)
+}
+
+// differOn is differRun on servers the caller started.
+func differOn(t *testing.T, redis, hot *testServer, script [][]string, reply func(r *raw, cmd []string) any, same func(got, want any) bool) {
+	t.Helper()
 	for _, proto := range []string{"2", "3"} {
 		a, b := hot.raw(t), redis.raw(t)
 		a.do("HELLO", proto)

@@ -20,7 +20,7 @@ import (
 	"github.com/hotkv/hotkv/internal/value/zset"
 )
 
-// Server commands: CONFIG, TIME, LASTSAVE, SHUTDOWN, DEBUG.
+// Server commands: CONFIG, TIME, LASTSAVE, SHUTDOWN (DEBUG is in debug.go).
 
 // configGet is CONFIG GET: a name without glob characters is looked up
 // case-insensitively and answered under the spelling asked for (as Redis
@@ -218,36 +218,6 @@ func timeCmd(x *command.Ctx) {
 	x.W.BulkInt(int64(now.Nanosecond() / 1000))
 }
 
-func debugCmd(x *command.Ctx) {
-	c := cl(x)
-	switch {
-	case command.Is(x.Args[1], "sleep") && len(x.Args) == 3:
-		f, ok := command.ParseFloat(x.Args[2])
-		if !ok {
-			x.Error(command.ErrNotFloat)
-			return
-		}
-		time.Sleep(time.Duration(f * float64(time.Second)))
-		x.W.OK()
-	case command.Is(x.Args[1], "set-active-expire") && len(x.Args) == 3:
-		n, ok := command.ParseInt(x.Args[2])
-		if !ok {
-			x.Error(command.ErrNotInt)
-			return
-		}
-		c.s.activeExpire.Store(n != 0)
-		x.W.OK()
-	case command.Is(x.Args[1], "help"):
-		x.W.Array(4)
-		x.W.Simple("DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
-		x.W.Simple("SLEEP <seconds>    Stop the server for <seconds>. Decimals allowed.")
-		x.W.Simple("SET-ACTIVE-EXPIRE <0|1>    Setting it to 0 disables expiring keys in background.")
-		x.W.Simple("HELP    Print this help.")
-	default:
-		x.Error(fmt.Sprintf("ERR unknown subcommand '%.128s'. Try DEBUG HELP.", x.Args[1]))
-	}
-}
-
 func init() {
 	const g = "server"
 	adm := command.Admin | command.NoScript | command.Loading | command.Stale
@@ -286,7 +256,5 @@ func init() {
 			Run:     func(x *command.Ctx) { x.W.Int(cl(x).s.lastSave.Load()) }},
 		&command.Cmd{Name: "shutdown", Arity: -1, Flags: adm | command.AllowBusy | command.NoMulti, Run: shutdown, Group: g, Since: "1.0.0",
 			Summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.", Args: "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]"},
-		&command.Cmd{Name: "debug", Arity: -2, Flags: adm | command.Loading | command.Stale | command.Protected, Run: debugCmd, Group: g, Since: "1.0.0",
-			Summary: "A container for debugging commands."},
 	)
 }

@@ -166,6 +166,9 @@ func (s *Server) evictLoop() {
 		case <-s.closed:
 			return
 		case <-t.C:
+			if s.cronPaused.Load() {
+				continue // DEBUG PAUSE-CRON: only commands short of memory wake it
+			}
 		case <-ev.wake:
 		}
 		if h := s.Config().Hz; h != hz {

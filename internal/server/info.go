@@ -235,7 +235,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "role", "master")
 		kv(b, "connected_slaves", 0)
 		kv(b, "master_failover_state", "no-failover")
-		kv(b, "master_replid", s.runID)
+		kv(b, "master_replid", *s.replID.Load())
 		kv(b, "master_replid2", strings.Repeat("0", 40))
 		kv(b, "master_repl_offset", 0)
 		kv(b, "second_repl_offset", -1)

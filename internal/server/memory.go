@@ -233,12 +233,12 @@ func memoryDoctorReport(o *memOverhead) string {
 }
 
 // countsShards reports whether cmd visits every shard of every database,
-// one lock at a time (INFO's keyspace, MEMORY STATS): inside EXEC or a
-// script, which could only take them out of order, it runs with all of them
-// held.
+// one lock at a time (INFO's keyspace, MEMORY STATS), or may lock any
+// (DEBUG): inside EXEC or a script, which could only take them out of
+// order, it runs with all of them held.
 func countsShards(cmd *command.Cmd) bool {
 	switch cmd.Name {
-	case "info", "memory|stats", "memory|doctor":
+	case "info", "memory|stats", "memory|doctor", "debug":
 		return true
 	}
 	return false

@@ -64,8 +64,11 @@ type Server struct {
 	started   time.Time
 	runID     string
 
-	activeExpire   atomic.Bool  // DEBUG SET-ACTIVE-EXPIRE
-	lastSave       atomic.Int64 // unix seconds of the last save (start-up until persistence exists)
+	activeExpire   atomic.Bool            // DEBUG SET-ACTIVE-EXPIRE
+	cronPaused     atomic.Bool            // DEBUG PAUSE-CRON
+	denyScriptsOff atomic.Bool            // DEBUG SET-DISABLE-DENY-SCRIPTS (scripting.go)
+	replID         atomic.Pointer[string] // INFO's master_replid, which DEBUG CHANGE-REPL-ID replaces
+	lastSave       atomic.Int64           // unix seconds of the last save (start-up until persistence exists)
 	peakMem        atomic.Uint64
 	blockSeq       atomic.Uint64 // arrival order of blocked clients
 	blockedClients atomic.Int64
@@ -123,6 +126,8 @@ func New(cfg *config.Config) *Server {
 	s.applyMemoryConfig(cfg)
 	applyRedisParams(cfg)
 	s.activeExpire.Store(true)
+	replID := randomHex(40)
+	s.replID.Store(&replID)
 	s.lastSave.Store(s.started.Unix())
 	s.persist.lastOK.Store(true)
 	var ms runtime.MemStats
@@ -363,7 +368,8 @@ func (s *Server) logf(level, format string, args ...any) {
 	s.log.Output(2, fmt.Sprintf(format, args...))
 }
 
-// cron runs the periodic work: the LRU clock, active expiry, ops/sec sampling.
+// cron runs the periodic work: the LRU clock, active expiry, ops/sec
+// sampling; nothing while DEBUG PAUSE-CRON holds it, as Redis's serverCron.
 func (s *Server) cron() {
 	defer s.wg.Done()
 	hz := s.Config().Hz
@@ -375,6 +381,9 @@ func (s *Server) cron() {
 		case <-s.closed:
 			return
 		case now := <-t.C:
+			if s.cronPaused.Load() {
+				continue
+			}
 			if keyspace.Clock.Swap(uint32(now.Unix())) != uint32(now.Unix()) { // once a second
 				s.checkSavePoints(now)
 				s.migrate.closeIdle(migrateCacheTTL)
