@@ -125,6 +125,26 @@ func TestPFDebug(t *testing.T) {
 	})
 }
 
+// A sparse HLL cut off after the first byte of an XZERO opcode: Redis reads
+// the second byte from the NUL that ends its strings, so "Z:16383" and a lone
+// 0x40 cover the registers exactly. Counting, merging, decoding and
+// converting it are as in Redis 8.0.2, and so is a PFADD into that last
+// opcode, which Redis writes one byte past the end of the string (the
+// string loses the new opcode).
+func TestHLLHalfXZeroMatchesRedis(t *testing.T) {
+	half := "HYLL\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x7f\xfe\x40"
+	differBytes(t, [][]string{
+		{"SET", "h", half}, {"PFDEBUG", "DECODE", "h"}, {"PFCOUNT", "h"}, {"GET", "h"},
+		{"SET", "h", half}, {"PFCOUNT", "h", "nokey"}, {"PFMERGE", "m", "h"}, {"GET", "m"},
+		{"PFADD", "h", "a"}, {"GET", "h"}, {"PFCOUNT", "h"},
+		// x8784 hashes to register 16383, the one the lone byte covers.
+		{"PFADD", "h", "x8784"}, {"GET", "h"}, {"PFCOUNT", "h"},
+		{"SET", "h", half}, {"PFDEBUG", "TODENSE", "h"}, {"PFCOUNT", "h"},
+		{"SET", "h", half}, {"PFMERGE", "h", "h"}, {"GET", "h"},
+		{"PFADD", "h2", "x8784", "a"}, {"PFMERGE", "h", "h2"}, {"GET", "h"}, {"PFCOUNT", "h"},
+	})
+}
+
 // PFSELFTEST runs Redis's self-test of the encodings (about half a second;
 // minutes under the race detector, which has nothing to find in it that
 // internal/value/hll's TestSelfTest does not).

@@ -176,12 +176,7 @@ func pfdebug(x *command.Ctx) {
 			x.Error("ERR HLL encoding is not sparse")
 			return
 		}
-		s, err := hll.Decode(b)
-		if err != nil {
-			x.Error(err.Error())
-			return
-		}
-		x.W.BulkString(s)
+		x.W.BulkString(hll.Decode(b))
 		return
 	case command.Is(sub, "encoding"):
 		x.NoEffects()

@@ -16,8 +16,9 @@ func ToDense(b []byte) ([]byte, error) { return toDense(b) }
 func Register(dense []byte, i int) uint8 { return denseGet(dense[hdrSize:], i) }
 
 // Decode lists a sparse HLL's opcodes as Redis's PFDEBUG DECODE does:
-// "z:len" (ZERO), "Z:len" (XZERO) and "v:value,len" (VAL).
-func Decode(s []byte) (string, error) {
+// "z:len" (ZERO), "Z:len" (XZERO) and "v:value,len" (VAL), whether or not
+// they cover the registers exactly.
+func Decode(s []byte) string {
 	var b strings.Builder
 	for i := hdrSize; i < len(s); {
 		if i > hdrSize {
@@ -28,17 +29,14 @@ func Decode(s []byte) (string, error) {
 			fmt.Fprintf(&b, "z:%d", zeroLen(c))
 			i++
 		case isXZero(c):
-			if i+1 >= len(s) {
-				return "", ErrCorrupt
-			}
-			fmt.Fprintf(&b, "Z:%d", xzeroLen(c, s[i+1]))
+			fmt.Fprintf(&b, "Z:%d", xzeroLen(s, i))
 			i += 2
 		default:
 			fmt.Fprintf(&b, "v:%d,%d", valValue(c), valLen(c))
 			i++
 		}
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // SelfTest is Redis's PFSELFTEST: dense registers keep what is written to

@@ -170,8 +170,16 @@ func set(b *[]byte, index int, count uint8) (bool, error) {
 func isZero(c byte) bool  { return c&0xc0 == 0 }
 func isXZero(c byte) bool { return c&0xc0 == 0x40 }
 func zeroLen(c byte) int  { return int(c&0x3f) + 1 }
-func xzeroLen(c, d byte) int {
-	return (int(c&0x3f)<<8 | int(d)) + 1
+
+// xzeroLen is the span of the XZERO opcode at s[i]. Of one cut off after
+// its first byte, Redis reads the second from the NUL that ends every sds
+// string: 0.
+func xzeroLen(s []byte, i int) int {
+	var d byte
+	if i+1 < len(s) {
+		d = s[i+1]
+	}
+	return (int(s[i]&0x3f)<<8 | int(d)) + 1
 }
 func valValue(c byte) uint8 { return (c>>2)&0x1f + 1 }
 func valLen(c byte) int     { return int(c&3) + 1 }
@@ -203,10 +211,7 @@ func sparseSet(b *[]byte, index int, count uint8) (bool, error) {
 		case !isXZero(c):
 			span = valLen(c)
 		default:
-			if pos+1 >= end {
-				return false, ErrCorrupt
-			}
-			span = xzeroLen(c, s[pos+1])
+			span = xzeroLen(s, pos)
 			oplen = 2
 		}
 		if index <= first+span-1 {
@@ -226,7 +231,7 @@ func sparseSet(b *[]byte, index int, count uint8) (bool, error) {
 	case zero:
 		runlen = zeroLen(c)
 	case xzero:
-		runlen = xzeroLen(c, s[pos+1])
+		runlen = xzeroLen(s, pos)
 	default:
 		runlen = valLen(c)
 	}
@@ -273,11 +278,16 @@ func sparseSet(b *[]byte, index int, count uint8) (bool, error) {
 		if delta > 0 && int64(len(s)+delta) > sparseMaxBytes.Load() {
 			return promoteAndSet(b, index, count)
 		}
-		ns := make([]byte, 0, len(s)+delta)
+		ns := make([]byte, 0, len(s)+len(seq))
 		ns = append(ns, s[:pos]...)
 		ns = append(ns, seq...)
-		ns = append(ns, s[pos+oldlen:]...)
-		s = ns
+		if pos+oldlen < len(s) {
+			ns = append(ns, s[pos+oldlen:]...)
+		}
+		// Redis's string grows by delta: when the XZERO was cut off
+		// after its first byte, the sequence's last byte lands past the
+		// end.
+		s = ns[:len(s)+delta]
 	}
 	// Merge adjacent VAL opcodes with equal values, scanning up to five
 	// opcodes from the one before the change.
@@ -360,10 +370,7 @@ func sparseWalk(s []byte, fn func(v uint8, n int) bool) error {
 			n = zeroLen(c)
 			i++
 		case isXZero(c):
-			if i+1 >= len(s) {
-				return ErrCorrupt
-			}
-			n = xzeroLen(c, s[i+1])
+			n = xzeroLen(s, i)
 			i += 2
 		default:
 			v, n = valValue(c), valLen(c)
