@@ -53,9 +53,10 @@ import (
 //     (encodingExcused): strings, whose encoding HotKV works out from the
 //     bytes where Redis remembers how the value was built, and small lists
 //     that Redis keeps as a quicklist of several nodes;
-//   - distances stored by STOREDIST, which may differ from Redis's in their
-//     last digits (docs/commands/geo.md): they go to diffDistKey only,
-//     whose readback compares them to a relative 1e-7 (closeDistances).
+//   - distances, which may differ from Redis's in their last digits
+//     (docs/commands/geo.md), and in the fourth decimal of GEODIST's and
+//     WITHDIST's for nearly antipodal points: compared to a relative 1e-7
+//     (closeDistances); those STOREDIST stores go to diffDistKey only.
 //
 // Lex ranges over a skiplist whose scores differ are undefined in Redis and
 // are not sent (lexUnspecified), nor is a SORT ... STORE whose stored order
@@ -723,8 +724,10 @@ func sameReply(cmd []string, got, want rv) bool {
 		return shape(got) == shape(want)
 	case "ZRANGE":
 		if cmd[1] == diffDistKey {
-			return closeDistances(got, want)
+			return closeDistances(got, want, storedDistance)
 		}
+	case "GEODIST", "GEOSEARCH", "GEORADIUS", "GEORADIUS_RO", "GEORADIUSBYMEMBER", "GEORADIUSBYMEMBER_RO":
+		return closeDistances(got, want, replyDistance)
 	case "HSCAN", "SSCAN", "ZSCAN":
 		if len(got.a) == 2 && len(want.a) == 2 {
 			got.a = []rv{got.a[0], sortMembers(cmd, got.a[1])}
