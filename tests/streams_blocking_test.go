@@ -306,16 +306,20 @@ func TestStreamXReadGroupBlock(t *testing.T) {
 		streamWant(e.t, "history read with BLOCK", e.ctl.do("XREADGROUP", "GROUP", "g", "alice", "BLOCK", "0", "STREAMS", "s", "0"),
 			streamReply(e.proto, "s", streamEntries("1-1 f v")))
 
-		// The group or the key going away ends the wait with NOGROUP, the
-		// key taking another type with WRONGTYPE; trimming or moving the
-		// group's ID does not end it.
+		// The group or the key going away (a flush too) ends the wait with
+		// NOGROUP, the key taking another type with WRONGTYPE; trimming or
+		// moving the group's ID does not end it. INFO counts the key as
+		// one a deletion unblocks, and the errors in errorstats.
 		nogroup := Err("NOGROUP No such key 's' or consumer group 'g' in XREADGROUP with GROUP option")
+		e.ctl.exact("CONFIG", "RESETSTAT")
 		for _, c := range []struct {
 			end  []string
 			want any
 		}{
 			{[]string{"XGROUP", "DESTROY", "s", "g"}, nogroup},
 			{[]string{"DEL", "s"}, nogroup},
+			{[]string{"FLUSHDB"}, nogroup},
+			{[]string{"FLUSHALL"}, nogroup},
 			{[]string{"SET", "s", "x"}, zWrongType},
 		} {
 			e.ctl.exact("DEL", "s")
@@ -324,11 +328,22 @@ func TestStreamXReadGroupBlock(t *testing.T) {
 			r.cmd("XREADGROUP GROUP g alice BLOCK 0 STREAMS s >")
 			ch := streamAwait(r)
 			waitBlocked(e.t, e.ctl, 1)
+			if info := e.ctl.exact("INFO", "clients"); !strings.Contains(info, "total_blocking_keys:1\r\n") ||
+				!strings.Contains(info, "total_blocking_keys_on_nokey:1\r\n") {
+				e.t.Fatalf("INFO clients with XREADGROUP blocked on one key:\n%s", info)
+			}
 			e.ctl.exact("XTRIM", "s", "MAXLEN", "0")
 			e.ctl.exact("XGROUP", "SETID", "s", "g", "0")
 			waitBlocked(e.t, e.ctl, 1)
 			e.ctl.exact(c.end...)
 			streamWant(e.t, fmt.Sprintf("blocked XREADGROUP after %v", c.end), recv(e.t, ch), c.want)
+		}
+		if info := e.ctl.exact("INFO", "errorstats"); !strings.Contains(info, "errorstat_NOGROUP:count=4\r\n") ||
+			!strings.Contains(info, "errorstat_WRONGTYPE:count=1\r\n") {
+			e.t.Fatalf("INFO errorstats after the blocked reads failed:\n%s", info)
+		}
+		if info := e.ctl.exact("INFO", "clients"); !strings.Contains(info, "total_blocking_keys:0\r\n") {
+			e.t.Fatalf("INFO clients with none blocked:\n%s", info)
 		}
 	})
 }

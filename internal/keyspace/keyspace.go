@@ -519,6 +519,9 @@ func (s *Shard) Clear() {
 		}
 	}
 	s.m, s.expires, s.subexp = table{}, nil, nil
+	for k := range s.waiters {
+		s.wakeEvery(k) // with no entry left, the XREADGROUP waiters (Kind 0): they re-run into NOGROUP, as after DEL
+	}
 }
 
 // ExpireSample deletes expired keys among up to n volatile keys (Go's map

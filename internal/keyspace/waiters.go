@@ -25,6 +25,25 @@ func (w *Waiter) Rearm() { w.woken.Store(false) }
 // skip looking for them in the common case of none.
 var ReadyPending atomic.Int64
 
+// blockingKeys counts the keys with waiters, and blockingNoKey those among
+// them with a waiter a deletion serves (XREADGROUP's, Kind 0): INFO's
+// total_blocking_keys and total_blocking_keys_on_nokey.
+var blockingKeys, blockingNoKey atomic.Int64
+
+// BlockingKeys reports the keys with waiters, and how many of them have a
+// waiter that a deletion of the key serves.
+func BlockingKeys() (keys, onNoKey int64) { return blockingKeys.Load(), blockingNoKey.Load() }
+
+// anyKind0 reports whether ws holds a waiter of Kind 0.
+func anyKind0(ws []*Waiter) bool {
+	for _, x := range ws {
+		if x.Kind == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // AddWaiter registers w on key, keeping the list in arrival order.
 func (s *Shard) AddWaiter(key []byte, w *Waiter) {
 	if s.waiters == nil {
@@ -36,6 +55,12 @@ func (s *Shard) AddWaiter(key []byte, w *Waiter) {
 		if x == w {
 			return
 		}
+	}
+	if len(ws) == 0 {
+		blockingKeys.Add(1)
+	}
+	if w.Kind == 0 && !anyKind0(ws) {
+		blockingNoKey.Add(1)
 	}
 	i := len(ws)
 	for i > 0 && ws[i-1].Seq > w.Seq {
@@ -52,15 +77,24 @@ func (s *Shard) AddWaiter(key []byte, w *Waiter) {
 func (s *Shard) RemoveWaiter(key []byte, w *Waiter) {
 	k := string(key)
 	ws := s.waiters[k]
+	found := false
 	for i, x := range ws {
 		if x == w {
 			ws = append(ws[:i], ws[i+1:]...)
 			observers.Add(-1)
+			found = true
 			break
 		}
 	}
+	if !found {
+		return
+	}
+	if w.Kind == 0 && !anyKind0(ws) {
+		blockingNoKey.Add(-1)
+	}
 	if len(ws) == 0 {
 		delete(s.waiters, k)
+		blockingKeys.Add(-1)
 	} else {
 		s.waiters[k] = ws
 	}

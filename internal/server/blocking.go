@@ -411,6 +411,7 @@ func (c *client) waitBlocked() bool {
 			switch {
 			case b.unblock == unblockError:
 				c.out.Error(errUnblocked)
+				c.s.stats.failed(b.cmd, []byte(errUnblocked))
 			case b.timeoutReply != nil:
 				c.out.B = append(c.out.B, b.timeoutReply...)
 			case b.nullBulk:
@@ -422,6 +423,9 @@ func (c *client) waitBlocked() bool {
 		}
 		if state == served {
 			b.mu.Unlock()
+			if len(b.out.B) > 0 && b.out.B[0] == '-' { // served into an error (NOGROUP after XGROUP DESTROY)
+				c.s.stats.failed(b.cmd, b.out.B[1:])
+			}
 			c.out.B = append(c.out.B, b.out.B...)
 			c.aofEnd = max(c.aofEnd, b.aofEnd)
 			c.holding = c.holding || b.held // flush queues what was held after this reply

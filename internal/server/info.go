@@ -139,8 +139,9 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "watching_clients", watching)
 		kv(b, "clients_in_timeout_table", 0)
 		kv(b, "total_watched_keys", watched)
-		kv(b, "total_blocking_keys", 0)
-		kv(b, "total_blocking_keys_on_nokey", 0)
+		blocking, onNoKey := keyspace.BlockingKeys()
+		kv(b, "total_blocking_keys", blocking)
+		kv(b, "total_blocking_keys_on_nokey", onNoKey)
 	case "memory":
 		m := s.memoryFigures() // MEMORY STATS reports the same (memory.go)
 		ms, rss, used, peak := &m.ms, m.rss, m.used, m.peak
