@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -415,4 +416,45 @@ func TestCmsgpackEdges(t *testing.T) {
 		{"EVAL", "local t = {} for i = 1, 2 do t[i] = t end return cmsgpack.pack(t)", "0"},
 	})
 	s.noPanics(t)
+}
+
+// TestScriptBusy: once a script has run longer than busy-reply-threshold,
+// other clients' commands get BUSY, as in Redis, but for those allowed
+// while busy (MULTI, SCRIPT KILL, ...); a transaction that met BUSY aborts.
+// Checked against Redis too when it is installed.
+func TestScriptBusy(t *testing.T) {
+	servers := map[string]*testServer{"hotkv": start(t)}
+	if redisServerPath() != "" {
+		servers["redis"] = startRedis(t)
+	}
+	const (
+		busyScript   = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+		busyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+	)
+	for name, s := range servers {
+		t.Run(name, func(t *testing.T) {
+			ctl, spin, killer := s.raw(t), s.raw(t), s.raw(t)
+			ctl.expect(Status("OK"), "CONFIG", "SET", "busy-reply-threshold", "100")
+			ctl.do("FUNCTION", "LOAD", "REPLACE", "#!lua name=busylib\nredis.register_function('spin', function() while true do end end)")
+			for _, tc := range []struct {
+				run  []string
+				kill []string
+				busy string
+			}{
+				{[]string{"EVAL", "while true do end", "0"}, []string{"SCRIPT", "KILL"}, busyScript},
+				{[]string{"FCALL", "spin", "0"}, []string{"FUNCTION", "KILL"}, busyFunction},
+			} {
+				spin.send(encode(tc.run...))
+				eventually(t, "BUSY", func() bool { return reflect.DeepEqual(ctl.do("PING"), Err(tc.busy)) })
+				ctl.expect(Status("OK"), "MULTI")
+				ctl.expect(Err(tc.busy), "INCR", "x")
+				killer.expect(Status("OK"), tc.kill...)
+				if got, ok := spin.read().(Err); !ok || !strings.Contains(string(got), "killed by user") {
+					t.Fatalf("%q after the kill: %v", tc.run, got)
+				}
+				ctl.expect(Err("EXECABORT Transaction discarded because of previous errors."), "EXEC")
+				ctl.expect(Status("PONG"), "PING")
+			}
+		})
+	}
 }

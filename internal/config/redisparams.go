@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hotkv/hotkv/internal/resp"
 )
@@ -146,8 +147,8 @@ var redisSpecs = [...]redisSpec{
 		check: refuseUnless("choosing the source address of outgoing connections", "empty", ""),
 		why:   "HotKV does not choose the source address of its outgoing connections (Redis's: replication, cluster bus, MIGRATE)"},
 	{name: "bio-cpulist", alias: "bio_cpulist", kind: kString, def: "", immutable: true, emptyNull: true, why: whyCPUList},
-	{name: "busy-reply-threshold", alias: "lua-time-limit", kind: kInt, def: "5000", min: 0, max: math.MaxInt64,
-		why: "HotKV never answers BUSY: while a script runs, other clients' commands wait for it, and SCRIPT KILL and FUNCTION KILL work at any time"},
+	{name: "busy-reply-threshold", alias: "lua-time-limit", kind: kInt, def: "5000", min: 0, max: math.MaxInt64, effect: Honoured,
+		why: "once a script has run this many milliseconds, other clients' commands get BUSY, as in Redis (but for MULTI, SCRIPT KILL, FUNCTION KILL and the other commands Redis allows while busy); before, those on keys it holds wait for it and the others run; SCRIPT KILL and FUNCTION KILL work at any time"},
 	{name: "client-output-buffer-limit", kind: kMulti, def: "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60",
 		set: setOutputLimits, words: outputLimitWords, lines: outputLimitLines, effect: Honoured,
 		why: "the normal and pubsub classes are honoured, hard and soft limits, as in Redis; the pubsub hard limit is pubsub-output-buffer-limit (0 is no limit; 1 to 1023 bytes are refused); " +
@@ -937,6 +938,13 @@ func (c *Config) Encodings() Encodings {
 		StreamNodeMaxEntries: n("stream-node-max-entries"),
 		StreamNodeMaxBytes:   n("stream-node-max-bytes"),
 	}
+}
+
+// BusyReplyThreshold is busy-reply-threshold (lua-time-limit): how long a
+// script runs before other clients' commands get BUSY.
+func (c *Config) BusyReplyThreshold() time.Duration {
+	n, _ := strconv.ParseInt(c.redisValue("busy-reply-threshold"), 10, 64)
+	return time.Duration(min(n, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond
 }
 
 // ActiveExpireEffort is active-expire-effort (1 to 10).

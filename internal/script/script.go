@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -58,7 +59,12 @@ type Engine struct {
 	fns     libSet // FUNCTION LOAD's libraries
 	running *run
 	closed  bool // Abort: no more scripts
-	cur     run  // the run in progress, reused
+	// started is when the running script began (unix ns; 0: none), and
+	// function whether it is a function's: read without mu by every
+	// command, for BUSY (Busy).
+	started  atomic.Int64
+	function atomic.Bool
+	cur      run // the run in progress, reused
 
 	// redis.call's arguments, reused from call to call.
 	args    [][]byte
@@ -308,6 +314,23 @@ const (
 	ErrBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
 )
 
+// Started is when the running script began (unix ns), 0 when none runs.
+func (e *Engine) Started() int64 { return e.started.Load() }
+
+// Busy is the BUSY error other clients' commands get while a script has
+// run longer than threshold (busy-reply-threshold), as in Redis; "" if
+// none has.
+func (e *Engine) Busy(threshold time.Duration) string {
+	st := e.started.Load()
+	if st == 0 || time.Since(time.Unix(0, st)) < threshold {
+		return ""
+	}
+	if e.function.Load() {
+		return ErrBusyFunction
+	}
+	return ErrBusyScript
+}
+
 // Kill stops the running script for SCRIPT KILL (function false) or the
 // running function for FUNCTION KILL, or says why not, with Redis's error.
 func (e *Engine) Kill(function bool) string {
@@ -379,10 +402,13 @@ func (e *Engine) Run(sc *Script, cmd, keys, argv [][]byte, call Caller, w *resp.
 	r := &e.cur
 	*r = run{call: call, proto: 2, sc: sc, cmd: cmd, start: time.Now()}
 	e.running = r
+	e.function.Store(function)
+	e.started.Store(r.start.UnixNano())
 	e.mu.Unlock()
 	defer func() {
 		e.mu.Lock()
 		e.running = nil
+		e.started.Store(0)
 		e.mu.Unlock()
 	}()
 	// A panic out of the VM (a gopher-lua limit its own guard missed) is a

@@ -74,6 +74,12 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 			return
 		}
 	}
+	if c.s.scripts.Started() != 0 && cmd.Flags&command.AllowBusy == 0 {
+		if msg := c.s.scripts.Busy(c.s.Config().BusyReplyThreshold()); msg != "" {
+			c.reject(cmd, msg)
+			return
+		}
+	}
 	if c.s.pause.end.Load() != 0 {
 		if !c.waitPause(cmd, args) {
 			c.closing = true
