@@ -60,6 +60,9 @@ func (c *tconns) run(t *testing.T, s tstep) any {
 		var got []any
 		r.send(encode("PING"))
 		for v := r.read(); v != Status("PONG"); v = r.read() {
+			if p, ok := v.(Push); ok && p[0] == "tracking-redir-broken" {
+				v = c.norm(v)
+			}
 			got = append(got, v)
 		}
 		return got
@@ -683,5 +686,22 @@ func TestDifferentialTrackingBroadcastBatches(t *testing.T) {
 		ts("A", "SET", "a7", "own"), // its own write: after its reply
 		ts("A", "<read>"),
 		ts("S", "<read>"),
+	})
+}
+
+// TestDifferentialTrackingRedirectQuit: a client that answered QUIT is
+// gone at once for the others: invalidations redirected to it become
+// tracking-redir-broken, even for a write right after its OK.
+func TestDifferentialTrackingRedirectQuit(t *testing.T) {
+	trackingDiffer(t, []tstep{
+		ts("A", "HELLO", "3"),
+		ts("R", "SUBSCRIBE", "__redis__:invalidate"),
+		ts("A", "CLIENT", "TRACKING", "ON", "REDIRECT", "$id:R"),
+		ts("B", "SET", "key1", "1"),
+		ts("A", "GET", "key1"),
+		ts("R", "QUIT"),
+		ts("B", "SET", "key1", "2"),
+		ts("A", "<sync>"),
+		ts("A", "CLIENT", "TRACKINGINFO"),
 	})
 }

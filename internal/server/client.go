@@ -114,7 +114,7 @@ type client struct {
 	watchCount  atomic.Int32
 	noEvict     atomic.Bool
 	noTouch     atomic.Bool
-	killed      atomic.Bool // closeConn was called
+	killed      atomic.Bool // closeConn was called, or QUIT
 	lastCmd     atomic.Pointer[command.Cmd]
 	user        atomic.Pointer[acl.User] // the ACL user it runs commands as
 	dbNum       atomic.Int32

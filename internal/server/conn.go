@@ -35,7 +35,11 @@ func ping(x *command.Ctx) {
 
 func quit(x *command.Ctx) {
 	x.W.OK()
-	cl(x).closing = true
+	c := cl(x)
+	c.closing = true
+	// Gone for other clients (CLIENT LIST, a tracking REDIRECT to it)
+	// before its OK is out, as in Redis, which frees it once that is written.
+	c.killed.Store(true)
 }
 
 // reset is RESET: the connection as it was on connect, except that the
