@@ -109,9 +109,10 @@ func TestCommandCountListDocsGetKeys(t *testing.T) {
 
 // infoSections is INFO's default output, section by section.
 var infoSections = map[string][]string{
-	"Server":      {"redis_version", "redis_mode", "os", "arch_bits", "process_id", "run_id", "tcp_port", "uptime_in_seconds", "hz", "executable", "config_file"},
-	"Clients":     {"connected_clients", "maxclients", "blocked_clients", "pubsub_clients", "watching_clients", "total_watched_keys"},
-	"Memory":      {"used_memory", "used_memory_human", "used_memory_rss", "used_memory_peak", "maxmemory", "maxmemory_policy", "mem_fragmentation_ratio"},
+	"Server":  {"redis_version", "redis_mode", "os", "arch_bits", "process_id", "run_id", "tcp_port", "uptime_in_seconds", "hz", "executable", "config_file"},
+	"Clients": {"connected_clients", "maxclients", "blocked_clients", "pubsub_clients", "watching_clients", "total_watched_keys"},
+	"Memory": {"used_memory", "used_memory_human", "used_memory_rss", "used_memory_peak", "maxmemory", "maxmemory_policy", "mem_fragmentation_ratio",
+		"mem_not_counted_for_evict", "lazyfree_pending_objects", "lazyfreed_objects"},
 	"Persistence": {"loading", "rdb_changes_since_last_save", "rdb_last_save_time", "aof_enabled"},
 	"Stats": {"total_connections_received", "total_commands_processed", "instantaneous_ops_per_sec", "total_net_input_bytes",
 		"total_net_output_bytes", "rejected_connections", "expired_keys", "evicted_keys", "keyspace_hits", "keyspace_misses",

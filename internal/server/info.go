@@ -165,7 +165,13 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "maxmemory_human", human(uint64(cfg.MaxMemory)))
 		kv(b, "maxmemory_policy", cfg.MaxMemoryPolicy)
 		kv(b, "mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
+		kv(b, "mem_not_counted_for_evict", 0) // no replication backlog or AOF buffer outside used_memory's count
 		kv(b, "mem_allocator", "go")
+		// Deleted values are the collector's to reclaim: nothing is ever
+		// pending in a lazy-free thread, or defragmented.
+		kv(b, "active_defrag_running", 0)
+		kv(b, "lazyfree_pending_objects", 0)
+		kv(b, "lazyfreed_objects", 0)
 		kv(b, "heap_sys", ms.HeapSys)
 		kv(b, "heap_objects", ms.HeapObjects)
 		kv(b, "gc_cycles", ms.NumGC)
