@@ -91,6 +91,8 @@ func TestDifferentialScripting(t *testing.T) {
 		{"EVAL", "return {tostring(-0.5), 100 .. '', tostring(1e100), 'k:' .. 12345678901}", "0"},
 		{"EVAL", "return string.format('%d %5.2f %s', 3, 1.5, 'x')", "0"},
 		{"EVAL", "return ('abc'):upper()", "0"},
+		{"EVAL", "local t = {} for w in ARGV[1]:gmatch('%a+') do t[#t+1] = w end return t", "0", "one two, three"},
+		{"EVAL", "local t = {} for k, v in string.gmatch(ARGV[1], '(%w+)=(%w+)') do t[#t+1] = k .. v end return t", "0", "a=1, b=2"},
 		{"EVAL", "return #string.rep('ab', 3)", "0"},
 		{"EVAL", "return string.rep('x', -1)", "0"},
 		{"VADD", "vs", "VALUES", "2", "1", "0", "a"}, {"VADD", "vs", "VALUES", "2", "0", "1", "b"},

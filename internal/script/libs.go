@@ -114,14 +114,17 @@ func (e *Engine) openLibs() {
 	L.SetMetatable(e.fnBase, baseMeta)
 }
 
-// checked is fn once check has passed on its string argument arg.
+// checked is fn once check has passed on its string argument arg. It has
+// fn's upvalues, which fn reads as its own (gmatch its iterator).
 func checked(L *lua.LState, fn *lua.LFunction, arg int, check func(*lua.LState, string)) *lua.LFunction {
-	return L.NewFunction(func(L *lua.LState) int {
+	w := L.NewFunction(func(L *lua.LState) int {
 		if s, ok := L.Get(arg).(lua.LString); ok {
 			check(L, string(s))
 		}
 		return fn.GFunction(L)
 	})
+	w.Upvalues = fn.Upvalues
+	return w
 }
 
 // strRep is string.rep, refusing results over maxString.
