@@ -544,3 +544,21 @@ func TestClientUnblock(t *testing.T) {
 			errReply("ERR unknown subcommand or wrong number of arguments for 'UNBLOCK'. Try CLIENT HELP."))
 	})
 }
+
+// Which error a blocking command with several bad arguments answers:
+// BLMPOP and BZMPOP read their timeout after numkeys, the direction and
+// COUNT; BLMOVE after its directions; the others first.
+func TestDifferentialBlockingArgumentErrors(t *testing.T) {
+	differ(t, [][]string{
+		{"BZMPOP", "x", "0", "z", "MIN"},
+		{"BZMPOP", "-1", "1", "z", "MID"},
+		{"BZMPOP", "inf", "1", "z", "MIN", "COUNT", "0"},
+		{"BZMPOP", "x", "1", "z", "MIN"},
+		{"BLMPOP", "x", "0", "l", "LEFT"},
+		{"BLMPOP", "-1", "1", "l", "UP"},
+		{"BLMPOP", "inf", "1", "l", "LEFT", "COUNT", "0"},
+		{"BZPOPMIN", "z", "x"},
+		{"BLMOVE", "l", "d", "UP", "LEFT", "x"},
+		{"BLMOVE", "l", "d", "LEFT", "LEFT", "x"},
+	})
+}

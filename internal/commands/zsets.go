@@ -759,10 +759,9 @@ func bzpopCmd(x *command.Ctx, popMax bool) {
 	bzpopGeneric(x, x.Args[1:n-1], x.Args[n-1], popMax, -1, false)
 }
 
+// bzmpop reads the timeout last, after numkeys, MIN|MAX and COUNT, as
+// Redis's zmpopGenericCommand does: their errors come first.
 func bzmpop(x *command.Ctx) {
-	if _, err := timeoutArg(x, x.Args[1]); !err {
-		return
-	}
 	if keys, popMax, count, ok := zmpopArgs(x, 2); ok {
 		bzpopGeneric(x, keys, x.Args[1], popMax, count, true)
 	}
