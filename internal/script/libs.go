@@ -215,7 +215,7 @@ func (e *Engine) redisLib() *lua.LTable {
 		"call":  func(L *lua.LState) int { return e.redisCall(L, false) },
 		"pcall": func(L *lua.LState) int { return e.redisCall(L, true) },
 		"error_reply": func(L *lua.LState) int {
-			L.Push(errorTable(L, L.CheckString(1)))
+			L.Push(errorTable(L, errorText(strings.TrimPrefix(cString(L.CheckString(1)), "-"))))
 			return 1
 		},
 		"status_reply": func(L *lua.LState) int {
@@ -296,17 +296,34 @@ func raise(L *lua.LState, msg string) {
 
 func errorTable(L *lua.LState, msg string) *lua.LTable {
 	r := L.NewTable()
-	if len(msg) > 0 && msg[0] == '-' {
-		msg = msg[1:]
-	}
 	r.RawSetString("err", lua.LString(msg))
 	return r
 }
 
+// errorText is the message Redis's luaPushErrorBuff puts in the error table
+// it makes of an error's text s (without its '-'): up to s's first NUL, as
+// C reads it, "CODE msg" split at the first space (ERR the code of a text
+// without one), msg trimmed of \r and \n at both ends.
+func errorText(s string) string {
+	code, msg, found := strings.Cut(cString(s), " ")
+	if !found {
+		code, msg = "ERR", code
+	}
+	return code + " " + strings.Trim(msg, "\r\n")
+}
+
+// cString is s as far as its first NUL: what Redis's C reads of a Lua
+// string it takes with lua_tostring alone.
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
 // redisCall is redis.call (raising errors) and redis.pcall (returning them).
 func (e *Engine) redisCall(L *lua.LState, protected bool) int {
-	fail := func(msg string) int {
-		t := errorTable(L, msg)
+	fail := func(t *lua.LTable) int {
 		if protected {
 			L.Push(t)
 			return 1
@@ -320,15 +337,15 @@ func (e *Engine) redisCall(L *lua.LState, protected bool) int {
 	r := e.running
 	args, msg := e.callArgs(L)
 	if msg != "" {
-		return fail("ERR " + msg)
+		return fail(errorTable(L, "ERR "+msg))
 	}
 	reply := r.call.Call(args, r.proto)
 	v, _, err := parseReply(L, reply)
 	if err != nil {
-		return fail("ERR " + err.Error())
+		return fail(errorTable(L, "ERR "+err.Error()))
 	}
-	if t, ok := v.(*lua.LTable); ok && t.RawGetString("err").Type() == lua.LTString && isErrorReply(reply) {
-		return fail(string(t.RawGetString("err").(lua.LString)))
+	if t, ok := v.(*lua.LTable); ok && isErrorReply(reply) {
+		return fail(t)
 	}
 	L.Push(v)
 	return 1

@@ -29,7 +29,7 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 		t.RawSetString("ok", lua.LString(line))
 		return t, rest, nil
 	case '-':
-		return errorTable(L, line), rest, nil
+		return replyError(L, line), rest, nil
 	case ':':
 		n, err := strconv.ParseInt(line, 10, 64)
 		return lua.LNumber(n), rest, err
@@ -48,7 +48,7 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 		rest = rest[n+2:]
 		switch b[0] {
 		case '!':
-			return errorTable(L, s), rest, nil
+			return replyError(L, s), rest, nil
 		case '=':
 			t, v := L.NewTable(), L.NewTable()
 			if len(s) >= 4 {
@@ -138,3 +138,12 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 }
 
 var errBadReply = errors.New("malformed reply from command")
+
+// replyError is the table Redis's redisProtocolToLuaType_Error makes of an
+// error reply: its text as luaPushErrorBuff has it, and a flag telling that
+// the command counted the error in the stats already, which scripts see.
+func replyError(L *lua.LState, text string) *lua.LTable {
+	t := errorTable(L, errorText(text))
+	t.RawSetString("ignore_error_stats_update", lua.LTrue)
+	return t
+}

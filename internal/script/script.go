@@ -541,7 +541,7 @@ func writeError(w *resp.Writer, err error, name string, function bool) {
 			msg = "ERR " + lua.LVAsString(ae.Object)
 		}
 	}
-	msg = strings.TrimPrefix(strings.TrimRight(msg, "\r\n"), "-")
+	msg = cString(msg) // as Redis's "-%s", which keeps a '-' the script gave
 	if line == "" {
 		if m := whereRe.FindStringSubmatch(err.Error()); m != nil {
 			line = m[1]
@@ -585,44 +585,47 @@ func writeValue(w *resp.Writer, v lua.LValue, proto, depth int) {
 	}
 }
 
+// writeTable converts a table: the first of the fields err, ok, double,
+// big_number, verbatim_string, map and set it has (of the right type), else
+// its array part up to the first nil. Like Redis, it reads err and ok as C
+// strings, and keeps the replies on one line.
 func writeTable(w *resp.Writer, t *lua.LTable, proto, depth int) {
-	if e := t.RawGetString("err"); e.Type() == lua.LTString {
-		w.Error(strings.TrimPrefix(string(e.(lua.LString)), "-"))
+	if e, ok := t.RawGetString("err").(lua.LString); ok {
+		w.Error(strings.TrimRight(cString(string(e)), "\r\n"))
 		return
 	}
-	if ok := t.RawGetString("ok"); ok.Type() == lua.LTString {
-		w.Simple(string(ok.(lua.LString)))
+	if s, ok := t.RawGetString("ok").(lua.LString); ok {
+		w.Simple(oneLine.Replace(cString(string(s))))
 		return
 	}
-	if d := t.RawGetString("double"); d.Type() == lua.LTNumber {
-		w.Double(float64(d.(lua.LNumber)))
+	if d, ok := t.RawGetString("double").(lua.LNumber); ok {
+		w.Double(float64(d))
 		return
 	}
-	if b := t.RawGetString("big_number"); b.Type() == lua.LTString {
-		w.BigNum(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(b.(lua.LString))))
+	if s, ok := t.RawGetString("big_number").(lua.LString); ok {
+		w.BigNum(oneLine.Replace(string(s)))
 		return
 	}
 	if v, ok := t.RawGetString("verbatim_string").(*lua.LTable); ok {
-		f, s := v.RawGetString("format"), v.RawGetString("string")
-		if f.Type() == lua.LTString && s.Type() == lua.LTString {
-			w.VerbatimAs(string(f.(lua.LString)), string(s.(lua.LString)))
+		format, okf := v.RawGetString("format").(lua.LString)
+		s, oks := v.RawGetString("string").(lua.LString)
+		if okf && oks {
+			w.VerbatimAs(cString(string(format)), string(s))
 			return
 		}
 	}
-	if proto == 3 {
-		if m, ok := t.RawGetString("map").(*lua.LTable); ok {
-			w.Map(count(m))
-			each(m, func(k, v lua.LValue) {
-				writeValue(w, k, proto, depth+1)
-				writeValue(w, v, proto, depth+1)
-			})
-			return
-		}
-		if s, ok := t.RawGetString("set").(*lua.LTable); ok {
-			w.Set(count(s))
-			each(s, func(k, _ lua.LValue) { writeValue(w, k, proto, depth+1) })
-			return
-		}
+	if m, ok := t.RawGetString("map").(*lua.LTable); ok {
+		w.Map(count(m))
+		each(m, func(k, v lua.LValue) {
+			writeValue(w, k, proto, depth+1)
+			writeValue(w, v, proto, depth+1)
+		})
+		return
+	}
+	if s, ok := t.RawGetString("set").(*lua.LTable); ok {
+		w.Set(count(s))
+		each(s, func(k, _ lua.LValue) { writeValue(w, k, proto, depth+1) })
+		return
 	}
 	n := 0
 	for t.RawGetInt(n+1) != lua.LNil {
@@ -633,6 +636,8 @@ func writeTable(w *resp.Writer, t *lua.LTable, proto, depth int) {
 		writeValue(w, t.RawGetInt(i), proto, depth+1)
 	}
 }
+
+var oneLine = strings.NewReplacer("\r", " ", "\n", " ")
 
 // each visits t's entries in insertion order (lua_next's), so that a map
 // comes back in the order it was read.
