@@ -144,6 +144,28 @@ func TestDifferentialScripting(t *testing.T) {
 	})
 }
 
+// tonumber reads strings as Lua 5.1 does with C's strtod (decimal and
+// hexadecimal, exponents, inf and nan, blanks around, up to a NUL), and
+// with a base as strtoul.
+func TestDifferentialScriptToNumber(t *testing.T) {
+	const show = "local n = tonumber(ARGV[1]) if n == nil or n ~= n or n == 1/0 or n == -1/0 or n == 0 then " +
+		"return {type(n), tostring(n == n), tostring(n == 1/0), tostring(n == -1/0), tostring(n == 0 and 1/n > 0)} end " +
+		"return {math.floor(n), math.floor((n - math.floor(n)) * 1e6)}"
+	var script [][]string
+	for _, s := range []string{"010", "0b101", "1_000", "1e3", "0x1p4", "0x1.8", "0X1F", "0x", "1e400", "-1e400", "1e-400",
+		"\t5\n", "5\r", " ", "", "nan", "-nan(1)", "9007199254740993", "-9223372036854775809", "2.9999999999999996", "1e", "1e+",
+		".5", "5.", ".", " +.5e-1 ", "-0", "0x.8", "0x1p", "0X1P-2", "infinity", "-Inf", "infinit", "nan(", "5\x00abc",
+		"\x005", "\v7\f", "1.5x", "-0x10", "0xg", "00012", "1.7976931348623159e308", "4.9e-324", "+-1"} {
+		script = append(script, []string{"EVAL", show, "0", s})
+	}
+	for _, c := range [][2]string{{"ff", "16"}, {"0xff", "16"}, {"0x", "16"}, {"-1", "16"}, {"zz", "36"}, {" 11 ", "2"},
+		{"99999999999999999999999", "10"}, {"12", "2"}, {"", "16"}, {"1 1", "16"}, {"ff\x00zz", "16"}} {
+		script = append(script, []string{"EVAL", "local n = tonumber(ARGV[1], tonumber(ARGV[2])) " +
+			"if n == nil then return 'nil' end return {math.floor(n / 2^32), n % 2^32}", "0", c[0], c[1]})
+	}
+	differ(t, script)
+}
+
 // What a script returns becomes a reply as in Redis's luaReplyToRedisReply:
 // the tables of each RESP3 type in either protocol, status and error texts
 // read as C strings and kept on one line, redis.error_reply's CODE split,

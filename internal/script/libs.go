@@ -50,6 +50,7 @@ func (e *Engine) openLibs() {
 	g.RawSetString("cmsgpack", cmsgpackLib(L))
 	g.RawSetString("struct", structLib(L))
 	g.RawSetString("loadstring", L.NewFunction(e.loadstring))
+	g.RawSetString("tonumber", L.NewFunction(tonumber))
 	e.refuse = L.NewFunction(refuseWrite)
 	g.RawSetString("rawset", L.NewFunction(e.rawset))
 	str := g.RawGetString("string").(*lua.LTable)
