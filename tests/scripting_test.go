@@ -91,6 +91,7 @@ func TestDifferentialScripting(t *testing.T) {
 		{"EVAL", "return {tostring(-0.5), 100 .. '', tostring(1e100), 'k:' .. 12345678901}", "0"},
 		{"EVAL", "return string.format('%d %5.2f %s', 3, 1.5, 'x')", "0"},
 		{"EVAL", "return ('abc'):upper()", "0"},
+		{"EVAL", "return {tostring(math.huge == 1/0), tostring(-math.huge < -1.7976931348623157e308)}", "0"},
 		{"EVAL", "local t = {} for w in ARGV[1]:gmatch('%a+') do t[#t+1] = w end return t", "0", "one two, three"},
 		{"EVAL", "local t = {} for k, v in string.gmatch(ARGV[1], '(%w+)=(%w+)') do t[#t+1] = k .. v end return t", "0", "a=1, b=2"},
 		{"EVAL", "return #string.rep('ab', 3)", "0"},

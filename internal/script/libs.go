@@ -2,6 +2,7 @@ package script
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -59,6 +60,8 @@ func (e *Engine) openLibs() {
 		str.RawSetString(name, checked(L, str.RawGetString(name).(*lua.LFunction), 2, checkPattern))
 	}
 	str.RawSetString("format", checked(L, str.RawGetString("format").(*lua.LFunction), 1, checkFormat))
+	// Lua's math.huge is HUGE_VAL, infinity; gopher-lua's the largest float.
+	g.RawGetString("math").(*lua.LTable).RawSetString("huge", lua.LNumber(math.Inf(1)))
 	// Metatables only on tables: gopher-lua would give one to every number
 	// (or boolean, function...) of every later script, as Lua's debug
 	// library could; Redis's setmetatable refuses.
