@@ -167,6 +167,32 @@ func TestDifferentialScriptToNumber(t *testing.T) {
 	differ(t, script)
 }
 
+// cjson is Lua CJSON 2.1 with its defaults: "%.14g" numbers, '/' and 0x7f
+// escaped and bytes from 0x80 as they are, strtod's numbers (hexadecimal,
+// inf, a '+', leading zeros) and raw control bytes read, its error texts.
+func TestDifferentialScriptCJSON(t *testing.T) {
+	var script [][]string
+	for _, s := range []string{"[1.5,-0.25,1e300,123456789012345678]", `"a\u00e9\n\/\t"`, "[true,false,null]",
+		`{"a":[1,{"b":null}]}`, "[[[]]]", "{}", "[]", `"\ud83d\ude00"`, "[1,2", "0x10", "-0", " 7 ", "nul",
+		strings.Repeat("[", 1001) + strings.Repeat("]", 1001), "[1e-7,0.1,100000000000000,99999999999999,-1e14,123456789012345]",
+		`"\u0000\u001f"`, `"abc`, "[1,]", "\"<>&\x7f\x01\"", "\"\xff\xfe\"", "[1 2]", `{"a" 1}`, `{"a":1,}`, "{1:2}",
+		"01", "+1", "-", "1.", "1e", "-Infinity", "nan(12)", `"\ud83d"`, `"\uDE00"`, `"\u12"`, `"\x"`, "\"a\tb\"",
+		"[1,[2,[3]]]  x", "", "  ", "a\x00", "7\x00x", `{"a":1,"a":2}`, "[0x1g]", `"\ud83d\u0041"`} {
+		script = append(script, []string{"EVAL", "return cjson.encode(cjson.decode(ARGV[1]))", "0", s})
+	}
+	for _, s := range []string{"/", "a\"b\\c", "\x00\x1f\x7f\x80\xff", "1e14", "-0", "1e-5", "1e21", "inf"} {
+		script = append(script, []string{"EVAL", "return cjson.encode({ARGV[1], tonumber(ARGV[1])})", "0", s})
+	}
+	for _, n := range []string{"1000", "1001"} {
+		script = append(script, []string{"EVAL", "local t = {} local c = t for i = 2, tonumber(ARGV[1]) do c[1] = {} c = c[1] end " +
+			"return cjson.encode(t)", "0", n})
+	}
+	script = append(script, []string{"EVAL", "return cjson.encode({[1.5]=1})", "0"}, []string{"EVAL", "return cjson.encode()", "0"},
+		[]string{"EVAL", "return cjson.decode('[1]', 2)", "0"}, []string{"EVAL", "return cjson.decode({})", "0"},
+		[]string{"EVAL", "return cjson.encode({[1]=1,[2]=2,[4]=4})", "0"}, []string{"EVAL", "return cjson.encode({[1]=1,[20]=2})", "0"})
+	differ(t, script)
+}
+
 // What a script returns becomes a reply as in Redis's luaReplyToRedisReply:
 // the tables of each RESP3 type in either protocol, status and error texts
 // read as C strings and kept on one line, redis.error_reply's CODE split,
