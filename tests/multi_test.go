@@ -436,3 +436,65 @@ func TestExecLockOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Which list, hash and bitmap commands disturb a WATCH of their key: as in
+// Redis, those that change it, LTRIM and HSET whenever they run, and no
+// command that fails or changes nothing (an LREM or HDEL that finds
+// nothing, an HSETNX of a present field, a SETBIT to the bit it has).
+func TestDifferentialWatchTouches(t *testing.T) {
+	list := []string{"RPUSH", "k", "a", "b", "c"}
+	hash := []string{"HSET", "k", "f", "v", "n", "1"}
+	bits := []string{"SET", "k", "\x80"}
+	var script [][]string
+	for _, c := range []struct{ setup, cmd []string }{
+		{list, []string{"LINSERT", "k", "MIDDLE", "a", "x"}},
+		{list, []string{"LINSERT", "k", "BEFORE", "zz", "x"}},
+		{list, []string{"LINSERT", "k", "BEFORE", "a", "x"}},
+		{[]string{"SET", "k", "x"}, []string{"LPUSH", "k", "x"}},
+		{nil, []string{"LPUSHX", "k", "x"}},
+		{list, []string{"LREM", "k", "0", "zz"}},
+		{list, []string{"LREM", "k", "0", "a"}},
+		{list, []string{"LTRIM", "k", "0", "-1"}},
+		{list, []string{"LPOP", "k", "0"}},
+		{list, []string{"LPOP", "k", "-1"}},
+		{list, []string{"RPOP", "k"}},
+		{list, []string{"LSET", "k", "10", "x"}},
+		{list, []string{"LSET", "k", "0", "a"}},
+		{list, []string{"RPOPLPUSH", "k", "s"}},
+		{list, []string{"LMOVE", "nokey", "k", "LEFT", "LEFT"}},
+		{list, []string{"LMPOP", "1", "k", "LEFT", "COUNT", "0"}},
+		{list, []string{"BLPOP", "k", "x"}},
+		{list, []string{"BLMPOP", "0", "2", "nokey", "k", "RIGHT"}},
+		{hash, []string{"HSET", "k", "f", "v"}},
+		{hash, []string{"HSET", "k", "f", "v", "g"}},
+		{hash, []string{"HSETNX", "k", "f", "w"}},
+		{hash, []string{"HDEL", "k", "zz"}},
+		{hash, []string{"HDEL", "k", "f"}},
+		{hash, []string{"HINCRBY", "k", "f", "1"}},
+		{hash, []string{"HINCRBY", "k", "n", "1"}},
+		{hash, []string{"HINCRBYFLOAT", "k", "n", "x"}},
+		{hash, []string{"HGETDEL", "k", "FIELDS", "1", "zz"}},
+		{hash, []string{"HPERSIST", "k", "FIELDS", "1", "f"}},
+		{hash, []string{"HEXPIRE", "k", "100", "XX", "FIELDS", "1", "f"}},
+		{hash, []string{"HEXPIRE", "k", "100", "FIELDS", "1", "f"}},
+		{hash, []string{"HGETEX", "k", "FIELDS", "1", "f"}},
+		{hash, []string{"HSETEX", "k", "FNX", "FIELDS", "1", "f", "v"}},
+		{bits, []string{"SETBIT", "k", "0", "1"}},
+		{bits, []string{"SETBIT", "k", "0", "0"}},
+		{bits, []string{"SETBIT", "k", "x", "1"}},
+		{bits, []string{"BITFIELD", "k", "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "100"}},
+		{bits, []string{"BITFIELD", "k", "SET", "u8", "0", "128"}},
+		{bits, []string{"BITFIELD", "k", "SET", "u8", "0", "1"}},
+		{bits, []string{"BITOP", "AND", "k", "nokey"}},
+		{bits, []string{"BITOP", "AND", "d", "k"}},
+		{bits, []string{"BITOP", "NOT", "k", "k", "k"}},
+	} {
+		script = append(script, []string{"FLUSHALL"})
+		if c.setup != nil {
+			script = append(script, c.setup)
+		}
+		script = append(script, []string{"SET", "s", "x"}, []string{"WATCH", "k"}, c.cmd,
+			[]string{"MULTI"}, []string{"PING"}, []string{"EXEC"})
+	}
+	differ(t, script)
+}

@@ -9,7 +9,10 @@ import (
 )
 
 // Bitmap commands: bit-level operations on string values. Bit 0 is the most
-// significant bit of the first byte, as in Redis.
+// significant bit of the first byte, as in Redis. The writes are flagged
+// SelfTouch: like Redis they signal a key to WATCH only when they changed
+// it (SETBIT of a bit already so, BITFIELD whose writes all FAIL and
+// errors change nothing).
 
 const errBitOffset = "ERR bit offset is not an integer or out of range"
 
@@ -89,6 +92,7 @@ func setbit(x *command.Ctx) {
 	setBit(e.Bytes(), off, int(v[0]-'0'))
 	if grew || old != int(v[0]-'0') {
 		x.Notify(notify.String, "setbit", x.Args[1])
+		x.Touch(x.Args[1])
 	}
 	x.W.Int(int64(old))
 }
@@ -352,10 +356,12 @@ func bitop(x *command.Ctx) {
 	if maxLen == 0 {
 		if sh.Delete(dst, x.Now) {
 			x.Notify(notify.Generic, "del", dst)
+			x.Touch(dst)
 		}
 	} else {
 		sh.Put(dst, keyspace.NewString(res))
 		x.Notify(notify.String, "set", dst)
+		x.Touch(dst)
 	}
 	x.W.Int(int64(maxLen))
 }
@@ -557,6 +563,7 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 	defer func() {
 		if changes > 0 {
 			x.Notify(notify.String, "setbit", x.Args[1])
+			x.Touch(x.Args[1])
 		}
 	}()
 	for _, f := range ops {
@@ -594,7 +601,7 @@ func init() {
 	const g = "bitmap"
 	key1 := func(c *command.Cmd) *command.Cmd { c.First, c.Last, c.Step, c.Group = 1, 1, 1, g; return c }
 	command.Register(
-		key1(&command.Cmd{Name: "setbit", Arity: 4, Flags: command.Write | command.DenyOOM, Run: setbit, Since: "2.2.0",
+		key1(&command.Cmd{Name: "setbit", Arity: 4, Flags: command.Write | command.DenyOOM | command.SelfTouch, Run: setbit, Since: "2.2.0",
 			Summary: "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.", Args: "key offset value"}),
 		key1(&command.Cmd{Name: "getbit", Arity: 3, Flags: command.ReadOnly | command.Fast, Run: getbit, Since: "2.2.0",
 			Summary: "Returns a bit value by offset.", Args: "key offset"}),
@@ -602,9 +609,9 @@ func init() {
 			Summary: "Counts the number of set bits (population counting) in a string.", Args: "key [start end [BYTE | BIT]]"}),
 		key1(&command.Cmd{Name: "bitpos", Arity: -3, Flags: command.ReadOnly, Run: bitpos, Since: "2.8.7",
 			Summary: "Finds the first set (1) or clear (0) bit in a string.", Args: "key bit [start [end [BYTE | BIT]]]"}),
-		&command.Cmd{Name: "bitop", Arity: -4, Flags: command.Write | command.DenyOOM, First: 2, Last: -1, Step: 1, Run: bitop, Group: g, Since: "2.6.0",
+		&command.Cmd{Name: "bitop", Arity: -4, Flags: command.Write | command.DenyOOM | command.SelfTouch, First: 2, Last: -1, Step: 1, Run: bitop, Group: g, Since: "2.6.0",
 			Summary: "Performs bitwise operations on multiple strings, and stores the result.", Args: "<AND | OR | XOR | NOT> destkey key [key ...]"},
-		key1(&command.Cmd{Name: "bitfield", Arity: -2, Flags: command.Write | command.DenyOOM, Run: func(x *command.Ctx) { bitfieldRun(x, false) }, Since: "3.2.0",
+		key1(&command.Cmd{Name: "bitfield", Arity: -2, Flags: command.Write | command.DenyOOM | command.SelfTouch, Run: func(x *command.Ctx) { bitfieldRun(x, false) }, Since: "3.2.0",
 			Summary: "Performs arbitrary bitfield integer operations on strings.",
 			Args:    "key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]]"}),
 		key1(&command.Cmd{Name: "bitfield_ro", Arity: -2, Flags: command.ReadOnly | command.Fast, Run: func(x *command.Ctx) { bitfieldRun(x, true) }, Since: "6.0.0",

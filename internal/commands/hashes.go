@@ -20,7 +20,9 @@ import (
 //
 // Every command first reclaims the hash's fields whose time ran out (and the
 // key with them if none is left), so the rest of a handler only ever sees
-// live fields.
+// live fields. They are flagged SelfTouch: like Redis they signal a key to
+// WATCH only when they changed it (HSETNX of a present field, HDEL or
+// HGETDEL of absent ones and errors change nothing); HSET always does.
 
 const (
 	errHashNotInt    = "ERR hash value is not an integer"
@@ -119,6 +121,7 @@ func hsetGeneric(x *command.Ctx, name string) {
 		}
 	}
 	x.Notify(notify.Hash, "hset", key)
+	x.Touch(key)
 	if name == "hmset" {
 		x.W.OK()
 	} else {
@@ -144,6 +147,7 @@ func hsetnx(x *command.Ctx) {
 	}
 	h.Set(f, x.Args[3])
 	x.Notify(notify.Hash, "hset", key)
+	x.Touch(key)
 	x.W.Int(1)
 }
 
@@ -198,6 +202,7 @@ func hdel(x *command.Ctx) {
 	}
 	if n > 0 {
 		x.Notify(notify.Hash, "hdel", key)
+		x.Touch(key)
 	}
 	settle(x, key, h, e, false)
 	x.W.Int(int64(n))
@@ -269,6 +274,7 @@ func hincrby(x *command.Ctx) {
 	var buf [20]byte
 	h.SetKeepTTL(f, strconv.AppendInt(buf[:0], old+incr, 10))
 	x.Notify(notify.Hash, "hincrby", key)
+	x.Touch(key)
 	x.W.Int(old + incr)
 }
 
@@ -307,6 +313,7 @@ func hincrbyfloat(x *command.Ctx) {
 	}
 	h.SetKeepTTL(f, out)
 	x.Notify(notify.Hash, "hincrbyfloat", key)
+	x.Touch(key)
 	x.W.Bulk(out)
 }
 
@@ -573,13 +580,17 @@ func hexpireGeneric(x *command.Ctx, seconds, relative bool) {
 }
 
 // notifyFieldExpiry publishes what setting field expiry times did: hexpire
-// for fields given a time, hdel for fields deleted by a time in the past.
+// for fields given a time, hdel for fields deleted by a time in the past;
+// either touches the key.
 func notifyFieldExpiry(x *command.Ctx, key []byte, set, deleted bool) {
 	if set {
 		x.Notify(notify.Hash, "hexpire", key)
 	}
 	if deleted {
 		x.Notify(notify.Hash, "hdel", key)
+	}
+	if set || deleted {
+		x.Touch(key)
 	}
 }
 
@@ -647,6 +658,7 @@ func hpersist(x *command.Ctx) {
 	}
 	if persisted {
 		x.Notify(notify.Hash, "hpersist", x.Args[1])
+		x.Touch(x.Args[1])
 	}
 }
 
@@ -750,6 +762,7 @@ func hgetex(x *command.Ctx) {
 	notifyFieldExpiry(x, key, set, deleted)
 	if persisted {
 		x.Notify(notify.Hash, "hpersist", key)
+		x.Touch(key)
 	}
 	settle(x, key, h, e, set)
 }
@@ -856,6 +869,7 @@ func hsetex(x *command.Ctx) {
 		}
 	}
 	x.Notify(notify.Hash, "hset", key)
+	x.Touch(key)
 	notifyFieldExpiry(x, key, set, deleted)
 	settle(x, key, h, e, set)
 	x.W.Int(1)
@@ -863,7 +877,7 @@ func hsetex(x *command.Ctx) {
 
 func init() {
 	const g = "hash"
-	w, r, f, d := command.Write, command.ReadOnly, command.Fast, command.DenyOOM
+	w, r, f, d := command.Write|command.SelfTouch, command.ReadOnly, command.Fast, command.DenyOOM
 	cmd := func(name string, arity int, flags command.Flags, run func(*command.Ctx), since, summary, args string) *command.Cmd {
 		return &command.Cmd{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1, Run: run,
 			Group: g, Since: since, Summary: summary, Args: args}

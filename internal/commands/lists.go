@@ -11,7 +11,11 @@ import (
 
 // List commands. Argument checks run in Redis's order, which decides which
 // error a malformed call gets: LRANGE/LTRIM/LREM/LPOP parse their numbers
-// before looking at the key, LINDEX/LSET look at the key first.
+// before looking at the key, LINDEX/LSET look at the key first. They are
+// flagged SelfTouch: like Redis they signal a key to WATCH and blocked
+// clients only when they changed it (not on an error, a PUSHX or LINSERT
+// that finds nothing, an LREM that removes nothing, a pop of 0), but LTRIM
+// whenever the key exists.
 
 // errOutOfLongRange is Redis's error for LONG_MIN where it reads a count
 // in -LONG_MAX..LONG_MAX (LREM, LPOS RANK), so that it can be negated.
@@ -49,6 +53,7 @@ func push(x *command.Ctx, front, onlyExisting bool) {
 		l.PushBack(x.Args[2:]...)
 	}
 	x.Notify(notify.List, endEvent(front, "lpush", "rpush"), key)
+	x.Touch(key)
 	x.W.Int(int64(l.Len()))
 }
 
@@ -113,6 +118,7 @@ func pop(x *command.Ctx, front bool) {
 	}
 	if l != nil && count != 0 {
 		x.Notify(notify.List, endEvent(front, "lpop", "rpop"), key)
+		x.Touch(key)
 		dropIfEmpty(x, key, l)
 	}
 }
@@ -207,6 +213,7 @@ func ltrim(x *command.Ctx) {
 			l.Trim(from, to)
 		}
 		x.Notify(notify.List, "ltrim", key)
+		x.Touch(key) // even when nothing was trimmed, as Redis
 		dropIfEmpty(x, key, l)
 	}
 	x.W.OK()
@@ -263,6 +270,7 @@ func lset(x *command.Ctx) {
 	}
 	l.Set(int(i), x.Args[3])
 	x.Notify(notify.List, "lset", x.Args[1])
+	x.Touch(x.Args[1])
 	x.W.OK()
 }
 
@@ -301,6 +309,7 @@ func linsert(x *command.Ctx) {
 	}
 	l.Insert(at, x.Args[4], after)
 	x.Notify(notify.List, "linsert", x.Args[1])
+	x.Touch(x.Args[1])
 	x.W.Int(int64(l.Len()))
 }
 
@@ -329,6 +338,7 @@ func lrem(x *command.Ctx) {
 	n := l.RemoveMatches(x.Args[3], int(count))
 	if n > 0 {
 		x.Notify(notify.List, "lrem", key)
+		x.Touch(key)
 		dropIfEmpty(x, key, l)
 	}
 	x.W.Int(int64(n))
@@ -484,6 +494,8 @@ func listMove(x *command.Ctx, src, dst []byte, fromFront, toFront bool) (done bo
 	x.W.Bulk(v)
 	x.Notify(notify.List, endEvent(toFront, "lpush", "rpush"), dst)
 	x.Notify(notify.List, endEvent(fromFront, "lpop", "rpop"), src)
+	x.Touch(dst)
+	x.Touch(src)
 	dropIfEmpty(x, src, sl)
 	return true
 }
@@ -578,6 +590,7 @@ func mpop(x *command.Ctx, keys [][]byte, front bool, count int64) (done bool) {
 		x.W.Bulk(k)
 		popReply(x, l, front, count)
 		x.Notify(notify.List, endEvent(front, "lpop", "rpop"), k)
+		x.Touch(k)
 		dropIfEmpty(x, k, l)
 		return true
 	}
@@ -622,6 +635,7 @@ func bpop(x *command.Ctx, front bool) {
 		x.W.Bulk(k)
 		x.W.Bulk(popOne(l, front))
 		x.Notify(notify.List, endEvent(front, "lpop", "rpop"), k)
+		x.Touch(k)
 		dropIfEmpty(x, k, l)
 		return
 	}
@@ -681,8 +695,8 @@ func blmpop(x *command.Ctx) {
 
 func init() {
 	const g = "list"
-	w, r := command.Write, command.ReadOnly
-	wd, f := command.Write|command.DenyOOM, command.Fast
+	w, r := command.Write|command.SelfTouch, command.ReadOnly
+	wd, f := w|command.DenyOOM, command.Fast
 	key := func(c *command.Cmd) *command.Cmd {
 		if c.First == 0 && c.Keys == nil {
 			c.First, c.Last, c.Step = 1, 1, 1

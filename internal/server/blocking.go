@@ -319,9 +319,18 @@ func (s *Server) runWaiter(b *blocked) {
 	for _, k := range b.keys {
 		b.db.ShardFor(k).RemoveWaiter(k, &b.waiter)
 	}
-	if b.cmd.Flags&(command.Write|command.SelfTouch) == command.Write && !refused { // as the dispatcher touches
-		for _, i := range b.cmd.KeyPositions(b.args, nil) { // it wrote: WATCH and the next waiters
-			b.db.ShardFor(b.args[i]).Touch(b.args[i])
+	if b.cmd.Flags&command.Write != 0 {
+		for _, i := range b.cmd.KeyPositions(b.args, nil) {
+			sh := b.db.ShardFor(b.args[i])
+			if b.cmd.Flags&command.SelfTouch == 0 && !refused { // as the dispatcher touches
+				sh.Touch(b.args[i]) // it wrote: WATCH and the next waiters
+			} else {
+				// A SelfTouch command touched what it changed. What it
+				// left (all of it, after an error such as a BLMOVE's
+				// WRONGTYPE destination) is the next waiter's, as Redis
+				// goes on down the key's blocked clients.
+				sh.WakeWaiters(b.args[i])
+			}
 		}
 	}
 	s.blockedClients.Add(-1)
