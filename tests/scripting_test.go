@@ -193,6 +193,29 @@ func TestDifferentialScriptCJSON(t *testing.T) {
 	differ(t, script)
 }
 
+// cmsgpack packs and unpacks byte for byte as Redis's lua-cmsgpack: the
+// smallest integer and float forms, string and array length classes, and a
+// uint 64 unpacked as the signed integer it converts to (2^64-1 is -1).
+func TestDifferentialScriptMsgpack(t *testing.T) {
+	var script [][]string
+	for _, n := range []string{"0", "127", "128", "255", "256", "65535", "65536", "4294967295", "4294967296", "-1", "-32", "-33",
+		"-128", "-129", "-32768", "-32769", "-2147483648", "-2147483649", "9007199254740993", "-9223372036854775808", "1.5", "0.1",
+		"-0", "5e-324", "3.4028234663852886e38", "1e39", "16777217", "inf", "x", strings.Repeat("a", 31), strings.Repeat("a", 32),
+		strings.Repeat("a", 256), strings.Repeat("a", 65536)} {
+		script = append(script, []string{"EVAL", "return cmsgpack.pack(tonumber(ARGV[1]) or ARGV[1])", "0", n})
+	}
+	for _, n := range []string{"15", "16", "65535", "65536"} {
+		script = append(script, []string{"EVAL", "local t = {} for i = 1, tonumber(ARGV[1]) do t[i] = i end return #cmsgpack.pack(t)", "0", n})
+	}
+	for _, b := range []string{"\xcf\xff\xff\xff\xff\xff\xff\xff\xff", "\xcf\x80\x00\x00\x00\x00\x00\x00\x01",
+		"\xd3\x80\x00\x00\x00\x00\x00\x00\x00", "\xce\xff\xff\xff\xff", "\xca\x3f\xc0\x00\x00", "\x93\x01\xa1a\xc3",
+		"\x92\x01", "\xc1", "\xdc\x00\x02\x01\x02", "\xd9\x03abc", "\x91\x91\x91\xc0"} {
+		script = append(script, []string{"EVAL", "local t = {cmsgpack.unpack(ARGV[1])} for i, v in ipairs(t) do " +
+			"if type(v) == 'number' then t[i] = {math.floor(v / 2^32), v % 2^32} end end return t", "0", b})
+	}
+	differ(t, script)
+}
+
 // What a script returns becomes a reply as in Redis's luaReplyToRedisReply:
 // the tables of each RESP3 type in either protocol, status and error texts
 // read as C strings and kept on one line, redis.error_reply's CODE split,

@@ -306,8 +306,8 @@ func (d *msgpackDecoder) value(depth int) lua.LValue {
 		return lua.LNumber(d.uint(2))
 	case 0xce:
 		return lua.LNumber(d.uint(4))
-	case 0xcf:
-		return lua.LNumber(float64(d.uint(8)))
+	case 0xcf: // lua-cmsgpack pushes it as a signed lua_Integer: 2^64-1 is -1
+		return lua.LNumber(float64(int64(d.uint(8))))
 	case 0xd0:
 		return lua.LNumber(int8(d.uint(1)))
 	case 0xd1:
