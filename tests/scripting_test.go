@@ -49,6 +49,7 @@ func TestDifferentialScripting(t *testing.T) {
 		{"EVAL", "redis.setresp(3) return redis.call('hgetall','h')", "0"},
 		{"EVAL", "redis.setresp(3) return redis.call('smembers','nokey')", "0"},
 		{"EVAL", "redis.setresp(3) return {redis.call('get','nokey') == nil}", "0"},
+		{"EVAL", "redis.call('hset','h2','b','2') redis.setresp(3) local r = redis.call('hmget','h2','a','b') return {r, #r == 0 or r[1] == nil, r[2]}", "0"},
 		{"EVAL", "redis.setresp(3) return true", "0"},
 		{"EVAL", "redis.setresp(4)", "0"},
 		{"EVAL", "return {double=1.5}", "0"},

@@ -75,12 +75,12 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 		}
 		if b[0] == '*' || b[0] == '>' {
 			t := L.CreateTable(n, 0)
-			for range n {
+			for i := range n {
 				var v lua.LValue
 				if v, rest, err = parseReply(L, rest); err != nil {
 					return lua.LNil, nil, err
 				}
-				t.Append(v)
+				t.RawSetInt(i+1, v) // a RESP3 null leaves a hole, as lua_rawseti of nil
 			}
 			return t, rest, nil
 		}
