@@ -30,6 +30,24 @@ import (
 // is also used on keys of the other types. Every so often, and at the end,
 // the whole keyspace is read back type by type and compared.
 //
+// Over the commands of the strings, keys, lists, hashes, sets, sorted sets
+// and bitmaps families (differential_random_multi_test.go): transactions
+// (WATCH of keys the stream then changes or not, MULTI, commands refused
+// when queued or failing in EXEC, EXEC or DISCARD; EXEC, DISCARD, WATCH and
+// UNWATCH out of place), Lua scripts and functions that run one of the
+// commands through redis.call or redis.pcall, scripts returning each Lua
+// type and using cjson, cmsgpack, bit and sha1hex, SCRIPT and FUNCTION
+// commands, and blocking commands that answer at once. A transaction with
+// what leads up to it is one step of several commands, each reply compared
+// in turn, an EXEC's element by element as the replies of the commands it
+// ran; a script running a command is compared as that command's reply. Such
+// commands are never ones whose comparison needs a look at the keyspace (lex
+// ranges, SORT, OBJECT ENCODING, *SCAN), a script's map reply never one of
+// several entries (Lua's table order), numbers never ones C leaves undefined
+// (a NaN or a number beyond int64 returned as an integer, LuaBitOp beyond
+// ±2^51), and a timeout that could block only where nothing blocks (after a
+// push to the first key, in MULTI, in a script).
+//
 // Replies are compared as sent (type, bytes and order), except:
 //   - where Redis's order is unspecified (SMEMBERS, SINTER/SUNION/SDIFF,
 //     HGETALL/HKEYS/HVALS, KEYS, whole-set SPOP/SRANDMEMBER/HRANDFIELD/
@@ -277,8 +295,11 @@ func (d *diffRun) run(n int) {
 
 func (d *diffRun) flush() {
 	for _, c := range []*diffConn{d.hot, d.redis} {
-		if v, err := c.do("FLUSHALL"); err != nil || v.s != "OK" {
-			d.t.Fatalf("FLUSHALL: %v %v", v, err)
+		// The scripts and functions too, which the stream loads.
+		for _, cmd := range [][]string{{"FLUSHALL"}, {"SCRIPT", "FLUSH"}, {"FUNCTION", "FLUSH"}} {
+			if v, err := c.do(cmd...); err != nil || v.s != "OK" {
+				d.t.Fatalf("%s: %v %v", quoteCmd(cmd), v, err)
+			}
 		}
 		if v, err := c.do(streamNodeConfig(d.seed)...); err != nil || v.s != "OK" {
 			d.t.Fatalf("CONFIG SET: %v %v", v, err)
@@ -301,6 +322,9 @@ func (d *diffRun) exchange(i int, cmd []string) (got, want rv) {
 
 // check runs one command of the stream on both servers and compares.
 func (d *diffRun) check(i int, cmd []string) bool {
+	if block := splitBlock(cmd); block != nil {
+		return d.checkBlock(i, block)
+	}
 	if d.lexUnspecified(i, cmd) {
 		d.remember(fmt.Sprintf("#%d %s (skipped: lex range over different scores)", i, quoteCmd(cmd)))
 		return true
@@ -733,6 +757,10 @@ func sameReply(cmd []string, got, want rv) bool {
 			got.a = []rv{got.a[0], sortMembers(cmd, got.a[1])}
 			want.a = []rv{want.a[0], sortMembers(cmd, want.a[1])}
 		}
+	case "EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "FCALL", "FCALL_RO":
+		if p := scriptPayload(cmd); p != nil {
+			return sameReply(p, got, want)
+		}
 	case "TTL", "EXPIRETIME", "HTTL", "HEXPIRETIME":
 		return closeTimes(got, want, 1)
 	case "PTTL", "PEXPIRETIME", "HPTTL", "HPEXPIRETIME":
@@ -1095,26 +1123,28 @@ func (g *diffGen) next() []string {
 		return []string{"DEL", g.pick(diffAllKeys...)}
 	}
 	switch w := g.r.IntN(100); {
-	case w < 15:
+	case w < 13:
 		return g.stringCmd()
-	case w < 25:
+	case w < 22:
 		return g.keyCmd()
-	case w < 39:
+	case w < 34:
 		return g.listCmd()
-	case w < 53:
+	case w < 46:
 		return g.hashCmd()
-	case w < 62:
+	case w < 54:
 		return g.setCmd()
-	case w < 76:
+	case w < 67:
 		return g.zsetCmd()
-	case w < 82:
+	case w < 73:
 		return g.bitCmd()
-	case w < 86:
+	case w < 77:
 		return g.hllCmd()
-	case w < 91:
+	case w < 82:
 		return g.geoCmd()
-	default:
+	case w < 91:
 		return g.streamCmd()
+	default:
+		return g.txCmd()
 	}
 }
 
