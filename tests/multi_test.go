@@ -437,10 +437,11 @@ func TestExecLockOrder(t *testing.T) {
 	}
 }
 
-// Which list, hash and bitmap commands disturb a WATCH of their key: as in
-// Redis, those that change it, LTRIM and HSET whenever they run, and no
-// command that fails or changes nothing (an LREM or HDEL that finds
-// nothing, an HSETNX of a present field, a SETBIT to the bit it has).
+// Which list, hash, bitmap and HLL commands disturb a WATCH of their key:
+// as in Redis, those that change it, LTRIM, HSET and PFMERGE whenever they
+// run, and no command that fails or changes nothing (an LREM or HDEL that
+// finds nothing, an HSETNX of a present field, a SETBIT to the bit it has,
+// a PFADD that changes no register, PFDEBUG).
 func TestDifferentialWatchTouches(t *testing.T) {
 	list := []string{"RPUSH", "k", "a", "b", "c"}
 	hash := []string{"HSET", "k", "f", "v", "n", "1"}
@@ -488,6 +489,13 @@ func TestDifferentialWatchTouches(t *testing.T) {
 		{bits, []string{"BITOP", "AND", "k", "nokey"}},
 		{bits, []string{"BITOP", "AND", "d", "k"}},
 		{bits, []string{"BITOP", "NOT", "k", "k", "k"}},
+		{[]string{"PFADD", "k", "a"}, []string{"PFADD", "k", "a"}},
+		{[]string{"PFADD", "k", "a"}, []string{"PFADD", "k", "b"}},
+		{bits, []string{"PFADD", "k", "a"}},
+		{[]string{"PFADD", "k", "a"}, []string{"PFCOUNT", "k"}},
+		{[]string{"PFADD", "k", "a"}, []string{"PFMERGE", "k", "k"}},
+		{bits, []string{"PFMERGE", "k", "nokey"}},
+		{[]string{"PFADD", "k", "a"}, []string{"PFDEBUG", "TODENSE", "k"}},
 	} {
 		script = append(script, []string{"FLUSHALL"})
 		if c.setup != nil {

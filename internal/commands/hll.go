@@ -8,7 +8,10 @@ import (
 )
 
 // HyperLogLog commands. An HLL is a string value in Redis's own format, so
-// GET/SET/DUMP of it interoperate with Redis.
+// GET/SET/DUMP of it interoperate with Redis. The writes are flagged
+// SelfTouch: like Redis they signal a key to WATCH only when PFADD changed
+// it (or PFCOUNT refreshed its cached count), PFMERGE's destination
+// whenever it succeeds, never after an error or for PFDEBUG.
 
 const errNotHLL = "WRONGTYPE Key is not a valid HyperLogLog string value."
 
@@ -61,6 +64,7 @@ func pfadd(x *command.Ctx) {
 	if changed {
 		e.Bytes()[15] |= 1 << 7 // the cached cardinality is stale
 		x.Notify(notify.String, "pfadd", key)
+		x.Touch(key)
 		x.W.Int(1)
 		return
 	}
@@ -136,6 +140,7 @@ func pfmerge(x *command.Ctx) {
 		return
 	}
 	x.Notify(notify.String, "pfadd", dst)
+	x.Touch(dst) // even when nothing changed, as Redis
 	x.W.OK()
 }
 
@@ -226,13 +231,13 @@ func pfselftest(x *command.Ctx) {
 func init() {
 	const g = "hyperloglog"
 	command.Register(
-		&command.Cmd{Name: "pfadd", Arity: -2, Flags: command.Write | command.DenyOOM | command.Fast, First: 1, Last: 1, Step: 1, Run: pfadd, Group: g, Since: "2.8.9",
+		&command.Cmd{Name: "pfadd", Arity: -2, Flags: command.Write | command.DenyOOM | command.Fast | command.SelfTouch, First: 1, Last: 1, Step: 1, Run: pfadd, Group: g, Since: "2.8.9",
 			Summary: "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.", Args: "key [element [element ...]]"},
 		&command.Cmd{Name: "pfcount", Arity: -2, Flags: command.ReadOnly, First: 1, Last: -1, Step: 1, Run: pfcount, Group: g, Since: "2.8.9",
 			Summary: "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).", Args: "key [key ...]"},
-		&command.Cmd{Name: "pfmerge", Arity: -2, Flags: command.Write | command.DenyOOM, First: 1, Last: -1, Step: 1, Run: pfmerge, Group: g, Since: "2.8.9",
+		&command.Cmd{Name: "pfmerge", Arity: -2, Flags: command.Write | command.DenyOOM | command.SelfTouch, First: 1, Last: -1, Step: 1, Run: pfmerge, Group: g, Since: "2.8.9",
 			Summary: "Merges one or more HyperLogLog values into a single key.", Args: "destkey [sourcekey [sourcekey ...]]"},
-		&command.Cmd{Name: "pfdebug", Arity: 3, Flags: command.Write | command.DenyOOM | command.Admin, First: 2, Last: 2, Step: 1, Run: pfdebug, Group: g, Since: "2.8.9",
+		&command.Cmd{Name: "pfdebug", Arity: 3, Flags: command.Write | command.DenyOOM | command.Admin | command.SelfTouch, First: 2, Last: 2, Step: 1, Run: pfdebug, Group: g, Since: "2.8.9",
 			Summary: "Internal commands for debugging HyperLogLog values.", Args: "subcommand key"},
 		&command.Cmd{Name: "pfselftest", Arity: 1, Flags: command.Admin, Run: pfselftest, Group: g, Since: "2.8.9",
 			Summary: "An internal command for testing HyperLogLog values."},
