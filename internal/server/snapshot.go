@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/persist"
+	"github.com/hotkv/hotkv/internal/rdb"
 	"github.com/hotkv/hotkv/internal/script"
 )
 
@@ -154,6 +156,7 @@ func writeFile(path string, fill func(w *bufio.Writer) error) (err error) {
 // path. atInstant, if not nil, runs while every shard is locked, at the
 // snapshot's instant.
 func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, err error) {
+	s.keepRedisFile(path)
 	err = writeFile(path, func(w *bufio.Writer) error {
 		var err error
 		keys, err = s.encodeSnapshot(w, atInstant)
@@ -244,6 +247,7 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys i
 // caller holds every shard lock and regMu (DEBUG RELOAD), so nothing needs
 // capturing.
 func (s *Server) writeSnapshotHeld(path string) (keys int, err error) {
+	s.keepRedisFile(path)
 	err = writeFile(path, func(w *bufio.Writer) error {
 		now := time.Now().UnixMilli()
 		aux, blocks, err := s.encodeRegistries(now)
@@ -353,6 +357,16 @@ func (s *Server) loadSnapshot(path string, ks *keyspace.Keyspace, startup bool) 
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	now := time.Now().UnixMilli()
+	var magic [9]byte
+	if n, _ := io.ReadFull(f, magic[:]); rdb.IsFile(magic[:n]) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return persist.LoadStats{}, 0, err
+		}
+		return s.loadRDBFile(f, ks, now, startup)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return persist.LoadStats{}, 0, err
+	}
 	var keys, expired atomic.Int64
 	type block struct {
 		off     int64
@@ -453,6 +467,7 @@ type saveState struct {
 	dirtyBase  atomic.Uint64 // write calls counted at the last save
 	lastLoaded atomic.Int64
 	lastExpire atomic.Int64
+	redisFile  atomic.Bool // a Redis RDB file was loaded at start-up: keepRedisFile
 }
 
 // dirty counts write commands since start, the measure of "changes" the
@@ -634,8 +649,8 @@ func (s *Server) loadData() error {
 	if _, err := os.Stat(path); err == nil {
 		st, expired, err := s.loadSnapshot(path, s.ks, true)
 		if err != nil {
-			if b, _ := os.ReadFile(path); bytes.HasPrefix(b, []byte("REDIS")) {
-				return fmt.Errorf("%s is a Redis RDB file, which HotKV does not read", path)
+			if isRDBFile(path) {
+				return rdbLoadError(path, err)
 			}
 			return fmt.Errorf("bad snapshot file %s: %w", path, err)
 		}
