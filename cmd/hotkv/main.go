@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/persist"
+	"github.com/hotkv/hotkv/internal/rdb"
 	"github.com/hotkv/hotkv/internal/server"
 )
 
@@ -97,12 +99,38 @@ func main() {
 // check verifies a snapshot or log file as redis-check-rdb/aof do, naming the
 // offset of the first damage; the exit status is 0 only for a sound file.
 func check(path string) int {
+	if f, err := os.Open(path); err == nil {
+		var magic [9]byte
+		n, _ := io.ReadFull(f, magic[:])
+		if rdb.IsFile(magic[:n]) {
+			f.Seek(0, io.SeekStart)
+			defer f.Close()
+			return checkRDB(path, f)
+		}
+		f.Close()
+	}
 	msg, err := persist.CheckFile(path)
 	if err != nil {
 		fmt.Printf("%s: %v\n", path, err)
 		return 1
 	}
 	fmt.Printf("%s: %s\n", path, msg)
+	return 0
+}
+
+// checkRDB verifies a Redis RDB file as HotKV would load it (every value
+// decoded and validated), like redis-check-rdb.
+func checkRDB(path string, f *os.File) int {
+	st, err := rdb.ReadFile(f, time.Now().UnixMilli(), rdb.FileHandler{})
+	if err != nil {
+		fmt.Printf("%s: %v\n", path, err)
+		return 1
+	}
+	sum := "no checksum"
+	if st.Checksum {
+		sum = "checksum OK"
+	}
+	fmt.Printf("%s: Redis RDB file OK: version %d, %d keys, %d bytes, %s\n", path, st.Version, st.Keys, st.Bytes, sum)
 	return 0
 }
 

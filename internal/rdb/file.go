@@ -60,7 +60,7 @@ type FileError struct {
 }
 
 func (e *FileError) Error() string {
-	return fmt.Sprintf("RDB file at offset %d: %v", e.Offset, e.Err)
+	return fmt.Sprintf("RDB file, item at offset %d: %v", e.Offset, e.Err)
 }
 func (e *FileError) Unwrap() error { return e.Err }
 
@@ -152,7 +152,8 @@ type fileReader struct {
 	err     error
 }
 
-var errTruncated = errors.New("unexpected end of file (truncated)")
+// ErrTruncated is a file that ends before its EOF opcode and checksum.
+var ErrTruncated = errors.New("unexpected end of file")
 
 // maxChunk bounds how much a read grows buf ahead of the data: a corrupt
 // length in a cut file fails at the end of the file, not on allocation.
@@ -170,7 +171,7 @@ func (f *fileReader) read(n uint64) {
 		if err != nil {
 			f.buf = f.buf[:start+got]
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				err = errTruncated
+				err = fmt.Errorf("%w at offset %d (truncated)", ErrTruncated, f.off)
 			}
 			f.err = err
 			return
