@@ -38,22 +38,27 @@ type Config struct {
 	LogLevel               string
 	LogFile                string
 	Dir                    string
-	MaxMemory              int64
-	MaxMemoryPolicy        string
-	MaxMemorySamples       int64
-	LFULogFactor           int64
-	LFUDecayTime           int64 // minutes
-	PubSubOutputLimit      int64 // hard output buffer limit for pub/sub clients
-	PubSubOutputSoft       SoftLimit
-	NormalOutputHard       int64 // client-output-buffer-limit normal: 0 = none
-	NormalOutputSoft       SoftLimit
-	TrackingTableMaxKeys   int64 // keys CLIENT TRACKING remembers before invalidating some; 0 = no limit
-	NotifyKeyspaceEvents   notify.Class
-	SlowlogSlowerThan      int64 // microseconds; negative: off
-	SlowlogMaxLen          int64
-	LatencyMonitorMs       int64     // latency-monitor-threshold; 0: off
-	LatencyTracking        bool      // latency-tracking: per-command latency histograms
-	LatencyPercentiles     []float64 // latency-tracking-info-percentiles, as INFO latencystats prints them
+	// ReplicaOfHost and ReplicaOfPort are replicaof (slaveof): the master
+	// this server replicates at start-up ("" : none), which REPLICAOF
+	// changes at run time (internal/server/replica.go).
+	ReplicaOfHost        string
+	ReplicaOfPort        int
+	MaxMemory            int64
+	MaxMemoryPolicy      string
+	MaxMemorySamples     int64
+	LFULogFactor         int64
+	LFUDecayTime         int64 // minutes
+	PubSubOutputLimit    int64 // hard output buffer limit for pub/sub clients
+	PubSubOutputSoft     SoftLimit
+	NormalOutputHard     int64 // client-output-buffer-limit normal: 0 = none
+	NormalOutputSoft     SoftLimit
+	TrackingTableMaxKeys int64 // keys CLIENT TRACKING remembers before invalidating some; 0 = no limit
+	NotifyKeyspaceEvents notify.Class
+	SlowlogSlowerThan    int64 // microseconds; negative: off
+	SlowlogMaxLen        int64
+	LatencyMonitorMs     int64     // latency-monitor-threshold; 0: off
+	LatencyTracking      bool      // latency-tracking: per-command latency histograms
+	LatencyPercentiles   []float64 // latency-tracking-info-percentiles, as INFO latencystats prints them
 
 	// Process and listeners (docs/configuration.md).
 	ProtectedMode  bool   // refuse non-local clients while the default user has no password

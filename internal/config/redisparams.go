@@ -114,6 +114,7 @@ const (
 	whyLazyfree    = "HotKV frees memory through Go's garbage collector, which runs beside the server: deleting a big key never blocks as in Redis, lazy or not"
 	whyOOM         = "HotKV does not change its Linux OOM score (and has no child processes to rank)"
 	whyReplication = "HotKV has no replication (replicaof and min-replicas-to-write are refused), so nothing reads this"
+	whyReplica     = "read by HotKV as a replica (docs/replication.md)"
 	whyCluster     = "HotKV has no cluster mode (cluster-enabled yes is refused), so nothing reads this"
 	whyTLSUsed     = "read by the TLS listener (docs/configuration.md#tls); CONFIG SET applies to the next connection, or is refused if the new settings do not load"
 	whyTLSClient   = "the certificate Redis presents when it connects out (replication, cluster); HotKV makes no TLS connections of its own"
@@ -201,8 +202,8 @@ var redisSpecs = [...]redisSpec{
 		why: "HotKV compares strings (SORT ALPHA, Lua) byte by byte, as the C locale does"},
 	{name: "lua-enable-deprecated-api", kind: kBool, def: "no", immutable: true, hidden: true, effect: NotHonoured,
 		why: "scripts get Redis's default Lua library set whatever this says"},
-	{name: "masterauth", kind: kString, def: "", emptyNull: true, why: whyReplication},
-	{name: "masteruser", kind: kString, def: "", emptyNull: true, why: whyReplication},
+	{name: "masterauth", kind: kString, def: "", emptyNull: true, effect: Honoured, why: whyReplica},
+	{name: "masteruser", kind: kString, def: "", emptyNull: true, effect: Honoured, why: whyReplica},
 	{name: "max-new-connections-per-cycle", kind: kInt, def: "10", min: 1, max: 1000, why: whyThreads},
 	{name: "max-new-tls-connections-per-cycle", kind: kInt, def: "1", min: 1, max: 1000, why: whyThreads},
 	{name: "maxmemory-clients", accepts: "0, 0%", kind: kPercent, def: "0", min: -100, max: math.MaxInt64, effect: Refused,
@@ -232,7 +233,7 @@ var redisSpecs = [...]redisSpec{
 	{name: "repl-diskless-sync-max-replicas", kind: kInt, def: "0", min: 0, max: math.MaxInt32, why: whyReplication},
 	{name: "repl-ping-replica-period", alias: "repl-ping-slave-period", kind: kInt, def: "10", min: 1, max: math.MaxInt32, why: whyReplication},
 	{name: "repl-rdb-channel", kind: kBool, def: "yes", hidden: true, why: whyReplication},
-	{name: "repl-timeout", kind: kInt, def: "60", min: 1, max: math.MaxInt32, why: whyReplication},
+	{name: "repl-timeout", kind: kInt, def: "60", min: 1, max: math.MaxInt32, effect: Honoured, why: whyReplica},
 	{name: "replica-announce-ip", alias: "slave-announce-ip", kind: kString, def: "", emptyNull: true, why: whyReplication},
 	{name: "replica-announce-port", alias: "slave-announce-port", kind: kInt, def: "0", min: 0, max: 65535, why: whyReplication},
 	{name: "replica-announced", kind: kBool, def: "yes", why: whyReplication},
@@ -241,11 +242,11 @@ var redisSpecs = [...]redisSpec{
 	{name: "replica-ignore-maxmemory", alias: "slave-ignore-maxmemory", kind: kBool, def: "yes", why: whyReplication},
 	{name: "replica-lazy-flush", alias: "slave-lazy-flush", kind: kBool, def: "no", why: whyReplication},
 	{name: "replica-priority", alias: "slave-priority", kind: kInt, def: "100", min: 0, max: math.MaxInt32, why: whyReplication},
-	{name: "replica-read-only", alias: "slave-read-only", kind: kBool, def: "yes", why: whyReplication},
+	{name: "replica-read-only", alias: "slave-read-only", kind: kBool, def: "yes", effect: Honoured, why: whyReplica},
 	{name: "replica-serve-stale-data", alias: "slave-serve-stale-data", kind: kBool, def: "yes", why: whyReplication},
-	{name: "replicaof", alias: "slaveof", accepts: "no one", kind: kMulti, def: "", immutable: true, effect: Refused,
-		set: setReplicaOf, words: func(*Config) []string { return []string{"no", "one"} }, lines: func(*Config) []rewriteLine { return nil },
-		why: "HotKV has no replication"},
+	{name: "replicaof", alias: "slaveof", kind: kMulti, def: "", immutable: true, effect: Honoured,
+		set: setReplicaOf, words: replicaOfWords, lines: replicaOfLines,
+		why: "the master to replicate at start-up (docs/replication.md); REPLICAOF changes it at run time"},
 	{name: "sanitize-dump-payload", kind: kEnum, def: "no", enum: []string{"no", "yes", "clients"},
 		why: "RESTORE always validates the whole payload, as Redis's with yes (docs/commands/keys.md)"},
 	{name: "server-cpulist", alias: "server_cpulist", kind: kString, def: "", immutable: true, emptyNull: true, why: whyCPUList},
@@ -379,6 +380,14 @@ func (s *redisSpec) param(name string) *Param {
 		p.Values = s.words
 		if s.name == "client-output-buffer-limit" {
 			p.Get = func(c *Config) string { return strings.Join(outputLimitWords(c), " ") }
+		}
+		if s.name == "replicaof" { // Redis's getReplicaOfOption: "" without a master
+			p.Get = func(c *Config) string {
+				if c.ReplicaOfHost == "" {
+					return ""
+				}
+				return c.ReplicaOfHost + " " + strconv.Itoa(c.ReplicaOfPort)
+			}
 		}
 		p.Set = func(c *Config, v []string) error {
 			// Redis splits a single argument as a configuration line
@@ -645,18 +654,51 @@ func strtoll(s string) (int64, bool) {
 
 // setReplicaOf is Redis's setConfigReplicaOfOption, then HotKV's refusal
 // of a master.
-func setReplicaOf(_ *Config, name string, v []string) error {
+func setReplicaOf(c *Config, name string, v []string) error {
 	if len(v) != 2 {
 		return errors.New("wrong number of arguments")
 	}
 	if strings.EqualFold(v[0], "no") && strings.EqualFold(v[1], "one") {
+		c.ReplicaOfHost, c.ReplicaOfPort = "", 0
 		return nil
 	}
 	port, end := strtoll(v[1])
 	if p := int32(port); !end || p < 0 || p > 65535 { // Redis keeps it in an int
 		return errors.New("Invalid master port")
 	}
-	return unsupported("replication", name, `"no one"`)
+	c.ReplicaOfHost, c.ReplicaOfPort = v[0], int(port)
+	return nil
+}
+
+// replicaOfWords is replicaof's value as CONFIG GET shows it.
+func replicaOfWords(c *Config) []string {
+	if c.ReplicaOfHost == "" {
+		return []string{"no", "one"}
+	}
+	return []string{c.ReplicaOfHost, strconv.Itoa(c.ReplicaOfPort)}
+}
+
+// replicaOfLines is replicaof's CONFIG REWRITE line: none without a master.
+func replicaOfLines(c *Config) []rewriteLine {
+	if c.ReplicaOfHost == "" {
+		return nil
+	}
+	return []rewriteLine{{fmt.Sprintf("replicaof %s %d", c.ReplicaOfHost, c.ReplicaOfPort), true}}
+}
+
+// MasterAuth is masteruser and masterauth: the credentials a replica
+// authenticates to its master with ("" user: AUTH with the password only).
+func (c *Config) MasterAuth() (user, pass string) {
+	return c.redisValue("masteruser"), c.redisValue("masterauth")
+}
+
+// ReplicaReadOnly is replica-read-only.
+func (c *Config) ReplicaReadOnly() bool { return c.redisValue("replica-read-only") == "yes" }
+
+// ReplTimeout is repl-timeout: how long a replica waits for its master.
+func (c *Config) ReplTimeout() time.Duration {
+	n, _ := strconv.ParseInt(c.redisValue("repl-timeout"), 10, 64)
+	return time.Duration(max(n, 1)) * time.Second
 }
 
 // setOOMValues is Redis's setConfigOOMScoreAdjValuesOption.
@@ -877,6 +919,9 @@ func RedisParams() []RedisParam {
 	}
 	return out
 }
+
+// RedisValue is a Redis parameter's value as CONFIG GET shows it.
+func (c *Config) RedisValue(name string) string { return c.redisValue(name) }
 
 // redisValue is a parameter's value as CONFIG GET shows it.
 func (c *Config) redisValue(name string) string { return c.redis[specOf[redisByName[name]].slot] }

@@ -429,8 +429,15 @@ var expiryPausedUntil atomic.Int64
 // PauseExpiry pauses expiry until the unix millisecond until (0: resumes it).
 func PauseExpiry(until int64) { expiryPausedUntil.Store(until) }
 
+// expiryStopped: keys never expire by themselves (a replica: its master's
+// DELs expire them); reads still see keys whose time has passed as missing.
+var expiryStopped atomic.Bool
+
+// StopExpiry stops expiry until StopExpiry(false), as for a pause with no end.
+func StopExpiry(on bool) { expiryStopped.Store(on) }
+
 // ExpiryPaused reports whether expiry is paused at now (unix ms).
-func ExpiryPaused(now int64) bool { return expiryPausedUntil.Load() > now }
+func ExpiryPaused(now int64) bool { return expiryPausedUntil.Load() > now || expiryStopped.Load() }
 
 // expireUnlessPaused deletes e, whose time has run out, unless expiry is
 // paused.

@@ -246,6 +246,9 @@ func init() {
 		&command.Cmd{Name: "role", Arity: 1, Flags: command.NoScript | command.Loading | command.Stale | command.Fast, Group: g, Since: "2.8.12", ACL: []string{"admin", "dangerous"},
 			Summary: "Returns the replication role.",
 			Run: func(x *command.Ctx) { // a primary without replicas: HotKV does not replicate yet
+				if cl(x).s.roleReplica(x) {
+					return
+				}
 				x.W.Array(3)
 				x.W.BulkString("master")
 				x.W.Int(0)

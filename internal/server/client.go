@@ -72,6 +72,7 @@ type client struct {
 	otherID   int
 
 	authed   bool // logged in (as user), or needed not to be
+	master   bool // the replica's link to its master (replica.go): its writes are never refused
 	closing  bool // close after flushing replies (QUIT, protocol error)
 	shutdown bool // SHUTDOWN: stop the server once the replies before it are out
 	deadline bool // a read deadline (timeout) is set on conn

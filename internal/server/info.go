@@ -239,6 +239,9 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "acl_access_denied_channel", s.acl.denied[acl.DeniedChannel].Load())
 		kv(b, "recovered_panics", s.stats.panics.Load())
 	case "replication":
+		if s.infoReplica(b) {
+			break
+		}
 		kv(b, "role", "master")
 		kv(b, "connected_slaves", 0)
 		kv(b, "master_failover_state", "no-failover")

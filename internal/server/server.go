@@ -90,6 +90,9 @@ type Server struct {
 	ev   *evictor   // maxmemory (evict.go)
 	evMu sync.Mutex // serializes applyMemoryConfig
 
+	repl        replicaState // the replica side of replication (replica.go)
+	replicaFlag atomic.Bool  // REPLICAOF names a master: writes may be refused (readOnlyReplica)
+
 	exitOnce     sync.Once
 	shutdownSave atomic.Int32 // SHUTDOWN SAVE 1, NOSAVE -1, plain 0
 }
@@ -147,6 +150,7 @@ func (s *Server) Listen() error {
 	if err := s.loadData(); err != nil {
 		return err
 	}
+	defer s.startReplicaFromConfig()
 	cfg := s.Config()
 	ls, err := s.listenTCP(cfg.Bind, cfg.Port)
 	if err != nil {

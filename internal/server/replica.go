@@ -1,0 +1,652 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/keyspace"
+)
+
+// HotKV as a replica (docs/replication.md, "HotKV as a replica"): REPLICAOF
+// host port starts a link goroutine that connects to the master, performs
+// Redis's replica handshake (PING, AUTH, REPLCONF listening-port, REPLCONF
+// capa eof capa psync2, PSYNC ? -1), reads the RDB the full resync sends
+// (as "$<len>" or the diskless "$EOF:<mark>" form) into a new keyspace that
+// then replaces the data, and applies the command stream that follows
+// through a client with no connection. It acknowledges its offset every
+// second and on REPLCONF GETACK, and reconnects with backoff when the link
+// drops (each time with a new full resync). Keys do not expire on their
+// own while replicating: the master's DELs do it (reads hide keys whose
+// time has passed, as Redis's replicas do).
+
+// Link states, as ROLE names them.
+const (
+	replConnect    = "connect"
+	replConnecting = "connecting"
+	replHandshake  = "handshake"
+	replSync       = "sync"
+	replConnected  = "connected"
+)
+
+// replicaState is the replica side's state; host "" means a master.
+type replicaState struct {
+	mu    sync.Mutex // host, port, gen, conn
+	host  string
+	port  int
+	gen   uint64   // bumped by every REPLICAOF: an older link goroutine stops
+	conn  net.Conn // the current link, closed to stop it
+	state atomic.Pointer[string]
+
+	linkUp     atomic.Bool
+	downSince  atomic.Int64 // unix seconds the link went down (0: never up)
+	lastIO     atomic.Int64 // unix ms of the last byte from the master
+	syncTotal  atomic.Int64 // RDB size (-1: diskless, unknown)
+	syncRead   atomic.Int64
+	offset     atomic.Int64 // replication offset applied
+	readOffset atomic.Int64 // replication offset read
+	masterRepl atomic.Pointer[string]
+	fullSyncs  atomic.Int64
+	wasReplica atomic.Bool // REPLICAOF NO ONE made this a master: INFO's replid2
+	secondOff  atomic.Int64
+	replid2    atomic.Pointer[string]
+}
+
+var errReadOnlyReplica = "READONLY You can't write against a read only replica."
+
+// isReplica reports whether REPLICAOF (or replicaof) names a master.
+func (s *Server) isReplica() bool {
+	s.repl.mu.Lock()
+	defer s.repl.mu.Unlock()
+	return s.repl.host != ""
+}
+
+// readOnlyReplica reports whether writes from clients are refused.
+func (s *Server) readOnlyReplica() bool {
+	return s.replicaFlag.Load() && s.Config().ReplicaReadOnly()
+}
+
+func (s *Server) replState() string {
+	if p := s.repl.state.Load(); p != nil {
+		return *p
+	}
+	return replConnect
+}
+
+func (s *Server) setReplState(st string) { s.repl.state.Store(&st) }
+
+// startReplicaFromConfig follows replicaof at start-up.
+func (s *Server) startReplicaFromConfig() {
+	if cfg := s.Config(); cfg.ReplicaOfHost != "" {
+		s.replicaOf(cfg.ReplicaOfHost, cfg.ReplicaOfPort)
+	}
+}
+
+// replicaOf makes the server a replica of host:port ("" host: a master
+// again, keeping its data). It reports false when it already replicates
+// that master.
+func (s *Server) replicaOf(host string, port int) bool {
+	r := &s.repl
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if host != "" && r.host == host && r.port == port {
+		return false
+	}
+	r.gen++
+	if r.conn != nil {
+		r.conn.Close()
+		r.conn = nil
+	}
+	wasReplica := r.host != ""
+	r.host, r.port = host, port
+	r.linkUp.Store(false)
+	s.setReplState(replConnect)
+	if host == "" {
+		s.replicaFlag.Store(false)
+		keyspace.StopExpiry(false)
+		if wasReplica { // a new history starts here, as Redis's shiftReplicationId
+			old := *s.replID.Load()
+			r.replid2.Store(&old)
+			r.secondOff.Store(r.offset.Load() + 1)
+			r.wasReplica.Store(true)
+			id := randomHex(40)
+			s.replID.Store(&id)
+			s.logf("notice", "MASTER MODE enabled (user request from replicaof no one)")
+		}
+		return true
+	}
+	s.replicaFlag.Store(true)
+	keyspace.StopExpiry(true)
+	r.downSince.Store(time.Now().Unix())
+	s.logf("notice", "Connecting to MASTER %s:%d", host, port)
+	go s.replicaLink(r.gen, host, port)
+	return true
+}
+
+// current reports whether gen is still the replication asked for.
+func (s *Server) replCurrent(gen uint64) bool {
+	s.repl.mu.Lock()
+	defer s.repl.mu.Unlock()
+	return s.repl.gen == gen
+}
+
+// replicaLink connects, syncs and streams until REPLICAOF changes or the
+// server shuts down, reconnecting with backoff (100 ms doubling to 5 s).
+func (s *Server) replicaLink(gen uint64, host string, port int) {
+	backoff := 100 * time.Millisecond
+	for s.replCurrent(gen) {
+		start := time.Now()
+		err := s.replicaSession(gen, host, port)
+		if !s.replCurrent(gen) {
+			return
+		}
+		select {
+		case <-s.closed:
+			return
+		default:
+		}
+		if s.repl.linkUp.Swap(false) {
+			s.repl.downSince.Store(time.Now().Unix())
+		}
+		s.setReplState(replConnect)
+		s.logf("warning", "Replication from MASTER %s:%d: %v; reconnecting", host, port, err)
+		if time.Since(start) > 10*time.Second {
+			backoff = 100 * time.Millisecond
+		}
+		select {
+		case <-time.After(backoff):
+		case <-s.closed:
+			return
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+// replLink is one connection to the master.
+type replLink struct {
+	s       *Server
+	conn    net.Conn
+	br      *bufio.Reader // over linkReader
+	wmu     sync.Mutex
+	timeout time.Duration // the read deadline until the stream starts (then the acker's watch)
+	syncing bool          // count the bytes read as the RDB's (INFO master_sync_read_bytes)
+}
+
+// linkReader reads the connection with repl-timeout as the deadline
+// before the stream starts, noting the time of the last byte.
+type linkReader struct{ l *replLink }
+
+func (r *linkReader) Read(b []byte) (int, error) {
+	l := r.l
+	if l.timeout > 0 {
+		l.conn.SetReadDeadline(time.Now().Add(l.timeout))
+	}
+	n, err := l.conn.Read(b)
+	if n > 0 {
+		l.s.repl.lastIO.Store(time.Now().UnixMilli())
+		if l.syncing {
+			l.s.repl.syncRead.Add(int64(n))
+		}
+	}
+	return n, err
+}
+
+func (l *replLink) send(args ...string) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(a), a)
+	}
+	l.wmu.Lock()
+	defer l.wmu.Unlock()
+	l.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	_, err := l.conn.Write(b.Bytes())
+	return err
+}
+
+// line reads one reply line (CRLF stripped), skipping the bare newlines a
+// master sends as keepalives while it prepares the RDB.
+func (l *replLink) line() (string, error) {
+	for {
+		s, err := l.br.ReadString('\n')
+		if err != nil {
+			return "", err
+		}
+		l.s.repl.lastIO.Store(time.Now().UnixMilli())
+		s = strings.TrimRight(s, "\r\n")
+		if s != "" {
+			return s, nil
+		}
+	}
+}
+
+// command sends a handshake command and returns its reply line.
+func (l *replLink) command(args ...string) (string, error) {
+	if err := l.send(args...); err != nil {
+		return "", err
+	}
+	return l.line()
+}
+
+// replicaSession is one connection: handshake, full sync, stream.
+func (s *Server) replicaSession(gen uint64, host string, port int) error {
+	r := &s.repl
+	s.setReplState(replConnecting)
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 10*time.Second)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	r.mu.Lock()
+	if r.gen != gen {
+		r.mu.Unlock()
+		return errors.New("replication changed")
+	}
+	r.conn = conn
+	r.mu.Unlock()
+	done := make(chan struct{})
+	defer close(done)
+	go func() { // a shutdown ends the link
+		select {
+		case <-s.closed:
+			conn.Close()
+		case <-done:
+		}
+	}()
+	timeout := s.Config().ReplTimeout()
+	l := &replLink{s: s, conn: conn, timeout: timeout}
+	l.br = bufio.NewReaderSize(&linkReader{l}, 1<<16)
+
+	s.setReplState(replHandshake)
+	if reply, err := l.command("PING"); err != nil {
+		return err
+	} else if reply[0] == '-' && !strings.HasPrefix(reply, "-NOAUTH") && !strings.HasPrefix(reply, "-NOPERM") && !strings.HasPrefix(reply, "-ERR operation not permitted") {
+		return fmt.Errorf("error reply to PING from master: '%s'", reply)
+	}
+	if user, pass := s.Config().MasterAuth(); pass != "" {
+		args := []string{"AUTH", pass}
+		if user != "" {
+			args = []string{"AUTH", user, pass}
+		}
+		if reply, err := l.command(args...); err != nil {
+			return err
+		} else if reply[0] == '-' {
+			return fmt.Errorf("unable to AUTH to MASTER: %s", reply)
+		}
+	}
+	myPort := s.Config().Port
+	if a, ok := s.Addr().(*net.TCPAddr); ok {
+		myPort = a.Port
+	}
+	if reply, err := l.command("REPLCONF", "listening-port", strconv.Itoa(myPort)); err != nil {
+		return err
+	} else if reply[0] == '-' {
+		s.logf("notice", "(Non critical) Master does not understand REPLCONF listening-port: %s", reply)
+	}
+	if reply, err := l.command("REPLCONF", "capa", "eof", "capa", "psync2"); err != nil {
+		return err
+	} else if reply[0] == '-' {
+		s.logf("notice", "(Non critical) Master does not understand REPLCONF capa: %s", reply)
+	}
+	reply, err := l.command("PSYNC", "?", "-1")
+	if err != nil {
+		return err
+	}
+	f := strings.Fields(reply)
+	if len(f) != 3 || f[0] != "+FULLRESYNC" {
+		return fmt.Errorf("unexpected reply to PSYNC from master: '%s'", reply)
+	}
+	replid := f[1]
+	startOff, err := strconv.ParseInt(f[2], 10, 64)
+	if err != nil {
+		return fmt.Errorf("bad offset in '%s'", reply)
+	}
+	s.logf("notice", "Full resync from master: %s:%d", replid, startOff)
+
+	// The RDB. Read from br itself (diskless) or a limit of it, ReadFile
+	// reads nothing past its end: the stream follows.
+	s.setReplState(replSync)
+	head, err := l.line()
+	if err != nil {
+		return err
+	}
+	if len(head) < 2 || head[0] != '$' {
+		return fmt.Errorf("bad protocol from MASTER, the first byte is not '$' (we received '%s'), are you sure the host and port are right?", head)
+	}
+	r.syncRead.Store(int64(l.br.Buffered()))
+	l.syncing = true
+	var src *bufio.Reader
+	var mark []byte
+	if m, ok := strings.CutPrefix(head, "$EOF:"); ok {
+		if len(m) != 40 {
+			return fmt.Errorf("bad EOF mark '%s'", m)
+		}
+		mark = []byte(m)
+		r.syncTotal.Store(-1)
+		src = l.br
+		s.logf("notice", "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to parser")
+	} else {
+		n, err := strconv.ParseInt(head[1:], 10, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("bad RDB length '%s'", head)
+		}
+		r.syncTotal.Store(n)
+		src = bufio.NewReaderSize(io.LimitReader(l.br, n), 1<<16)
+		s.logf("notice", "MASTER <-> REPLICA sync: receiving %d bytes from master to parser", n)
+	}
+	start := time.Now()
+	staging := keyspace.New(len(s.ks.DBs))
+	res, err := s.loadRDB(src, staging, time.Now().UnixMilli(), rdbLoad{funcs: true, keepExpired: true})
+	if err != nil {
+		return fmt.Errorf("loading the RDB from the master: %w", err)
+	}
+	if mark != nil {
+		got := make([]byte, 40)
+		if _, err := io.ReadFull(src, got); err != nil || !bytes.Equal(got, mark) {
+			return errors.New("the diskless RDB did not end with its EOF mark")
+		}
+	} else if _, err := io.Copy(io.Discard, src); err != nil { // bytes after EOF: none in a sound file
+		return err
+	}
+	l.syncing = false
+	if !s.replCurrent(gen) {
+		return errors.New("replication changed")
+	}
+	mc := newClient(s, nil)
+	mc.ctx.Blocker = nil
+	mc.master = true
+	release := s.holdAll(mc)
+	s.replaceData(mc, staging, 0)
+	release()
+	mc.out.B = mc.out.B[:0]
+	if s.aof != nil { // the log's history is the old data's: start it anew
+		go func() {
+			for s.rewriteAOF() == errSaveInProgress {
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+	}
+	r.masterRepl.Store(&replid)
+	s.replID.Store(&replid)
+	r.offset.Store(startOff)
+	r.readOffset.Store(startOff)
+	r.fullSyncs.Add(1)
+	s.logf("notice", "MASTER <-> REPLICA sync: Finished with success: %d keys, %d bytes in %.3f seconds", res.Keys, res.Bytes, time.Since(start).Seconds())
+
+	// The stream.
+	s.setReplState(replConnected)
+	r.linkUp.Store(true)
+	r.lastIO.Store(time.Now().UnixMilli())
+	l.timeout = 0
+	conn.SetReadDeadline(time.Time{})
+	stop := make(chan struct{})
+	defer close(stop)
+	go l.acker(stop, timeout)
+	return l.stream(gen, mc)
+}
+
+// acker sends REPLCONF ACK every second and drops a link silent for
+// repl-timeout.
+func (l *replLink) acker(stop chan struct{}, timeout time.Duration) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		if time.Since(time.UnixMilli(l.s.repl.lastIO.Load())) > timeout {
+			l.s.logf("warning", "MASTER timeout: no data nor PING received...")
+			l.conn.Close()
+			return
+		}
+		if l.send("REPLCONF", "ACK", strconv.FormatInt(l.s.repl.offset.Load(), 10)) != nil {
+			return
+		}
+	}
+}
+
+// stream applies the master's commands until the link fails.
+func (l *replLink) stream(gen uint64, mc *client) error {
+	r := &l.s.repl
+	for {
+		args, n, err := readCommand(l.br)
+		if err != nil {
+			return err
+		}
+		r.lastIO.Store(time.Now().UnixMilli())
+		r.readOffset.Add(n)
+		if len(args) == 0 {
+			r.offset.Add(n)
+			continue
+		}
+		if len(args) >= 2 && command.Is(args[0], "replconf") && command.Is(args[1], "getack") {
+			if err := l.send("REPLCONF", "ACK", strconv.FormatInt(r.offset.Load(), 10)); err != nil {
+				return err
+			}
+			r.offset.Add(n)
+			continue
+		}
+		if !l.s.replCurrent(gen) {
+			return errors.New("replication changed")
+		}
+		mc.applyFromMaster(args)
+		r.offset.Add(n)
+	}
+}
+
+// maxReplArg bounds one argument of the master's stream (Redis's
+// proto-max-bulk-len default is 512 MB; a master may be configured higher).
+const maxReplArg = 1 << 32
+
+// readCommand reads one RESP command (a multibulk array of bulk strings,
+// or an inline line) and its size in bytes.
+func readCommand(br *bufio.Reader) (args [][]byte, n int64, err error) {
+	head, err := br.ReadSlice('\n')
+	if err != nil {
+		return nil, 0, err
+	}
+	n = int64(len(head))
+	line := bytes.TrimRight(head, "\r\n")
+	if len(line) == 0 {
+		return nil, n, nil
+	}
+	if line[0] != '*' {
+		for _, f := range bytes.Fields(line) {
+			args = append(args, append([]byte(nil), f...))
+		}
+		return args, n, nil
+	}
+	count, err := strconv.ParseInt(string(line[1:]), 10, 64)
+	if err != nil || count > 1<<20 {
+		return nil, n, fmt.Errorf("bad multibulk length %q from master", line)
+	}
+	args = make([][]byte, 0, count)
+	for range count {
+		h, err := br.ReadSlice('\n')
+		if err != nil {
+			return nil, n, err
+		}
+		n += int64(len(h))
+		h = bytes.TrimRight(h, "\r\n")
+		if len(h) == 0 || h[0] != '$' {
+			return nil, n, fmt.Errorf("expected '$' from master, got %q", h)
+		}
+		size, err := strconv.ParseInt(string(h[1:]), 10, 64)
+		if err != nil || size < 0 || size > maxReplArg {
+			return nil, n, fmt.Errorf("bad bulk length %q from master", h)
+		}
+		b := make([]byte, size+2)
+		if _, err := io.ReadFull(br, b); err != nil {
+			return nil, n, err
+		}
+		n += size + 2
+		args = append(args, b[:size:size])
+	}
+	return args, n, nil
+}
+
+// applyFromMaster runs one command of the master's stream as Redis runs
+// its master client's: no ACL, read-only, OOM or pause checks, replies
+// dropped; MULTI ... EXEC applies as one transaction.
+func (c *client) applyFromMaster(args [][]byte) {
+	cmd := c.s.lookup(args[0])
+	if cmd != nil && cmd.Subs != nil && len(args) > 1 {
+		cmd = cmd.Sub(args[1])
+	}
+	if cmd == nil || cmd.Run == nil || !cmd.CheckArity(len(args)) {
+		c.s.logf("warning", "Replication: the master sent a command this server cannot run: %q", cstr(args[0], 128))
+		return
+	}
+	c.ctx.Now = time.Now().UnixMilli()
+	if c.multi != nil && !txControl[cmd.Name] {
+		c.multi.queue(cmd, args)
+		return
+	}
+	c.call(cmd, args)
+	if len(c.out.B) > 0 && c.out.B[0] == '-' {
+		c.s.logf("verbose", "Replication: %q from the master failed: %s", cstr(args[0], 128), bytes.TrimSpace(c.out.B))
+	}
+	c.out.B = c.out.B[:0]
+}
+
+// replicaofCmd is REPLICAOF (SLAVEOF) host port | NO ONE.
+func replicaofCmd(x *command.Ctx) {
+	c := cl(x)
+	s := c.s
+	if command.Is(x.Args[1], "no") && command.Is(x.Args[2], "one") {
+		s.replicaOf("", 0)
+		s.setReplicaOfConfig("", 0)
+		x.W.OK()
+		return
+	}
+	port, ok := command.ParseInt(x.Args[2])
+	if !ok || port < 0 || port > 65535 {
+		x.Error("ERR Invalid master port")
+		return
+	}
+	host := string(x.Args[1])
+	if !s.replicaOf(host, int(port)) {
+		s.logf("notice", "REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.")
+		x.W.Simple("OK Already connected to specified master")
+		return
+	}
+	s.setReplicaOfConfig(host, int(port))
+	x.W.OK()
+}
+
+// setReplicaOfConfig keeps replicaof (CONFIG GET, CONFIG REWRITE) in step
+// with REPLICAOF.
+func (s *Server) setReplicaOfConfig(host string, port int) {
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
+	next := s.Config().Clone()
+	next.ReplicaOfHost, next.ReplicaOfPort = host, port
+	s.cfg.Store(next)
+}
+
+// infoReplica writes INFO replication for a replica and reports true, or
+// false for a master (whose fields info.go writes).
+func (s *Server) infoReplica(b *strings.Builder) bool {
+	r := &s.repl
+	r.mu.Lock()
+	host, port := r.host, r.port
+	r.mu.Unlock()
+	if host == "" {
+		return false
+	}
+	now := time.Now()
+	kv(b, "role", "slave")
+	kv(b, "master_host", host)
+	kv(b, "master_port", port)
+	up := r.linkUp.Load()
+	kv(b, "master_link_status", map[bool]string{true: "up", false: "down"}[up])
+	lastIO := int64(-1)
+	if up {
+		lastIO = int64(now.Sub(time.UnixMilli(r.lastIO.Load())).Seconds())
+	}
+	kv(b, "master_last_io_seconds_ago", lastIO)
+	syncing := s.replState() == replSync
+	kv(b, "master_sync_in_progress", map[bool]int{true: 1, false: 0}[syncing])
+	kv(b, "slave_read_repl_offset", r.readOffset.Load())
+	kv(b, "slave_repl_offset", r.offset.Load())
+	if syncing {
+		total, read := r.syncTotal.Load(), r.syncRead.Load()
+		kv(b, "master_sync_total_bytes", total)
+		kv(b, "master_sync_read_bytes", read)
+		left, perc := int64(-1), "0.00"
+		if total > 0 {
+			left = total - read
+			perc = fmt.Sprintf("%.2f", 100*float64(read)/float64(total))
+		}
+		kv(b, "master_sync_left_bytes", left)
+		kv(b, "master_sync_perc", perc)
+		kv(b, "master_sync_last_io_seconds_ago", int64(now.Sub(time.UnixMilli(r.lastIO.Load())).Seconds()))
+	}
+	if !up {
+		since := int64(-1)
+		if d := r.downSince.Load(); d != 0 {
+			since = now.Unix() - d
+		}
+		kv(b, "master_link_down_since_seconds", since)
+	}
+	cfg := s.Config()
+	kv(b, "slave_priority", cfg.RedisValue("replica-priority"))
+	kv(b, "slave_read_only", map[bool]int{true: 1, false: 0}[cfg.ReplicaReadOnly()])
+	kv(b, "replica_announced", map[bool]int{true: 1, false: 0}[cfg.RedisValue("replica-announced") == "yes"])
+	kv(b, "connected_slaves", 0)
+	kv(b, "master_failover_state", "no-failover")
+	kv(b, "master_replid", *s.replID.Load())
+	kv(b, "master_replid2", strings.Repeat("0", 40))
+	kv(b, "master_repl_offset", r.offset.Load())
+	kv(b, "second_repl_offset", -1)
+	kv(b, "repl_backlog_active", 0)
+	kv(b, "repl_backlog_size", cfg.RedisValue("repl-backlog-size"))
+	kv(b, "repl_backlog_first_byte_offset", 0)
+	kv(b, "repl_backlog_histlen", 0)
+	return true
+}
+
+// roleReplica writes ROLE's reply for a replica and reports true, or false
+// for a master.
+func (s *Server) roleReplica(x *command.Ctx) bool {
+	r := &s.repl
+	r.mu.Lock()
+	host, port := r.host, r.port
+	r.mu.Unlock()
+	if host == "" {
+		return false
+	}
+	x.W.Array(5)
+	x.W.BulkString("slave")
+	x.W.BulkString(host)
+	x.W.Int(int64(port))
+	x.W.BulkString(s.replState())
+	off := r.offset.Load()
+	if s.replState() != replConnected {
+		off = -1
+	}
+	x.W.Int(off)
+	return true
+}
+
+func init() {
+	const g = "server"
+	f := command.Admin | command.NoScript | command.NoMulti | command.Stale | command.NoAsyncLoading
+	command.Register(
+		&command.Cmd{Name: "replicaof", Arity: 3, Flags: f, Run: replicaofCmd, Group: g, Since: "5.0.0", ACL: []string{"admin", "slow", "dangerous"},
+			Summary: "Configures a server as replica of another, or promotes it to a master.", Args: "<host port | NO ONE>"},
+		&command.Cmd{Name: "slaveof", Arity: 3, Flags: f, Run: replicaofCmd, Group: g, Since: "1.0.0", ACL: []string{"admin", "slow", "dangerous"},
+			Summary: "Sets a Redis server as a replica of another, or promotes it to being a master.", Args: "<host port | NO ONE>"},
+	)
+}
