@@ -196,7 +196,8 @@ func sameData(t *testing.T, want, got *raw, dbs int, fieldTTLs bool) {
 		got.do("SELECT", d)
 		keys, _ := want.do("KEYS", "*").([]any)
 		if n := got.do("DBSIZE"); n != int64(len(keys)) {
-			t.Errorf("db %d: DBSIZE %v, want %d", db, n, len(keys))
+			gk, _ := got.do("KEYS", "*").([]any)
+			t.Errorf("db %d: DBSIZE %v, want %d (keys %v, want %v)", db, n, len(keys), gk, keys)
 		}
 		for _, k := range keys {
 			k := k.(string)

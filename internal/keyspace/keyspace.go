@@ -402,6 +402,10 @@ func (s *Shard) Delete(key []byte, now int64) bool {
 		return false
 	}
 	if e.Expired(now) {
+		if expiryStopped.Load() { // a replica: its master's DEL is how keys expire
+			s.remove(e.keyString(), e)
+			return false
+		}
 		s.expireUnlessPaused(e, now)
 		return false
 	}

@@ -1,0 +1,167 @@
+package tests
+
+import (
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+// HotKV as a replica of a real Redis 8.0.2 (docs/replication.md, "HotKV as
+// a replica"). The replica runs as its own process: a replica stops key
+// expiry process-wide, which would change the in-process servers of other
+// tests.
+
+// infoFields is INFO section over r.
+func infoFields(t *testing.T, r *raw, section string) map[string]string {
+	t.Helper()
+	txt, _ := r.do("INFO", section).(string)
+	m := map[string]string{}
+	for _, line := range strings.Split(txt, "\r\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// caughtUp waits until the replica has applied everything the master sent.
+func caughtUp(t *testing.T, master, replica *raw) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		m := infoFields(t, master, "replication")["master_repl_offset"]
+		rf := infoFields(t, replica, "replication")
+		if rf["master_link_status"] == "up" && rf["slave_repl_offset"] == m {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica not caught up: master offset %s, replica %v", m, rf)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func portOf(t *testing.T, addr string) string {
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// startReplicaBinary runs hotkv as a process and returns a raw connection.
+func startReplicaBinary(t *testing.T, args ...string) (*proc, *raw) {
+	t.Helper()
+	p := startBinary(t, append([]string{"--dir", t.TempDir(), "--save", "", "--enable-debug-command", "yes", "--loglevel", "verbose"}, args...)...)
+	return p, (&testServer{Addr: p.addr}).raw(t)
+}
+
+func TestReplicaOfRedis(t *testing.T) {
+	for _, diskless := range []string{"yes", "no"} {
+		t.Run("repl-diskless-sync "+diskless, func(t *testing.T) {
+			bin := peerPath("redis8-server")
+			if bin == "" {
+				t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+			}
+			ms := startPeer(t, bin, t.TempDir(), "--repl-diskless-sync", diskless, "--repl-diskless-sync-delay", "0")
+			m := ms.raw(t)
+			fillEveryType(t, m, true)
+			_, h := startReplicaBinary(t)
+			h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, ms.Addr))
+			h.expect(Status("OK Already connected to specified master"), "REPLICAOF", "127.0.0.1", portOf(t, ms.Addr))
+			caughtUp(t, m, h)
+			sameData(t, m, h, 16, true)
+			h.expect("x", "FCALL", "myfunc", "0", "x")
+
+			// ROLE, INFO, read-only.
+			role, _ := h.do("ROLE").([]any)
+			if len(role) != 5 || role[0] != "slave" || role[1] != "127.0.0.1" || role[3] != "connected" {
+				t.Fatalf("ROLE %v", role)
+			}
+			inf := infoFields(t, h, "replication")
+			for k, v := range map[string]string{"role": "slave", "master_host": "127.0.0.1", "master_port": portOf(t, ms.Addr),
+				"master_sync_in_progress": "0", "slave_read_only": "1", "master_replid": infoFields(t, m, "replication")["master_replid"]} {
+				if inf[k] != v {
+					t.Errorf("INFO replication %s=%q, want %q", k, inf[k], v)
+				}
+			}
+			h.expect(Err("READONLY You can't write against a read only replica."), "SET", "k", "v")
+			h.expect(Status("OK"), "MULTI")
+			h.expect(Err("READONLY You can't write against a read only replica."), "SET", "k", "v")
+			h.expect(Err("EXECABORT Transaction discarded because of previous errors."), "EXEC")
+			h.expect([]any{"replicaof", "127.0.0.1 " + portOf(t, ms.Addr)}, "CONFIG", "GET", "replicaof")
+
+			// The master's writes stream over.
+			for _, c := range [][]string{
+				{"SET", "new", "1"}, {"INCRBY", "new", "41"}, {"EXPIRE", "new", "1000"}, {"DEL", "l:small"},
+				{"MULTI"}, {"LPUSH", "tx", "a"}, {"SADD", "set:lp", "z"}, {"HSET", "h:lp", "f3", "v3"}, {"EXEC"},
+				{"EVAL", "redis.call('SET', KEYS[1], ARGV[1]); return redis.call('INCR', KEYS[2])", "2", "lua1", "lua2", "hello"},
+				{"FCALL", "myfunc", "0", "x"},
+				{"SELECT", "3"}, {"SET", "db3", "x"}, {"ZADD", "z3", "1", "a"},
+				{"SELECT", "9"}, {"FLUSHDB"}, {"SELECT", "0"},
+				{"XADD", "st", "9-1", "f", "v"}, {"XACK", "st", "g1", "1-1"},
+				{"HPEXPIRE", "h:ht", "500000", "FIELDS", "1", "f9"},
+				{"SET", "short", "v", "PX", "300"},
+			} {
+				if e, ok := m.do(c...).(Err); ok {
+					t.Fatalf("%v on the master: %s", c, e)
+				}
+			}
+			caughtUp(t, m, h)
+			sameData(t, m, h, 16, true)
+
+			// Expiry is the master's: the replica hides the key once its
+			// time has passed, and drops it when the master's DEL comes.
+			time.Sleep(400 * time.Millisecond)
+			h.expect(int64(0), "EXISTS", "short")
+			m.do("GET", "short") // the master expires it on access and sends DEL
+			caughtUp(t, m, h)
+			sameData(t, m, h, 16, true)
+
+			// A dropped link reconnects and resyncs.
+			m.do("CLIENT", "KILL", "TYPE", "replica")
+			m.do("SET", "after-kill", "1")
+			caughtUp(t, m, h)
+			sameData(t, m, h, 16, true)
+
+			// REPLICAOF NO ONE: a master again, with the data.
+			h.expect(Status("OK"), "REPLICAOF", "NO", "ONE")
+			h.expect([]any{"master", int64(0), []any{}}, "ROLE")
+			if r := infoFields(t, h, "replication")["role"]; r != "master" {
+				t.Fatalf("role %s", r)
+			}
+			h.expect(Status("OK"), "SET", "k", "v")
+			h.expect("1", "GET", "after-kill")
+		})
+	}
+}
+
+// TestReplicaOfConfig starts a replica from the replicaof directive,
+// authenticating with masteruser/masterauth.
+func TestReplicaOfConfig(t *testing.T) {
+	bin := peerPath("redis8-server")
+	if bin == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	ms := startPeer(t, bin, t.TempDir(), "--repl-diskless-sync-delay", "0")
+	m := ms.raw(t)
+	m.expect(Status("OK"), "ACL", "SETUSER", "repl", "on", ">secret", "+@all", "~*")
+	m.expect(Status("OK"), "CONFIG", "SET", "requirepass", "pw")
+	m.expect(Status("OK"), "AUTH", "pw")
+	m.expect(Status("OK"), "SET", "a", "1")
+	_, h := startReplicaBinary(t, "--replicaof", "127.0.0.1", portOf(t, ms.Addr), "--masteruser", "repl", "--masterauth", "secret")
+	caughtUp(t, m, h)
+	h.expect("1", "GET", "a")
+	h.expect([]any{"replicaof", "127.0.0.1 " + portOf(t, ms.Addr)}, "CONFIG", "GET", "replicaof")
+
+	// A wrong password: the link stays down, and says so.
+	_, h2 := startReplicaBinary(t, "--replicaof", "127.0.0.1", portOf(t, ms.Addr), "--masterauth", "wrong")
+	time.Sleep(500 * time.Millisecond)
+	if f := infoFields(t, h2, "replication"); f["master_link_status"] != "down" || f["role"] != "slave" {
+		t.Fatalf("INFO replication with a wrong password: %v", f)
+	}
+	h2.expect(Err("READONLY You can't write against a read only replica."), "SET", "k", "v")
+	h2.expect(Status("OK"), "CONFIG", "SET", "replica-read-only", "no")
+	h2.expect(Status("OK"), "SET", "k", "v")
+}
