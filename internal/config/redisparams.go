@@ -113,7 +113,7 @@ const (
 	whyThreads     = "Redis's event loop: HotKV serves each connection in its own goroutine on every core, with no I/O threads and no accept batches"
 	whyLazyfree    = "HotKV frees memory through Go's garbage collector, which runs beside the server: deleting a big key never blocks as in Redis, lazy or not"
 	whyOOM         = "HotKV does not change its Linux OOM score (and has no child processes to rank)"
-	whyReplication = "HotKV has no replication (replicaof and min-replicas-to-write are refused), so nothing reads this"
+	whyReplication = "not read by HotKV's replication (docs/replication.md)"
 	whyReplica     = "read by HotKV as a replica (docs/replication.md)"
 	whyCluster     = "HotKV has no cluster mode (cluster-enabled yes is refused), so nothing reads this"
 	whyTLSUsed     = "read by the TLS listener (docs/configuration.md#tls); CONFIG SET applies to the next connection, or is refused if the new settings do not load"

@@ -29,24 +29,24 @@ type rdbResult struct {
 	rdb.FileStats
 	expired int // keys skipped as expired
 	aux     map[string]string
+	funcs   []byte // the file's function libraries, as a FUNCTION DUMP payload
 }
 
 // loadRDB fills the empty keyspace ks from a Redis RDB stream. The
 // function libraries, if opt.funcs, replace the server's once the whole
-// file has read well.
-func (s *Server) loadRDB(r io.Reader, ks *keyspace.Keyspace, now int64, opt rdbLoad) (rdbResult, error) {
-	res := rdbResult{aux: map[string]string{}}
+// file has read well; else they are left in res.funcs.
+func (s *Server) loadRDB(r io.Reader, ks *keyspace.Keyspace, now int64, opt rdbLoad) (res rdbResult, err error) {
+	res.aux = map[string]string{}
 	var funcs []byte
+	defer func() { res.funcs = rdb.Seal(funcs) }()
 	st, err := rdb.ReadFile(r, now, rdb.FileHandler{
 		Aux: func(k, v []byte) error {
 			res.aux[string(k)] = string(v)
 			return nil
 		},
 		Function: func(code []byte) error {
-			if opt.funcs {
-				funcs = append(funcs, 245) // FUNCTION2, as FUNCTION DUMP writes it
-				funcs = rdb.AppendString(funcs, code)
-			}
+			funcs = append(funcs, 245) // FUNCTION2, as FUNCTION DUMP writes it
+			funcs = rdb.AppendString(funcs, code)
 			return nil
 		},
 		DB: func(db int, keys, _ int64) error {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/script"
 )
 
 // HotKV as a replica (docs/replication.md, "HotKV as a replica"): REPLICAOF
@@ -40,12 +41,16 @@ const (
 
 // replicaState is the replica side's state; host "" means a master.
 type replicaState struct {
-	mu    sync.Mutex // host, port, gen, conn
-	host  string
-	port  int
-	gen   uint64   // bumped by every REPLICAOF: an older link goroutine stops
-	conn  net.Conn // the current link, closed to stop it
-	state atomic.Pointer[string]
+	// applyMu is held while a command of the master's stream runs, and by
+	// REPLICAOF while it changes gen: no command of a link that REPLICAOF
+	// ended runs after REPLICAOF returns.
+	applyMu sync.Mutex
+	mu      sync.Mutex // host, port, gen, conn
+	host    string
+	port    int
+	gen     uint64   // bumped by every REPLICAOF: an older link goroutine stops
+	conn    net.Conn // the current link, closed to stop it
+	state   atomic.Pointer[string]
 
 	linkUp     atomic.Bool
 	downSince  atomic.Int64 // unix seconds the link went down (0: never up)
@@ -87,15 +92,19 @@ func (s *Server) setReplState(st string) { s.repl.state.Store(&st) }
 // startReplicaFromConfig follows replicaof at start-up.
 func (s *Server) startReplicaFromConfig() {
 	if cfg := s.Config(); cfg.ReplicaOfHost != "" {
-		s.replicaOf(cfg.ReplicaOfHost, cfg.ReplicaOfPort)
+		s.replicaOf(cfg.ReplicaOfHost, cfg.ReplicaOfPort, false)
 	}
 }
 
 // replicaOf makes the server a replica of host:port ("" host: a master
 // again, keeping its data). It reports false when it already replicates
 // that master.
-func (s *Server) replicaOf(host string, port int) bool {
+func (s *Server) replicaOf(host string, port int, inExec bool) bool {
 	r := &s.repl
+	if !inExec { // EXEC may hold shards a command of the stream waits for, holding applyMu
+		r.applyMu.Lock()
+		defer r.applyMu.Unlock()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if host != "" && r.host == host && r.port == port {
@@ -345,7 +354,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int) error {
 	}
 	start := time.Now()
 	staging := keyspace.New(len(s.ks.DBs))
-	res, err := s.loadRDB(src, staging, time.Now().UnixMilli(), rdbLoad{funcs: true, keepExpired: true})
+	res, err := s.loadRDB(src, staging, time.Now().UnixMilli(), rdbLoad{keepExpired: true})
 	if err != nil {
 		return fmt.Errorf("loading the RDB from the master: %w", err)
 	}
@@ -358,8 +367,14 @@ func (s *Server) replicaSession(gen uint64, host string, port int) error {
 		return err
 	}
 	l.syncing = false
+	r.applyMu.Lock()
 	if !s.replCurrent(gen) {
+		r.applyMu.Unlock()
 		return errors.New("replication changed")
+	}
+	if err := s.scripts.RestoreFunctions(res.funcs, script.RestoreFlush); err != nil {
+		r.applyMu.Unlock()
+		return fmt.Errorf("loading the master's function libraries: %v", err)
 	}
 	mc := newClient(s, nil)
 	mc.ctx.Blocker = nil
@@ -380,6 +395,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int) error {
 	r.offset.Store(startOff)
 	r.readOffset.Store(startOff)
 	r.fullSyncs.Add(1)
+	r.applyMu.Unlock()
 	s.logf("notice", "MASTER <-> REPLICA sync: Finished with success: %d keys, %d bytes in %.3f seconds", res.Keys, res.Bytes, time.Since(start).Seconds())
 
 	// The stream.
@@ -437,11 +453,14 @@ func (l *replLink) stream(gen uint64, mc *client) error {
 			r.offset.Add(n)
 			continue
 		}
+		r.applyMu.Lock()
 		if !l.s.replCurrent(gen) {
+			r.applyMu.Unlock()
 			return errors.New("replication changed")
 		}
 		mc.applyFromMaster(args)
 		r.offset.Add(n)
+		r.applyMu.Unlock()
 	}
 }
 
@@ -525,7 +544,7 @@ func replicaofCmd(x *command.Ctx) {
 	c := cl(x)
 	s := c.s
 	if command.Is(x.Args[1], "no") && command.Is(x.Args[2], "one") {
-		s.replicaOf("", 0)
+		s.replicaOf("", 0, c.inExec)
 		s.setReplicaOfConfig("", 0)
 		x.W.OK()
 		return
@@ -536,7 +555,7 @@ func replicaofCmd(x *command.Ctx) {
 		return
 	}
 	host := string(x.Args[1])
-	if !s.replicaOf(host, int(port)) {
+	if !s.replicaOf(host, int(port), c.inExec) {
 		s.logf("notice", "REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.")
 		x.W.Simple("OK Already connected to specified master")
 		return
@@ -642,7 +661,7 @@ func (s *Server) roleReplica(x *command.Ctx) bool {
 
 func init() {
 	const g = "server"
-	f := command.Admin | command.NoScript | command.NoMulti | command.Stale | command.NoAsyncLoading
+	f := command.Admin | command.NoScript | command.Stale | command.NoAsyncLoading
 	command.Register(
 		&command.Cmd{Name: "replicaof", Arity: 3, Flags: f, Run: replicaofCmd, Group: g, Since: "5.0.0", ACL: []string{"admin", "slow", "dangerous"},
 			Summary: "Configures a server as replica of another, or promotes it to a master.", Args: "<host port | NO ONE>"},
