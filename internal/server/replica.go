@@ -376,7 +376,9 @@ func (s *Server) replicaSession(gen uint64, host string, port int) error {
 		r.applyMu.Unlock()
 		return fmt.Errorf("loading the master's function libraries: %v", err)
 	}
-	mc := newClient(s, nil)
+	// The master's client has the link's connection as its own, for what
+	// shows a client's address (SLOWLOG, MONITOR); nothing writes to it.
+	mc := newClient(s, conn)
 	mc.ctx.Blocker = nil
 	mc.master = true
 	release := s.holdAll(mc)
