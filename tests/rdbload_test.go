@@ -275,3 +275,46 @@ func TestDifferentialRDBLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestDifferentialRDBLoadLRULFU: the IDLE and FREQ opcodes Redis writes
+// under an LRU or LFU maxmemory policy set the keys' idle time and counter.
+func TestDifferentialRDBLoadLRULFU(t *testing.T) {
+	bin := peerPath("redis8-server")
+	if bin == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	for _, policy := range []string{"allkeys-lru", "allkeys-lfu"} {
+		t.Run(policy, func(t *testing.T) {
+			dir := t.TempDir()
+			p := startPeer(t, bin, dir, "--maxmemory-policy", policy).raw(t)
+			p.expect(Status("OK"), "SET", "k", "v")
+			payload := p.do("DUMP", "k").(string)
+			p.expect(Status("OK"), "RESTORE", "idle", "0", payload, "IDLETIME", "5000")
+			p.expect(Status("OK"), "RESTORE", "freq", "0", payload, "FREQ", "77")
+			p.expect(Status("OK"), "SAVE")
+			h := start(t, "--dir", dir, "--save", "", "--maxmemory-policy", policy).raw(t)
+			if policy == "allkeys-lru" {
+				if n, _ := h.do("OBJECT", "IDLETIME", "idle").(int64); n < 5000 || n > 5010 {
+					t.Fatalf("OBJECT IDLETIME %d, want about 5000", n)
+				}
+				return
+			}
+			h.expect(p.do("OBJECT", "FREQ", "freq"), "OBJECT", "FREQ", "freq")
+		})
+	}
+}
+
+// TestCheckRedisRDB: hotkv --check reads a Redis RDB file as start-up does.
+func TestCheckRedisRDB(t *testing.T) {
+	out, err := exec.Command(binary(t), "--check", rdbTestdata+"redis-8.0.2.rdb").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Redis RDB file OK: version 12, 21 keys, 9200 bytes, checksum OK") {
+		t.Fatalf("%v: %s", err, out)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.rdb")
+	b, _ := os.ReadFile(rdbTestdata + "redis-8.0.2.rdb")
+	os.WriteFile(cut, b[:5000], 0o644)
+	out, err = exec.Command(binary(t), "--check", cut).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "unexpected end of file at offset 5000 (truncated)") {
+		t.Fatalf("%v: %s", err, out)
+	}
+}
