@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/hotkv/hotkv/internal/keyspace"
@@ -164,7 +165,7 @@ func (f *fileReader) read(n uint64) {
 	for n > 0 && f.err == nil {
 		c := min(n, maxChunk)
 		start := len(f.buf)
-		f.buf = append(f.buf, make([]byte, c)...)
+		f.buf = slices.Grow(f.buf, int(c))[:start+int(c)]
 		got, err := io.ReadFull(f.br, f.buf[start:])
 		f.crc = CRC64(f.crc, f.buf[start:start+got])
 		f.off += int64(got)

@@ -312,3 +312,26 @@ func FuzzReadFile(f *testing.F) {
 }
 
 func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
+
+// TestCRC64 checks Redis's test vector and the eight-byte steps against the
+// byte-at-a-time loop at every length and alignment.
+func TestCRC64Slicing(t *testing.T) {
+	if c := CRC64(0, []byte("123456789")); c != 0xe9c6d914c4b8d9ca {
+		t.Fatalf("CRC64(123456789) = %x", c)
+	}
+	b := make([]byte, 100)
+	for i := range b {
+		b[i] = byte(i*31 + 7)
+	}
+	for i := 0; i < len(b); i++ {
+		for j := i; j <= len(b); j++ {
+			want := uint64(0x1234)
+			for _, c := range b[i:j] {
+				want = crcTable[byte(want)^c] ^ want>>8
+			}
+			if got := CRC64(0x1234, b[i:j]); got != want {
+				t.Fatalf("[%d:%d]: %x, want %x", i, j, got, want)
+			}
+		}
+	}
+}
