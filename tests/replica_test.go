@@ -165,3 +165,23 @@ func TestReplicaOfConfig(t *testing.T) {
 	h2.expect(Status("OK"), "CONFIG", "SET", "replica-read-only", "no")
 	h2.expect(Status("OK"), "SET", "k", "v")
 }
+
+// TestReplicaOfValkey replicates a Valkey 8.1.1 master.
+func TestReplicaOfValkey(t *testing.T) {
+	bin := peerPath("valkey-server")
+	if bin == "" {
+		t.Skip("valkey-server not installed (run ../shared/peers/install.sh)")
+	}
+	ms := startPeer(t, bin, t.TempDir(), "--repl-diskless-sync-delay", "0")
+	m := ms.raw(t)
+	fillEveryType(t, m, false)
+	_, h := startReplicaBinary(t, "--replicaof", "127.0.0.1", portOf(t, ms.Addr))
+	caughtUp(t, m, h)
+	sameData(t, m, h, 16, false)
+	for _, c := range [][]string{{"SET", "new", "1"}, {"EXPIRE", "new", "100"}, {"MULTI"}, {"LPUSH", "tx", "a"}, {"INCR", "n"}, {"EXEC"},
+		{"EVAL", "return redis.call('SET', KEYS[1], ARGV[1])", "1", "lua", "v"}, {"SELECT", "2"}, {"FLUSHDB"}} {
+		m.do(c...)
+	}
+	caughtUp(t, m, h)
+	sameData(t, m, h, 16, false)
+}
