@@ -150,7 +150,6 @@ func (s *Server) Listen() error {
 	if err := s.loadData(); err != nil {
 		return err
 	}
-	defer s.startReplicaFromConfig()
 	cfg := s.Config()
 	ls, err := s.listenTCP(cfg.Bind, cfg.Port)
 	if err != nil {
@@ -172,6 +171,7 @@ func (s *Server) Listen() error {
 	if len(s.listeners) == 0 {
 		return errors.New("no address to listen on")
 	}
+	s.startReplicaFromConfig()
 	return nil
 }
 
