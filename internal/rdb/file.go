@@ -338,7 +338,11 @@ func (f *fileReader) skimValue(typ byte) {
 		})
 	case typeModulePreGA, typeModule2:
 		id := f.plain()
-		f.fail(fmt.Errorf("%w: a value of module type '%s', and HotKV has no modules", ErrModule, ModuleName(id)))
+		if name := ModuleName(id); name == "vectorset" {
+			f.fail(fmt.Errorf("%w: a vector set (Redis 8's module type 'vectorset'), whose RDB form HotKV does not read: remove it (or move it with VADD) before the migration", ErrModule))
+		} else {
+			f.fail(fmt.Errorf("%w: a value of module type '%s', and HotKV has no modules", ErrModule, name))
+		}
 	case typeHashMetadataPreGA, typeHashListpackExPreGA:
 		f.fail(fmt.Errorf("hash with field expiry in Redis 7.4's pre-release format (type %d), which is not supported", typ))
 	default:

@@ -224,7 +224,8 @@ func TestReadFileOpcodes(t *testing.T) {
 			}
 		}},
 		{"module aux", newFile(12).op(opModuleAux).len(moduleID("ReJSON-RL", 3)).len(2).len(2).end(true), "module type 'ReJSON-RL'", nil},
-		{"module value", newFile(12).op(typeModule2).str("k").len(moduleID("vectorset", 0)).end(true), "module type 'vectorset'", nil},
+		{"module value", newFile(12).op(typeModule2).str("k").len(moduleID("ReJSON-RL", 3)).end(true), "value of module type 'ReJSON-RL'", nil},
+		{"vector set", newFile(12).op(typeModule2).str("k").len(moduleID("vectorset", 0)).end(true), "a vector set (Redis 8's module type 'vectorset')", nil},
 		{"function pre-GA", newFile(12).op(opFunctionPreGA).str("x").end(true), "pre-release", nil},
 		{"hash pre-GA", newFile(12).op(typeHashListpackExPreGA).str("k").end(true), "pre-release", nil},
 		{"unknown type", newFile(12).op(30).str("k").end(true), "unknown value type 30", nil},
