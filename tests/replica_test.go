@@ -72,7 +72,6 @@ func TestReplicaOfRedis(t *testing.T) {
 			h.expect(Status("OK Already connected to specified master"), "REPLICAOF", "127.0.0.1", portOf(t, ms.Addr))
 			caughtUp(t, m, h)
 			sameData(t, m, h, 16, true)
-			h.expect("x", "FCALL", "myfunc", "0", "x")
 
 			// ROLE, INFO, read-only.
 			role, _ := h.do("ROLE").([]any)
@@ -91,6 +90,11 @@ func TestReplicaOfRedis(t *testing.T) {
 			h.expect(Err("READONLY You can't write against a read only replica."), "SET", "k", "v")
 			h.expect(Err("EXECABORT Transaction discarded because of previous errors."), "EXEC")
 			h.expect([]any{"replicaof", "127.0.0.1 " + portOf(t, ms.Addr)}, "CONFIG", "GET", "replicaof")
+			h.expect(Err("READONLY You can't write against a read only replica. script: 5c4d62f4e30c54fb15935b5892148e5ce7374077, on @user_script:1."), "EVAL", "return redis.call('SET', 'k', 'v')", "0")
+			h.expect("v", "EVAL", "return redis.call('GET', 's:raw') and 'v'", "0")
+			h.expect(Err("READONLY You can't write against a read only replica."), "FCALL", "myfunc", "0", "x")
+			h.expect("r", "EVAL", "#!lua flags=no-writes\nreturn 'r'", "0")
+			h.expect(Err("READONLY You can't write against a read only replica."), "EVAL", "#!lua\nreturn 'r'", "0")
 
 			// The master's writes stream over.
 			for _, c := range [][]string{

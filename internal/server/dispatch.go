@@ -74,9 +74,11 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 			return
 		}
 	}
-	if cmd.Flags&command.Write != 0 && c.s.readOnlyReplica() {
-		c.reject(cmd, errReadOnlyReplica)
-		return
+	if c.s.readOnlyReplica() { // a script's declared flags count, as in Redis
+		if f, _ := c.s.scriptFlags(cmd, args); f&command.Write != 0 {
+			c.reject(cmd, errReadOnlyReplica)
+			return
+		}
 	}
 	if c.s.scripts.Started() != 0 && cmd.Flags&command.AllowBusy == 0 {
 		if msg := c.s.scripts.Busy(c.s.Config().BusyReplyThreshold()); msg != "" {

@@ -601,6 +601,8 @@ func (s *Server) infoReplica(b *strings.Builder) bool {
 	kv(b, "master_sync_in_progress", map[bool]int{true: 1, false: 0}[syncing])
 	kv(b, "slave_read_repl_offset", r.readOffset.Load())
 	kv(b, "slave_repl_offset", r.offset.Load())
+	kv(b, "replica_full_sync_buffer_size", 0) // no rdb-channel replication: nothing is buffered while the RDB loads
+	kv(b, "replica_full_sync_buffer_peak", 0)
 	if syncing {
 		total, read := r.syncTotal.Load(), r.syncRead.Load()
 		kv(b, "master_sync_total_bytes", total)

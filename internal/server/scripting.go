@@ -134,6 +134,10 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 		c.ctx.Error("ERR Can not execute a script with write flag using *_ro command.")
 		return
 	}
+	if sc.Mode&script.Declared != 0 && sc.Mode&script.NoWrites == 0 && !c.master && c.s.readOnlyReplica() {
+		c.ctx.Error("READONLY Can not run script with write flag on readonly replica")
+		return
+	}
 	x := &c.ctx
 	db, dbID, args, blocker := x.DB, x.DBID, x.Args, x.Blocker
 	r := &c.script
@@ -200,6 +204,8 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 	case !c.scriptACL(cmd, args, &refusal):
 	case r.readOnly && (cmd.Flags&command.Write != 0 || mayReplicate[cmd.Name]):
 		refusal = "ERR Write commands are not allowed from read-only scripts."
+	case cmd.Flags&command.Write != 0 && !c.master && c.s.readOnlyReplica():
+		refusal = errReadOnlyReplica
 	case !r.wrote && r.oom && cmd.Flags&command.DenyOOM != 0:
 		refusal = errOOM
 	}
