@@ -132,8 +132,9 @@ func TestReplicaOfRedis(t *testing.T) {
 			// REPLICAOF NO ONE: a master again, with the data.
 			h.expect(Status("OK"), "REPLICAOF", "NO", "ONE")
 			h.expect([]any{"master", int64(0), []any{}}, "ROLE")
-			if r := infoFields(t, h, "replication")["role"]; r != "master" {
-				t.Fatalf("role %s", r)
+			replid := infoFields(t, m, "replication")["master_replid"]
+			if f := infoFields(t, h, "replication"); f["role"] != "master" || f["master_replid2"] != replid || f["master_replid"] == replid {
+				t.Fatalf("INFO replication after REPLICAOF NO ONE: %v (the master's replid %s)", f, replid)
 			}
 			h.expect(Status("OK"), "SET", "k", "v")
 			h.expect("1", "GET", "after-kill")

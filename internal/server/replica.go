@@ -57,16 +57,13 @@ type replicaState struct {
 	lastIO     atomic.Int64 // unix ms of the last byte from the master
 	syncTotal  atomic.Int64 // RDB size (-1: diskless, unknown)
 	syncRead   atomic.Int64
-	offset     atomic.Int64 // replication offset applied
-	readOffset atomic.Int64 // replication offset read
-	masterRepl atomic.Pointer[string]
-	fullSyncs  atomic.Int64
-	wasReplica atomic.Bool // REPLICAOF NO ONE made this a master: INFO's replid2
-	secondOff  atomic.Int64
-	replid2    atomic.Pointer[string]
+	offset     atomic.Int64           // replication offset applied
+	readOffset atomic.Int64           // replication offset read
+	secondOff  atomic.Int64           // INFO second_repl_offset after REPLICAOF NO ONE
+	replid2    atomic.Pointer[string] // INFO master_replid2: the master's replid a former replica continues
 }
 
-var errReadOnlyReplica = "READONLY You can't write against a read only replica."
+const errReadOnlyReplica = "READONLY You can't write against a read only replica."
 
 // isReplica reports whether REPLICAOF (or replicaof) names a master.
 func (s *Server) isReplica() bool {
@@ -126,7 +123,6 @@ func (s *Server) replicaOf(host string, port int, inExec bool) bool {
 			old := *s.replID.Load()
 			r.replid2.Store(&old)
 			r.secondOff.Store(r.offset.Load() + 1)
-			r.wasReplica.Store(true)
 			id := randomHex(40)
 			s.replID.Store(&id)
 			s.logf("notice", "MASTER MODE enabled (user request from replicaof no one)")
@@ -135,7 +131,7 @@ func (s *Server) replicaOf(host string, port int, inExec bool) bool {
 	}
 	s.replicaFlag.Store(true)
 	keyspace.StopExpiry(true)
-	r.downSince.Store(time.Now().Unix())
+	r.downSince.Store(0) // master_link_down_since_seconds is -1 until a link drops
 	s.logf("notice", "Connecting to MASTER %s:%d", host, port)
 	go s.replicaLink(r.gen, host, port)
 	return true
@@ -292,11 +288,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int) error {
 			return fmt.Errorf("unable to AUTH to MASTER: %s", reply)
 		}
 	}
-	myPort := s.Config().Port
-	if a, ok := s.Addr().(*net.TCPAddr); ok {
-		myPort = a.Port
-	}
-	if reply, err := l.command("REPLCONF", "listening-port", strconv.Itoa(myPort)); err != nil {
+	if reply, err := l.command("REPLCONF", "listening-port", strconv.Itoa(s.port())); err != nil {
 		return err
 	} else if reply[0] == '-' {
 		s.logf("notice", "(Non critical) Master does not understand REPLCONF listening-port: %s", reply)
@@ -392,11 +384,9 @@ func (s *Server) replicaSession(gen uint64, host string, port int) error {
 			}
 		}()
 	}
-	r.masterRepl.Store(&replid)
 	s.replID.Store(&replid)
 	r.offset.Store(startOff)
 	r.readOffset.Store(startOff)
-	r.fullSyncs.Add(1)
 	r.applyMu.Unlock()
 	s.logf("notice", "MASTER <-> REPLICA sync: Finished with success: %d keys, %d bytes in %.3f seconds", res.Keys, res.Bytes, time.Since(start).Seconds())
 
@@ -672,4 +662,13 @@ func init() {
 		&command.Cmd{Name: "slaveof", Arity: 3, Flags: f, Run: replicaofCmd, Group: g, Since: "1.0.0", ACL: []string{"admin", "slow", "dangerous"},
 			Summary: "Sets a Redis server as a replica of another, or promotes it to being a master.", Args: "<host port | NO ONE>"},
 	)
+}
+
+// replid2 is INFO's master_replid2 and second_repl_offset: the history a
+// former replica's data continues (REPLICAOF NO ONE), or none.
+func (s *Server) replid2() (string, int64) {
+	if p := s.repl.replid2.Load(); p != nil {
+		return *p, s.repl.secondOff.Load()
+	}
+	return strings.Repeat("0", 40), -1
 }
