@@ -211,11 +211,19 @@ func shutdown(x *command.Ctx) {
 	c.closing, c.shutdown = true, true
 }
 
+// timeCmd answers the time; inside a transaction or script, the same time
+// every call, as Redis's cached clock does.
 func timeCmd(x *command.Ctx) {
-	now := time.Now()
+	us := time.Now().UnixMicro()
+	if c, ok := x.Conn.(*client); ok && c.inExec {
+		if c.execTime == 0 {
+			c.execTime = us
+		}
+		us = c.execTime
+	}
 	x.W.Array(2)
-	x.W.BulkInt(now.Unix())
-	x.W.BulkInt(int64(now.Nanosecond() / 1000))
+	x.W.BulkInt(us / 1e6)
+	x.W.BulkInt(us % 1e6)
 }
 
 func init() {

@@ -77,6 +77,9 @@ type client struct {
 	deadline bool // a read deadline (timeout) is set on conn
 	multi    *multiState
 	inExec   bool // an EXEC is running: it holds its shards (see execLocked)
+	// execTime is TIME's answer (unix µs) for the rest of the running EXEC
+	// or script, 0 until its first TIME: Redis freezes its clock there.
+	execTime int64
 	watch    keyspace.Watch
 	watched  []watchedKey
 	pubsub   *subscriber // non-nil once the client has subscribed, monitors or tracks keys

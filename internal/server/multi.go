@@ -128,6 +128,7 @@ func (c *client) execLocked(cmds []queued) {
 		c.lockShards()
 	}
 	c.inExec = true
+	c.execTime = 0
 	var h *holding
 	defer func() {
 		c.inExec = false

@@ -155,6 +155,7 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 		}()
 	}
 	c.inExec = true
+	c.execTime = 0
 	x.Blocker = nil // blocking commands answer at once, as inside a transaction
 	c.s.scripts.Run(sc, args, keys, argv, c, &c.out)
 	x.DB, x.DBID, x.Args, x.Blocker = db, dbID, args, blocker // SELECT inside a script ends with it
