@@ -194,6 +194,54 @@ func TestDifferentialScriptCJSON(t *testing.T) {
 	differ(t, script)
 }
 
+// cjson's settings functions answer, refuse and act as Lua CJSON's; a
+// script that changes one changes it for later scripts, so each script here
+// puts the defaults back. Errors the libraries raise are worded as Redis's
+// Lua words them, position included or not.
+func TestDifferentialScriptCJSONSettings(t *testing.T) {
+	const restore = " cjson.encode_sparse_array(false, 2, 10) cjson.encode_max_depth(1000) cjson.decode_max_depth(1000)" +
+		" cjson.encode_number_precision(14) cjson.encode_keep_buffer(true) cjson.encode_invalid_numbers(false)" +
+		" cjson.decode_invalid_numbers(true) "
+	var script [][]string
+	for _, body := range []string{
+		"local r = {cjson.encode_sparse_array()} table.insert(r, cjson.encode_max_depth()) table.insert(r, cjson.decode_max_depth())" +
+			" table.insert(r, cjson.encode_number_precision()) table.insert(r, tostring(cjson.encode_keep_buffer()))" +
+			" table.insert(r, tostring(cjson.encode_invalid_numbers())) table.insert(r, tostring(cjson.decode_invalid_numbers()))" +
+			" r[1] = tostring(r[1]) return r",
+		"return {tostring(cjson.encode_sparse_array(true)), cjson.encode({[1]=1,[20]=2})}",
+		"return {cjson.encode_sparse_array(nil, 0), cjson.encode({[1]=1,[20]=2})}",
+		"cjson.encode_sparse_array('on', 1, 0) return cjson.encode({1,2,3})",
+		"cjson.encode_sparse_array(false, 3, 1) return {pcall(cjson.encode, {[1]=1,[3]=1})}",
+		"return {cjson.encode_number_precision(3), cjson.encode({3.14159, 12345, 0.000123456})}",
+		"return {cjson.encode_max_depth('2'), pcall(cjson.encode, {{1}}), pcall(cjson.encode, {{{1}}})}",
+		"return {cjson.decode_max_depth(2), pcall(cjson.decode, '[[1]]'), pcall(cjson.decode, '[[[1]]]')}",
+		"return {pcall(cjson.encode, {0/0}), cjson.encode_invalid_numbers(true), cjson.encode({1/0, -1/0, 0/0})}",
+		"return {cjson.encode_invalid_numbers('null'), cjson.encode({1/0, 1})}",
+		"return {tostring(cjson.decode_invalid_numbers('off')), pcall(cjson.decode, '[0x10]'), pcall(cjson.decode, '[inf]')," +
+			" pcall(cjson.decode, '[-Infinity]'), pcall(cjson.decode, '[01]'), cjson.encode(cjson.decode('[10,-0.5]'))}",
+		"return {pcall(cjson.encode_max_depth, 0)}",
+		"return {pcall(cjson.encode_number_precision, 15)}",
+		"return {pcall(cjson.encode_sparse_array, true, -1)}",
+		"return {pcall(cjson.encode_sparse_array, 'yes')}",
+		"return {pcall(cjson.encode_invalid_numbers, {})}",
+		"return {pcall(cjson.decode_max_depth, 1, 2)}",
+		"return {pcall(cjson.encode_max_depth, 'x')}",
+		"return {pcall(cjson.encode_keep_buffer, 1)}",
+		"return {cjson._NAME, cjson._VERSION, cjson.new().encode({a=1}), cjson.new().null == cjson.null}",
+		"local c = cjson.new() c.encode_number_precision(2) return {c.encode(1.234), cjson.encode(1.234)}",
+		// An error raised in a function pcall called directly has no position.
+		"return {pcall(cjson.decode, 'x')}",
+		"return {pcall(function() return cjson.decode('x') end)}",
+		"return {pcall(struct.pack, '>i17', 1)}",
+		"return {pcall(cmsgpack.unpack_limit, 'x', 0, 5)}",
+		"return {pcall(string.format, '%-+ #0-d', 1)}",
+	} {
+		script = append(script, []string{"EVAL", "local ok, r = pcall(function() " + body + " end)" + restore +
+			"if ok then return r end return {'error', r}", "0"})
+	}
+	differ(t, script)
+}
+
 // cmsgpack packs and unpacks byte for byte as Redis's lua-cmsgpack: the
 // smallest integer and float forms, string and array length classes, and a
 // uint 64 unpacked as the signed integer it converts to (2^64-1 is -1).
