@@ -242,6 +242,22 @@ func TestDifferentialScriptCJSONSettings(t *testing.T) {
 	differ(t, script)
 }
 
+// math.random is Redis's: redisLrand48, so a seed gives Redis's sequence.
+func TestDifferentialScriptRandom(t *testing.T) {
+	var script [][]string
+	for _, seed := range []string{"0", "10", "'10'", "-1", "2147483647", "2^31", "1.9", "' 7 '"} {
+		script = append(script, []string{"EVAL", "math.randomseed(" + seed + ") local t = {}" +
+			" for i = 1, 4 do t[#t+1] = math.floor(math.random() * 2^31) end" +
+			" t[#t+1] = math.random(100) t[#t+1] = math.random(-5, 5) t[#t+1] = math.random('3') t[#t+1] = math.random(7, 7)" +
+			" return t", "0"})
+	}
+	for _, call := range []string{"math.random(0)", "math.random(3, 2)", "math.random(1, 2, 3)", "math.random('x')",
+		"math.random(1, {})", "math.randomseed()", "math.randomseed('x')", "pcall(math.random, 0)"} {
+		script = append(script, []string{"EVAL", "return {" + call + "}", "0"})
+	}
+	differ(t, script)
+}
+
 // cmsgpack packs and unpacks byte for byte as Redis's lua-cmsgpack: the
 // smallest integer and float forms, string and array length classes, and a
 // uint 64 unpacked as the signed integer it converts to (2^64-1 is -1).

@@ -158,20 +158,8 @@ func cjsonArgs(L *lua.LState, fn string, n int) {
 // cjsonInt is json_integer_option. Its range error names argument #1
 // whichever argument it is, as Lua CJSON's does.
 func cjsonInt(L *lua.LState, fn string, n int, v *int, min, max int) lua.LNumber {
-	if a := L.Get(n); a != lua.LNil {
-		var f float64
-		switch a := a.(type) {
-		case lua.LNumber:
-			f = float64(a)
-		case lua.LString:
-			var err error
-			if f, err = strconv.ParseFloat(strings.TrimSpace(string(a)), 64); err != nil {
-				argError(L, fn, n, "number expected, got string")
-			}
-		default:
-			argError(L, fn, n, "number expected, got "+a.Type().String())
-		}
-		if i := int(f); i >= min && i <= max && f > math.MinInt32-1 && f < math.MaxInt32+1 {
+	if L.Get(n) != lua.LNil {
+		if i := int(checkInt(L, fn, n)); i >= min && i <= max {
 			*v = i
 		} else {
 			argError(L, fn, 1, fmt.Sprintf("expected integer between %d and %d", min, max))

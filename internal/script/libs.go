@@ -61,7 +61,10 @@ func (e *Engine) openLibs() {
 	}
 	str.RawSetString("format", checked(L, str.RawGetString("format").(*lua.LFunction), 1, checkFormat))
 	// Lua's math.huge is HUGE_VAL, infinity; gopher-lua's the largest float.
-	g.RawGetString("math").(*lua.LTable).RawSetString("huge", lua.LNumber(math.Inf(1)))
+	mathLib := g.RawGetString("math").(*lua.LTable)
+	mathLib.RawSetString("huge", lua.LNumber(math.Inf(1)))
+	mathLib.RawSetString("random", L.NewFunction(e.rand.mathRandom))
+	mathLib.RawSetString("randomseed", L.NewFunction(e.rand.mathRandomseed))
 	// Metatables only on tables: gopher-lua would give one to every number
 	// (or boolean, function...) of every later script, as Lua's debug
 	// library could; Redis's setmetatable refuses.

@@ -38,3 +38,26 @@ func calledFromLua(L *lua.LState) bool {
 	_, err := L.GetInfo("S", dbg, lua.LNil)
 	return err == nil && dbg.What != "G"
 }
+
+// checkNumber is luaL_checknumber: a number, or a string Lua reads as one.
+func checkNumber(L *lua.LState, fn string, n int) float64 {
+	switch v := L.Get(n).(type) {
+	case lua.LNumber:
+		return float64(v)
+	case lua.LString:
+		if f, ok := str2d(string(v)); ok {
+			return f
+		}
+	}
+	got := "no value"
+	if n <= L.GetTop() {
+		got = L.Get(n).Type().String()
+	}
+	argError(L, fn, n, "number expected, got "+got)
+	return 0
+}
+
+// checkInt is luaL_checkint: checkNumber truncated to a C int.
+func checkInt(L *lua.LState, fn string, n int) int32 {
+	return int32(int64(checkNumber(L, fn, n)))
+}

@@ -57,6 +57,7 @@ type Engine struct {
 	fnBase  *lua.LTable    // behind every library's globals: _G, then the real globals
 	scripts map[string]*Script
 	fns     libSet // FUNCTION LOAD's libraries
+	rand    rand48 // math.random's state: the process's in Redis, kept across SCRIPT FLUSH
 	running *run
 	closed  bool // Abort: no more scripts
 	// started is when the running script began (unix ns; 0: none), and
@@ -91,7 +92,7 @@ type run struct {
 
 // New makes an engine with an empty script cache and no functions.
 func New() *Engine {
-	e := &Engine{scripts: map[string]*Script{}, fns: newLibSet()}
+	e := &Engine{scripts: map[string]*Script{}, fns: newLibSet(), rand: rand48{rand48Init}}
 	e.newState()
 	return e
 }
