@@ -258,6 +258,56 @@ func TestDifferentialScriptRandom(t *testing.T) {
 	differ(t, script)
 }
 
+// The sandbox offers what Redis's does: pairs walks the read-only
+// libraries and globals, and Lua 5.1's load, gcinfo, collectgarbage,
+// table.foreach(i)/setn and string.dump are there and answer as Redis's.
+func TestDifferentialScriptSandbox(t *testing.T) {
+	var script [][]string
+	for _, lib := range []string{"string", "table", "math", "os", "redis", "cjson", "bit", "cmsgpack", "struct"} {
+		script = append(script, []string{"EVAL", "local t = {} for k, v in pairs(" + lib + ") do t[#t+1] = k .. ':' .. type(v) end" +
+			" table.sort(t) return t", "0"})
+	}
+	for _, body := range []string{
+		"local t = {} for k in pairs(_G) do if k ~= 'coroutine' and k ~= '__redis__err__handler' then t[#t+1] = k end end table.sort(t) return t",
+		"return {next(os)}",
+		"return {type(gcinfo()), gcinfo() > 0, collectgarbage('count') > 0, collectgarbage('step'), collectgarbage('collect')," +
+			" collectgarbage(), collectgarbage('stop'), collectgarbage('restart'), collectgarbage('setpause', 100), collectgarbage('setpause')," +
+			" collectgarbage('setpause', 200), collectgarbage('setstepmul', 1), collectgarbage('setstepmul', 200)}",
+		"return {pcall(collectgarbage, 'x')}",
+		"return {pcall(collectgarbage, {})}",
+		"local parts = {'return ', '1 + ', 2} local i = 0 local f = load(function() i = i + 1 return parts[i] end) return f()",
+		"local i = 0 return {load(function() i = i + 1 if i == 1 then return 'x x' end end)} ~= nil",
+		"return {pcall(load, function() return {} end)}",
+		"return {pcall(load)}",
+		"return type(load(function() return nil end))",
+		"local r = {} table.foreach({a=1}, function(k, v) r[#r+1] = k .. v end) table.foreachi({5,6}, function(i, v) r[#r+1] = i * v end) return r",
+		"return table.foreachi({5,6,7}, function(i, v) if v == 6 then return i end end)",
+		"return table.foreach({a=1}, function(k, v) return k end)",
+		"return {pcall(table.foreach, {}, 1)}",
+		"return {pcall(table.foreachi, 1)}",
+		"return {pcall(table.setn, {}, 1)}",
+		"return {loadstring(string.dump(function() return 1 end))}",
+		"return string.dump(function() return 1 end):sub(1, 12)",
+		"return {pcall(string.dump)}",
+		"return {pcall(string.dump, tostring)}",
+		"return {('x'):upper(), getmetatable('').__index == string}",
+		"return {pcall(redis.sha1hex)}",
+		"local ok, e = pcall(function() return redis.call('nosuch') end) return {ok, type(e), e}",
+		"local ok, e = pcall(error, {err = 'x'}) return {type(e), e}",
+		"local ok, e = pcall(error, {err = 5}) return {type(e), e}",
+		"local ok, e = pcall(error, {err = {}}) return {type(e), type(e.err)}",
+		"local ok, e = pcall(error, {msg = 'y'}) return {type(e), e.msg}",
+		"local ok, e = xpcall(function() return redis.call('nosuch') end, function(e) return e end) return {type(e), e.err}",
+		"return {pcall(function(a, b) return a + b, 'two' end, 1, 2)}",
+		"return {pcall(redis.call, 'incr', 'k', 'x')}",
+		"return {redis.sha1hex(12)}",
+		"return redis.sha1hex('a', 'b')",
+	} {
+		script = append(script, []string{"EVAL", body, "0"})
+	}
+	differ(t, script)
+}
+
 // cmsgpack packs and unpacks byte for byte as Redis's lua-cmsgpack: the
 // smallest integer and float forms, string and array length classes, and a
 // uint 64 unpacked as the signed integer it converts to (2^64-1 is -1).
