@@ -300,6 +300,18 @@ func TestDifferentialScriptSandbox(t *testing.T) {
 		"local ok, e = xpcall(function() return redis.call('nosuch') end, function(e) return e end) return {type(e), e.err}",
 		"return {pcall(function(a, b) return a + b, 'two' end, 1, 2)}",
 		"return {pcall(redis.call, 'incr', 'k', 'x')}",
+		// The globals and libraries are read-only, their metatables too.
+		"setmetatable(_G, {})",
+		"local g = getmetatable(_G) g.__index = {}",
+		"return type(getmetatable(_G))",
+		"return {pcall(setmetatable, string, {})}",
+		"return {pcall(setmetatable, getmetatable(_G), {})}",
+		"return {pcall(setmetatable, KEYS, {})}",
+		"return {pcall(rawset, _G, 'x', 1)}",
+		"rawset(_G, 'x', 1)",
+		"return {pcall(table.insert, cjson, 1)}",
+		"table.insert(cjson, 1)",
+		"local mt = getmetatable(_G) return {type(mt), pcall(function() mt.x = 1 end)}",
 		"return {redis.sha1hex(12)}",
 		"return redis.sha1hex('a', 'b')",
 	} {

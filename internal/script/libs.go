@@ -75,7 +75,7 @@ func (e *Engine) openLibs() {
 	// library could; Redis's setmetatable refuses.
 	setmeta := g.RawGetString("setmetatable").(*lua.LFunction)
 	g.RawSetString("setmetatable", L.NewFunction(func(L *lua.LState) int {
-		L.CheckTable(1)
+		e.checkWritable(L, L.CheckTable(1))
 		return setmeta.GFunction(L)
 	}))
 	// The functions that write into a table they are given refuse the
@@ -157,7 +157,9 @@ func (e *Engine) openLibs() {
 	meta := L.NewTable()
 	meta.RawSetString("__index", e.base)
 	meta.RawSetString("__newindex", e.refuse)
-	meta.RawSetString("__metatable", lua.LFalse)
+	// getmetatable(_G) is a table, as in Redis, and a read-only one; an
+	// empty one, as this metatable leads to tables a script must not reach.
+	meta.RawSetString("__metatable", readOnly(L, L.NewTable(), e.refuse))
 	L.SetMetatable(e.env, meta)
 
 	// Functions read the globals through their library's own table
@@ -219,9 +221,11 @@ func (e *Engine) guarded(fn *lua.LFunction) *lua.LFunction {
 	})
 }
 
+// checkWritable refuses a read-only table as Redis's Lua does from C: a
+// plain message, with no position.
 func (e *Engine) checkWritable(L *lua.LState, t *lua.LTable) {
 	if m, ok := t.Metatable.(*lua.LTable); ok && m.RawGetString("__newindex") == e.refuse {
-		raise(L, "Attempt to modify a readonly table")
+		L.Error(lua.LString("Attempt to modify a readonly table"), 0)
 	}
 }
 
