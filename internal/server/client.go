@@ -93,6 +93,7 @@ type client struct {
 	gated      *sync.RWMutex // the gate part held shared by the running command, if any
 	script     scriptRun     // the script it runs (scripting.go)
 	aofEnd     int64         // log offset the replies in out wait for (aof.go)
+	aofOff     bool          // CONFIG SET appendonly no ran in this EXEC: exec turns the log off after it
 	woff       int64         // log offset of the client's last write (WAITAOF)
 	tx         []byte        // the running transaction's log record
 	// The normal class's output buffer limits as of the last read, and
@@ -166,7 +167,7 @@ func newClient(s *Server, conn net.Conn) *client {
 	c.queued.Store(-1)
 	c.user.Store(s.defaultUser)
 	c.authed = !s.defaultNeedsAuth()
-	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Blocker: c, Logged: s.aof != nil}
+	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Blocker: c, Logged: s.aof.Load() != nil}
 	c.lastSeen.Store(time.Now().UnixMilli())
 	return c
 }
@@ -450,7 +451,9 @@ func (c *client) flush() bool {
 		c.s.track.sendBroadcast(c)
 	}
 	if len(c.out.B) != 0 && c.aofEnd != 0 {
-		c.s.aof.await(c.aofEnd)
+		if a := c.s.aof.Load(); a != nil { // off: what it waits for was written then
+			a.await(c.aofEnd)
+		}
 		c.aofEnd = 0
 	}
 	// Held messages are queued before the client can leave its queue (a

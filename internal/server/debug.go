@@ -652,7 +652,7 @@ func debugReload(x *command.Ctx, c *client) {
 // but keeps the data (Redis has emptied it by then).
 func debugLoadAOF(x *command.Ctx, c *client) {
 	s := c.s
-	if s.aof == nil {
+	if !s.aofOn() {
 		s.logf("warning", "DEBUG LOADAOF: appendonly is off, there is no log to load")
 		x.Error("ERR Error trying to load the AOF files, check server logs.")
 		return
@@ -666,7 +666,12 @@ func debugLoadAOF(x *command.Ctx, c *client) {
 	defer s.persist.running.Store(false)
 	release := s.holdAll(c)
 	defer release()
-	a := s.aof
+	a := s.aof.Load()
+	if a == nil || a.pending.Load() { // turned on, its first base not written (the rewrite failed)
+		s.logf("warning", "DEBUG LOADAOF: appendonly was turned off")
+		x.Error("ERR Error trying to load the AOF files, check server logs.")
+		return
+	}
 	a.wmu.Lock()
 	a.writeOut(true)
 	werr, base, incrs := a.writeErr.Load(), a.base, slices.Clone(a.incrs)

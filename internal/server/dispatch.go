@@ -212,12 +212,18 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	if write && c.keyless(cmd, args) {
 		c.runKeyless(cmd, args, mark)
 	} else {
+		// With its locks held, a write sees the log on or off for all it
+		// does (aofswitch.go).
+		logged := write && c.s.aof.Load() != nil
+		if write {
+			c.ctx.Logged = logged
+		}
 		c.run(cmd)
 		if write {
 			// A command that blocked changed nothing, unless it says so
 			// (XREADGROUP creating its consumer).
 			effects, rewritten := c.ctx.TakeEffects()
-			if c.s.aof != nil && (c.blocked == nil || rewritten) {
+			if logged && (c.blocked == nil || rewritten) {
 				c.logWrite(cmd, args, mark, effects, rewritten)
 			}
 		}

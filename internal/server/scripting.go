@@ -163,9 +163,7 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 		return
 	}
 	c.inExec = false
-	if c.s.aof != nil {
-		c.logTx()
-	}
+	c.logTx()
 	// Clients blocked on keys it wrote, in any database, are served before
 	// anything else runs; those whose shards it did not hold, once it has
 	// unlocked.

@@ -66,14 +66,14 @@ func waitAOFCmd(x *command.Ctx) {
 		return
 	}
 	c := cl(x)
-	if c.s.aof == nil && local > 0 {
+	if !c.s.aofOn() && local > 0 {
 		x.Error("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
 		return
 	}
 	// The local acknowledgement: everything this client wrote is fsynced,
 	// which the log is asked for now rather than at its next fsync.
 	var fsynced int64
-	if c.s.aof != nil && c.s.aof.sync(c.woff) {
+	if a := c.s.aof.Load(); a != nil && a.sync(c.woff) {
 		fsynced = 1
 	}
 	reply := func(w *resp.Writer) {
