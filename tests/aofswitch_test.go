@@ -285,6 +285,11 @@ func TestAOFSwitchEdges(t *testing.T) {
 	if err := c.ConfigSet(ctx, "appendonly", "yes").Err(); err != nil {
 		t.Fatal(err)
 	}
+	// WAITAOF waits for the log's base, as Redis's for its rewrite.
+	c.Set(ctx, "x", "y", 0)
+	if v := c.Do(ctx, "WAITAOF", "1", "0", "0").Val(); fmt.Sprint(v) != "[1 0]" {
+		t.Fatalf("WAITAOF while turning on: %v", v)
+	}
 	aofAwaitRewrite(t, c)
 	if info("aof_rewrites") != "1" || info("aof_last_bgrewrite_status") != "ok" || info("aof_enabled") != "1" {
 		t.Fatalf("rewrites %s, status %s", info("aof_rewrites"), info("aof_last_bgrewrite_status"))
@@ -400,4 +405,57 @@ func TestAOFSwitchRepeatedly(t *testing.T) {
 		t.Fatalf("DEBUG LOADAOF: digest %s, want %s", got, want)
 	}
 	s.noPanics(t)
+}
+
+// BGREWRITEAOF with the log off writes a log of a base alone, as Redis's:
+// DEBUG LOADAOF and a start with appendonly yes load it; turning the log on
+// replaces it.
+func TestAOFSwitchRewriteWhileOff(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--dir", dir, "--save", "", "--enable-debug-command", "yes", "--loglevel", "warning"}
+	p := startBinary(t, append(args, "--appendonly", "no")...)
+	c := p.client(t)
+	ctx := context.Background()
+	aofFill(t, c, p.client(t, func(o *redis.Options) { o.DB = 3 }), "")
+	if v := c.BgRewriteAOF(ctx).Val(); v != "Background append only file rewriting started" {
+		t.Fatalf("BGREWRITEAOF with the log off: %q", v)
+	}
+	aofAwaitRewrite(t, c)
+	if aofInfo(t, c, "aof_rewrites") != "1" || aofInfo(t, c, "aof_enabled") != "0" {
+		t.Fatalf("rewrites %s, enabled %s", aofInfo(t, c, "aof_rewrites"), aofInfo(t, c, "aof_enabled"))
+	}
+	if files := aofFiles(t, dir); len(files) != 2 {
+		t.Fatalf("appendonlydir holds %v", files)
+	}
+	want := digest(t, c)
+	c.Set(ctx, "later", "1", 0)
+	if err := c.Do(ctx, "DEBUG", "LOADAOF").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := digest(t, c); got != want {
+		t.Fatalf("DEBUG LOADAOF: digest %s, want %s", got, want)
+	}
+	c.Set(ctx, "later", "2", 0)
+	persistKill(t, p)
+	p = startBinary(t, append(args, "--appendonly", "yes")...)
+	c = p.client(t)
+	if got := digest(t, c); got != want {
+		t.Fatalf("start from its log: digest %s, want %s", got, want)
+	}
+	// Off, written, on: the new log replaces it.
+	c.ConfigSet(ctx, "appendonly", "no")
+	c.BgRewriteAOF(ctx)
+	aofAwaitRewrite(t, c)
+	c.Set(ctx, "later", "3", 0)
+	c.ConfigSet(ctx, "appendonly", "yes")
+	aofAwaitRewrite(t, c)
+	want = digest(t, c)
+	if files := aofFiles(t, dir); len(files) != 3 {
+		t.Fatalf("appendonlydir holds %v", files)
+	}
+	persistKill(t, p)
+	p = startBinary(t, append(args, "--appendonly", "yes")...)
+	if got := digest(t, p.client(t)); got != want {
+		t.Fatalf("restart: digest %s, want %s", got, want)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -460,6 +461,13 @@ func (s *Server) runRewrite(a *aofLog) error {
 	var oldBase string
 	var oldIncrs []string
 	seq := 0
+	if s.aof.Load() != a {
+		// Being turned on: the log a manifest names now (an earlier one's,
+		// or BGREWRITEAOF's with the log off) is replaced by this one.
+		if base, incrs, err := readManifest(a.manifestPath()); err == nil {
+			a.old = append(incrs, base)
+		}
+	}
 	rotate := func() error { // every shard is locked: no record is being appended
 		if a.cancel.Load() {
 			return errRewriteStopped
@@ -523,7 +531,7 @@ func (s *Server) runRewrite(a *aofLog) error {
 		return err
 	}
 	for _, f := range append(append(oldIncrs, oldBase), a.old...) {
-		if f != "" {
+		if f != "" && f != baseName && !slices.Contains(a.incrs, f) {
 			os.Remove(filepath.Join(a.dir, f))
 		}
 	}
@@ -590,8 +598,11 @@ func (s *Server) loadAOF(a *aofLog) error {
 	a.size.Add(size)
 	a.fsize = last
 	a.rwBase.Store(a.baseSize.Load() + a.size.Load())
-	if len(incrs) == 0 {
-		return a.openIncr(seqOf(base) + 1)
+	if len(incrs) == 0 { // a base alone (BGREWRITEAOF with the log off)
+		if err := a.openIncr(seqOf(base) + 1); err != nil {
+			return err
+		}
+		return a.writeManifest(base, a.incrs)
 	}
 	cur := incrs[len(incrs)-1]
 	f, err := os.OpenFile(filepath.Join(a.dir, cur), os.O_WRONLY|os.O_APPEND, 0o644)
@@ -739,10 +750,6 @@ func (s *Server) openAOF() error {
 func bgrewriteaofCmd(x *command.Ctx) {
 	s := cl(x).s
 	st := &s.aofst
-	if s.aof.Load() == nil && st.want.Load() == nil {
-		x.Error("ERR BGREWRITEAOF needs appendonly yes in HotKV")
-		return
-	}
 	if st.rewriting.Load() {
 		x.Error("ERR Background append only file rewriting already in progress")
 		return
@@ -751,15 +758,27 @@ func bgrewriteaofCmd(x *command.Ctx) {
 		x.W.Simple("Background append only file rewriting scheduled")
 		return
 	}
-	if a := s.aof.Load(); a != nil && s.startRewrite() {
-		go s.runRewrite(a)
+	if s.startRewrite() {
+		if a := s.aof.Load(); a != nil {
+			go s.runRewrite(a)
+		} else {
+			go s.runRewriteOff()
+		}
 		x.W.Simple("Background append only file rewriting started")
 		return
 	}
 	st.scheduled.Store(true)
 	go func() { // after the BGSAVE running, as Redis schedules
 		defer st.scheduled.Store(false)
-		for s.rewriteAOF() == errSaveInProgress && !st.rewriting.Load() {
+		for !st.rewriting.Load() {
+			if s.startRewrite() {
+				if a := s.aof.Load(); a != nil {
+					s.runRewrite(a)
+				} else {
+					s.runRewriteOff()
+				}
+				return
+			}
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()

@@ -79,19 +79,9 @@ func (s *Server) startAOF(cfg *config.Config) error {
 	if err := os.MkdirAll(a.dir, 0o755); err != nil {
 		return fail(err)
 	}
-	// A manifest an earlier log left names the files this one replaces.
-	if base, incrs, err := readManifest(a.manifestPath()); err == nil {
-		a.old = append(incrs, base)
-	}
-	seq := 0
-	entries, err := os.ReadDir(a.dir)
+	seq, err := lastSeq(a.dir, cfg.AppendFilename)
 	if err != nil {
 		return fail(err)
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), cfg.AppendFilename+".") {
-			seq = max(seq, seqOf(e.Name()))
-		}
 	}
 	off := st.off.Load()
 	a.appended = off
@@ -111,6 +101,11 @@ func (s *Server) startAOF(cfg *config.Config) error {
 	go func() {
 		defer st.scheduled.Store(false)
 		for st.want.Load() == a {
+			select {
+			case <-s.closed:
+				return
+			default:
+			}
 			if s.startRewrite() {
 				st.scheduled.Store(false)
 				s.runRewrite(a)
@@ -190,6 +185,74 @@ func (s *Server) setAppendOnly(on bool, cfg *config.Config, c *client) error {
 	case !on && s.aofOn():
 		s.stopAOF()
 	}
+	return nil
+}
+
+// lastSeq is the highest sequence number of the log files in dir.
+func lastSeq(dir, filename string) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	seq := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), filename+".") {
+			seq = max(seq, seqOf(e.Name()))
+		}
+	}
+	return seq, nil
+}
+
+// runRewriteOff is BGREWRITEAOF with the log off, as Redis's: the data
+// becomes the base of a log of that base alone in appenddirname, which a
+// start with appendonly yes or DEBUG LOADAOF loads; the files of the log
+// there before go. startRewrite claimed persistence.
+func (s *Server) runRewriteOff() error {
+	st := &s.aofst
+	defer st.rewriting.Store(false)
+	defer s.persist.running.Store(false)
+	start := time.Now()
+	st.rwStart.Store(start.Unix())
+	defer st.rwStart.Store(0)
+	a := &aofLog{s: s, dir: s.aofDir()}
+	var baseName string
+	var old []string
+	err := os.MkdirAll(a.dir, 0o755)
+	if err == nil {
+		if base, incrs, err := readManifest(a.manifestPath()); err == nil {
+			old = append(incrs, base)
+		}
+		var seq int
+		seq, err = lastSeq(a.dir, s.Config().AppendFilename)
+		baseName = a.name(seq+1, "base.hkv")
+	}
+	tmpBase := filepath.Join(a.dir, "temp-rewrite.base.hkv")
+	if err == nil {
+		_, err = s.writeSnapshot(tmpBase, nil)
+	}
+	if err == nil {
+		err = os.Rename(tmpBase, filepath.Join(a.dir, baseName))
+	}
+	if err == nil {
+		err = a.writeManifest(baseName, nil)
+	}
+	st.lastRwSec.Store(int64(time.Since(start).Seconds()))
+	if err != nil {
+		os.Remove(tmpBase)
+		st.rwFailed.Store(true)
+		st.failures.Add(1)
+		s.logf("warning", "Background AOF rewrite failed: %v", err)
+		return err
+	}
+	for _, f := range old {
+		if f != "" && f != baseName {
+			os.Remove(filepath.Join(a.dir, f))
+		}
+	}
+	st.rewrites.Add(1)
+	st.rwFailed.Store(false)
+	st.failures.Store(0)
+	s.logf("notice", "Background AOF rewrite finished successfully (%.3f s)", time.Since(start).Seconds())
 	return nil
 }
 

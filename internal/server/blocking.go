@@ -493,6 +493,19 @@ func (c *client) unblock(reason int) bool {
 	return true
 }
 
+// finish ends b's wait with reply, as its timeout would (WAITAOF once the
+// log is on); false if it is no longer waiting.
+func (b *blocked) finish(reply []byte) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.state != waiting || b.unblock != 0 {
+		return false
+	}
+	b.timeoutReply, b.deadline = reply, time.Now()
+	b.c.conn.SetReadDeadline(b.deadline) // under mu, as unblock does
+	return true
+}
+
 // abandon stops waiting for a client that disconnected. If a writer is
 // serving it right now, the outcome is awaited: served, the element goes
 // with the client, as in Redis; otherwise the client leaves.
