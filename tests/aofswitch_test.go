@@ -459,3 +459,46 @@ func TestAOFSwitchRewriteWhileOff(t *testing.T) {
 		t.Fatalf("restart: digest %s, want %s", got, want)
 	}
 }
+
+// A rewrite turning the log on that fails (here the manifest cannot be
+// written) leaves the log on and logging, reports the failure, and is
+// retried until it succeeds, as Redis retries it.
+func TestAOFSwitchRewriteRetried(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, "--dir", dir, "--save", "")
+	c := s.client(t)
+	ctx := context.Background()
+	blocker := filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest.tmp")
+	if err := os.MkdirAll(filepath.Join(blocker, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.Do(ctx, "DEBUG", "POPULATE", "1000")
+	if err := c.ConfigSet(ctx, "appendonly", "yes").Err(); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the failure", func() bool { return aofInfo(t, c, "aof_last_bgrewrite_status") == "err" })
+	if aofInfo(t, c, "aof_enabled") != "1" {
+		t.Fatal("the log went off")
+	}
+	for i := range 100 {
+		c.Incr(ctx, "n")
+		c.RPush(ctx, "l", i)
+	}
+	if err := c.Do(ctx, "DEBUG", "LOADAOF").Err(); err == nil {
+		t.Fatal("DEBUG LOADAOF loaded a log without a base")
+	}
+	os.RemoveAll(blocker)
+	eventually(t, "the retry", func() bool { return aofInfo(t, c, "aof_last_bgrewrite_status") == "ok" })
+	aofAwaitRewrite(t, c)
+	c.Incr(ctx, "n")
+	want := digest(t, c)
+	if err := c.Do(ctx, "DEBUG", "LOADAOF").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if got := digest(t, c); got != want || c.Get(ctx, "n").Val() != "101" {
+		t.Fatalf("DEBUG LOADAOF: digest %s, want %s; n %s", got, want, c.Get(ctx, "n").Val())
+	}
+	if files := aofFiles(t, dir); len(files) != 3 {
+		t.Fatalf("appendonlydir holds %v", files)
+	}
+}

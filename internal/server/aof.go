@@ -518,6 +518,9 @@ func (s *Server) runRewrite(a *aofLog) error {
 	}
 	if err != nil {
 		os.Remove(tmpBase)
+		if baseName != "" { // written, but no manifest names it
+			os.Remove(filepath.Join(a.dir, baseName))
+		}
 	}
 	if err == errRewriteStopped { // turned off: as a killed child, not a failure
 		s.logf("notice", "AOF rewrite stopped: appendonly was turned off")
@@ -560,11 +563,9 @@ func (s *Server) checkRewrite() {
 	if s.persist.running.Load() || st.scheduled.Load() {
 		return
 	}
-	if w := st.want.Load(); w != nil {
-		if s.aof.Load() == nil || w == s.aof.Load() {
-			if !s.rewriteLimited() && s.startRewrite() {
-				go s.runRewrite(w)
-			}
+	if w := st.want.Load(); w != nil { // its first rewrite failed
+		if !s.rewriteLimited() && s.startRewrite() {
+			go s.runRewrite(w)
 		}
 		return
 	}
