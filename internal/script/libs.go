@@ -159,13 +159,16 @@ func (e *Engine) openLibs() {
 	meta.RawSetString("__newindex", e.refuse)
 	// getmetatable(_G) is a table, as in Redis, and a read-only one; an
 	// empty one, as this metatable leads to tables a script must not reach.
-	meta.RawSetString("__metatable", readOnly(L, L.NewTable(), e.refuse))
+	globalsMeta := readOnly(L, L.NewTable(), e.refuse)
+	meta.RawSetString("__metatable", globalsMeta)
 	L.SetMetatable(e.env, meta)
 
 	// Functions read the globals through their library's own table
 	// (libraryEnv) and then fnBase, which has no KEYS or ARGV.
 	e.fnBase = L.NewTable()
-	e.fnBase.RawSetString("_G", readOnly(L, e.fnBase, e.refuse))
+	fnG := readOnly(L, e.fnBase, e.refuse)
+	fnG.Metatable.(*lua.LTable).RawSetString("__metatable", globalsMeta)
+	e.fnBase.RawSetString("_G", fnG)
 	L.SetMetatable(e.fnBase, baseMeta)
 }
 
