@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -318,6 +320,39 @@ func TestDifferentialScriptSandbox(t *testing.T) {
 		script = append(script, []string{"EVAL", body, "0"})
 	}
 	differ(t, script)
+}
+
+// A script's commands count in INFO commandstats and errorstats as in
+// Redis: a refused call as rejected, an error a command met once, even when
+// the script ends with it.
+func TestDifferentialScriptErrorStats(t *testing.T) {
+	usec := regexp.MustCompile(`usec=[0-9]+,usec_per_call=[0-9.]+,`)
+	stats := func(r *raw, cmd []string) any {
+		if cmd[0] != "STATS" {
+			return r.do(cmd...)
+		}
+		var lines []string
+		for _, section := range []string{"commandstats", "errorstats", "stats"} {
+			for _, l := range strings.Split(r.do("INFO", section).(string), "\r\n") {
+				if strings.HasPrefix(l, "cmdstat_") && !strings.HasPrefix(l, "cmdstat_config") || strings.HasPrefix(l, "errorstat_") ||
+					strings.HasPrefix(l, "total_error_replies:") {
+					lines = append(lines, usec.ReplaceAllString(l, ""))
+				}
+			}
+		}
+		sort.Strings(lines)
+		return lines
+	}
+	var script [][]string
+	for _, body := range []string{
+		"return redis.call('select', 99)", "local t = redis.pcall('select', 99) return 1", "return redis.pcall('select', 99)",
+		"return redis.call('nosuch')", "return redis.pcall('nosuch')", "return redis.call('incr', 'a', 'b')",
+		"redis.pcall('incr', 'a', 'b') redis.pcall('nosuch') redis.pcall('lpush', 's', 'x') return 1",
+		"return {err = 'MYERR x'}", "error('boom')", "return redis.call('get', 's')",
+	} {
+		script = append(script, []string{"SET", "s", "1"}, []string{"CONFIG", "RESETSTAT"}, []string{"EVAL", body, "0"}, []string{"STATS"})
+	}
+	differRun(t, script, stats, reflect.DeepEqual)
 }
 
 // cmsgpack packs and unpacks byte for byte as Redis's lua-cmsgpack: the

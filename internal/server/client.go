@@ -80,11 +80,14 @@ type client struct {
 	// execTime is TIME's answer (unix µs) for the rest of the running EXEC
 	// or script, 0 until its first TIME: Redis freezes its clock there.
 	execTime int64
-	watch    keyspace.Watch
-	watched  []watchedKey
-	pubsub   *subscriber // non-nil once the client has subscribed, monitors or tracks keys
-	holding  bool        // pubsub.hold is set (holdPushes, an EXEC that subscribed, a served waiter)
-	modes    mode        // the connection modes below; zero on the hot path
+	// errCounted: the script that just ran ends with an error its command
+	// met, counted then (script.Caller's ErrorCounted).
+	errCounted bool
+	watch      keyspace.Watch
+	watched    []watchedKey
+	pubsub     *subscriber // non-nil once the client has subscribed, monitors or tracks keys
+	holding    bool        // pubsub.hold is set (holdPushes, an EXEC that subscribed, a served waiter)
+	modes      mode        // the connection modes below; zero on the hot path
 	// monitoring: MONITOR streams commands to it (monitor.go); read by
 	// the goroutines feeding it.
 	monitoring atomic.Bool

@@ -253,7 +253,12 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 		c.latRecord(cmd, d)
 	}
 	if len(c.out.B) > mark && c.out.B[mark] == '-' {
-		c.s.stats.failed(cmd, c.out.B[mark+1:])
+		if c.errCounted { // a script's error its command met and counted
+			c.errCounted = false
+			c.s.stats.failed(cmd, nil)
+		} else {
+			c.s.stats.failed(cmd, c.out.B[mark+1:])
+		}
 	}
 	if c.s.mon.n.Load() > 0 { // after it ran, as Redis: SELECT shows its new database, EXEC follows what it ran
 		c.feedMonitors(cmd, args)
