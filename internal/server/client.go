@@ -121,15 +121,18 @@ type client struct {
 	watchCount  atomic.Int32
 	noEvict     atomic.Bool
 	noTouch     atomic.Bool
-	killed      atomic.Bool // closeConn was called, or QUIT
-	lastCmd     atomic.Pointer[command.Cmd]
-	user        atomic.Pointer[acl.User] // the ACL user it runs commands as
-	dbNum       atomic.Int32
-	proto       atomic.Int32
-	created     time.Time
-	lastSeen    atomic.Int64    // unix ms of the last command
-	calls       []atomic.Uint64 // per command ID, published by flushStats
-	nanos       []atomic.Uint64
+	// saveAccess's scratch space (notouch.go).
+	noTouchPos   []int
+	noTouchSaved []savedAccess
+	killed       atomic.Bool // closeConn was called, or QUIT
+	lastCmd      atomic.Pointer[command.Cmd]
+	user         atomic.Pointer[acl.User] // the ACL user it runs commands as
+	dbNum        atomic.Int32
+	proto        atomic.Int32
+	created      time.Time
+	lastSeen     atomic.Int64    // unix ms of the last command
+	calls        []atomic.Uint64 // per command ID, published by flushStats
+	nanos        []atomic.Uint64
 	// The command being repeated and its calls and time since the last
 	// publish: a pipeline of one command costs two atomic adds per batch
 	// instead of two per command.

@@ -218,7 +218,13 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 		if write {
 			c.ctx.Logged = logged
 		}
-		c.run(cmd)
+		if c.noTouch.Load() {
+			saved := c.saveAccess(cmd, args)
+			c.run(cmd)
+			restoreAccess(saved)
+		} else {
+			c.run(cmd)
+		}
 		if write {
 			// A command that blocked changed nothing, unless it says so
 			// (XREADGROUP creating its consumer).
