@@ -235,7 +235,9 @@ func (a *aofLog) writeOut(sync bool) {
 	a.buf = a.spare[:0]
 	a.mu.Unlock()
 	if len(data) > 0 {
+		start := time.Now()
 		n, err := a.f.Write(data)
+		a.s.latencySample("aof-write-alone", time.Since(start)) // Redis's name for a write with no fsync or child pending
 		if err != nil {
 			if n > 0 {
 				a.f.Truncate(a.fsize)
@@ -252,7 +254,12 @@ func (a *aofLog) writeOut(sync bool) {
 	a.spare = data
 	a.written.Store(end)
 	if sync {
-		if err := a.f.Sync(); err != nil {
+		start := time.Now()
+		err := a.f.Sync()
+		if a.s.Config().AppendFsync == "always" {
+			a.s.latencySample("aof-fsync-always", time.Since(start))
+		}
+		if err != nil {
 			a.fail(err)
 			return
 		}

@@ -392,7 +392,9 @@ func (s *Server) cron() {
 			if s.activeExpire.Load() && !keyspace.ExpiryPaused(now.UnixMilli()) {
 				effort := s.Config().ActiveExpireEffort()
 				exp.SetEffort(effort)
+				start := time.Now()
 				exp.Cycle(time.Second / time.Duration(hz) * time.Duration(23+2*effort) / 100)
+				s.latencySample("expire-cycle", time.Since(start))
 			}
 			if keyspace.ReadyPending.Load() > 0 {
 				s.serveStranded()
