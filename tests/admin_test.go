@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"net"
 	"reflect"
 	"strconv"
@@ -220,6 +221,35 @@ func TestTimeLastsaveDbsize(t *testing.T) {
 	r.expect(Err("ERR wrong number of arguments for 'time' command"), "TIME", "x")
 	r.expect(Err("ERR DB index is out of range"), "SELECT", "16")
 	r.expect(Err("ERR value is not an integer or out of range"), "SELECT", "x")
+}
+
+// Inside MULTI/EXEC and scripts TIME answers the same time every call, as
+// Redis's cached clock does; the next transaction reads the clock again.
+func TestTimeFrozenInTransactionsAndScripts(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	for range 2 {
+		r.expect(Status("OK"), "MULTI")
+		r.expect(Status("QUEUED"), "TIME")
+		r.expect(Status("QUEUED"), "DEBUG", "SLEEP", "0.01")
+		r.expect(Status("QUEUED"), "TIME")
+		res := r.do("EXEC").([]any)
+		if fmt.Sprint(res[0]) != fmt.Sprint(res[2]) {
+			t.Errorf("TIME in one transaction: %v then %v", res[0], res[2])
+		}
+		r.do("DEBUG", "SLEEP", "0.002")
+		if next := r.do("TIME"); fmt.Sprint(next) == fmt.Sprint(res[0]) {
+			t.Errorf("TIME after the transaction still %v", next)
+		}
+	}
+	res := r.do("EVAL", `local a = redis.call('time')
+		local spin = 0
+		repeat spin = spin + 1 until spin > 200000
+		local b = redis.call('time')
+		return {a[1], a[2], b[1], b[2]}`, "0").([]any)
+	if fmt.Sprint(res[:2]) != fmt.Sprint(res[2:]) {
+		t.Errorf("TIME in one script: %v then %v", res[:2], res[2:])
+	}
 }
 
 func TestShutdown(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -192,6 +194,165 @@ func TestDifferentialScriptCJSON(t *testing.T) {
 		[]string{"EVAL", "return cjson.decode('[1]', 2)", "0"}, []string{"EVAL", "return cjson.decode({})", "0"},
 		[]string{"EVAL", "return cjson.encode({[1]=1,[2]=2,[4]=4})", "0"}, []string{"EVAL", "return cjson.encode({[1]=1,[20]=2})", "0"})
 	differ(t, script)
+}
+
+// cjson's settings functions answer, refuse and act as Lua CJSON's; a
+// script that changes one changes it for later scripts, so each script here
+// puts the defaults back. Errors the libraries raise are worded as Redis's
+// Lua words them, position included or not.
+func TestDifferentialScriptCJSONSettings(t *testing.T) {
+	const restore = " cjson.encode_sparse_array(false, 2, 10) cjson.encode_max_depth(1000) cjson.decode_max_depth(1000)" +
+		" cjson.encode_number_precision(14) cjson.encode_keep_buffer(true) cjson.encode_invalid_numbers(false)" +
+		" cjson.decode_invalid_numbers(true) "
+	var script [][]string
+	for _, body := range []string{
+		"local r = {cjson.encode_sparse_array()} table.insert(r, cjson.encode_max_depth()) table.insert(r, cjson.decode_max_depth())" +
+			" table.insert(r, cjson.encode_number_precision()) table.insert(r, tostring(cjson.encode_keep_buffer()))" +
+			" table.insert(r, tostring(cjson.encode_invalid_numbers())) table.insert(r, tostring(cjson.decode_invalid_numbers()))" +
+			" r[1] = tostring(r[1]) return r",
+		"return {tostring(cjson.encode_sparse_array(true)), cjson.encode({[1]=1,[20]=2})}",
+		"return {cjson.encode_sparse_array(nil, 0), cjson.encode({[1]=1,[20]=2})}",
+		"cjson.encode_sparse_array('on', 1, 0) return cjson.encode({1,2,3})",
+		"cjson.encode_sparse_array(false, 3, 1) return {pcall(cjson.encode, {[1]=1,[3]=1})}",
+		"return {cjson.encode_number_precision(3), cjson.encode({3.14159, 12345, 0.000123456})}",
+		"return {cjson.encode_max_depth('2'), pcall(cjson.encode, {{1}}), pcall(cjson.encode, {{{1}}})}",
+		"return {cjson.decode_max_depth(2), pcall(cjson.decode, '[[1]]'), pcall(cjson.decode, '[[[1]]]')}",
+		"return {pcall(cjson.encode, {0/0}), cjson.encode_invalid_numbers(true), cjson.encode({1/0, -1/0, 0/0})}",
+		"return {cjson.encode_invalid_numbers('null'), cjson.encode({1/0, 1})}",
+		"return {tostring(cjson.decode_invalid_numbers('off')), pcall(cjson.decode, '[0x10]'), pcall(cjson.decode, '[inf]')," +
+			" pcall(cjson.decode, '[-Infinity]'), pcall(cjson.decode, '[01]'), cjson.encode(cjson.decode('[10,-0.5]'))}",
+		"return {pcall(cjson.encode_max_depth, 0)}",
+		"return {pcall(cjson.encode_number_precision, 15)}",
+		"return {pcall(cjson.encode_sparse_array, true, -1)}",
+		"return {pcall(cjson.encode_sparse_array, 'yes')}",
+		"return {pcall(cjson.encode_invalid_numbers, {})}",
+		"return {pcall(cjson.decode_max_depth, 1, 2)}",
+		"return {pcall(cjson.encode_max_depth, 'x')}",
+		"return {pcall(cjson.encode_keep_buffer, 1)}",
+		"return {cjson._NAME, cjson._VERSION, cjson.new().encode({a=1}), cjson.new().null == cjson.null}",
+		"local c = cjson.new() c.encode_number_precision(2) return {c.encode(1.234), cjson.encode(1.234)}",
+		// An error raised in a function pcall called directly has no position.
+		"return {pcall(cjson.decode, 'x')}",
+		"return {pcall(function() return cjson.decode('x') end)}",
+		"return {pcall(struct.pack, '>i17', 1)}",
+		"return {pcall(cmsgpack.unpack_limit, 'x', 0, 5)}",
+		"return {pcall(string.format, '%-+ #0-d', 1)}",
+	} {
+		script = append(script, []string{"EVAL", "local ok, r = pcall(function() " + body + " end)" + restore +
+			"if ok then return r end return {'error', r}", "0"})
+	}
+	differ(t, script)
+}
+
+// math.random is Redis's: redisLrand48, so a seed gives Redis's sequence.
+func TestDifferentialScriptRandom(t *testing.T) {
+	var script [][]string
+	for _, seed := range []string{"0", "10", "'10'", "-1", "2147483647", "2^31", "1.9", "' 7 '"} {
+		script = append(script, []string{"EVAL", "math.randomseed(" + seed + ") local t = {}" +
+			" for i = 1, 4 do t[#t+1] = math.floor(math.random() * 2^31) end" +
+			" t[#t+1] = math.random(100) t[#t+1] = math.random(-5, 5) t[#t+1] = math.random('3') t[#t+1] = math.random(7, 7)" +
+			" return t", "0"})
+	}
+	for _, call := range []string{"math.random(0)", "math.random(3, 2)", "math.random(1, 2, 3)", "math.random('x')",
+		"math.random(1, {})", "math.randomseed()", "math.randomseed('x')", "pcall(math.random, 0)"} {
+		script = append(script, []string{"EVAL", "return {" + call + "}", "0"})
+	}
+	differ(t, script)
+}
+
+// The sandbox offers what Redis's does: pairs walks the read-only
+// libraries and globals, and Lua 5.1's load, gcinfo, collectgarbage,
+// table.foreach(i)/setn and string.dump are there and answer as Redis's.
+func TestDifferentialScriptSandbox(t *testing.T) {
+	var script [][]string
+	for _, lib := range []string{"string", "table", "math", "os", "redis", "cjson", "bit", "cmsgpack", "struct"} {
+		script = append(script, []string{"EVAL", "local t = {} for k, v in pairs(" + lib + ") do t[#t+1] = k .. ':' .. type(v) end" +
+			" table.sort(t) return t", "0"})
+	}
+	for _, body := range []string{
+		"local t = {} for k in pairs(_G) do if k ~= 'coroutine' and k ~= '__redis__err__handler' then t[#t+1] = k end end table.sort(t) return t",
+		"return {next(os)}",
+		"return {type(gcinfo()), gcinfo() > 0, collectgarbage('count') > 0, collectgarbage('step'), collectgarbage('collect')," +
+			" collectgarbage(), collectgarbage('stop'), collectgarbage('restart'), collectgarbage('setpause', 100), collectgarbage('setpause')," +
+			" collectgarbage('setpause', 200), collectgarbage('setstepmul', 1), collectgarbage('setstepmul', 200)}",
+		"return {pcall(collectgarbage, 'x')}",
+		"return {pcall(collectgarbage, {})}",
+		"local parts = {'return ', '1 + ', 2} local i = 0 local f = load(function() i = i + 1 return parts[i] end) return f()",
+		"local i = 0 return {load(function() i = i + 1 if i == 1 then return 'x x' end end)} ~= nil",
+		"return {pcall(load, function() return {} end)}",
+		"return {pcall(load)}",
+		"return type(load(function() return nil end))",
+		"local r = {} table.foreach({a=1}, function(k, v) r[#r+1] = k .. v end) table.foreachi({5,6}, function(i, v) r[#r+1] = i * v end) return r",
+		"return table.foreachi({5,6,7}, function(i, v) if v == 6 then return i end end)",
+		"return table.foreach({a=1}, function(k, v) return k end)",
+		"return {pcall(table.foreach, {}, 1)}",
+		"return {pcall(table.foreachi, 1)}",
+		"return {pcall(table.setn, {}, 1)}",
+		"return {loadstring(string.dump(function() return 1 end))}",
+		"return string.dump(function() return 1 end):sub(1, 12)",
+		"return {pcall(string.dump)}",
+		"return {pcall(string.dump, tostring)}",
+		"return {('x'):upper(), getmetatable('').__index == string}",
+		"return {pcall(redis.sha1hex)}",
+		"local ok, e = pcall(function() return redis.call('nosuch') end) return {ok, type(e), e}",
+		"local ok, e = pcall(error, {err = 'x'}) return {type(e), e}",
+		"local ok, e = pcall(error, {err = 5}) return {type(e), e}",
+		"local ok, e = pcall(error, {err = {}}) return {type(e), type(e.err)}",
+		"local ok, e = pcall(error, {msg = 'y'}) return {type(e), e.msg}",
+		"local ok, e = xpcall(function() return redis.call('nosuch') end, function(e) return e end) return {type(e), e.err}",
+		"return {pcall(function(a, b) return a + b, 'two' end, 1, 2)}",
+		"return {pcall(redis.call, 'incr', 'k', 'x')}",
+		// The globals and libraries are read-only, their metatables too.
+		"setmetatable(_G, {})",
+		"local g = getmetatable(_G) g.__index = {}",
+		"return type(getmetatable(_G))",
+		"return {pcall(setmetatable, string, {})}",
+		"return {pcall(setmetatable, getmetatable(_G), {})}",
+		"return {pcall(setmetatable, KEYS, {})}",
+		"return {pcall(rawset, _G, 'x', 1)}",
+		"rawset(_G, 'x', 1)",
+		"return {pcall(table.insert, cjson, 1)}",
+		"table.insert(cjson, 1)",
+		"local mt = getmetatable(_G) return {type(mt), pcall(function() mt.x = 1 end)}",
+		"return {redis.sha1hex(12)}",
+		"return redis.sha1hex('a', 'b')",
+	} {
+		script = append(script, []string{"EVAL", body, "0"})
+	}
+	differ(t, script)
+}
+
+// A script's commands count in INFO commandstats and errorstats as in
+// Redis: a refused call as rejected, an error a command met once, even when
+// the script ends with it.
+func TestDifferentialScriptErrorStats(t *testing.T) {
+	usec := regexp.MustCompile(`usec=[0-9]+,usec_per_call=[0-9.]+,`)
+	stats := func(r *raw, cmd []string) any {
+		if cmd[0] != "STATS" {
+			return r.do(cmd...)
+		}
+		var lines []string
+		for _, section := range []string{"commandstats", "errorstats", "stats"} {
+			for _, l := range strings.Split(r.do("INFO", section).(string), "\r\n") {
+				if strings.HasPrefix(l, "cmdstat_") && !strings.HasPrefix(l, "cmdstat_config") || strings.HasPrefix(l, "errorstat_") ||
+					strings.HasPrefix(l, "total_error_replies:") {
+					lines = append(lines, usec.ReplaceAllString(l, ""))
+				}
+			}
+		}
+		sort.Strings(lines)
+		return lines
+	}
+	var script [][]string
+	for _, body := range []string{
+		"return redis.call('select', 99)", "local t = redis.pcall('select', 99) return 1", "return redis.pcall('select', 99)",
+		"return redis.call('nosuch')", "return redis.pcall('nosuch')", "return redis.call('incr', 'a', 'b')",
+		"redis.pcall('incr', 'a', 'b') redis.pcall('nosuch') redis.pcall('lpush', 's', 'x') return 1",
+		"return {err = 'MYERR x'}", "error('boom')", "return redis.call('get', 's')",
+	} {
+		script = append(script, []string{"SET", "s", "1"}, []string{"CONFIG", "RESETSTAT"}, []string{"EVAL", body, "0"}, []string{"STATS"})
+	}
+	differRun(t, script, stats, reflect.DeepEqual)
 }
 
 // cmsgpack packs and unpacks byte for byte as Redis's lua-cmsgpack: the

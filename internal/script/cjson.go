@@ -10,27 +10,50 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// cjson is the part of Lua CJSON 2.1 (lua_cjson.c, as Redis ships it) that
-// Redis scripts use, with its default settings: encode and decode, with
-// cjson.null for JSON's null. Numbers are written with "%.14g" and read
-// with strtod (so hexadecimal, inf, nan, a leading '+' and leading zeros
-// are taken), strings escaped byte by byte ('/' too, bytes from 0x80 as
-// they are), errors worded as Lua CJSON's. A table with keys 1..n is an
-// array (unless excessively sparse), any other non-empty table an object,
-// whose keys HotKV writes sorted where Lua CJSON follows the table's order;
-// an empty table encodes as {}.
+// cjson is Lua CJSON 2.1 (lua_cjson.c, as Redis ships it): encode and
+// decode, cjson.null for JSON's null, and the settings functions. Numbers are
+// written with "%.14g" and read with strtod (so hexadecimal, inf, nan, a
+// leading '+' and leading zeros are taken), strings escaped byte by byte
+// ('/' too, bytes from 0x80 as they are), errors worded as Lua CJSON's. A
+// table with keys 1..n is an array (unless excessively sparse), any other
+// non-empty table an object, whose keys HotKV writes sorted where Lua CJSON
+// follows the table's order; an empty table encodes as {}.
+
+// cjsonConfig is one cjson table's settings (json_config_t). As in Redis,
+// a script that changes them changes them for the later scripts too.
+type cjsonConfig struct {
+	null           *lua.LUserData
+	sparseConvert  bool // an excessively sparse array becomes an object rather than an error
+	sparseRatio    int  // 0: any sparseness is fine
+	sparseSafe     int  // arrays up to this index are never too sparse
+	encodeMaxDepth int
+	decodeMaxDepth int
+	precision      int // significant digits of numbers written
+	encodeInvalid  int // NaN and Inf: 0 refused, 1 written as inf/nan, 2 as null
+	decodeInvalid  bool
+	keepBuffer     bool // only reported: HotKV keeps no encode buffer
+}
 
 func cjsonLib(L *lua.LState) *lua.LTable {
+	return newCJSON(L, L.NewUserData())
+}
+
+// newCJSON is lua_cjson_new: a table with its own settings, at their
+// defaults. Every table's null is the same value (in C, the NULL pointer).
+func newCJSON(L *lua.LState, null *lua.LUserData) *lua.LTable {
+	cfg := &cjsonConfig{null: null, sparseRatio: 2, sparseSafe: 10, encodeMaxDepth: 1000, decodeMaxDepth: 1000,
+		precision: 14, decodeInvalid: true, keepBuffer: true}
 	t := L.NewTable()
-	null := L.NewUserData()
 	t.RawSetString("null", null)
+	t.RawSetString("_NAME", lua.LString("cjson"))
+	t.RawSetString("_VERSION", lua.LString("2.1.0"))
 	t.RawSetString("encode", L.NewFunction(func(L *lua.LState) int {
 		if L.GetTop() != 1 {
 			argError(L, "encode", 1, "expected 1 argument")
 		}
-		b, err := encodeJSON(nil, L.Get(1), null, 0)
+		b, err := cfg.encode(nil, L.Get(1), 0)
 		if err != "" {
-			L.RaiseError("%s", err)
+			luaError(L, "%s", err)
 		}
 		L.Push(lua.LString(b))
 		return 1
@@ -49,9 +72,9 @@ func cjsonLib(L *lua.LState) *lua.LTable {
 			argError(L, "decode", 1, "string expected, got "+v.Type().String())
 		}
 		if len(s) >= 2 && (s[0] == 0 || s[1] == 0) {
-			L.RaiseError("JSON parser does not support UTF-16 or UTF-32")
+			luaError(L, "JSON parser does not support UTF-16 or UTF-32")
 		}
-		p := &jsonParser{L: L, data: s, null: null}
+		p := &jsonParser{L: L, data: s, cfg: cfg}
 		v := p.value(p.next())
 		if tok := p.next(); tok.typ != tEnd {
 			p.fail("the end", tok)
@@ -59,27 +82,122 @@ func cjsonLib(L *lua.LState) *lua.LTable {
 		L.Push(v)
 		return 1
 	}))
+	cfg.settings(L, t)
+	t.RawSetString("new", L.NewFunction(func(L *lua.LState) int {
+		L.Push(newCJSON(L, null))
+		return 1
+	}))
 	return t
 }
 
-// encodeJSON appends v to b as json_append_data does, or says what error
-// Lua CJSON raises. depth counts the tables v is in.
-func encodeJSON(b []byte, v lua.LValue, null *lua.LUserData, depth int) ([]byte, string) {
+// settings adds the json_cfg_* functions: each sets what it is given (nil
+// leaves a setting as it is) and returns the settings' values.
+func (cfg *cjsonConfig) settings(L *lua.LState, t *lua.LTable) {
+	const intMax = math.MaxInt32
+	ints := map[string]struct {
+		v        *int
+		min, max int
+	}{
+		"encode_max_depth":        {&cfg.encodeMaxDepth, 1, intMax},
+		"decode_max_depth":        {&cfg.decodeMaxDepth, 1, intMax},
+		"encode_number_precision": {&cfg.precision, 1, 14},
+	}
+	for name, o := range ints {
+		t.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			cjsonArgs(L, name, 1)
+			L.Push(cjsonInt(L, name, 1, o.v, o.min, o.max))
+			return 1
+		}))
+	}
+	flags := map[string]*bool{"encode_keep_buffer": &cfg.keepBuffer, "decode_invalid_numbers": &cfg.decodeInvalid}
+	for name, v := range flags {
+		t.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			cjsonArgs(L, name, 1)
+			L.Push(cjsonBool(L, name, 1, v))
+			return 1
+		}))
+	}
+	t.RawSetString("encode_sparse_array", L.NewFunction(func(L *lua.LState) int {
+		cjsonArgs(L, "encode_sparse_array", 3)
+		convert := cjsonBool(L, "encode_sparse_array", 1, &cfg.sparseConvert)
+		ratio := cjsonInt(L, "encode_sparse_array", 2, &cfg.sparseRatio, 0, intMax)
+		safe := cjsonInt(L, "encode_sparse_array", 3, &cfg.sparseSafe, 0, intMax)
+		L.Push(convert)
+		L.Push(ratio)
+		L.Push(safe)
+		return 3
+	}))
+	t.RawSetString("encode_invalid_numbers", L.NewFunction(func(L *lua.LState) int {
+		cjsonArgs(L, "encode_invalid_numbers", 1)
+		switch v := L.Get(1).(type) {
+		case *lua.LNilType:
+		case lua.LBool:
+			cfg.encodeInvalid = 0
+			if v {
+				cfg.encodeInvalid = 1
+			}
+		default:
+			cfg.encodeInvalid = map[string]int{"off": 0, "on": 1, "null": 2}[checkOption(L, "encode_invalid_numbers", 1, "off", "on", "null")]
+		}
+		if cfg.encodeInvalid == 2 {
+			L.Push(lua.LString("null"))
+		} else {
+			L.Push(lua.LBool(cfg.encodeInvalid == 1))
+		}
+		return 1
+	}))
+}
+
+// cjsonArgs is json_arg_init's check.
+func cjsonArgs(L *lua.LState, fn string, n int) {
+	if L.GetTop() > n {
+		argError(L, fn, n+1, "found too many arguments")
+	}
+}
+
+// cjsonInt is json_integer_option. Its range error names argument #1
+// whichever argument it is, as Lua CJSON's does.
+func cjsonInt(L *lua.LState, fn string, n int, v *int, min, max int) lua.LNumber {
+	if L.Get(n) != lua.LNil {
+		if i := int(checkInt(L, fn, n)); i >= min && i <= max {
+			*v = i
+		} else {
+			argError(L, fn, 1, fmt.Sprintf("expected integer between %d and %d", min, max))
+		}
+	}
+	return lua.LNumber(*v)
+}
+
+// cjsonBool is json_enum_option with the options off and on.
+func cjsonBool(L *lua.LState, fn string, n int, v *bool) lua.LBool {
+	switch a := L.Get(n).(type) {
+	case *lua.LNilType:
+	case lua.LBool:
+		*v = bool(a)
+	default:
+		*v = checkOption(L, fn, n, "off", "on") == "on"
+	}
+	return lua.LBool(*v)
+}
+
+// encode appends v to b as json_append_data does, or says what error Lua
+// CJSON raises. depth counts the tables v is in.
+func (cfg *cjsonConfig) encode(b []byte, v lua.LValue, depth int) ([]byte, string) {
 	switch v := v.(type) {
 	case lua.LString:
 		return appendJSONString(b, string(v)), ""
 	case lua.LNumber:
-		return appendJSONNumber(b, float64(v))
+		return cfg.appendNumber(b, float64(v))
 	case lua.LBool:
 		return strconv.AppendBool(b, bool(v)), ""
 	case *lua.LNilType:
 		return append(b, "null"...), ""
 	case *lua.LUserData:
-		if v == null {
+		if v == cfg.null {
 			return append(b, "null"...), ""
 		}
 	case *lua.LTable:
-		if depth++; depth > 1000 {
+		if depth++; depth > cfg.encodeMaxDepth {
 			return b, fmt.Sprintf("Cannot serialise, excessive nesting (%d)", depth)
 		}
 		// An array has only integer keys from 1, up to n, not too sparse.
@@ -92,8 +210,11 @@ func encodeJSON(b []byte, v lua.LValue, null *lua.LUserData, depth int) ([]byte,
 			}
 			n, items = max(n, float64(f)), items+1
 		})
-		if !object && n > items*2 && n > 10 {
-			return b, "Cannot serialise table: excessively sparse array"
+		if !object && cfg.sparseRatio > 0 && n > items*float64(cfg.sparseRatio) && n > float64(cfg.sparseSafe) {
+			if !cfg.sparseConvert {
+				return b, "Cannot serialise table: excessively sparse array"
+			}
+			object = true
 		}
 		if !object && n > 0 {
 			b = append(b, '[')
@@ -102,21 +223,21 @@ func encodeJSON(b []byte, v lua.LValue, null *lua.LUserData, depth int) ([]byte,
 					b = append(b, ',')
 				}
 				var err string
-				if b, err = encodeJSON(b, v.RawGetInt(i), null, depth); err != "" {
+				if b, err = cfg.encode(b, v.RawGetInt(i), depth); err != "" {
 					return b, err
 				}
 			}
 			return append(b, ']'), ""
 		}
-		return encodeJSONObject(b, v, null, depth)
+		return cfg.encodeObject(b, v, depth)
 	}
 	return b, "Cannot serialise " + v.Type().String() + ": type not supported"
 }
 
-// encodeJSONObject appends table t as a JSON object: number keys written
-// as numbers in quotes, string keys as strings, in the order of the keys
-// so written.
-func encodeJSONObject(b []byte, t *lua.LTable, null *lua.LUserData, depth int) ([]byte, string) {
+// encodeObject appends table t as a JSON object: number keys written as
+// numbers in quotes, string keys as strings, in the order of the keys so
+// written.
+func (cfg *cjsonConfig) encodeObject(b []byte, t *lua.LTable, depth int) ([]byte, string) {
 	type entry struct {
 		key []byte
 		val lua.LValue
@@ -130,7 +251,7 @@ func encodeJSONObject(b []byte, t *lua.LTable, null *lua.LUserData, depth int) (
 			key = appendJSONString(nil, string(k))
 		case lua.LNumber:
 			var err string
-			if key, err = appendJSONNumber([]byte{'"'}, float64(k)); err != "" && bad == "" {
+			if key, err = cfg.appendNumber([]byte{'"'}, float64(k)); err != "" && bad == "" {
 				bad = err
 			}
 			key = append(key, '"')
@@ -152,19 +273,30 @@ func encodeJSONObject(b []byte, t *lua.LTable, null *lua.LUserData, depth int) (
 		}
 		b = append(append(b, e.key...), ':')
 		var err string
-		if b, err = encodeJSON(b, e.val, null, depth); err != "" {
+		if b, err = cfg.encode(b, e.val, depth); err != "" {
 			return b, err
 		}
 	}
 	return append(b, '}'), ""
 }
 
-// appendJSONNumber is json_append_number: "%.14g", and no NaN or Inf.
-func appendJSONNumber(b []byte, f float64) ([]byte, string) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
+// appendNumber is json_append_number: "%.14g" (or the precision set), and
+// NaN and Inf as encode_invalid_numbers says.
+func (cfg *cjsonConfig) appendNumber(b []byte, f float64) ([]byte, string) {
+	invalid := math.IsInf(f, 0) || math.IsNaN(f)
+	switch {
+	case invalid && cfg.encodeInvalid == 0:
 		return b, "Cannot serialise number: must not be NaN or Inf"
+	case invalid && cfg.encodeInvalid == 2:
+		return append(b, "null"...), ""
+	case math.IsNaN(f):
+		return append(b, "nan"...), ""
+	case math.IsInf(f, 1):
+		return append(b, "inf"...), ""
+	case math.IsInf(f, -1):
+		return append(b, "-inf"...), ""
 	}
-	return strconv.AppendFloat(b, f, 'g', 14, 64), ""
+	return strconv.AppendFloat(b, f, 'g', cfg.precision, 64), ""
 }
 
 // appendJSONString is json_append_string: '"', '\', '/' and the control
@@ -234,7 +366,7 @@ type jsonParser struct {
 	data  string
 	pos   int
 	depth int
-	null  *lua.LUserData
+	cfg   *cjsonConfig
 }
 
 func (p *jsonParser) at(i int) byte {
@@ -291,6 +423,9 @@ func (p *jsonParser) next() jsonToken {
 	case c == '"':
 		return p.str(tok)
 	case c == '-' || isDigit(c):
+		if !p.cfg.decodeInvalid && p.invalidNumber() {
+			return p.tokenError(tok, "invalid number")
+		}
 		return p.number(tok)
 	case strings.HasPrefix(rest, "true"):
 		tok.typ, tok.b = tBoolean, true
@@ -304,7 +439,7 @@ func (p *jsonParser) next() jsonToken {
 		tok.typ = tNull
 		p.pos += 4
 		return tok
-	case p.invalidNumber():
+	case p.cfg.decodeInvalid && p.invalidNumber():
 		return p.number(tok)
 	}
 	return p.tokenError(tok, "invalid token")
@@ -437,7 +572,7 @@ func (p *jsonParser) fail(expected string, tok jsonToken) {
 	if tok.typ != tError {
 		found = jsonTokenNames[tok.typ]
 	}
-	p.L.RaiseError("Expected %s but found %s at character %d", expected, found, tok.index+1)
+	luaError(p.L, "Expected %s but found %s at character %d", expected, found, tok.index+1)
 }
 
 // value is json_process_value.
@@ -450,7 +585,7 @@ func (p *jsonParser) value(tok jsonToken) lua.LValue {
 	case tBoolean:
 		return lua.LBool(tok.b)
 	case tNull:
-		return p.null
+		return p.cfg.null
 	case tObjBegin:
 		return p.container(tObjEnd)
 	case tArrBegin:
@@ -463,8 +598,8 @@ func (p *jsonParser) value(tok jsonToken) lua.LValue {
 // container is json_parse_object_context or json_parse_array_context,
 // after the opening bracket.
 func (p *jsonParser) container(end int) lua.LValue {
-	if p.depth++; p.depth > 1000 {
-		p.L.RaiseError("Found too many nested data structures (%d) at character %d", p.depth, p.pos)
+	if p.depth++; p.depth > p.cfg.decodeMaxDepth {
+		luaError(p.L, "Found too many nested data structures (%d) at character %d", p.depth, p.pos)
 	}
 	t := p.L.NewTable()
 	tok := p.next()

@@ -20,6 +20,10 @@ const msgpackMaxNesting = 16
 
 func cmsgpackLib(L *lua.LState) *lua.LTable {
 	t := L.NewTable()
+	t.RawSetString("_NAME", lua.LString("cmsgpack"))
+	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
+	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
+	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
 	t.RawSetString("pack", L.NewFunction(func(L *lua.LState) int {
 		n := L.GetTop()
 		if n == 0 {
@@ -30,7 +34,7 @@ func cmsgpackLib(L *lua.LState) *lua.LTable {
 			p.value(L.Get(i), 0)
 		}
 		if p.tooBig {
-			L.RaiseError("MessagePack pack output over %d bytes", maxPack)
+			luaError(L, "MessagePack pack output over %d bytes", maxPack)
 		}
 		L.Push(lua.LString(p.b))
 		return 1
@@ -207,10 +211,10 @@ func packHeader(b []byte, fix, b16, b32 byte, n int) []byte {
 // that follows them (-1 at the end of s).
 func unpackValues(L *lua.LState, s string, limit, offset int) int {
 	if offset < 0 || limit < 0 { // lua-cmsgpack names the input's length as the limit
-		L.RaiseError("Invalid request to unpack with offset of %d and limit of %d.", offset, len(s))
+		luaError(L, "Invalid request to unpack with offset of %d and limit of %d.", offset, len(s))
 	}
 	if offset > len(s) {
-		L.RaiseError("Start offset %d greater than input length %d.", offset, len(s))
+		luaError(L, "Start offset %d greater than input length %d.", offset, len(s))
 	}
 	all := limit == 0 && offset == 0
 	d := msgpackDecoder{L: L, s: s, off: offset}
@@ -218,7 +222,7 @@ func unpackValues(L *lua.LState, s string, limit, offset int) int {
 	for d.off < len(s) && (all || len(vals) < limit) {
 		vals = append(vals, d.value(0))
 		if d.err != "" {
-			L.RaiseError("%s", d.err)
+			luaError(L, "%s", d.err)
 		}
 	}
 	if !all {

@@ -136,7 +136,7 @@ func checkPattern(L *lua.LState, pat string) {
 			i++
 		case '(':
 			if n++; n > maxCaptures {
-				L.RaiseError("too many captures")
+				luaError(L, "too many captures")
 			}
 		}
 	}
@@ -157,14 +157,14 @@ func checkFormat(L *lua.LState, f string) {
 		flags := 0
 		for i < len(f) && strings.IndexByte("-+ #0", f[i]) >= 0 {
 			if flags++; flags > 5 {
-				L.RaiseError("invalid format (repeated flags)")
+				luaError(L, "invalid format (repeated flags)")
 			}
 			i++
 		}
 		digits := func() {
 			for n := 0; i < len(f) && '0' <= f[i] && f[i] <= '9'; n++ {
 				if n == 2 {
-					L.RaiseError("invalid format (width or precision too long)")
+					luaError(L, "invalid format (width or precision too long)")
 				}
 				i++
 			}

@@ -65,7 +65,7 @@ func (f *structFormat) num(df int) int {
 	for f.more() && isDigit(f.fmt[f.i]) {
 		d := int(f.fmt[f.i] - '0')
 		if a > math.MaxInt32/10 || a*10 > math.MaxInt32-d {
-			f.L.RaiseError("integral size overflow")
+			luaError(f.L, "integral size overflow")
 		}
 		a = a*10 + d
 		f.i++
@@ -93,7 +93,7 @@ func (f *structFormat) size(opt byte) int {
 	case 'i', 'I':
 		sz := f.num(4)
 		if sz > structMaxInt {
-			f.L.RaiseError("integral size %d is larger than limit of %d", sz, structMaxInt)
+			luaError(f.L, "integral size %d is larger than limit of %d", sz, structMaxInt)
 		}
 		return sz
 	}
@@ -122,7 +122,7 @@ func (f *structFormat) control(opt byte) {
 	case '!':
 		a := f.num(structMaxAlign)
 		if a <= 0 || a&(a-1) != 0 {
-			f.L.RaiseError("alignment %d is not a power of 2", a)
+			luaError(f.L, "alignment %d is not a power of 2", a)
 		}
 		f.h.align = a
 	default:
@@ -276,7 +276,7 @@ func structUnpack(L *lua.LState) int {
 			if size == 0 {
 				n, ok := lastNumber(out)
 				if !ok {
-					L.RaiseError("format 'c0' needs a previous size")
+					luaError(L, "format 'c0' needs a previous size")
 				}
 				out = out[:len(out)-1]
 				size = int(n)
@@ -288,7 +288,7 @@ func structUnpack(L *lua.LState) int {
 		case 's':
 			e := strings.IndexByte(data[pos:], 0)
 			if e < 0 {
-				L.RaiseError("unfinished string in data")
+				luaError(L, "unfinished string in data")
 			}
 			size = e + 1
 			out = append(out, lua.LString(data[pos:pos+e]))
@@ -335,12 +335,6 @@ func structSize(L *lua.LState) int {
 	}
 	L.Push(lua.LNumber(pos))
 	return 1
-}
-
-// argError is luaL_argerror's message, which names the function in quotes
-// (gopher-lua's ArgError does not quote it).
-func argError(L *lua.LState, fn string, n int, msg string) {
-	L.RaiseError("bad argument #%d to '%s' (%s)", n, fn, msg)
 }
 
 // number and str are luaL_checknumber and luaL_checklstring: numeric

@@ -106,7 +106,16 @@ func configSet(x *command.Ctx) {
 			return
 		}
 	}
+	if next.AppendOnly {
+		if err := s.setAppendOnly(true, next, cl(x)); err != nil {
+			fail(args[paramArg(params, "appendonly")], "Unable to turn on AOF. Check server logs.")
+			return
+		}
+	}
 	s.cfg.Store(next)
+	if !next.AppendOnly {
+		s.setAppendOnly(false, next, cl(x))
+	}
 	if next.RequirePass != prev.RequirePass {
 		s.setRequirePass(next.RequirePass)
 	}
@@ -121,6 +130,16 @@ func configSet(x *command.Ctx) {
 		s.awaitMeasurement(tighter)
 	}
 	x.W.OK()
+}
+
+// paramArg is the index in CONFIG SET's arguments of parameter name.
+func paramArg(params []*config.Param, name string) int {
+	for i, p := range params {
+		if p.Name == name {
+			return 2 * i
+		}
+	}
+	return 0
 }
 
 // tlsArg is the index in CONFIG SET's arguments of the first tls-*
@@ -211,11 +230,19 @@ func shutdown(x *command.Ctx) {
 	c.closing, c.shutdown = true, true
 }
 
+// timeCmd answers the time; inside a transaction or script, the same time
+// every call, as Redis's cached clock does.
 func timeCmd(x *command.Ctx) {
-	now := time.Now()
+	us := time.Now().UnixMicro()
+	if c, ok := x.Conn.(*client); ok && c.inExec {
+		if c.execTime == 0 {
+			c.execTime = us
+		}
+		us = c.execTime
+	}
 	x.W.Array(2)
-	x.W.BulkInt(now.Unix())
-	x.W.BulkInt(int64(now.Nanosecond() / 1000))
+	x.W.BulkInt(us / 1e6)
+	x.W.BulkInt(us % 1e6)
 }
 
 func init() {

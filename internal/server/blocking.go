@@ -280,8 +280,9 @@ func (s *Server) runWaiter(b *blocked) {
 	case b.refused():
 		refused = true
 	default:
+		a := s.aof.Load() // the shards are held: on or off for all of it
 		x := command.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
-			Conn: b.c, Blocker: &again, Logged: s.aof != nil}
+			Conn: b.c, Blocker: &again, Logged: a != nil}
 		if j := s.snap.Load(); j != nil {
 			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)
 		}
@@ -297,13 +298,13 @@ func (s *Server) runWaiter(b *blocked) {
 		b.c.misses.Add(x.Misses)
 		effects, rewritten := x.TakeEffects()
 		switch {
-		case s.aof == nil || bool(again) || b.cmd.Flags&command.Write == 0:
+		case a == nil || bool(again) || b.cmd.Flags&command.Write == 0:
 		case rewritten:
 			if len(effects) > 0 {
-				b.aofEnd = s.aof.appendCmds(b.dbID, now, effects)
+				b.aofEnd = a.appendCmds(b.dbID, now, effects)
 			}
 		default: // replayed, it finds the data it found now
-			b.aofEnd = s.aof.appendCmd(b.dbID, now, s.ownName(b.cmd, b.args))
+			b.aofEnd = a.appendCmd(b.dbID, now, s.ownName(b.cmd, b.args))
 		}
 	}
 	if again {
@@ -489,6 +490,19 @@ func (c *client) unblock(reason int) bool {
 	// and cut its next idle read short.
 	c.conn.SetReadDeadline(b.deadline)
 	b.mu.Unlock()
+	return true
+}
+
+// finish ends b's wait with reply, as its timeout would (WAITAOF once the
+// log is on); false if it is no longer waiting.
+func (b *blocked) finish(reply []byte) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.state != waiting || b.unblock != 0 {
+		return false
+	}
+	b.timeoutReply, b.deadline = reply, time.Now()
+	b.c.conn.SetReadDeadline(b.deadline) // under mu, as unblock does
 	return true
 }
 

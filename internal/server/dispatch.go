@@ -218,12 +218,24 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	if write && c.keyless(cmd, args) {
 		c.runKeyless(cmd, args, mark)
 	} else {
-		c.run(cmd)
+		// With its locks held, a write sees the log on or off for all it
+		// does (aofswitch.go).
+		logged := write && c.s.aof.Load() != nil
+		if write {
+			c.ctx.Logged = logged
+		}
+		if c.noTouch.Load() {
+			saved := c.saveAccess(cmd, args)
+			c.run(cmd)
+			restoreAccess(saved)
+		} else {
+			c.run(cmd)
+		}
 		if write {
 			// A command that blocked changed nothing, unless it says so
 			// (XREADGROUP creating its consumer).
 			effects, rewritten := c.ctx.TakeEffects()
-			if c.s.aof != nil && (c.blocked == nil || rewritten) {
+			if logged && (c.blocked == nil || rewritten) {
 				c.logWrite(cmd, args, mark, effects, rewritten)
 			}
 		}
@@ -253,7 +265,12 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 		c.latRecord(cmd, d)
 	}
 	if len(c.out.B) > mark && c.out.B[mark] == '-' {
-		c.s.stats.failed(cmd, c.out.B[mark+1:])
+		if c.errCounted { // a script's error its command met and counted
+			c.errCounted = false
+			c.s.stats.failed(cmd, nil)
+		} else {
+			c.s.stats.failed(cmd, c.out.B[mark+1:])
+		}
 	}
 	if c.s.mon.n.Load() > 0 { // after it ran, as Redis: SELECT shows its new database, EXEC follows what it ran
 		c.feedMonitors(cmd, args)

@@ -377,7 +377,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int) error {
 	s.replaceData(mc, staging, 0)
 	release()
 	mc.out.B = mc.out.B[:0]
-	if s.aof != nil { // the log's history is the old data's: start it anew
+	if s.aof.Load() != nil { // the log's history is the old data's: start it anew
 		go func() {
 			for s.rewriteAOF() == errSaveInProgress {
 				time.Sleep(10 * time.Millisecond)

@@ -159,6 +159,7 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 		}()
 	}
 	c.inExec = true
+	c.execTime = 0
 	x.Blocker = nil // blocking commands answer at once, as inside a transaction
 	c.s.scripts.Run(sc, args, keys, argv, c, &c.out)
 	x.DB, x.DBID, x.Args, x.Blocker = db, dbID, args, blocker // SELECT inside a script ends with it
@@ -166,9 +167,7 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 		return
 	}
 	c.inExec = false
-	if c.s.aof != nil {
-		c.logTx()
-	}
+	c.logTx()
 	// Clients blocked on keys it wrote, in any database, are served before
 	// anything else runs; those whose shards it did not hold, once it has
 	// unlocked.
@@ -209,7 +208,11 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 	case !r.wrote && r.oom && cmd.Flags&command.DenyOOM != 0:
 		refusal = errOOM
 	}
-	if refusal != "" {
+	if refusal != "" { // counted as Redis counts a refused call: in errorstats and the command's rejected_calls
+		c.s.stats.countError(refusal)
+		if cmd != nil && cmd.Run != nil {
+			c.s.stats.rejected(cmd)
+		}
 		return []byte("-" + refusal + "\r\n")
 	}
 	if !r.nested {

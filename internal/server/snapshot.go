@@ -157,16 +157,22 @@ func writeFile(path string, fill func(w *bufio.Writer) error) (err error) {
 // snapshot's instant.
 func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, err error) {
 	s.keepRedisFile(path)
+	return s.writeSnapshotAbort(path, atInstant, nil)
+}
+
+// writeSnapshotAbort is writeSnapshot, given up with errRewriteStopped
+// once abort is set (a log rewrite, when the log is turned off).
+func (s *Server) writeSnapshotAbort(path string, atInstant func() error, abort *atomic.Bool) (keys int, err error) {
 	err = writeFile(path, func(w *bufio.Writer) error {
 		var err error
-		keys, err = s.encodeSnapshot(w, atInstant)
+		keys, err = s.encodeSnapshot(w, atInstant, abort)
 		return err
 	})
 	return keys, err
 }
 
 // encodeSnapshot writes the snapshot for writeSnapshot.
-func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys int, err error) {
+func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error, abort *atomic.Bool) (keys int, err error) {
 	j := &snapJob{now: time.Now().UnixMilli(), done: make([][]bool, len(s.ks.DBs))}
 	for i := range j.done {
 		j.done[i] = make([]bool, keyspace.ShardCount)
@@ -214,6 +220,9 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys i
 	}
 	for d, db := range s.ks.DBs {
 		for i := range keyspace.ShardCount {
+			if abort != nil && abort.Load() {
+				return 0, errRewriteStopped
+			}
 			sh := db.Shard(i)
 			sh.Lock()
 			n := 0
@@ -550,7 +559,7 @@ func (s *Server) diskError() string {
 			return errMisconf
 		}
 	}
-	if a := s.aof; a != nil {
+	if a := s.aof.Load(); a != nil {
 		if err := a.writeErr.Load(); err != nil {
 			return "MISCONF Errors writing to the AOF file: " + (*err).Error()
 		}
@@ -598,7 +607,7 @@ func bgsaveCmd(x *command.Ctx) {
 		return
 	}
 	if !s.persist.running.CompareAndSwap(false, true) {
-		if !schedule && s.aof != nil && s.aof.rewriting.Load() {
+		if !schedule && s.aofst.rewriting.Load() {
 			x.Error("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 			return
 		}
@@ -676,11 +685,15 @@ func (s *Server) persistAtExit() {
 				time.Sleep(10 * time.Millisecond)
 			}
 		}
-		if s.aof != nil {
-			for s.persist.running.Load() { // a rewrite switches files: let it finish
+		if s.aofOn() {
+			// A rewrite switches files, or writes the first base of a log
+			// turned on (Redis refuses to exit before that one): let it finish.
+			for s.persist.running.Load() {
 				time.Sleep(10 * time.Millisecond)
 			}
-			s.aof.close()
+			if a := s.aof.Load(); a != nil {
+				a.close()
+			}
 		}
 	})
 }
