@@ -94,8 +94,13 @@ func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][
 		}
 		return
 	}
-	c.aofEnd = c.s.aof.appendCmds(c.ctx.DBID, c.ctx.Now, effects)
-	c.woff = c.aofEnd
+	if c.s.feeding() {
+		c.replOff = c.s.repl.feed(c.ctx.DBID, c.ctx.Now, effects)
+	}
+	if c.s.aof != nil {
+		c.aofEnd = c.s.aof.appendCmds(c.ctx.DBID, c.ctx.Now, effects)
+		c.woff = c.aofEnd
+	}
 }
 
 // logTx appends the transaction's record, all of its commands or none.
@@ -103,8 +108,14 @@ func (c *client) logTx() {
 	if c.tx == nil {
 		return
 	}
-	c.aofEnd = c.s.aof.appendRecord(persist.SealRecord(c.tx, 0))
-	c.woff = c.aofEnd
+	rec := persist.SealRecord(c.tx, 0)
+	if c.s.feeding() {
+		c.replOff = c.s.repl.feedRecord(rec)
+	}
+	if c.s.aof != nil {
+		c.aofEnd = c.s.aof.appendRecord(rec)
+		c.woff = c.aofEnd
+	}
 	c.tx = nil
 }
 

@@ -208,6 +208,7 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 		if j := c.s.snap.Load(); j != nil {
 			c.captureFor(j, cmd, args)
 		}
+		c.ctx.Logged = c.s.logging() // replicas come and go
 	}
 	if write && c.keyless(cmd, args) {
 		c.runKeyless(cmd, args, mark)
@@ -217,7 +218,7 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 			// A command that blocked changed nothing, unless it says so
 			// (XREADGROUP creating its consumer).
 			effects, rewritten := c.ctx.TakeEffects()
-			if c.s.aof != nil && (c.blocked == nil || rewritten) {
+			if c.s.logging() && (c.blocked == nil || rewritten) {
 				c.logWrite(cmd, args, mark, effects, rewritten)
 			}
 		}

@@ -168,7 +168,7 @@ func (c *client) execLocked(cmds []queued) {
 		c.runAfter(q.cmd)
 	}
 	c.ctx.Blocker = c
-	if c.s.aof != nil {
+	if c.s.logging() {
 		c.logTx()
 	}
 	// Clients blocked on keys the transaction wrote are served after all of

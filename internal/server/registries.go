@@ -25,7 +25,7 @@ func (c *client) keyless(cmd *command.Cmd, args [][]byte) bool {
 // (two clients setting the same element at once are the one case whose
 // log order may differ from the order they took effect in).
 func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
-	if c.s.aof != nil && (isAIWrite(cmd.Name) || strings.HasPrefix(cmd.Name, "function|")) {
+	if c.s.logging() && (isAIWrite(cmd.Name) || strings.HasPrefix(cmd.Name, "function|")) {
 		c.s.regMu.Lock()
 		defer c.s.regMu.Unlock()
 	} else {
@@ -34,7 +34,7 @@ func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
 	}
 	c.run(cmd)
 	effects, rewritten := c.ctx.TakeEffects() // MIGRATE of no key says it logs nothing
-	if c.s.aof != nil && c.blocked == nil {
+	if c.s.logging() && c.blocked == nil {
 		c.logWrite(cmd, args, mark, effects, rewritten)
 	}
 }

@@ -163,7 +163,7 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 		return
 	}
 	c.inExec = false
-	if c.s.aof != nil {
+	if c.s.logging() {
 		c.logTx()
 	}
 	// Clients blocked on keys it wrote, in any database, are served before

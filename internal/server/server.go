@@ -86,6 +86,7 @@ type Server struct {
 	regMu   sync.RWMutex
 	persist saveState
 	aof     *aofLog // nil unless appendonly yes
+	repl    replMaster // replicas and the replication stream (replmaster.go)
 
 	ev   *evictor   // maxmemory (evict.go)
 	evMu sync.Mutex // serializes applyMemoryConfig
@@ -126,6 +127,7 @@ func New(cfg *config.Config) *Server {
 	s.applyMemoryConfig(cfg)
 	applyRedisParams(cfg)
 	s.activeExpire.Store(true)
+	s.repl.init(s)
 	replID := randomHex(40)
 	s.replID.Store(&replID)
 	s.lastSave.Store(s.started.Unix())
@@ -387,6 +389,7 @@ func (s *Server) cron() {
 			if keyspace.Clock.Swap(uint32(now.Unix())) != uint32(now.Unix()) { // once a second
 				s.checkSavePoints(now)
 				s.migrate.closeIdle(migrateCacheTTL)
+				s.repl.cron(now.Unix())
 			}
 			tick.Calibrate()
 			s.sample(now)

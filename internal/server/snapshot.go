@@ -32,11 +32,27 @@ import (
 type snapJob struct {
 	now  int64    // the instant, unix ms: keys expired by then are left out
 	done [][]bool // [db][shard] captured; each read and written under its shard's lock
+	// enc encodes one shard's live keys into a block (HotKV's snapshot
+	// format, or an RDB file's, rdbsave.go), returning how many it holds.
+	enc func(dst []byte, db int, sh *keyspace.Shard, now int64) ([]byte, int, error)
 
 	mu       sync.Mutex
-	captured [][]byte // blocks captured by writers, waiting for the saver
-	keys     int      // keys in captured blocks
+	captured []capturedBlock // blocks captured by writers, waiting for the saver
 	err      error
+}
+
+// capturedBlock is a shard's block and the number of keys in it.
+type capturedBlock struct {
+	b []byte
+	n int
+}
+
+func newSnapJob(s *Server, enc func(dst []byte, db int, sh *keyspace.Shard, now int64) ([]byte, int, error)) *snapJob {
+	j := &snapJob{now: time.Now().UnixMilli(), done: make([][]bool, len(s.ks.DBs)), enc: enc}
+	for i := range j.done {
+		j.done[i] = make([]bool, keyspace.ShardCount)
+	}
+	return j
 }
 
 // capture encodes shard i of database db unless it was already. The caller
@@ -49,14 +65,13 @@ func (j *snapJob) capture(db, i int, sh *keyspace.Shard) {
 	if sh.Len() == 0 {
 		return
 	}
-	b, n, err := encodeShard(nil, db, sh, j.now)
+	b, n, err := j.enc(nil, db, sh, j.now)
 	j.mu.Lock()
 	if err != nil && j.err == nil {
 		j.err = err
 	}
 	if n > 0 {
-		j.captured = append(j.captured, b)
-		j.keys += n
+		j.captured = append(j.captured, capturedBlock{b, n})
 	}
 	j.mu.Unlock()
 }
@@ -164,10 +179,36 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 
 // encodeSnapshot writes the snapshot for writeSnapshot.
 func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys int, err error) {
-	j := &snapJob{now: time.Now().UnixMilli(), done: make([][]bool, len(s.ks.DBs))}
-	for i := range j.done {
-		j.done[i] = make([]bool, keyspace.ShardCount)
+	blocks := 0
+	err = s.captureInstant(newSnapJob(s, encodeShard), atInstant, func(now int64) error {
+		aux, n, err := s.encodeRegistries(now)
+		if err != nil {
+			return err
+		}
+		blocks += n
+		w.Write(persist.AppendHeader(nil, persist.SnapshotMagic))
+		w.Write(aux)
+		return nil
+	}, func(b []byte, n int) error {
+		w.Write(b)
+		blocks++
+		keys += n
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
+	w.Write(persist.AppendEnd(nil, blocks, keys))
+	return keys, nil
+}
+
+// captureInstant fixes the instant of job j while no command runs (every
+// shard locked and regMu held): atInstant, if not nil, runs then; j is
+// published so that writers capture the shards they touch first. Then
+// registries runs with regMu still held (what keyless writes change is
+// encoded as of the instant), and emit gets every shard's block with the
+// number of keys in it, each shard once, in whatever order they come.
+func (s *Server) captureInstant(j *snapJob, atInstant func() error, registries func(now int64) error, emit func(b []byte, n int) error) (err error) {
 	gated := s.gate.shared(0)
 	s.ks.LockAll()
 	// Keyless writes (named indexes, AI layer) hold regMu shared: taking it
@@ -179,7 +220,7 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys i
 			s.regMu.Unlock()
 			s.ks.UnlockAll()
 			gated.RUnlock()
-			return 0, err
+			return err
 		}
 	}
 	s.snap.Store(j)
@@ -188,26 +229,23 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys i
 	// Every shard is captured once the loop below ends; clearing the job
 	// earlier (on an error) only lets writers stop capturing for it.
 	defer s.snap.Store(nil)
-	aux, blocks, err := s.encodeRegistries(j.now)
+	err = registries(j.now)
 	s.regMu.Unlock()
 	if err != nil {
-		return 0, err
+		return err
 	}
-
-	w.Write(persist.AppendHeader(nil, persist.SnapshotMagic))
-	w.Write(aux)
 	var buf []byte
-	drain := func() {
+	drain := func() error {
 		j.mu.Lock()
 		got := j.captured
 		j.captured = nil
-		keys += j.keys
-		j.keys = 0
 		j.mu.Unlock()
-		for _, b := range got {
-			w.Write(b)
-			blocks++
+		for _, c := range got {
+			if err := emit(c.b, c.n); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
 	for d, db := range s.ks.DBs {
 		for i := range keyspace.ShardCount {
@@ -216,28 +254,31 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys i
 			n := 0
 			if !j.done[d][i] {
 				j.done[d][i] = true
-				buf, n, err = encodeShard(buf[:0], d, sh, j.now)
+				buf, n, err = j.enc(buf[:0], d, sh, j.now)
 			}
 			sh.Unlock()
 			if err != nil {
-				return 0, err
+				return err
 			}
 			if n > 0 {
-				w.Write(buf)
-				blocks++
-				keys += n
+				if err := emit(buf, n); err != nil {
+					return err
+				}
 			}
 			if i%64 == 0 {
-				drain()
+				if err := drain(); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	drain()
-	if j.err != nil {
-		return 0, j.err
+	if err := drain(); err != nil {
+		return err
 	}
-	w.Write(persist.AppendEnd(nil, blocks, keys))
-	return keys, nil
+	j.mu.Lock()
+	err = j.err
+	j.mu.Unlock()
+	return err
 }
 
 // writeSnapshotHeld writes a snapshot of the keyspace as it is while the
