@@ -645,9 +645,9 @@ func (s *Shard) live(k string, now int64) bool {
 type DB struct {
 	shards   [ShardCount]Shard
 	id       int
-	events   *notify.Notifier // the keyspace's; nil in a DB made on its own (tests)
+	events   *notify.Notifier                          // the keyspace's; nil in a DB made on its own (tests)
 	onExpire *atomic.Pointer[func(db int, key string)] // the keyspace's, or nil
-	tracking *tracking        // the keyspace's
+	tracking *tracking                                 // the keyspace's
 	// mayExpire is false only while no shard holds keys with an expiry or
 	// expiring parts, so that the active expiry cycle can skip the whole
 	// database without locking its shards (see Expirer.Cycle).

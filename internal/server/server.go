@@ -85,7 +85,7 @@ type Server struct {
 	// snapshot instant; see runLocked.
 	regMu   sync.RWMutex
 	persist saveState
-	aof     *aofLog // nil unless appendonly yes
+	aof     *aofLog    // nil unless appendonly yes
 	repl    replMaster // replicas and the replication stream (replmaster.go)
 
 	ev   *evictor   // maxmemory (evict.go)
