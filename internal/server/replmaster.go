@@ -344,14 +344,14 @@ func (r *replica) loop(m *replMaster) {
 		data := r.pending
 		r.pending = spare[:0]
 		m.mu.Unlock()
-		if len(data) == 0 {
-			continue
+		if len(data) > 0 {
+			if _, err := r.c.conn.Write(data); err != nil {
+				r.c.closeConn()
+				return
+			}
+			r.c.netOut.Add(int64(len(data)))
 		}
-		if _, err := r.c.conn.Write(data); err != nil {
-			r.c.closeConn()
-			return
-		}
-		r.c.netOut.Add(int64(len(data)))
+		// data is written: it takes pending's place next time.
 		if cap(data) > 1<<20 {
 			data = nil
 		}
