@@ -81,6 +81,9 @@ type Server struct {
 	startMem       uint64
 
 	snap atomic.Pointer[snapJob] // the snapshot being written, if any
+	// captureMu runs one capture at a time (snap holds one job): a
+	// replica's sync and a BGSAVE wait for each other.
+	captureMu sync.Mutex
 	// regMu orders keyless writes (named indexes, AI layer) against the
 	// snapshot instant; see runLocked.
 	regMu   sync.RWMutex

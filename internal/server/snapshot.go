@@ -209,6 +209,9 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys i
 // encoded as of the instant), and emit gets every shard's block with the
 // number of keys in it, each shard once, in whatever order they come.
 func (s *Server) captureInstant(j *snapJob, atInstant func() error, registries func(now int64) error, emit func(b []byte, n int) error) (err error) {
+	s.captureMu.Lock()
+	defer s.captureMu.Unlock()
+	j.now = time.Now().UnixMilli()
 	gated := s.gate.shared(0)
 	s.ks.LockAll()
 	// Keyless writes (named indexes, AI layer) hold regMu shared: taking it
