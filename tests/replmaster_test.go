@@ -201,7 +201,7 @@ func replicaUp(t *testing.T, red *raw) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("replica never came up:\n%s", info)
+			t.Fatalf("replica never came up:\n%v", red.do("INFO", "replication"))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -332,6 +332,11 @@ func TestPSYNCStreamsWrites(t *testing.T) {
 	if !strings.HasPrefix(string(file), "REDIS0012") || !strings.Contains(string(file), "before") {
 		t.Fatalf("RDB file %q", file)
 	}
+	// Diskless: the stream starts once the replica says it has loaded.
+	if strings.Contains(s.info(t, "replication")["slave0"], "state=online") {
+		t.Fatal("online before its first ACK")
+	}
+	rep.send(encode("REPLCONF", "ACK", f[2]))
 	eventually(t, "replica online", func() bool {
 		return strings.Contains(s.info(t, "replication")["slave0"], "port=6390,state=online")
 	})
@@ -390,4 +395,79 @@ func readLine(t *testing.T, r *bufio.Reader) string {
 		t.Fatalf("read line: %v", err)
 	}
 	return strings.TrimRight(line, "\r\n")
+}
+
+// A full synchronization while clients write: the file is the data at one
+// instant and the stream everything after it, so the replica ends equal.
+func TestRedisReplicaSyncUnderWrites(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	s := start(t)
+	r := s.raw(t)
+	var load []string
+	for i := range 20000 {
+		load = append(load, fmt.Sprintf("key:%d", i), strconv.Itoa(i))
+		if len(load) == 2000 {
+			r.do(append([]string{"MSET"}, load...)...)
+			load = load[:0]
+		}
+	}
+	stop := make(chan struct{})
+	done := make(chan int)
+	for w := range 2 {
+		go func() {
+			c, err := net.Dial("tcp", s.Addr)
+			if err != nil {
+				done <- 0
+				return
+			}
+			defer c.Close()
+			br := bufio.NewReader(c)
+			n := 0
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					done <- n
+					return
+				default:
+				}
+				k := fmt.Sprintf("key:%d", (i*7919+w*13)%20000)
+				cmd := encode("INCR", k) + encode("HINCRBY", "h:"+strconv.Itoa(i%100), k, "1") + encode("RPUSH", "l:"+strconv.Itoa(w), k)
+				if _, err := c.Write([]byte(cmd)); err != nil {
+					done <- n
+					return
+				}
+				for range 3 {
+					if _, err := readReply(br); err != nil {
+						done <- n
+						return
+					}
+				}
+				n++
+			}
+		}()
+	}
+	host, port, _ := net.SplitHostPort(s.Addr)
+	dir := t.TempDir()
+	red, _ := startRedisWith(t, dir, "--replicaof", host, port)
+	rr := red.raw(t)
+	t.Cleanup(func() {
+		if t.Failed() {
+			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+			t.Logf("replica's log:\n%s", log)
+		}
+	})
+	replicaUp(t, rr)
+	time.Sleep(200 * time.Millisecond) // writes after the sync too
+	close(stop)
+	n := <-done + <-done
+	if n == 0 {
+		t.Fatal("no writes ran")
+	}
+	if got := r.do("WAIT", "1", "5000"); got != int64(1) {
+		t.Fatalf("WAIT = %v", got)
+	}
+	eventually(t, "equal digests", func() bool { return r.do("DEBUG", "DIGEST") == rr.do("DEBUG", "DIGEST") })
+	t.Logf("%d write rounds during and after the sync", n)
 }

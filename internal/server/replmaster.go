@@ -75,12 +75,18 @@ type replica struct {
 	capaEOF bool
 	rdbOnly bool
 	fnOnly  bool // rdb-filter-only functions: no keys
+	noFns   bool // rdb-filter-only "": no functions either
 	state   atomic.Int32
 	ack     atomic.Int64 // the offset it acknowledged
 	ackTime atomic.Int64 // unix ms of its last ACK
 	wake    chan struct{}
 	done    chan struct{}
 	closed  atomic.Bool
+	// acked is closed at its first REPLCONF ACK: a replica loaded
+	// diskless cannot tell the file's end mark from stream bytes read
+	// with it, so the stream waits for that ACK, as in Redis.
+	acked     chan struct{}
+	ackedOnce sync.Once
 
 	// Under replMaster.mu:
 	pending   []byte // stream bytes not yet written to it
@@ -414,7 +420,11 @@ func redisForm(args [][]byte, now int64) [][]byte {
 	case "set", "hsetex", "hgetex", "getex":
 		out := append([][]byte(nil), args...)
 		changed := false
-		for i := 2; i < len(out); i++ {
+		first := 2 // the options follow the key, or SET's value
+		if name == "set" {
+			first = 3
+		}
+		for i := first; i < len(out); i++ {
 			opt := strings.ToLower(string(out[i]))
 			if opt == "fields" {
 				break
@@ -499,7 +509,8 @@ type replConf struct {
 	ip      string
 	capaEOF bool
 	rdbOnly bool
-	fnOnly  bool
+	fnOnly  bool // rdb-filter-only: no keys
+	noFns   bool // ... and no functions either
 }
 
 func replconfCmd(x *command.Ctx) {
@@ -531,12 +542,22 @@ func replconfCmd(x *command.Ctx) {
 		case "rdb-only":
 			rc.rdbOnly = string(v) == "1"
 		case "rdb-filter-only":
-			rc.fnOnly = strings.Contains(strings.ToLower(string(v)), "functions")
+			// Include filters: "functions", or none ("": an empty file).
+			rc.fnOnly = true
+			rc.noFns = true
+			for _, f := range strings.Fields(strings.ToLower(string(v))) {
+				if f != "functions" {
+					x.Error(fmt.Sprintf("ERR Unsupported rdb-filter-only option: %s", f))
+					return
+				}
+				rc.noFns = false
+			}
 		case "ack", "fack":
 			if r := c.replica; r != nil && opt == "ack" {
 				if off, ok := command.ParseInt(v); ok {
 					r.ack.Store(off)
 					r.ackTime.Store(time.Now().UnixMilli())
+					r.ackedOnce.Do(func() { close(r.acked) })
 					c.s.repl.checkWaiters()
 				}
 			}
@@ -572,7 +593,8 @@ func syncCmd(x *command.Ctx) {
 		rc = &replConf{}
 	}
 	r := &replica{c: c, ip: hostOf(c.conn.RemoteAddr()), port: rc.port, capaEOF: rc.capaEOF && psync,
-		rdbOnly: rc.rdbOnly, fnOnly: rc.fnOnly, wake: make(chan struct{}, 1), done: make(chan struct{})}
+		rdbOnly: rc.rdbOnly, fnOnly: rc.fnOnly, noFns: rc.noFns, wake: make(chan struct{}, 1), done: make(chan struct{}),
+		acked: make(chan struct{})}
 	if rc.ip != "" {
 		r.ip = rc.ip
 	}
@@ -674,7 +696,7 @@ func (m *replMaster) fullSync(r *replica, psync bool) {
 			r.state.Store(replSendBulk)
 			_, err := io.WriteString(bw, head+"$EOF:"+eof+"\r\n")
 			return err
-		}, r.fnOnly)
+		}, r.fnOnly, r.noFns)
 		if err == nil {
 			_, err = io.WriteString(bw, eof)
 		}
@@ -699,7 +721,7 @@ func (m *replMaster) fullSync(r *replica, psync bool) {
 		defer os.Remove(f.Name())
 		defer f.Close()
 		bw := bufio.NewWriterSize(f, 1<<20)
-		if _, err = s.writeRDB(bw, atInstant, nil, r.fnOnly); err == nil {
+		if _, err = s.writeRDB(bw, atInstant, nil, r.fnOnly, r.noFns); err == nil {
 			err = bw.Flush()
 		}
 		var size int64
@@ -729,8 +751,16 @@ func (m *replMaster) fullSync(r *replica, psync bool) {
 		return
 	}
 	// Online: what accumulated since the instant goes out, then the
-	// stream as it comes. Its acknowledged offset stays 0 until its first
-	// ACK, so WAIT counts it only once it has loaded the data.
+	// stream as it comes; after a diskless transfer, once the replica has
+	// loaded the file and acknowledged. Its acknowledged offset stays 0
+	// until then, so WAIT counts it only once it has the data.
+	if r.capaEOF {
+		select {
+		case <-r.acked:
+		case <-r.done:
+			return
+		}
+	}
 	r.ackTime.Store(time.Now().UnixMilli())
 	r.state.Store(replOnline)
 	select {
@@ -754,8 +784,9 @@ func (c *countWriter) Write(b []byte) (int, error) {
 // writeRDB writes the data as at one instant as a Redis RDB file.
 // atInstant runs at the instant, every shard locked, and says what the AUX
 // fields tell; before, if set, runs once that is known and before the
-// first byte. fnOnly leaves the keys out (rdb-filter-only functions).
-func (s *Server) writeRDB(w io.Writer, atInstant func() (rdb.FileInfo, error), before func() error, fnOnly bool) (keys int, err error) {
+// first byte. fnOnly leaves the keys out (rdb-filter-only functions), noFns
+// the function libraries.
+func (s *Server) writeRDB(w io.Writer, atInstant func() (rdb.FileInfo, error), before func() error, fnOnly, noFns bool) (keys int, err error) {
 	var info rdb.FileInfo
 	var sizes []rdb.DBSize
 	var skipped atomic.Int64
@@ -795,7 +826,7 @@ func (s *Server) writeRDB(w io.Writer, atInstant func() (rdb.FileInfo, error), b
 		if err := fw.Header(info); err != nil {
 			return err
 		}
-		if _, libs, _, _ := s.scripts.Counts(); libs > 0 {
+		if _, libs, _, _ := s.scripts.Counts(); libs > 0 && !noFns {
 			fw.Functions(s.scripts.DumpFunctions())
 		}
 		return nil
@@ -844,18 +875,6 @@ func rdbShard(dst []byte, db int, sh *keyspace.Shard, now int64, skipped *atomic
 		return dst[:start], 0, nil
 	}
 	return dst, n, nil
-}
-
-// saveRDBFile writes the data as at one instant to path as an RDB file
-// (tests, DEBUG).
-func (s *Server) saveRDBFile(path string) (int, error) {
-	var keys int
-	err := writeFile(path, func(w *bufio.Writer) error {
-		var err error
-		keys, err = s.writeRDB(w, nil, nil, false)
-		return err
-	})
-	return keys, err
 }
 
 // ---- WAIT, INFO, ROLE ----
