@@ -281,6 +281,14 @@ func TestRedisReplicaFollowsHotKV(t *testing.T) {
 		t.Errorf("the replica did not continue from the backlog:\n%s", log)
 	}
 
+	// PUBLISH reaches the replica's subscribers.
+	sub := red.raw(t)
+	sub.do("SUBSCRIBE", "news")
+	r.do("PUBLISH", "news", "hello")
+	if got := fmt.Sprint(sub.read()); got != "[message news hello]" {
+		t.Fatalf("replica's subscriber got %s", got)
+	}
+
 	// A replica that goes away disappears from INFO.
 	proc.Kill()
 	eventually(t, "replica gone from INFO", func() bool { return s.info(t, "replication")["connected_slaves"] == "0" })
