@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -63,8 +64,7 @@ type replMaster struct {
 	waiters  []*replWaiter // WAIT calls in progress
 	getack   bool          // a GETACK is due (a WAIT waits)
 
-	skipped atomic.Int64 // keys left out of RDB files (no RDB form)
-	once    sync.Once
+	skipped atomic.Int64 // keys with no RDB form, written to RDB files only in the hotkv-snapshot AUX field
 }
 
 // replica is one replica's connection.
@@ -789,9 +789,9 @@ func (c *countWriter) Write(b []byte) (int, error) {
 func (s *Server) writeRDB(w io.Writer, atInstant func() (rdb.FileInfo, error), before func() error, fnOnly, noFns bool) (keys int, err error) {
 	var info rdb.FileInfo
 	var sizes []rdb.DBSize
-	var skipped atomic.Int64
+	side := &hotkvOnly{}
 	j := newSnapJob(s, func(dst []byte, db int, sh *keyspace.Shard, now int64) ([]byte, int, error) {
-		return rdbShard(dst, db, sh, now, &skipped)
+		return rdbShard(dst, db, sh, now, side)
 	})
 	if fnOnly {
 		j.enc = func(dst []byte, _ int, _ *keyspace.Shard, _ int64) ([]byte, int, error) { return dst, 0, nil }
@@ -829,32 +829,80 @@ func (s *Server) writeRDB(w io.Writer, atInstant func() (rdb.FileInfo, error), b
 		if _, libs, _, _ := s.scripts.Counts(); libs > 0 && !noFns {
 			fw.Functions(s.scripts.DumpFunctions())
 		}
+		if !fnOnly {
+			var err error
+			side.aux, side.nAux, err = s.encodeRegistries(now, false)
+			return err
+		}
 		return nil
 	}, func(b []byte, n int) error {
 		keys += n
 		return fw.Block(b)
 	})
+	if err == nil && (side.keys > 0 || side.nAux > 0) {
+		// What RDB cannot hold, as a HotKV snapshot in an AUX field:
+		// Redis skips it, a HotKV replica loads it (loadRDBAux).
+		snap := persist.AppendHeader(nil, persist.SnapshotMagic)
+		snap = append(snap, side.aux...)
+		for _, b := range side.blocks {
+			snap = append(snap, b...)
+		}
+		snap = persist.AppendEnd(snap, side.nAux+len(side.blocks), side.keys)
+		fw.Aux(hotkvAux, snap)
+		if side.keys > 0 {
+			s.repl.skipped.Add(int64(side.keys))
+			s.logf("warning", "RDB file: %d keys with no RDB form (vector sets) are only in its %s AUX field, which Redis skips", side.keys, hotkvAux)
+		}
+	}
 	if err == nil {
 		err = fw.End()
-	}
-	if n := skipped.Load(); n > 0 {
-		s.repl.skipped.Add(n)
-		s.logf("warning", "RDB file: %d keys with no RDB form (vector sets) were left out", n)
-	}
-	if len(s.ks.Indexes.Names()) > 0 || len(s.ks.AI.PromptNames())+len(s.ks.AI.SemNames())+len(s.ks.AI.MemoryNames()) > 0 {
-		s.repl.once.Do(func() {
-			s.logf("warning", "RDB file: named vector indexes and the AI layer (PCACHE, SCACHE, AMEM) are not in RDB files")
-		})
 	}
 	return keys, err
 }
 
+// hotkvAux is the AUX field of an RDB file that holds, as a HotKV snapshot
+// (docs/persistence.md's format), what RDB has no form for: vector sets,
+// named vector indexes, the AI layer.
+const hotkvAux = "hotkv-snapshot"
+
+// hotkvOnly collects what an RDB file cannot hold while it is written.
+type hotkvOnly struct {
+	aux  []byte // registries' aux blocks (encodeRegistries)
+	nAux int
+
+	mu     sync.Mutex
+	blocks [][]byte // HotKV keys blocks of the keys with no RDB form
+	keys   int
+}
+
+// loadRDBAux loads an RDB file's AUX field into ks when it is HotKV's
+// (hotkv-snapshot), reporting whether it was; with registries set, the
+// named indexes and the AI layer it holds are loaded into the server's
+// registries, which must be empty (a replica's full synchronization
+// flushes them first).
+func (s *Server) loadRDBAux(key string, val []byte, ks *keyspace.Keyspace, registries bool) (bool, error) {
+	if key != hotkvAux {
+		return false, nil
+	}
+	_, _, err := s.readSnapshot(bytes.NewReader(val), ks, registries)
+	return true, err
+}
+
 // rdbShard encodes sh's live keys as an RDB block of database db; keys
-// without an RDB form are counted in skipped.
-func rdbShard(dst []byte, db int, sh *keyspace.Shard, now int64, skipped *atomic.Int64) ([]byte, int, error) {
+// without an RDB form go to side, in a HotKV keys block.
+func rdbShard(dst []byte, db int, sh *keyspace.Shard, now int64, side *hotkvOnly) ([]byte, int, error) {
 	start := len(dst)
 	dst = rdb.AppendBlock(dst, db)
 	n := 0
+	var other *persist.KeysBlock
+	defer func() {
+		if other != nil && other.Keys > 0 {
+			side.mu.Lock()
+			side.blocks = append(side.blocks, other.Finish())
+			side.keys += other.Keys
+			side.mu.Unlock()
+		}
+	}()
 	for k, e := range sh.All() {
 		if e.Expired(now) {
 			continue
@@ -866,7 +914,12 @@ func rdbShard(dst []byte, db int, sh *keyspace.Shard, now int64, skipped *atomic
 			n++
 		case errors.Is(err, rdb.ErrExpired):
 		case errors.Is(err, rdb.ErrUnsupported):
-			skipped.Add(1)
+			if other == nil {
+				other = persist.BeginKeys(nil, db)
+			}
+			if err := other.Add(k, e); err != nil {
+				return dst[:start], 0, fmt.Errorf("key %q: %w", k, err)
+			}
 		default:
 			return dst[:start], 0, fmt.Errorf("key %q: %w", k, err)
 		}

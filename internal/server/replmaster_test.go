@@ -1,8 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/rdb"
 )
 
 // TestRedisForm: what the replication stream sends for commands whose
@@ -54,5 +59,64 @@ func TestRedisForm(t *testing.T) {
 func TestAppendRESP(t *testing.T) {
 	if got := string(appendRESP(nil, []byte("SET"), []byte("k"), []byte(""))); got != "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n" {
 		t.Fatalf("%q", got)
+	}
+}
+
+// TestRDBCarriesHotKVOnlyData: what RDB has no form for (a vector set, a
+// named index, a prompt cache) goes into the hotkv-snapshot AUX field, and
+// loadRDBAux brings it back.
+func TestRDBCarriesHotKVOnlyData(t *testing.T) {
+	s := benchServer(t)
+	cmd := func(b []byte, args ...string) []byte {
+		var a [][]byte
+		for _, x := range args {
+			a = append(a, []byte(x))
+		}
+		return appendRESP(b, a...)
+	}
+	var b []byte
+	b = cmd(b, "SET", "s", "v")
+	b = cmd(b, "VADD", "vs", "VALUES", "2", "1", "2", "a")
+	b = cmd(b, "VSIM.CREATEINDEX", "idx", "DIM", "2")
+	b = cmd(b, "VSIM.SET", "idx", "e1", "VALUES", "2", "0.5", "0.5")
+	b = cmd(b, "PCACHE.CREATE", "chat")
+	pipe(s, b, 1)
+	var out bytes.Buffer
+	keys, err := s.writeRDB(&out, nil, nil, false, false)
+	if err != nil || keys != 1 {
+		t.Fatalf("writeRDB: %d keys, %v", keys, err)
+	}
+	f := out.Bytes()
+	i := bytes.Index(f, []byte("\x0e"+hotkvAux))
+	if i < 0 {
+		t.Fatal("no hotkv-snapshot AUX field")
+	}
+	val, _, ok := rdb.ReadString(f[i+1+len(hotkvAux):])
+	if !ok {
+		t.Fatal("bad AUX value")
+	}
+	s2 := benchServer(t)
+	if handled, err := s2.loadRDBAux(hotkvAux, val, s2.ks, true); !handled || err != nil {
+		t.Fatalf("loadRDBAux: %v, %v", handled, err)
+	}
+	if handled, _ := s2.loadRDBAux("redis-ver", []byte("8.0.2"), s2.ks, true); handled {
+		t.Fatal("loadRDBAux took redis-ver")
+	}
+	now := time.Now().UnixMilli()
+	db := s2.ks.DBs[0]
+	if e := db.ShardFor([]byte("vs")).Peek([]byte("vs"), now); e == nil || e.Kind != keyspace.KindVectorSet {
+		t.Fatalf("vector set not loaded: %v", e)
+	}
+	if e := db.ShardFor([]byte("s")).Peek([]byte("s"), now); e != nil {
+		t.Fatal("the string is in the RDB part, not in the AUX field")
+	}
+	if names := s2.ks.Indexes.Names(); len(names) != 1 || names[0] != "idx" {
+		t.Fatalf("indexes %v", names)
+	}
+	if names := s2.ks.AI.PromptNames(); len(names) != 1 || names[0] != "chat" {
+		t.Fatalf("prompt caches %v", names)
+	}
+	if s.repl.skipped.Load() != 1 {
+		t.Fatalf("rdb_keys_skipped = %d", s.repl.skipped.Load())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -181,7 +182,7 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys int, err error) {
 	blocks := 0
 	err = s.captureInstant(newSnapJob(s, encodeShard), atInstant, func(now int64) error {
-		aux, n, err := s.encodeRegistries(now)
+		aux, n, err := s.encodeRegistries(now, true)
 		if err != nil {
 			return err
 		}
@@ -290,7 +291,7 @@ func (s *Server) captureInstant(j *snapJob, atInstant func() error, registries f
 func (s *Server) writeSnapshotHeld(path string) (keys int, err error) {
 	err = writeFile(path, func(w *bufio.Writer) error {
 		now := time.Now().UnixMilli()
-		aux, blocks, err := s.encodeRegistries(now)
+		aux, blocks, err := s.encodeRegistries(now, true)
 		if err != nil {
 			return err
 		}
@@ -318,8 +319,9 @@ func (s *Server) writeSnapshotHeld(path string) (keys int, err error) {
 
 // encodeRegistries encodes the named vector indexes, the AI registry and
 // the function libraries into aux blocks (none for an empty registry).
-// regMu is held.
-func (s *Server) encodeRegistries(now int64) (aux []byte, blocks int, err error) {
+// regMu is held. funcs false leaves the libraries out (an RDB file has
+// them in its own form).
+func (s *Server) encodeRegistries(now int64, funcs bool) (aux []byte, blocks int, err error) {
 	if len(s.ks.Indexes.Names()) > 0 {
 		var e persist.Enc
 		persist.EncodeIndexes(&e, s.ks.Indexes)
@@ -335,7 +337,7 @@ func (s *Server) encodeRegistries(now int64) (aux []byte, blocks int, err error)
 		aux = persist.AppendAux(aux, persist.AuxAI, b.Bytes())
 		blocks++
 	}
-	if _, libs, _, _ := s.scripts.Counts(); libs > 0 {
+	if _, libs, _, _ := s.scripts.Counts(); libs > 0 && funcs {
 		aux = persist.AppendAux(aux, persist.AuxFuncs, s.scripts.DumpFunctions())
 		blocks++
 	}
@@ -396,6 +398,12 @@ func (s *Server) loadSnapshot(path string, ks *keyspace.Keyspace, startup bool) 
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(ms.HeapAlloc) + 16*fi.Size() + 64<<20))
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
+	return s.readSnapshot(f, ks, startup)
+}
+
+// readSnapshot is loadSnapshot from r (a file, or the hotkv-snapshot AUX
+// field of an RDB file, rdbsave.go).
+func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, startup bool) (persist.LoadStats, int, error) {
 	now := time.Now().UnixMilli()
 	var keys, expired atomic.Int64
 	type block struct {
