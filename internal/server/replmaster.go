@@ -1057,7 +1057,7 @@ func (s *Server) infoReplication(b *strings.Builder) {
 	}
 	kv(b, "repl_backlog_first_byte_offset", first)
 	kv(b, "repl_backlog_histlen", m.histLen)
-	kv(b, "rdb_keys_skipped", m.skipped.Load()) // HotKV's: keys with no RDB form left out of RDB files
+	kv(b, "rdb_keys_skipped", m.skipped.Load()) // HotKV's: keys Redis cannot load from RDB files (in hotkv-snapshot only)
 }
 
 func roleCmd(x *command.Ctx) {
