@@ -62,7 +62,6 @@ type replMaster struct {
 	settings config.ReplMaster
 	scratch  []byte
 	waiters  []*replWaiter // WAIT calls in progress
-	getack   bool          // a GETACK is due (a WAIT waits)
 
 	skipped atomic.Int64 // keys with no RDB form, written to RDB files only in the hotkv-snapshot AUX field
 }
@@ -91,7 +90,6 @@ type replica struct {
 	// Under replMaster.mu:
 	pending   []byte // stream bytes not yet written to it
 	softSince int64
-	attached  bool
 }
 
 // replWaiter is a WAIT blocked for acknowledgements.
@@ -139,71 +137,55 @@ var (
 // as one MULTI/EXEC, and returns the offset after them. The caller holds
 // the locks of what they wrote.
 func (m *replMaster) feed(db int, now int64, cmds [][][]byte) int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.backlog == nil {
-		return m.off
-	}
-	b := m.scratch[:0]
-	multi := len(cmds) > 1
-	if multi {
-		b = m.selectDB(b, db)
-		b = appendRESP(b, bMulti)
-	}
-	for _, args := range cmds {
-		if args = redisForm(args, now); args != nil {
-			b = m.selectDB(b, db)
-			b = appendRESP(b, args...)
-		}
-	}
-	if multi {
-		b = appendRESP(b, bExec)
-	}
-	m.publish(b)
-	m.scratch = b
-	return m.off
+	return m.feedUnit(len(cmds), func(i int) (int, int64, [][]byte) { return db, now, cmds[i] })
 }
 
 // feedRecord feeds a transaction's log record (persist.BeginRecord ...
 // SealRecord): its commands as one MULTI/EXEC.
 func (m *replMaster) feedRecord(rec []byte) int64 {
-	d := persist.Dec{B: rec[12:]}
-	type cmd struct {
+	type logged struct {
 		db   int
 		now  int64
 		args [][]byte
 	}
-	var cmds []cmd
-	for d.Left() > 0 {
+	var cmds []logged
+	for d := (persist.Dec{B: rec[12:]}); d.Left() > 0; {
 		db, now := int(d.Uvarint()), d.Varint()
-		n := d.Count(1)
-		args := make([][]byte, n)
+		args := make([][]byte, d.Count(1))
 		for i := range args {
 			args[i] = d.Bytes()
 		}
 		if d.Err() != nil {
-			return m.feed(0, 0, nil)
+			break // not reached: the record was just built
 		}
-		cmds = append(cmds, cmd{db, now, args})
+		cmds = append(cmds, logged{db, now, args})
 	}
+	return m.feedUnit(len(cmds), func(i int) (int, int64, [][]byte) { return cmds[i].db, cmds[i].now, cmds[i].args })
+}
+
+// feedUnit appends n commands (cmd(i) gives each one's database, time and
+// arguments) to the stream as one unit: MULTI/EXEC around several. It
+// returns the offset after them.
+func (m *replMaster) feedUnit(n int, cmd func(i int) (int, int64, [][]byte)) int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.backlog == nil || len(cmds) == 0 {
+	if m.backlog == nil || n == 0 {
 		return m.off
 	}
 	b := m.scratch[:0]
-	multi := len(cmds) > 1
-	if multi {
-		b = m.selectDB(b, cmds[0].db)
+	if n > 1 {
+		db, _, _ := cmd(0)
+		b = m.selectDB(b, db)
 		b = appendRESP(b, bMulti)
 	}
-	for _, c := range cmds {
-		if args := redisForm(c.args, c.now); args != nil {
-			b = m.selectDB(b, c.db)
+	for i := range n {
+		db, now, args := cmd(i)
+		if args = redisForm(args, now); args != nil {
+			b = m.selectDB(b, db)
 			b = appendRESP(b, args...)
 		}
 	}
-	if multi {
+	if n > 1 {
 		b = appendRESP(b, bExec)
 	}
 	m.publish(b)
@@ -284,7 +266,6 @@ func (m *replMaster) expired(db int, key string) {
 // attach adds r to the replicas fed from now on. mu is held.
 func (m *replMaster) attach(r *replica) {
 	m.startFeeding()
-	r.attached = true
 	m.replicas = append(m.replicas, r)
 }
 
