@@ -512,3 +512,23 @@ func TestRDBWithHotKVOnlyDataLoadsInRedis(t *testing.T) {
 		t.Fatalf("GET s in Redis = %v", got)
 	}
 }
+
+// min-replicas-to-write: writes are refused while too few replicas have
+// acknowledged within min-replicas-max-lag seconds; reads are not.
+func TestMinReplicasToWrite(t *testing.T) {
+	s := start(t)
+	w := s.raw(t)
+	w.expect(Status("OK"), "CONFIG", "SET", "min-replicas-to-write", "1")
+	noReplicas := Err("NOREPLICAS Not enough good replicas to write.")
+	if got := w.do("SET", "k", "v"); got != noReplicas {
+		t.Fatalf("SET with no replica = %#v", got)
+	}
+	w.expect(nil, "GET", "k")
+	rep := s.raw(t)
+	rep.send(encode("SYNC"))
+	eventually(t, "writes accepted", func() bool { return w.do("SET", "k", "v") == Status("OK") })
+	rep.conn.Close()
+	eventually(t, "writes refused", func() bool { return w.do("SET", "k", "v") == noReplicas })
+	w.expect(Status("OK"), "CONFIG", "SET", "min-replicas-max-lag", "0") // 0: the check is off
+	w.expect(Status("OK"), "SET", "k", "v")
+}

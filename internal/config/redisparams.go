@@ -113,7 +113,7 @@ const (
 	whyThreads     = "Redis's event loop: HotKV serves each connection in its own goroutine on every core, with no I/O threads and no accept batches"
 	whyLazyfree    = "HotKV frees memory through Go's garbage collector, which runs beside the server: deleting a big key never blocks as in Redis, lazy or not"
 	whyOOM         = "HotKV does not change its Linux OOM score (and has no child processes to rank)"
-	whyReplication = "HotKV has no replication (replicaof and min-replicas-to-write are refused), so nothing reads this"
+	whyReplication = "nothing in HotKV reads this (it serves replicas as a master, docs/replication.md, but replicaof is refused)"
 	whyCluster     = "HotKV has no cluster mode (cluster-enabled yes is refused), so nothing reads this"
 	whyTLSUsed     = "read by the TLS listener (docs/configuration.md#tls); CONFIG SET applies to the next connection, or is refused if the new settings do not load"
 	whyTLSClient   = "the certificate Redis presents when it connects out (replication, cluster); HotKV makes no TLS connections of its own"
@@ -209,9 +209,10 @@ var redisSpecs = [...]redisSpec{
 		check: refuseUnless("client eviction", "0", "0"), why: "HotKV has no client eviction"},
 	{name: "maxmemory-eviction-tenacity", kind: kInt, def: "10", min: 0, max: 100,
 		why: "Redis's time budget for one eviction round: HotKV evicts one key before each write that may add data, and in the background, while over the limit"},
-	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kInt, def: "10", min: 0, max: math.MaxInt32, why: whyReplication},
-	{name: "min-replicas-to-write", alias: "min-slaves-to-write", accepts: "0", kind: kInt, def: "0", min: 0, max: math.MaxInt32, effect: Refused,
-		check: refuseUnless("replication", "0", "0"), why: "HotKV has no replication: a value above 0 would refuse every write"},
+	{name: "min-replicas-max-lag", alias: "min-slaves-max-lag", kind: kInt, def: "10", min: 0, max: math.MaxInt32, effect: Honoured,
+		why: "the most seconds since a replica's last REPLCONF ACK for it to count towards min-replicas-to-write, as in Redis (0: the check is off)"},
+	{name: "min-replicas-to-write", alias: "min-slaves-to-write", kind: kInt, def: "0", min: 0, max: math.MaxInt32, effect: Honoured,
+		why: "writes are refused with NOREPLICAS while fewer online replicas than this have acknowledged within min-replicas-max-lag seconds, as in Redis (0: off)"},
 	{name: "no-appendfsync-on-rewrite", kind: kBool, def: "no", why: "HotKV keeps fsyncing its log during a rewrite, as Redis's with no"},
 	{name: "oom-score-adj", kind: kEnum, def: "no", enum: []string{"no", "yes", "relative", "absolute"}, why: whyOOM},
 	{name: "oom-score-adj-values", kind: kMulti, def: "0 200 800", set: setOOMValues, words: oomWords, lines: oomLines, why: whyOOM},

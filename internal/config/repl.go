@@ -11,6 +11,8 @@ type ReplMaster struct {
 	BacklogTTL  int64 // repl-backlog-ttl, seconds (0: never freed)
 	OutputHard  int64 // client-output-buffer-limit replica: 0 = none
 	OutputSoft  SoftLimit
+	MinReplicas int64 // min-replicas-to-write
+	MinMaxLag   int64 // min-replicas-max-lag, seconds
 }
 
 // ReplMaster returns the replication settings in force.
@@ -24,5 +26,7 @@ func (c *Config) ReplMaster() ReplMaster {
 		BacklogTTL:  num("repl-backlog-ttl"),
 		OutputHard:  clampInt64(l.hard),
 		OutputSoft:  SoftLimit{clampInt64(l.soft), l.secs},
+		MinReplicas: num("min-replicas-to-write"),
+		MinMaxLag:   num("min-replicas-max-lag"),
 	}
 }

@@ -115,6 +115,7 @@ func configSet(x *command.Ctx) {
 	s.ks.Events.Set(next.NotifyKeyspaceEvents)
 	s.slow.configure(next)
 	applyRedisParams(next)
+	s.repl.configure(next)
 	if c := cl(x); tighter != 0 && c.inExec {
 		c.memGen = tighter // EXEC holds the shards the measurement counts: exec waits
 	} else if tighter != 0 {

@@ -73,6 +73,10 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 			c.reject(cmd, msg)
 			return
 		}
+		if c.s.repl.tooFew.Load() {
+			c.reject(cmd, "NOREPLICAS Not enough good replicas to write.")
+			return
+		}
 	}
 	if c.s.scripts.Started() != 0 && cmd.Flags&command.AllowBusy == 0 {
 		if msg := c.s.scripts.Busy(c.s.Config().BusyReplyThreshold()); msg != "" {

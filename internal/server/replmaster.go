@@ -64,6 +64,9 @@ type replMaster struct {
 	waiters  []*replWaiter // WAIT calls in progress
 
 	skipped atomic.Int64 // keys with no RDB form, written to RDB files only in the hotkv-snapshot AUX field
+	// tooFew: min-replicas-to-write is not met, writes are refused
+	// (refreshGood).
+	tooFew atomic.Bool
 }
 
 // replica is one replica's connection.
@@ -102,6 +105,33 @@ type replWaiter struct {
 func (m *replMaster) init(s *Server) {
 	m.s = s
 	m.db = -1
+}
+
+// configure applies the settings CONFIG SET may have changed.
+func (m *replMaster) configure(cfg *config.Config) {
+	m.mu.Lock()
+	m.settings = cfg.ReplMaster()
+	m.refreshGood()
+	m.mu.Unlock()
+}
+
+// refreshGood counts the good replicas (online, acknowledged within
+// min-replicas-max-lag seconds) against min-replicas-to-write, as Redis's
+// refreshGoodSlavesCount. mu is held.
+func (m *replMaster) refreshGood() {
+	st := &m.settings
+	if st.MinReplicas == 0 || st.MinMaxLag == 0 {
+		m.tooFew.Store(false)
+		return
+	}
+	good := int64(0)
+	now := time.Now().UnixMilli()
+	for _, r := range m.replicas {
+		if r.state.Load() == replOnline && (now-r.ackTime.Load())/1000 <= st.MinMaxLag {
+			good++
+		}
+	}
+	m.tooFew.Store(good < st.MinReplicas)
 }
 
 // feeding reports whether writes go to the replication stream.
@@ -287,6 +317,7 @@ func (m *replMaster) detach(r *replica) {
 		}
 	}
 	r.pending = nil
+	m.refreshGood()
 }
 
 // cron runs every second: PING to the replicas every
@@ -309,6 +340,7 @@ func (m *replMaster) cron(tick int64) {
 			m.drop(r)
 		}
 	}
+	m.refreshGood()
 	if len(m.replicas) == 0 && st.BacklogTTL > 0 && now.Unix()-m.lastGone > st.BacklogTTL {
 		m.on.Store(false)
 		m.backlog, m.histLen = nil, 0
@@ -539,7 +571,7 @@ func replconfCmd(x *command.Ctx) {
 					r.ack.Store(off)
 					r.ackTime.Store(time.Now().UnixMilli())
 					r.ackedOnce.Do(func() { close(r.acked) })
-					c.s.repl.checkWaiters()
+					c.s.repl.acknowledged()
 				}
 			}
 			return // no reply, as in Redis
@@ -630,6 +662,7 @@ func (m *replMaster) tryContinue(r *replica, id string, offArg []byte) bool {
 	r.ack.Store(from)
 	r.ackTime.Store(time.Now().UnixMilli())
 	r.state.Store(replOnline)
+	m.refreshGood()
 	r.wake <- struct{}{}
 	go r.loop(m)
 	m.s.logf("notice", "Partial resynchronization request from %s:%d accepted. Sending %d bytes of backlog starting from offset %d.", r.ip, r.port, m.off-from, want)
@@ -744,6 +777,9 @@ func (m *replMaster) fullSync(r *replica, psync bool) {
 	}
 	r.ackTime.Store(time.Now().UnixMilli())
 	r.state.Store(replOnline)
+	m.mu.Lock()
+	m.refreshGood()
+	m.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:
 	default:
@@ -934,6 +970,15 @@ func (m *replMaster) askAcks() {
 		return
 	}
 	m.publish(appendRESP(m.scratch[:0], []byte("REPLCONF"), []byte("GETACK"), []byte("*")))
+}
+
+// acknowledged follows a replica's REPLCONF ACK: min-replicas-to-write
+// and the WAITs it may satisfy.
+func (m *replMaster) acknowledged() {
+	m.mu.Lock()
+	m.refreshGood()
+	m.mu.Unlock()
+	m.checkWaiters()
 }
 
 // checkWaiters answers the WAITs whose replicas have acknowledged enough.

@@ -131,6 +131,7 @@ func New(cfg *config.Config) *Server {
 	applyRedisParams(cfg)
 	s.activeExpire.Store(true)
 	s.repl.init(s)
+	s.repl.configure(cfg)
 	replID := randomHex(40)
 	s.replID.Store(&replID)
 	s.lastSave.Store(s.started.Unix())
