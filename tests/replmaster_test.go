@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"context"
 	"bufio"
 	"fmt"
 	"io"
@@ -531,4 +532,40 @@ func TestMinReplicasToWrite(t *testing.T) {
 	eventually(t, "writes refused", func() bool { return w.do("SET", "k", "v") == noReplicas })
 	w.expect(Status("OK"), "CONFIG", "SET", "min-replicas-max-lag", "0") // 0: the check is off
 	w.expect(Status("OK"), "SET", "k", "v")
+}
+
+// Keys evicted under maxmemory reach the replica as DELs (Redis replicas
+// ignore maxmemory by default and wait for them).
+func TestRedisReplicaSeesEvictions(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	if raceEnabled {
+		t.Skip("eviction follows the collector's timing, which the race detector distorts")
+	}
+	p := startBinary(t, "--maxmemory", "32mb", "--maxmemory-policy", "allkeys-random", "--loglevel", "warning", "--enable-debug-command", "local")
+	host, port, _ := net.SplitHostPort(p.addr)
+	red, _ := startRedisWith(t, t.TempDir(), "--replicaof", host, port)
+	rr := red.raw(t)
+	replicaUp(t, rr)
+	c := p.client(t)
+	ctx := context.Background()
+	hot := (&testServer{Addr: p.addr}).raw(t)
+	evicted := func() int64 { return infoField(t, c, "stats", "evicted_keys") }
+	for n := 0; evicted() == 0; n += 10_000 {
+		if n == 2_000_000 {
+			t.Fatal("20M keys written and nothing evicted")
+		}
+		if err := fill(ctx, c, "k", n, 10_000, 100, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := hot.do("WAIT", "1", "10000"); got != int64(1) {
+		t.Fatalf("WAIT = %v", got)
+	}
+	eventually(t, "equal key counts", func() bool { return hot.do("DBSIZE") == rr.do("DBSIZE") })
+	if a, b := hot.do("DEBUG", "DIGEST"), rr.do("DEBUG", "DIGEST"); a != b {
+		t.Fatalf("DEBUG DIGEST: HotKV %v, replica %v", a, b)
+	}
+	t.Logf("%d keys evicted, %v left", evicted(), hot.do("DBSIZE"))
 }
