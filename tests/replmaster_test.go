@@ -1,8 +1,8 @@
 package tests
 
 import (
-	"context"
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
