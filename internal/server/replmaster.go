@@ -576,7 +576,7 @@ func replconfCmd(x *command.Ctx) {
 			}
 			return // no reply, as in Redis
 		case "getack":
-			return // a master asks its replicas; HotKV's replica side answers this (replica.go)
+			return // what a master asks its replicas: nothing for a master to answer
 		case "rdb-channel", "main-ch-client-id":
 		default:
 			x.Error(fmt.Sprintf("ERR Unrecognized REPLCONF option: %s", cstr(x.Args[i], -1)))
