@@ -346,3 +346,24 @@ func TestClientPauseHoldsExpiry(t *testing.T) {
 		})
 	}
 }
+
+// CLIENT NO-TOUCH ON leaves the keys a client's commands read as they were
+// for eviction (here LFU, whose counter rises by one a read with
+// lfu-log-factor 0), except TOUCH, from a script too; as in Redis.
+func TestDifferentialClientNoTouch(t *testing.T) {
+	freq := []string{"OBJECT", "FREQ", "foo"}
+	script := [][]string{
+		{"CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"}, {"CONFIG", "SET", "lfu-log-factor", "0"},
+		{"SET", "foo", "bar"}, {"GET", "foo"}, freq,
+		{"CLIENT", "NO-TOUCH", "ON"},
+		{"GET", "foo"}, {"MGET", "foo", "foo"}, {"STRLEN", "foo"}, {"APPEND", "foo", "x"}, freq,
+		{"EVAL", "return redis.call('get', KEYS[1])", "1", "foo"}, freq,
+		{"MULTI"}, {"GET", "foo"}, {"EXEC"}, freq,
+		{"TOUCH", "foo"}, freq,
+		{"EVAL", "return redis.call('touch', KEYS[1])", "1", "foo"}, freq,
+		{"CLIENT", "NO-TOUCH", "OFF"},
+		{"GET", "foo"}, freq,
+		{"CONFIG", "SET", "maxmemory-policy", "noeviction"}, {"CONFIG", "SET", "lfu-log-factor", "10"},
+	}
+	differ(t, script)
+}

@@ -44,7 +44,8 @@ redis.register_function('pc', function() return redis.pcall('incr', 'str') end)
 redis.register_function('resp3', function() redis.setresp(3) return redis.call('hgetall', 'h') end)
 redis.register_function('logs', function() redis.log(redis.LOG_WARNING, 'from a function') return redis.REDIS_VERSION end)
 redis.register_function('libs', function() return {cjson.encode({1}), bit.band(7, 3), string.upper('x'), tostring(type(_G))} end)
-redis.register_function('glob', function() x = 1 end)`)
+redis.register_function('glob', function() x = 1 end)
+redis.register_function('meta', function() local g = getmetatable(_G) return {type(g), pcall(function() g.__index = {} end)} end)`)
 	// Redis does not compress this one (too short to gain), so its dump is HotKV's byte for byte.
 	small := lib("a", `redis.register_function("fb", function() return 2 end)`)
 	// Redis's dump of a library it compressed (LZF).
@@ -65,7 +66,7 @@ redis.register_function('glob', function() x = 1 end)`)
 		{"FCALL", "err", "0"}, {"FCALL", "kv", "0"}, {"FCALL", "ka", "1", "x", "y", "z"},
 		{"FCALL", "ee", "0"}, {"SET", "str", "abc"}, {"FCALL", "pc", "0"},
 		{"HSET", "h", "f", "v"}, {"FCALL", "resp3", "0"}, {"FCALL", "logs", "0"}, {"FCALL", "libs", "0"},
-		{"FCALL", "glob", "0"},
+		{"FCALL", "glob", "0"}, {"FCALL", "meta", "0"},
 		{"FCALL"}, {"FCALL_RO", "inc"},
 		{"MULTI"}, {"FCALL", "w", "1", "m", "1"}, {"FCALL", "inc", "0"}, {"EXEC"},
 		{"FUNCTION", "LIST"}, {"FUNCTION", "LIST", "WITHCODE", "LIBRARYNAME", "LIB*"},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -256,6 +258,101 @@ func TestDifferentialScriptRandom(t *testing.T) {
 		script = append(script, []string{"EVAL", "return {" + call + "}", "0"})
 	}
 	differ(t, script)
+}
+
+// The sandbox offers what Redis's does: pairs walks the read-only
+// libraries and globals, and Lua 5.1's load, gcinfo, collectgarbage,
+// table.foreach(i)/setn and string.dump are there and answer as Redis's.
+func TestDifferentialScriptSandbox(t *testing.T) {
+	var script [][]string
+	for _, lib := range []string{"string", "table", "math", "os", "redis", "cjson", "bit", "cmsgpack", "struct"} {
+		script = append(script, []string{"EVAL", "local t = {} for k, v in pairs(" + lib + ") do t[#t+1] = k .. ':' .. type(v) end" +
+			" table.sort(t) return t", "0"})
+	}
+	for _, body := range []string{
+		"local t = {} for k in pairs(_G) do if k ~= 'coroutine' and k ~= '__redis__err__handler' then t[#t+1] = k end end table.sort(t) return t",
+		"return {next(os)}",
+		"return {type(gcinfo()), gcinfo() > 0, collectgarbage('count') > 0, collectgarbage('step'), collectgarbage('collect')," +
+			" collectgarbage(), collectgarbage('stop'), collectgarbage('restart'), collectgarbage('setpause', 100), collectgarbage('setpause')," +
+			" collectgarbage('setpause', 200), collectgarbage('setstepmul', 1), collectgarbage('setstepmul', 200)}",
+		"return {pcall(collectgarbage, 'x')}",
+		"return {pcall(collectgarbage, {})}",
+		"local parts = {'return ', '1 + ', 2} local i = 0 local f = load(function() i = i + 1 return parts[i] end) return f()",
+		"local i = 0 return {load(function() i = i + 1 if i == 1 then return 'x x' end end)} ~= nil",
+		"return {pcall(load, function() return {} end)}",
+		"return {pcall(load)}",
+		"return type(load(function() return nil end))",
+		"local r = {} table.foreach({a=1}, function(k, v) r[#r+1] = k .. v end) table.foreachi({5,6}, function(i, v) r[#r+1] = i * v end) return r",
+		"return table.foreachi({5,6,7}, function(i, v) if v == 6 then return i end end)",
+		"return table.foreach({a=1}, function(k, v) return k end)",
+		"return {pcall(table.foreach, {}, 1)}",
+		"return {pcall(table.foreachi, 1)}",
+		"return {pcall(table.setn, {}, 1)}",
+		"return {loadstring(string.dump(function() return 1 end))}",
+		"return string.dump(function() return 1 end):sub(1, 12)",
+		"return {pcall(string.dump)}",
+		"return {pcall(string.dump, tostring)}",
+		"return {('x'):upper(), getmetatable('').__index == string}",
+		"return {pcall(redis.sha1hex)}",
+		"local ok, e = pcall(function() return redis.call('nosuch') end) return {ok, type(e), e}",
+		"local ok, e = pcall(error, {err = 'x'}) return {type(e), e}",
+		"local ok, e = pcall(error, {err = 5}) return {type(e), e}",
+		"local ok, e = pcall(error, {err = {}}) return {type(e), type(e.err)}",
+		"local ok, e = pcall(error, {msg = 'y'}) return {type(e), e.msg}",
+		"local ok, e = xpcall(function() return redis.call('nosuch') end, function(e) return e end) return {type(e), e.err}",
+		"return {pcall(function(a, b) return a + b, 'two' end, 1, 2)}",
+		"return {pcall(redis.call, 'incr', 'k', 'x')}",
+		// The globals and libraries are read-only, their metatables too.
+		"setmetatable(_G, {})",
+		"local g = getmetatable(_G) g.__index = {}",
+		"return type(getmetatable(_G))",
+		"return {pcall(setmetatable, string, {})}",
+		"return {pcall(setmetatable, getmetatable(_G), {})}",
+		"return {pcall(setmetatable, KEYS, {})}",
+		"return {pcall(rawset, _G, 'x', 1)}",
+		"rawset(_G, 'x', 1)",
+		"return {pcall(table.insert, cjson, 1)}",
+		"table.insert(cjson, 1)",
+		"local mt = getmetatable(_G) return {type(mt), pcall(function() mt.x = 1 end)}",
+		"return {redis.sha1hex(12)}",
+		"return redis.sha1hex('a', 'b')",
+	} {
+		script = append(script, []string{"EVAL", body, "0"})
+	}
+	differ(t, script)
+}
+
+// A script's commands count in INFO commandstats and errorstats as in
+// Redis: a refused call as rejected, an error a command met once, even when
+// the script ends with it.
+func TestDifferentialScriptErrorStats(t *testing.T) {
+	usec := regexp.MustCompile(`usec=[0-9]+,usec_per_call=[0-9.]+,`)
+	stats := func(r *raw, cmd []string) any {
+		if cmd[0] != "STATS" {
+			return r.do(cmd...)
+		}
+		var lines []string
+		for _, section := range []string{"commandstats", "errorstats", "stats"} {
+			for _, l := range strings.Split(r.do("INFO", section).(string), "\r\n") {
+				if strings.HasPrefix(l, "cmdstat_") && !strings.HasPrefix(l, "cmdstat_config") || strings.HasPrefix(l, "errorstat_") ||
+					strings.HasPrefix(l, "total_error_replies:") {
+					lines = append(lines, usec.ReplaceAllString(l, ""))
+				}
+			}
+		}
+		sort.Strings(lines)
+		return lines
+	}
+	var script [][]string
+	for _, body := range []string{
+		"return redis.call('select', 99)", "local t = redis.pcall('select', 99) return 1", "return redis.pcall('select', 99)",
+		"return redis.call('nosuch')", "return redis.pcall('nosuch')", "return redis.call('incr', 'a', 'b')",
+		"redis.pcall('incr', 'a', 'b') redis.pcall('nosuch') redis.pcall('lpush', 's', 'x') return 1",
+		"return {err = 'MYERR x'}", "error('boom')", "return redis.call('get', 's')",
+	} {
+		script = append(script, []string{"SET", "s", "1"}, []string{"CONFIG", "RESETSTAT"}, []string{"EVAL", body, "0"}, []string{"STATS"})
+	}
+	differRun(t, script, stats, reflect.DeepEqual)
 }
 
 // cmsgpack packs and unpacks byte for byte as Redis's lua-cmsgpack: the

@@ -161,6 +161,20 @@ func TestLatencyMonitor(t *testing.T) {
 	}
 }
 
+// An active expiry cycle at least latency-monitor-threshold long is a
+// sample of the "expire-cycle" event, as in Redis.
+func TestLatencyExpireCycle(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.expect(Status("OK"), "CONFIG", "SET", "latency-monitor-threshold", "1")
+	r.expect(int64(200000), "EVAL", "for i = 1, 200000 do redis.call('set', 'k' .. i, 'v', 'px', 300) end return 200000", "0")
+	eventually(t, "the keys expiring", func() bool { return r.do("DBSIZE").(int64) == 0 })
+	h, _ := r.do("LATENCY", "HISTORY", "expire-cycle").([]any)
+	if len(h) == 0 || h[0].([]any)[1].(int64) < 1 {
+		t.Fatalf("LATENCY HISTORY expire-cycle: %#v", h)
+	}
+}
+
 // TestSlowlogBlockedCommand: as in Redis, a blocking command is logged when
 // it ends (served, timed out), once, with its own arguments, not while it
 // waits.

@@ -329,7 +329,7 @@ var Params = []*Param{
 			}
 			return errors.New("argument(s) must be one of the following: everysec, always, no") // Redis's order
 		}},
-	boolParam("appendonly", true, func(c *Config) *bool { return &c.AppendOnly }),
+	boolParam("appendonly", false, func(c *Config) *bool { return &c.AppendOnly }),
 	numParam("auto-aof-rewrite-min-size", true, 0, math.MaxInt64, func(c *Config) *int64 { return &c.AutoAOFRewriteMinSize }),
 	numParam("auto-aof-rewrite-percentage", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.AutoAOFRewritePercent }),
 	{Name: "bind", Immutable: true, Multi: true,

@@ -254,9 +254,11 @@ func loadNode(s *stream.Stream, master stream.ID, es []elem) bool {
 // each consumer's PEL names the entries it owns, which must all be there.
 func loadGroup(r *reader, s *stream.Stream, typ byte) bool {
 	name, last := r.str(), r.id()
-	read := int64(stream.Invalid)
+	var read int64
 	if typ != typeStreamListpacks {
 		read = int64(r.length())
+	} else {
+		read = s.Distance(last) // not kept before version 2: estimated, as Redis's rdbLoadObject does
 	}
 	if r.bad {
 		return false

@@ -137,7 +137,7 @@ func (cfg *cjsonConfig) settings(L *lua.LState, t *lua.LTable) {
 				cfg.encodeInvalid = 1
 			}
 		default:
-			cfg.encodeInvalid = cjsonOption(L, "encode_invalid_numbers", 1, "off", "on", "null")
+			cfg.encodeInvalid = map[string]int{"off": 0, "on": 1, "null": 2}[checkOption(L, "encode_invalid_numbers", 1, "off", "on", "null")]
 		}
 		if cfg.encodeInvalid == 2 {
 			L.Push(lua.LString("null"))
@@ -175,29 +175,9 @@ func cjsonBool(L *lua.LState, fn string, n int, v *bool) lua.LBool {
 	case lua.LBool:
 		*v = bool(a)
 	default:
-		*v = cjsonOption(L, fn, n, "off", "on") == 1
+		*v = checkOption(L, fn, n, "off", "on") == "on"
 	}
 	return lua.LBool(*v)
-}
-
-// cjsonOption is luaL_checkoption: the index of the option named.
-func cjsonOption(L *lua.LState, fn string, n int, options ...string) int {
-	var name string
-	switch a := L.Get(n).(type) {
-	case lua.LString:
-		name = string(a)
-	case lua.LNumber:
-		name = a.String()
-	default:
-		argError(L, fn, n, "string expected, got "+a.Type().String())
-	}
-	for i, o := range options {
-		if o == name {
-			return i
-		}
-	}
-	argError(L, fn, n, "invalid option '"+name+"'")
-	return 0
 }
 
 // encode appends v to b as json_append_data does, or says what error Lua

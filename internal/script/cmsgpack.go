@@ -20,6 +20,10 @@ const msgpackMaxNesting = 16
 
 func cmsgpackLib(L *lua.LState) *lua.LTable {
 	t := L.NewTable()
+	t.RawSetString("_NAME", lua.LString("cmsgpack"))
+	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
+	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
+	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
 	t.RawSetString("pack", L.NewFunction(func(L *lua.LState) int {
 		n := L.GetTop()
 		if n == 0 {

@@ -16,7 +16,8 @@ import (
 // removed are base functions Redis does not offer scripts, and getfenv and
 // setfenv, which would hand a script the real globals (Redis can make them
 // read-only inside its Lua; gopher-lua cannot).
-var removed = []string{"dofile", "loadfile", "loadstring", "load", "require", "module", "newproxy", "print", "_printregs", "getfenv", "setfenv"}
+var removed = []string{"dofile", "loadfile", "loadstring", "load", "require", "module", "newproxy", "print", "_printregs", "getfenv", "setfenv",
+	"_GOPHER_LUA_VERSION"}
 
 // maxString bounds what string.rep builds, as proto-max-bulk-len's default
 // bounds a value: beyond it one call would exhaust the server's memory.
@@ -51,11 +52,15 @@ func (e *Engine) openLibs() {
 	g.RawSetString("cmsgpack", cmsgpackLib(L))
 	g.RawSetString("struct", structLib(L))
 	g.RawSetString("loadstring", L.NewFunction(e.loadstring))
+	g.RawSetString("load", L.NewFunction(e.load))
+	g.RawSetString("collectgarbage", L.NewFunction(collectgarbage()))
+	g.RawSetString("gcinfo", L.NewFunction(gcinfo))
 	g.RawSetString("tonumber", L.NewFunction(tonumber))
 	e.refuse = L.NewFunction(refuseWrite)
 	g.RawSetString("rawset", L.NewFunction(e.rawset))
 	str := g.RawGetString("string").(*lua.LTable)
 	str.RawSetString("rep", L.NewFunction(strRep))
+	str.RawSetString("dump", L.NewFunction(stringDump))
 	for _, name := range []string{"find", "match", "gmatch", "gsub"} {
 		str.RawSetString(name, checked(L, str.RawGetString(name).(*lua.LFunction), 2, checkPattern))
 	}
@@ -70,7 +75,7 @@ func (e *Engine) openLibs() {
 	// library could; Redis's setmetatable refuses.
 	setmeta := g.RawGetString("setmetatable").(*lua.LFunction)
 	g.RawSetString("setmetatable", L.NewFunction(func(L *lua.LState) int {
-		L.CheckTable(1)
+		e.checkWritable(L, L.CheckTable(1))
 		return setmeta.GFunction(L)
 	}))
 	// The functions that write into a table they are given refuse the
@@ -79,6 +84,43 @@ func (e *Engine) openLibs() {
 	for _, name := range []string{"insert", "remove", "sort"} {
 		tbl.RawSetString(name, e.guarded(tbl.RawGetString(name).(*lua.LFunction)))
 	}
+	tbl.RawSetString("foreach", L.NewFunction(tableForeach))
+	tbl.RawSetString("foreachi", L.NewFunction(tableForeachi))
+	tbl.RawSetString("setn", L.NewFunction(tableSetn))
+	// pcall is Redis's luaRedisPcall: an error table that carries a string
+	// err (redis.call's errors among them) comes back as that string, as
+	// Redis 7 keeps for scripts written for older versions. xpcall's
+	// handler still gets the table.
+	basePcall := g.RawGetString("pcall").(*lua.LFunction)
+	g.RawSetString("pcall", L.NewFunction(func(L *lua.LState) int {
+		n := basePcall.GFunction(L)
+		if top := L.GetTop(); n >= 2 && L.Get(top-n+1) == lua.LFalse {
+			if t, ok := L.Get(top - n + 2).(*lua.LTable); ok {
+				switch msg := t.RawGetString("err").(type) {
+				case lua.LString, lua.LNumber:
+					L.Replace(top-n+2, msg)
+				}
+			}
+		}
+		return n
+	}))
+	// next and pairs walk the table behind a read-only view, so that
+	// pairs(os) lists os's functions as in Redis, whose read-only tables
+	// are the tables themselves.
+	baseNext := g.RawGetString("next").(*lua.LFunction)
+	next := L.NewFunction(func(L *lua.LState) int {
+		if t, ok := L.Get(1).(*lua.LTable); ok {
+			L.Replace(1, e.behind(t))
+		}
+		return baseNext.GFunction(L)
+	})
+	g.RawSetString("next", next)
+	g.RawSetString("pairs", L.NewFunction(func(L *lua.LState) int {
+		L.Push(next)
+		L.Push(e.behind(L.CheckTable(1)))
+		L.Push(lua.LNil)
+		return 3
+	}))
 	// Scripts get read-only views of the libraries, so that none can
 	// change them for the scripts after it.
 	for _, name := range []string{"string", "table", "math", "os", "redis", "cjson", "bit", "cmsgpack", "struct"} {
@@ -86,9 +128,13 @@ func (e *Engine) openLibs() {
 	}
 	// Methods on strings ("x":upper()) reach the same view, and scripts
 	// see only a read-only view of the strings' metatable.
-	strMeta := L.GetMetatable(lua.LString("")).(*lua.LTable)
+	// gopher-lua makes the string library its own metatable; Lua's is a
+	// table of its own, so pairs(string) lists only the functions.
+	str.RawSetString("__index", lua.LNil)
+	strMeta := L.NewTable()
 	strMeta.RawSetString("__index", g.RawGetString("string"))
 	strMeta.RawSetString("__metatable", readOnly(L, strMeta, e.refuse))
+	L.SetMetatable(lua.LString(""), strMeta)
 	e.lib = g
 
 	// The environment every script runs in: an empty table (so that every
@@ -111,13 +157,18 @@ func (e *Engine) openLibs() {
 	meta := L.NewTable()
 	meta.RawSetString("__index", e.base)
 	meta.RawSetString("__newindex", e.refuse)
-	meta.RawSetString("__metatable", lua.LFalse)
+	// getmetatable(_G) is a table, as in Redis, and a read-only one; an
+	// empty one, as this metatable leads to tables a script must not reach.
+	globalsMeta := readOnly(L, L.NewTable(), e.refuse)
+	meta.RawSetString("__metatable", globalsMeta)
 	L.SetMetatable(e.env, meta)
 
 	// Functions read the globals through their library's own table
 	// (libraryEnv) and then fnBase, which has no KEYS or ARGV.
 	e.fnBase = L.NewTable()
-	e.fnBase.RawSetString("_G", readOnly(L, e.fnBase, e.refuse))
+	fnG := readOnly(L, e.fnBase, e.refuse)
+	fnG.Metatable.(*lua.LTable).RawSetString("__metatable", globalsMeta)
+	e.fnBase.RawSetString("_G", fnG)
 	L.SetMetatable(e.fnBase, baseMeta)
 }
 
@@ -173,10 +224,30 @@ func (e *Engine) guarded(fn *lua.LFunction) *lua.LFunction {
 	})
 }
 
+// checkWritable refuses a read-only table as Redis's Lua does from C: a
+// plain message, with no position.
 func (e *Engine) checkWritable(L *lua.LState, t *lua.LTable) {
 	if m, ok := t.Metatable.(*lua.LTable); ok && m.RawGetString("__newindex") == e.refuse {
-		raise(L, "Attempt to modify a readonly table")
+		L.Error(lua.LString("Attempt to modify a readonly table"), 0)
 	}
+}
+
+// behind is the table a read-only view shows (t itself if it is none). A
+// script's _G shows the globals and its KEYS and ARGV: a table of them is
+// made for it.
+func (e *Engine) behind(t *lua.LTable) *lua.LTable {
+	if t == e.env {
+		all := e.L.NewTable()
+		e.lib.ForEach(all.RawSet)
+		e.base.ForEach(all.RawSet)
+		return all
+	}
+	if m, ok := t.Metatable.(*lua.LTable); ok && m.RawGetString("__newindex") == e.refuse {
+		if inner, ok := m.RawGetString("__index").(*lua.LTable); ok {
+			return inner
+		}
+	}
+	return t
 }
 
 func refuseWrite(L *lua.LState) int {
@@ -232,7 +303,10 @@ func (e *Engine) redisLib() *lua.LTable {
 			return 1
 		},
 		"sha1hex": func(L *lua.LState) int {
-			L.Push(lua.LString(SHA1([]byte(L.CheckString(1)))))
+			if L.GetTop() != 1 {
+				raise(L, "wrong number of arguments")
+			}
+			L.Push(lua.LString(SHA1([]byte(lua.LVAsString(L.Get(1))))))
 			return 1
 		},
 		"log": func(L *lua.LState) int {

@@ -40,6 +40,10 @@ type Caller interface {
 	// run args, or why the question is wrong (an unknown command, a wrong
 	// number of arguments).
 	MayRun(args [][]byte) (allowed bool, refusal string)
+	// ErrorCounted says the error reply the script ends with is a
+	// command's error a redis.call or redis.pcall met, already counted in
+	// the error statistics (Redis's ignore_error_stats_update).
+	ErrorCounted()
 }
 
 // Engine holds the script cache and the Lua state scripts run in, one at a
@@ -457,9 +461,14 @@ func (e *Engine) Run(sc *Script, cmd, keys, argv [][]byte, call Caller, w *resp.
 			}
 			err = &lua.ApiError{Object: t}
 		}
-		writeError(w, err, sc.name, function)
+		if writeError(w, err, sc.name, function) {
+			call.ErrorCounted()
+		}
 		L.SetTop(0)
 		return
+	}
+	if countedError(L.Get(-1)) {
+		call.ErrorCounted()
 	}
 	writeValue(w, L.Get(-1), r.proto, 0)
 	L.SetTop(0)
@@ -529,15 +538,28 @@ func lineOf(L *lua.LState) string {
 	return ""
 }
 
+// countedError reports whether v is the error table of a command's error
+// reply (reply.go marks them), which the error statistics have counted.
+func countedError(v lua.LValue) bool {
+	t, ok := v.(*lua.LTable)
+	if !ok {
+		return false
+	}
+	_, isErr := t.RawGetString("err").(lua.LString)
+	return isErr && lua.LVAsBool(t.RawGetString("ignore_error_stats_update"))
+}
+
 // writeError answers a script's failure as Redis does:
 // "<error> script: <sha>, on @user_script:<line>.", or for a function
-// "<error> script: <name>, on @user_function:<line>.".
-func writeError(w *resp.Writer, err error, name string, function bool) {
+// "<error> script: <name>, on @user_function:<line>.". It reports whether
+// the error is a command's, already counted.
+func writeError(w *resp.Writer, err error, name string, function bool) (counted bool) {
 	msg, line := err.Error(), ""
 	if ae, ok := err.(*lua.ApiError); ok {
 		if t, ok := ae.Object.(*lua.LTable); ok {
 			msg = lua.LVAsString(t.RawGetString("err"))
 			line = lua.LVAsString(t.RawGetString("line"))
+			counted = countedError(t)
 		} else {
 			msg = "ERR " + lua.LVAsString(ae.Object)
 		}
@@ -555,6 +577,7 @@ func writeError(w *resp.Writer, err error, name string, function bool) {
 		msg += ", on @user_script:" + line + "."
 	}
 	w.Error(strings.NewReplacer("\r", " ", "\n", " ").Replace(msg))
+	return counted
 }
 
 // writeValue converts a script's result to a reply, as Redis's

@@ -21,6 +21,8 @@ func (data fakeCaller) MayRun(args [][]byte) (bool, string) {
 	return false, "Invalid command passed to redis.acl_check_cmd()"
 }
 
+func (fakeCaller) ErrorCounted() {}
+
 func (data fakeCaller) Call(args [][]byte, proto int) []byte {
 	w := resp.Writer{Proto: proto}
 	switch strings.ToLower(string(args[0])) {

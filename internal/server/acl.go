@@ -696,6 +696,10 @@ func (b *blocked) refused() bool {
 
 // MayRun is redis.acl_check_cmd for the script running on c: whether its
 // user may run args (script.Caller), with Redis's refusals of the question.
+// ErrorCounted is script.Caller's: the script's error reply is one its
+// commands met, already in the error statistics.
+func (c *client) ErrorCounted() { c.errCounted = true }
+
 func (c *client) MayRun(args [][]byte) (bool, string) {
 	cmd := c.s.lookup(args[0])
 	if cmd != nil && cmd.Subs != nil && len(args) > 1 {

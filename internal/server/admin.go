@@ -106,7 +106,16 @@ func configSet(x *command.Ctx) {
 			return
 		}
 	}
+	if next.AppendOnly {
+		if err := s.setAppendOnly(true, next, cl(x)); err != nil {
+			fail(args[paramArg(params, "appendonly")], "Unable to turn on AOF. Check server logs.")
+			return
+		}
+	}
 	s.cfg.Store(next)
+	if !next.AppendOnly {
+		s.setAppendOnly(false, next, cl(x))
+	}
 	if next.RequirePass != prev.RequirePass {
 		s.setRequirePass(next.RequirePass)
 	}
@@ -122,6 +131,16 @@ func configSet(x *command.Ctx) {
 		s.awaitMeasurement(tighter)
 	}
 	x.W.OK()
+}
+
+// paramArg is the index in CONFIG SET's arguments of parameter name.
+func paramArg(params []*config.Param, name string) int {
+	for i, p := range params {
+		if p.Name == name {
+			return 2 * i
+		}
+	}
+	return 0
 }
 
 // tlsArg is the index in CONFIG SET's arguments of the first tls-*

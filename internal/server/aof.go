@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -50,11 +51,14 @@ type aofLog struct {
 	rwBase   atomic.Int64 // base plus logs after the last rewrite (or load): the growth reference
 	writeErr atomic.Pointer[error]
 
-	rewriting atomic.Bool
-	rewrites  atomic.Int64
-	lastRwOK  atomic.Bool
-	lastRwSec atomic.Int64
-	rwStart   atomic.Int64
+	// Turned on at run time (aofswitch.go): pending until its first base is
+	// written, the manifest naming it; old are the files of the log it
+	// replaces, deleted then. cancel stops its rewrite (turned off); closed,
+	// under wmu, once turned off and closed.
+	pending atomic.Bool
+	cancel  atomic.Bool
+	closed  bool
+	old     []string
 }
 
 func (s *Server) aofDir() string {
@@ -97,23 +101,25 @@ func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][
 	if c.s.feeding() {
 		c.replOff = c.s.repl.feed(c.ctx.DBID, c.ctx.Now, effects)
 	}
-	if c.s.aof != nil {
-		c.aofEnd = c.s.aof.appendCmds(c.ctx.DBID, c.ctx.Now, effects)
+	if a := c.s.aof.Load(); a != nil {
+		c.aofEnd = a.appendCmds(c.ctx.DBID, c.ctx.Now, effects)
 		c.woff = c.aofEnd
 	}
 }
 
 // logTx appends the transaction's record, all of its commands or none.
 func (c *client) logTx() {
-	if c.tx == nil {
+	a := c.s.aof.Load()
+	if c.tx == nil || a == nil && !c.s.feeding() { // turned off during a keyless transaction
+		c.tx = nil
 		return
 	}
 	rec := persist.SealRecord(c.tx, 0)
 	if c.s.feeding() {
 		c.replOff = c.s.repl.feedRecord(rec)
 	}
-	if c.s.aof != nil {
-		c.aofEnd = c.s.aof.appendRecord(rec)
+	if a != nil {
+		c.aofEnd = a.appendRecord(rec)
 		c.woff = c.aofEnd
 	}
 	c.tx = nil
@@ -201,11 +207,12 @@ func (a *aofLog) await(end int64) {
 		return
 	}
 	a.wmu.Lock()
-	if target.Load() < end {
+	closed := a.closed // turned off: what it held was written out then
+	if target.Load() < end && !closed {
 		a.writeOut(always)
 	}
 	a.wmu.Unlock()
-	if always && target.Load() < end {
+	if always && target.Load() < end && !closed {
 		// The reply would acknowledge a write that is not durable (Redis
 		// exits here too).
 		a.s.logf("warning", "Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
@@ -214,13 +221,16 @@ func (a *aofLog) await(end int64) {
 }
 
 // sync makes the log durable up to end now (WAITAOF), reporting whether it
-// is.
+// is. A log turned on at run time is not until its base is written.
 func (a *aofLog) sync(end int64) bool {
+	if a.pending.Load() {
+		return false
+	}
 	if a.synced.Load() >= end {
 		return true
 	}
 	a.wmu.Lock()
-	if a.synced.Load() < end {
+	if a.synced.Load() < end && !a.closed {
 		a.writeOut(true)
 	}
 	a.wmu.Unlock()
@@ -236,7 +246,9 @@ func (a *aofLog) writeOut(sync bool) {
 	a.buf = a.spare[:0]
 	a.mu.Unlock()
 	if len(data) > 0 {
+		start := time.Now()
 		n, err := a.f.Write(data)
+		a.s.latencySample("aof-write-alone", time.Since(start)) // Redis's name for a write with no fsync or child pending
 		if err != nil {
 			if n > 0 {
 				a.f.Truncate(a.fsize)
@@ -253,7 +265,12 @@ func (a *aofLog) writeOut(sync bool) {
 	a.spare = data
 	a.written.Store(end)
 	if sync {
-		if err := a.f.Sync(); err != nil {
+		start := time.Now()
+		err := a.f.Sync()
+		if a.s.Config().AppendFsync == "always" {
+			a.s.latencySample("aof-fsync-always", time.Since(start))
+		}
+		if err != nil {
 			a.fail(err)
 			return
 		}
@@ -274,27 +291,38 @@ func (a *aofLog) fail(err error) {
 
 // loop writes what clients have not (blocked clients' pops, appendfsync no)
 // and fsyncs every second under everysec, outside wmu so clients keep
-// writing meanwhile.
-func (a *aofLog) loop() {
-	defer a.s.wg.Done()
+// writing meanwhile; it also starts automatic and retried rewrites. It runs
+// for the server's life, on whichever log is on.
+func (s *Server) aofLoop() {
+	defer s.wg.Done()
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		select {
-		case <-a.s.closed:
+		case <-s.closed:
 			return
 		case <-t.C:
 		}
-		a.wmu.Lock()
-		a.writeOut(false)
-		f, end := a.f, a.written.Load()
-		a.wmu.Unlock()
-		if a.s.Config().AppendFsync == "everysec" && a.synced.Load() < end {
-			if err := f.Sync(); err == nil { // a file rotated meanwhile was synced by rotate
-				a.synced.Store(max(a.synced.Load(), end))
-			}
+		if a := s.aof.Load(); a != nil {
+			a.tick()
 		}
-		a.s.checkRewrite()
+		s.checkRewrite()
+	}
+}
+
+func (a *aofLog) tick() {
+	a.wmu.Lock()
+	if a.closed {
+		a.wmu.Unlock()
+		return
+	}
+	a.writeOut(false)
+	f, end := a.f, a.written.Load()
+	a.wmu.Unlock()
+	if a.s.Config().AppendFsync == "everysec" && a.synced.Load() < end {
+		if err := f.Sync(); err == nil { // a file rotated meanwhile was synced by rotate
+			a.synced.Store(max(a.synced.Load(), end))
+		}
 	}
 }
 
@@ -302,8 +330,12 @@ func (a *aofLog) loop() {
 func (a *aofLog) close() {
 	a.wmu.Lock()
 	defer a.wmu.Unlock()
+	if a.closed {
+		return
+	}
 	a.writeOut(true)
 	a.f.Close()
+	a.closed = true
 }
 
 func (a *aofLog) name(seq int, kind string) string {
@@ -411,10 +443,14 @@ func (a *aofLog) openIncr(seq int) error {
 // log moves on to a new incremental file; the snapshot becomes the new base;
 // then the manifest names only those two and the old files go.
 func (s *Server) rewriteAOF() error {
+	a := s.aof.Load()
+	if a == nil {
+		return errAOFOff
+	}
 	if !s.startRewrite() {
 		return errSaveInProgress
 	}
-	return s.runRewrite()
+	return s.runRewrite(a)
 }
 
 // startRewrite claims persistence for a rewrite and marks it in progress,
@@ -424,25 +460,43 @@ func (s *Server) startRewrite() bool {
 	if !s.persist.running.CompareAndSwap(false, true) {
 		return false
 	}
-	s.aof.rewriting.Store(true)
+	s.aofst.rewriting.Store(true)
 	return true
 }
 
-// runRewrite does the rewrite startRewrite claimed, and releases it.
-func (s *Server) runRewrite() error {
-	a := s.aof
+// runRewrite does the rewrite of log a that startRewrite claimed, and
+// releases it. a is the log on, or one being turned on (aofswitch.go):
+// then the snapshot's instant is where a goes live, and the manifest names
+// it only once its base is written.
+func (s *Server) runRewrite(a *aofLog) error {
+	st := &s.aofst
+	defer st.rewriting.Store(false) // after persistence is free (stopAOF waits for it)
 	defer s.persist.running.Store(false)
-	defer a.rewriting.Store(false)
 	start := time.Now()
-	a.rwStart.Store(start.Unix())
-	defer a.rwStart.Store(0)
+	st.rwStart.Store(start.Unix())
+	defer st.rwStart.Store(0)
 
 	var oldBase string
 	var oldIncrs []string
 	seq := 0
+	if s.aof.Load() != a {
+		// Being turned on: the log a manifest names now (an earlier one's,
+		// or BGREWRITEAOF's with the log off) is replaced by this one.
+		if base, incrs, err := readManifest(a.manifestPath()); err == nil {
+			a.old = append(incrs, base)
+		}
+	}
 	rotate := func() error { // every shard is locked: no record is being appended
+		if a.cancel.Load() {
+			return errRewriteStopped
+		}
 		a.wmu.Lock()
 		defer a.wmu.Unlock()
+		if s.aof.Load() != a { // being turned on: from now on writes are logged in a
+			seq = a.seq
+			s.aof.Store(a)
+			return nil
+		}
 		a.writeOut(true)
 		if err := a.writeErr.Load(); err != nil {
 			return *err
@@ -453,55 +507,93 @@ func (s *Server) runRewrite() error {
 			return err
 		}
 		a.size.Store(int64(len(persist.AppendHeader(nil, persist.LogMagic))))
+		if a.pending.Load() {
+			return nil // no manifest names it before its first base
+		}
 		// Until the new base exists, the old files plus the new one are the log.
 		return a.writeManifest(oldBase, a.incrs)
 	}
 	var baseName string
 	tmpBase := filepath.Join(a.dir, "temp-rewrite.base.hkv")
-	_, err := s.writeSnapshot(tmpBase, rotate)
+	_, err := s.writeSnapshotAbort(tmpBase, rotate, &a.cancel)
 	if err == nil { // seq is known once rotate ran
 		baseName = a.name(seq, "base.hkv")
 		err = os.Rename(tmpBase, filepath.Join(a.dir, baseName))
 	}
 	if err == nil {
 		a.wmu.Lock()
-		cur := a.incrs[len(a.incrs)-1]
-		if err = a.writeManifest(baseName, []string{cur}); err == nil {
-			a.base, a.incrs = baseName, []string{cur}
+		if a.cancel.Load() {
+			err = errRewriteStopped
+			os.Remove(filepath.Join(a.dir, baseName))
+		} else {
+			cur := a.incrs[len(a.incrs)-1]
+			if err = a.writeManifest(baseName, []string{cur}); err == nil {
+				a.base, a.incrs = baseName, []string{cur}
+				a.pending.Store(false)
+			}
 		}
 		a.wmu.Unlock()
 	}
-	a.lastRwSec.Store(int64(time.Since(start).Seconds()))
 	if err != nil {
-		a.lastRwOK.Store(false)
+		os.Remove(tmpBase)
+		if baseName != "" { // written, but no manifest names it
+			os.Remove(filepath.Join(a.dir, baseName))
+		}
+	}
+	if err == errRewriteStopped { // turned off: as a killed child, not a failure
+		s.logf("notice", "AOF rewrite stopped: appendonly was turned off")
+		return err
+	}
+	st.lastRwSec.Store(int64(time.Since(start).Seconds()))
+	if err != nil {
+		st.rwFailed.Store(true)
+		st.failures.Add(1)
 		s.logf("warning", "Background AOF rewrite failed: %v", err)
 		return err
 	}
-	for _, f := range append(oldIncrs, oldBase) {
-		if f != "" {
+	for _, f := range append(append(oldIncrs, oldBase), a.old...) {
+		if f != "" && f != baseName && !slices.Contains(a.incrs, f) {
 			os.Remove(filepath.Join(a.dir, f))
 		}
 	}
+	a.old = nil
 	if fi, err := os.Stat(filepath.Join(a.dir, baseName)); err == nil {
 		a.baseSize.Store(fi.Size())
 		a.rwBase.Store(fi.Size() + a.size.Load())
 	}
-	a.rewrites.Add(1)
-	a.lastRwOK.Store(true)
+	st.rewrites.Add(1)
+	st.rwFailed.Store(false)
+	st.failures.Store(0)
+	if st.want.CompareAndSwap(a, nil) {
+		s.logf("notice", "Background AOF rewrite finished successfully: the append only file is on (%.3f s)", time.Since(start).Seconds())
+		return nil
+	}
 	s.logf("notice", "Background AOF rewrite finished successfully (%.3f s)", time.Since(start).Seconds())
 	return nil
 }
 
-// checkRewrite starts a rewrite when the log has grown by
-// auto-aof-rewrite-percentage over its size after the last rewrite.
+// checkRewrite runs once a second (aofLoop): it retries the first rewrite
+// of a log being turned on that failed, and starts a rewrite when the log
+// has grown by auto-aof-rewrite-percentage over its size after the last
+// rewrite; after repeated failures, not before rewriteLimited allows.
 func (s *Server) checkRewrite() {
+	st := &s.aofst
+	if s.persist.running.Load() || st.scheduled.Load() {
+		return
+	}
+	if w := st.want.Load(); w != nil { // its first rewrite failed
+		if !s.rewriteLimited() && s.startRewrite() {
+			go s.runRewrite(w)
+		}
+		return
+	}
 	cfg := s.Config()
-	a := s.aof
-	if cfg.AutoAOFRewritePercent == 0 || s.persist.running.Load() {
+	a := s.aof.Load()
+	if a == nil || cfg.AutoAOFRewritePercent == 0 {
 		return
 	}
 	size, base := a.size.Load()+a.baseSize.Load(), max(a.rwBase.Load(), 1)
-	if size >= cfg.AutoAOFRewriteMinSize && (size-base)*100/base >= cfg.AutoAOFRewritePercent {
+	if size >= cfg.AutoAOFRewriteMinSize && (size-base)*100/base >= cfg.AutoAOFRewritePercent && !s.rewriteLimited() {
 		s.logf("notice", "Starting automatic rewriting of AOF on %d%% growth", (size-base)*100/base)
 		go s.rewriteAOF()
 	}
@@ -525,8 +617,11 @@ func (s *Server) loadAOF(a *aofLog) error {
 	a.size.Add(size)
 	a.fsize = last
 	a.rwBase.Store(a.baseSize.Load() + a.size.Load())
-	if len(incrs) == 0 {
-		return a.openIncr(seqOf(base) + 1)
+	if len(incrs) == 0 { // a base alone (BGREWRITEAOF with the log off)
+		if err := a.openIncr(seqOf(base) + 1); err != nil {
+			return err
+		}
+		return a.writeManifest(base, a.incrs)
 	}
 	cur := incrs[len(incrs)-1]
 	f, err := os.OpenFile(filepath.Join(a.dir, cur), os.O_WRONLY|os.O_APPEND, 0o644)
@@ -651,7 +746,6 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 // existing log is loaded; without one, the current data becomes its base.
 func (s *Server) openAOF() error {
 	a := &aofLog{s: s, dir: s.aofDir()}
-	a.lastRwOK.Store(true)
 	if err := os.MkdirAll(a.dir, 0o755); err != nil {
 		return err
 	}
@@ -659,7 +753,7 @@ func (s *Server) openAOF() error {
 		if err := s.loadAOF(a); err != nil {
 			return err
 		}
-		s.aof = a
+		s.aof.Store(a)
 		return nil
 	}
 	if err := a.openIncr(1); err != nil {
@@ -668,27 +762,42 @@ func (s *Server) openAOF() error {
 	if err := a.writeManifest("", a.incrs); err != nil {
 		return err
 	}
-	s.aof = a
+	s.aof.Store(a)
 	return s.rewriteAOF() // the data loaded from a snapshot becomes the base
 }
 
 func bgrewriteaofCmd(x *command.Ctx) {
 	s := cl(x).s
-	if s.aof == nil {
-		x.Error("ERR BGREWRITEAOF needs appendonly yes in HotKV")
-		return
-	}
-	if s.aof.rewriting.Load() {
+	st := &s.aofst
+	if st.rewriting.Load() {
 		x.Error("ERR Background append only file rewriting already in progress")
 		return
 	}
+	if st.want.Load() != nil || st.scheduled.Load() { // being turned on: that rewrite is to come
+		x.W.Simple("Background append only file rewriting scheduled")
+		return
+	}
 	if s.startRewrite() {
-		go s.runRewrite()
+		if a := s.aof.Load(); a != nil {
+			go s.runRewrite(a)
+		} else {
+			go s.runRewriteOff()
+		}
 		x.W.Simple("Background append only file rewriting started")
 		return
 	}
+	st.scheduled.Store(true)
 	go func() { // after the BGSAVE running, as Redis schedules
-		for s.rewriteAOF() == errSaveInProgress && !s.aof.rewriting.Load() {
+		defer st.scheduled.Store(false)
+		for !st.rewriting.Load() {
+			if s.startRewrite() {
+				if a := s.aof.Load(); a != nil {
+					s.runRewrite(a)
+				} else {
+					s.runRewriteOff()
+				}
+				return
+			}
 			time.Sleep(10 * time.Millisecond)
 		}
 	}()
@@ -717,8 +826,12 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 		}
 		return now - t
 	}
-	a := s.aof
-	rw := a != nil && a.rewriting.Load()
+	as := &s.aofst
+	a := s.aof.Load()
+	if a == nil {
+		a = as.want.Load() // being turned on: INFO shows it as Redis does
+	}
+	rw := as.rewriting.Load()
 	bg := st.bgStart.Load()
 	kv(b, "loading", 0)
 	kv(b, "async_loading", 0)
@@ -744,20 +857,19 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 	kv(b, "rdb_last_load_keys_loaded", st.lastLoaded.Load())
 	kv(b, "aof_enabled", b2i(a != nil))
 	kv(b, "aof_rewrite_in_progress", b2i(rw))
-	kv(b, "aof_rewrite_scheduled", 0)
-	var rwSecs, rwCur, rewrites int64 = -1, -1, 0
-	rwOK, writeOK := true, true
+	kv(b, "aof_rewrite_scheduled", b2i(as.scheduled.Load() && !rw))
+	rwSecs, rwOK, writeOK := int64(-1), !as.rwFailed.Load(), true
+	if as.rewrites.Load() > 0 || !rwOK {
+		rwSecs = as.lastRwSec.Load()
+	}
 	if a != nil {
-		if a.rewrites.Load() > 0 || !a.lastRwOK.Load() {
-			rwSecs = a.lastRwSec.Load()
-		}
-		rwCur, rewrites, rwOK, writeOK = since(a.rwStart.Load()), a.rewrites.Load(), a.lastRwOK.Load(), a.writeErr.Load() == nil
+		writeOK = a.writeErr.Load() == nil
 	}
 	kv(b, "aof_last_rewrite_time_sec", rwSecs)
-	kv(b, "aof_current_rewrite_time_sec", rwCur)
+	kv(b, "aof_current_rewrite_time_sec", since(as.rwStart.Load()))
 	kv(b, "aof_last_bgrewrite_status", status(rwOK))
-	kv(b, "aof_rewrites", rewrites)
-	kv(b, "aof_rewrites_consecutive_failures", b2i(!rwOK))
+	kv(b, "aof_rewrites", as.rewrites.Load())
+	kv(b, "aof_rewrites_consecutive_failures", as.failures.Load())
 	kv(b, "aof_last_write_status", status(writeOK))
 	kv(b, "aof_last_cow_size", 0)
 	kv(b, "module_fork_in_progress", 0)

@@ -281,8 +281,10 @@ func (s *Server) runWaiter(b *blocked) {
 	case b.refused():
 		refused = true
 	default:
+		a := s.aof.Load() // the shards are held: on or off for all of it
+		logged := a != nil || s.feeding()
 		x := command.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
-			Conn: b.c, Blocker: &again, Logged: s.logging()}
+			Conn: b.c, Blocker: &again, Logged: logged}
 		if j := s.snap.Load(); j != nil {
 			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)
 		}
@@ -298,13 +300,13 @@ func (s *Server) runWaiter(b *blocked) {
 		b.c.misses.Add(x.Misses)
 		effects, rewritten := x.TakeEffects()
 		switch {
-		case !s.logging() || bool(again) || b.cmd.Flags&command.Write == 0:
+		case !logged || bool(again) || b.cmd.Flags&command.Write == 0:
 		case rewritten:
 			if len(effects) > 0 {
-				s.logServed(b, now, effects)
+				s.logServed(b, a, now, effects)
 			}
 		default: // replayed, it finds the data it found now
-			s.logServed(b, now, [][][]byte{s.ownName(b.cmd, b.args)})
+			s.logServed(b, a, now, [][][]byte{s.ownName(b.cmd, b.args)})
 		}
 	}
 	if again {
@@ -344,12 +346,12 @@ func (s *Server) runWaiter(b *blocked) {
 
 // logServed records what a served blocking command did: in the
 // append-only log (the reply waits for it) and the replication stream.
-func (s *Server) logServed(b *blocked, now int64, effects [][][]byte) {
+func (s *Server) logServed(b *blocked, a *aofLog, now int64, effects [][][]byte) {
 	if s.feeding() {
 		s.repl.feed(b.dbID, now, effects)
 	}
-	if s.aof != nil {
-		b.aofEnd = s.aof.appendCmds(b.dbID, now, effects)
+	if a != nil {
+		b.aofEnd = a.appendCmds(b.dbID, now, effects)
 	}
 }
 
@@ -503,6 +505,19 @@ func (c *client) unblock(reason int) bool {
 	// and cut its next idle read short.
 	c.conn.SetReadDeadline(b.deadline)
 	b.mu.Unlock()
+	return true
+}
+
+// finish ends b's wait with reply, as its timeout would (WAITAOF once the
+// log is on); false if it is no longer waiting.
+func (b *blocked) finish(reply []byte) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.state != waiting || b.unblock != 0 {
+		return false
+	}
+	b.timeoutReply, b.deadline = reply, time.Now()
+	b.c.conn.SetReadDeadline(b.deadline) // under mu, as unblock does
 	return true
 }
 

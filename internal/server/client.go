@@ -80,11 +80,14 @@ type client struct {
 	// execTime is TIME's answer (unix µs) for the rest of the running EXEC
 	// or script, 0 until its first TIME: Redis freezes its clock there.
 	execTime int64
-	watch    keyspace.Watch
-	watched  []watchedKey
-	pubsub   *subscriber // non-nil once the client has subscribed, monitors or tracks keys
-	holding  bool        // pubsub.hold is set (holdPushes, an EXEC that subscribed, a served waiter)
-	modes    mode        // the connection modes below; zero on the hot path
+	// errCounted: the script that just ran ends with an error its command
+	// met, counted then (script.Caller's ErrorCounted).
+	errCounted bool
+	watch      keyspace.Watch
+	watched    []watchedKey
+	pubsub     *subscriber // non-nil once the client has subscribed, monitors or tracks keys
+	holding    bool        // pubsub.hold is set (holdPushes, an EXEC that subscribed, a served waiter)
+	modes      mode        // the connection modes below; zero on the hot path
 	// monitoring: MONITOR streams commands to it (monitor.go); read by
 	// the goroutines feeding it.
 	monitoring atomic.Bool
@@ -93,6 +96,7 @@ type client struct {
 	gated      *sync.RWMutex // the gate part held shared by the running command, if any
 	script     scriptRun     // the script it runs (scripting.go)
 	aofEnd     int64         // log offset the replies in out wait for (aof.go)
+	aofOff     bool          // CONFIG SET appendonly no ran in this EXEC: exec turns the log off after it
 	woff       int64         // log offset of the client's last write (WAITAOF)
 	tx         []byte        // the running transaction's log record
 	replOff    int64         // replication offset after the client's last write (WAIT)
@@ -121,15 +125,18 @@ type client struct {
 	noEvict     atomic.Bool
 	noTouch     atomic.Bool
 	replicaFlag atomic.Bool // replica is set
-	killed      atomic.Bool // closeConn was called, or QUIT
-	lastCmd     atomic.Pointer[command.Cmd]
-	user        atomic.Pointer[acl.User] // the ACL user it runs commands as
-	dbNum       atomic.Int32
-	proto       atomic.Int32
-	created     time.Time
-	lastSeen    atomic.Int64    // unix ms of the last command
-	calls       []atomic.Uint64 // per command ID, published by flushStats
-	nanos       []atomic.Uint64
+	// saveAccess's scratch space (notouch.go).
+	noTouchPos   []int
+	noTouchSaved []savedAccess
+	killed       atomic.Bool // closeConn was called, or QUIT
+	lastCmd      atomic.Pointer[command.Cmd]
+	user         atomic.Pointer[acl.User] // the ACL user it runs commands as
+	dbNum        atomic.Int32
+	proto        atomic.Int32
+	created      time.Time
+	lastSeen     atomic.Int64    // unix ms of the last command
+	calls        []atomic.Uint64 // per command ID, published by flushStats
+	nanos        []atomic.Uint64
 	// The command being repeated and its calls and time since the last
 	// publish: a pipeline of one command costs two atomic adds per batch
 	// instead of two per command.
@@ -458,7 +465,9 @@ func (c *client) flush() bool {
 		c.s.track.sendBroadcast(c)
 	}
 	if len(c.out.B) != 0 && c.aofEnd != 0 {
-		c.s.aof.await(c.aofEnd)
+		if a := c.s.aof.Load(); a != nil { // off: what it waits for was written then
+			a.await(c.aofEnd)
+		}
 		c.aofEnd = 0
 	}
 	// Held messages are queued before the client can leave its queue (a

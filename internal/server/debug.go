@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -648,15 +649,11 @@ func debugReload(x *command.Ctx, c *client) {
 
 // debugLoadAOF is DEBUG LOADAOF: the append-only log is written out and
 // fsynced, then loaded in place of the data, everything held as for
-// RELOAD. With appendonly off there is no log: HotKV answers Redis's error
-// but keeps the data (Redis has emptied it by then).
+// RELOAD. With appendonly off, the log on disk is loaded (one left by the
+// log turned off, or by BGREWRITEAOF); with none, HotKV answers Redis's
+// error but keeps the data (Redis has emptied it by then).
 func debugLoadAOF(x *command.Ctx, c *client) {
 	s := c.s
-	if s.aof == nil {
-		s.logf("warning", "DEBUG LOADAOF: appendonly is off, there is no log to load")
-		x.Error("ERR Error trying to load the AOF files, check server logs.")
-		return
-	}
 	if c.inExec {
 		x.Error(errReloadInTx)
 		return
@@ -666,15 +663,29 @@ func debugLoadAOF(x *command.Ctx, c *client) {
 	defer s.persist.running.Store(false)
 	release := s.holdAll(c)
 	defer release()
-	a := s.aof
-	a.wmu.Lock()
-	a.writeOut(true)
-	werr, base, incrs := a.writeErr.Load(), a.base, slices.Clone(a.incrs)
-	a.wmu.Unlock()
+	a := s.aof.Load()
+	var err error
+	var dir, base string
+	var incrs []string
+	switch {
+	case a == nil: // off: the log on disk, if any (as Redis loads it)
+		dir = s.aofDir()
+		base, incrs, err = readManifest(filepath.Join(dir, s.Config().AppendFilename+".manifest"))
+	case a.pending.Load(): // turned on, and the rewrite writing its first base failed
+		err = errors.New("the log has no base yet")
+	default:
+		a.wmu.Lock()
+		a.writeOut(true)
+		werr := a.writeErr.Load()
+		dir, base, incrs = a.dir, a.base, slices.Clone(a.incrs)
+		a.wmu.Unlock()
+		if werr != nil {
+			err = errors.New("the log could not be written out")
+		}
+	}
 	staging := keyspace.New(len(s.ks.DBs))
-	err := errors.New("the log could not be written out")
-	if werr == nil {
-		_, _, _, err = s.readAOF(a.dir, base, incrs, staging, false)
+	if err == nil {
+		_, _, _, err = s.readAOF(dir, base, incrs, staging, false)
 	}
 	if err != nil {
 		s.logf("warning", "DEBUG LOADAOF: %v", err)

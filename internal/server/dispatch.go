@@ -212,17 +212,28 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 		if j := c.s.snap.Load(); j != nil {
 			c.captureFor(j, cmd, args)
 		}
-		c.ctx.Logged = c.s.logging() // replicas come and go
 	}
 	if write && c.keyless(cmd, args) {
 		c.runKeyless(cmd, args, mark)
 	} else {
-		c.run(cmd)
+		// With its locks held, a write sees the log on or off for all it
+		// does (aofswitch.go).
+		logged := write && c.s.logging()
+		if write {
+			c.ctx.Logged = logged
+		}
+		if c.noTouch.Load() {
+			saved := c.saveAccess(cmd, args)
+			c.run(cmd)
+			restoreAccess(saved)
+		} else {
+			c.run(cmd)
+		}
 		if write {
 			// A command that blocked changed nothing, unless it says so
 			// (XREADGROUP creating its consumer).
 			effects, rewritten := c.ctx.TakeEffects()
-			if c.s.logging() && (c.blocked == nil || rewritten) {
+			if logged && (c.blocked == nil || rewritten) {
 				c.logWrite(cmd, args, mark, effects, rewritten)
 			}
 		}
@@ -252,7 +263,12 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 		c.latRecord(cmd, d)
 	}
 	if len(c.out.B) > mark && c.out.B[mark] == '-' {
-		c.s.stats.failed(cmd, c.out.B[mark+1:])
+		if c.errCounted { // a script's error its command met and counted
+			c.errCounted = false
+			c.s.stats.failed(cmd, nil)
+		} else {
+			c.s.stats.failed(cmd, c.out.B[mark+1:])
+		}
 	}
 	if c.s.mon.n.Load() > 0 { // after it ran, as Redis: SELECT shows its new database, EXEC follows what it ran
 		c.feedMonitors(cmd, args)

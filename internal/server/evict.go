@@ -457,8 +457,8 @@ func (s *Server) evictKey(d, idx int, key string, volatile bool) bool {
 	if s.feeding() {
 		s.repl.feed(d, 0, [][][]byte{{[]byte("DEL"), []byte(key)}})
 	}
-	if s.aof != nil {
-		s.aof.appendCmd(d, time.Now().UnixMilli(), [][]byte{[]byte("DEL"), []byte(key)})
+	if a := s.aof.Load(); a != nil {
+		a.appendCmd(d, time.Now().UnixMilli(), [][]byte{[]byte("DEL"), []byte(key)})
 	}
 	s.ev.evicted.Add(1)
 	sh.Notify(notify.Evicted, "evicted", key)

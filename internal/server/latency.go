@@ -65,6 +65,14 @@ func (m *latencyMonitor) names() []string {
 	return out
 }
 
+// latencySample feeds the monitor with an event of the server's own, such
+// as an active expiry cycle ("expire-cycle"), that took d.
+func (s *Server) latencySample(event string, d time.Duration) {
+	if limit := s.Config().LatencyMonitorMs; limit > 0 && d.Milliseconds() >= limit {
+		s.latency.add(event, d.Milliseconds())
+	}
+}
+
 // recordLatency feeds the monitor with a command that ran us microseconds.
 func (c *client) recordLatency(cmd *command.Cmd, us int64) {
 	limit := c.s.Config().LatencyMonitorMs

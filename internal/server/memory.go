@@ -83,7 +83,7 @@ func clientBytes() uint64 {
 func (s *Server) memoryOverhead(c *client) *memOverhead {
 	o := &memOverhead{memFigures: s.memoryFigures()}
 	o.clients = uint64(len(s.clientList())) * clientBytes()
-	if a := s.aof; a != nil {
+	if a := s.aof.Load(); a != nil {
 		a.mu.Lock()
 		o.aofBuf = uint64(cap(a.buf))
 		a.mu.Unlock()

@@ -93,6 +93,14 @@ func exec(x *command.Ctx) {
 		c.s.awaitMeasurement(c.memGen)
 		c.memGen = 0
 	}
+	if c.aofOff { // a CONFIG SET appendonly no in it: the log stops now
+		c.aofOff = false
+		c.s.cfgMu.Lock()
+		if !c.s.Config().AppendOnly && c.s.aofOn() {
+			c.s.stopAOF()
+		}
+		c.s.cfgMu.Unlock()
+	}
 }
 
 // execLocked runs the transaction under its locks: its keys' shards, every
@@ -168,9 +176,7 @@ func (c *client) execLocked(cmds []queued) {
 		c.runAfter(q.cmd)
 	}
 	c.ctx.Blocker = c
-	if c.s.logging() {
-		c.logTx()
-	}
+	c.logTx()
 	// Clients blocked on keys the transaction wrote are served after all of
 	// it, before anything else can run.
 	if keyspace.ReadyPending.Load() > 0 {

@@ -25,16 +25,26 @@ func (c *client) keyless(cmd *command.Cmd, args [][]byte) bool {
 // (two clients setting the same element at once are the one case whose
 // log order may differ from the order they took effect in).
 func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
-	if c.s.logging() && (isAIWrite(cmd.Name) || strings.HasPrefix(cmd.Name, "function|")) {
+	serial := isAIWrite(cmd.Name) || strings.HasPrefix(cmd.Name, "function|")
+	if serial && c.s.logging() {
 		c.s.regMu.Lock()
 		defer c.s.regMu.Unlock()
 	} else {
 		c.s.regMu.RLock()
-		defer c.s.regMu.RUnlock()
+		if serial && c.s.logging() { // turned on meanwhile
+			c.s.regMu.RUnlock()
+			c.s.regMu.Lock()
+			defer c.s.regMu.Unlock()
+		} else {
+			defer c.s.regMu.RUnlock()
+		}
 	}
+	// regMu held: the log is not switched until this returns (aofswitch.go).
+	logged := c.s.logging()
+	c.ctx.Logged = logged
 	c.run(cmd)
 	effects, rewritten := c.ctx.TakeEffects() // MIGRATE of no key says it logs nothing
-	if c.s.logging() && c.blocked == nil {
+	if logged && c.blocked == nil {
 		c.logWrite(cmd, args, mark, effects, rewritten)
 	}
 }

@@ -139,7 +139,7 @@ func (s *Server) feeding() bool { return s.repl.on.Load() }
 
 // logging reports whether writes are recorded (append-only log or
 // replication): handlers then propagate their effects.
-func (s *Server) logging() bool { return s.aof != nil || s.repl.on.Load() }
+func (s *Server) logging() bool { return s.aof.Load() != nil || s.repl.on.Load() }
 
 // appendRESP appends args as a RESP array of bulk strings.
 func appendRESP(b []byte, args ...[]byte) []byte {
@@ -855,7 +855,7 @@ func (s *Server) writeRDB(w io.Writer, atInstant func() (rdb.FileInfo, error), b
 	}, func(b []byte, n int) error {
 		keys += n
 		return fw.Block(b)
-	})
+	}, nil)
 	if err == nil && (side.keys > 0 || side.nAux > 0) {
 		// What RDB cannot hold, as a HotKV snapshot in an AUX field:
 		// Redis skips it, a HotKV replica loads it (loadRDBAux).

@@ -163,9 +163,7 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 		return
 	}
 	c.inExec = false
-	if c.s.logging() {
-		c.logTx()
-	}
+	c.logTx()
 	// Clients blocked on keys it wrote, in any database, are served before
 	// anything else runs; those whose shards it did not hold, once it has
 	// unlocked.
@@ -204,7 +202,11 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 	case !r.wrote && r.oom && cmd.Flags&command.DenyOOM != 0:
 		refusal = errOOM
 	}
-	if refusal != "" {
+	if refusal != "" { // counted as Redis counts a refused call: in errorstats and the command's rejected_calls
+		c.s.stats.countError(refusal)
+		if cmd != nil && cmd.Run != nil {
+			c.s.stats.rejected(cmd)
+		}
 		return []byte("-" + refusal + "\r\n")
 	}
 	if !r.nested {

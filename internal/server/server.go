@@ -88,7 +88,8 @@ type Server struct {
 	// snapshot instant; see runLocked.
 	regMu   sync.RWMutex
 	persist saveState
-	aof     *aofLog    // nil unless appendonly yes
+	aof     atomic.Pointer[aofLog] // the log writes go to; nil while appendonly is off (aofswitch.go)
+	aofst   aofState
 	repl    replMaster // replicas and the replication stream (replmaster.go)
 
 	ev   *evictor   // maxmemory (evict.go)
@@ -222,13 +223,10 @@ func (s *Server) port() int {
 // Serve accepts connections until Shutdown; it returns nil after a clean stop.
 func (s *Server) Serve() error {
 	s.logf("notice", "HotKV %s (Redis %s compatible) ready to accept connections on %v", Version, RedisVersion, s.Addr())
-	s.wg.Add(2)
+	s.wg.Add(3)
 	go s.cron()
 	go s.evictLoop()
-	if s.aof != nil {
-		s.wg.Add(1)
-		go s.aof.loop()
-	}
+	go s.aofLoop()
 	errc := make(chan error, len(s.listeners))
 	for _, l := range s.listeners {
 		go func(l net.Listener) { errc <- s.accept(l) }(l)
@@ -401,7 +399,9 @@ func (s *Server) cron() {
 			if s.activeExpire.Load() && !keyspace.ExpiryPaused(now.UnixMilli()) {
 				effort := s.Config().ActiveExpireEffort()
 				exp.SetEffort(effort)
+				start := time.Now()
 				exp.Cycle(time.Second / time.Duration(hz) * time.Duration(23+2*effort) / 100)
+				s.latencySample("expire-cycle", time.Since(start))
 			}
 			if keyspace.ReadyPending.Load() > 0 {
 				s.serveStranded()

@@ -170,16 +170,22 @@ func writeFile(path string, fill func(w *bufio.Writer) error) (err error) {
 // path. atInstant, if not nil, runs while every shard is locked, at the
 // snapshot's instant.
 func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, err error) {
+	return s.writeSnapshotAbort(path, atInstant, nil)
+}
+
+// writeSnapshotAbort is writeSnapshot, given up with errRewriteStopped
+// once abort is set (a log rewrite, when the log is turned off).
+func (s *Server) writeSnapshotAbort(path string, atInstant func() error, abort *atomic.Bool) (keys int, err error) {
 	err = writeFile(path, func(w *bufio.Writer) error {
 		var err error
-		keys, err = s.encodeSnapshot(w, atInstant)
+		keys, err = s.encodeSnapshot(w, atInstant, abort)
 		return err
 	})
 	return keys, err
 }
 
 // encodeSnapshot writes the snapshot for writeSnapshot.
-func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys int, err error) {
+func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error, abort *atomic.Bool) (keys int, err error) {
 	blocks := 0
 	err = s.captureInstant(newSnapJob(s, encodeShard), atInstant, func(now int64) error {
 		aux, n, err := s.encodeRegistries(now, true)
@@ -195,7 +201,7 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys i
 		blocks++
 		keys += n
 		return nil
-	})
+	}, abort)
 	if err != nil {
 		return 0, err
 	}
@@ -208,8 +214,9 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error) (keys i
 // published so that writers capture the shards they touch first. Then
 // registries runs with regMu still held (what keyless writes change is
 // encoded as of the instant), and emit gets every shard's block with the
-// number of keys in it, each shard once, in whatever order they come.
-func (s *Server) captureInstant(j *snapJob, atInstant func() error, registries func(now int64) error, emit func(b []byte, n int) error) (err error) {
+// number of keys in it, each shard once, in whatever order they come. Once
+// abort (if not nil) is set, it gives up with errRewriteStopped.
+func (s *Server) captureInstant(j *snapJob, atInstant func() error, registries func(now int64) error, emit func(b []byte, n int) error, abort *atomic.Bool) (err error) {
 	s.captureMu.Lock()
 	defer s.captureMu.Unlock()
 	j.now = time.Now().UnixMilli()
@@ -253,6 +260,9 @@ func (s *Server) captureInstant(j *snapJob, atInstant func() error, registries f
 	}
 	for d, db := range s.ks.DBs {
 		for i := range keyspace.ShardCount {
+			if abort != nil && abort.Load() {
+				return errRewriteStopped
+			}
 			sh := db.Shard(i)
 			sh.Lock()
 			n := 0
@@ -587,7 +597,7 @@ func (s *Server) diskError() string {
 			return errMisconf
 		}
 	}
-	if a := s.aof; a != nil {
+	if a := s.aof.Load(); a != nil {
 		if err := a.writeErr.Load(); err != nil {
 			return "MISCONF Errors writing to the AOF file: " + (*err).Error()
 		}
@@ -635,7 +645,7 @@ func bgsaveCmd(x *command.Ctx) {
 		return
 	}
 	if !s.persist.running.CompareAndSwap(false, true) {
-		if !schedule && s.aof != nil && s.aof.rewriting.Load() {
+		if !schedule && s.aofst.rewriting.Load() {
 			x.Error("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 			return
 		}
@@ -713,11 +723,15 @@ func (s *Server) persistAtExit() {
 				time.Sleep(10 * time.Millisecond)
 			}
 		}
-		if s.aof != nil {
-			for s.persist.running.Load() { // a rewrite switches files: let it finish
+		if s.aofOn() {
+			// A rewrite switches files, or writes the first base of a log
+			// turned on (Redis refuses to exit before that one): let it finish.
+			for s.persist.running.Load() {
 				time.Sleep(10 * time.Millisecond)
 			}
-			s.aof.close()
+			if a := s.aof.Load(); a != nil {
+				a.close()
+			}
 		}
 	})
 }

@@ -66,6 +66,8 @@ func (st *serverStats) rejected(cmd *command.Cmd) {
 	st.mu.Unlock()
 }
 
+// failed counts a failed call of cmd and its error reply, unless reply is
+// nil (an error counted already).
 func (st *serverStats) failed(cmd *command.Cmd, reply []byte) {
 	end := 0
 	for end < len(reply) && reply[end] != ' ' && reply[end] != '\r' {
@@ -74,7 +76,9 @@ func (st *serverStats) failed(cmd *command.Cmd, reply []byte) {
 	st.mu.Lock()
 	st.init()
 	st.fails[cmd.ID]++
-	st.errs[string(reply[:end])]++
+	if reply != nil {
+		st.errs[string(reply[:end])]++
+	}
 	st.mu.Unlock()
 }
 

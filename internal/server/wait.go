@@ -48,14 +48,14 @@ func waitAOFCmd(x *command.Ctx) {
 		return
 	}
 	c := cl(x)
-	if c.s.aof == nil && local > 0 {
+	if !c.s.aofOn() && local > 0 {
 		x.Error("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
 		return
 	}
 	// The local acknowledgement: everything this client wrote is fsynced,
 	// which the log is asked for now rather than at its next fsync.
 	var fsynced int64
-	if c.s.aof != nil && c.s.aof.sync(c.woff) {
+	if a := c.s.aof.Load(); a != nil && a.sync(c.woff) {
 		fsynced = 1
 	}
 	reply := func(w *resp.Writer) {
@@ -68,6 +68,36 @@ func waitAOFCmd(x *command.Ctx) {
 		return
 	}
 	c.blockUntil(timeout, reply)
+	if fsynced < local && replicas == 0 && c.s.aofst.want.Load() != nil {
+		// The log is being turned on: fsynced once its base is written,
+		// as Redis answers when that rewrite ends.
+		go c.s.awaitAOFOn(c.blocked, c.woff)
+	}
+}
+
+// awaitAOFOn answers WAITAOF's b once the log being turned on has its base
+// and holds the client's writes up to woff.
+func (s *Server) awaitAOFOn(b *blocked, woff int64) {
+	for {
+		time.Sleep(10 * time.Millisecond)
+		b.mu.Lock()
+		done := b.state != waiting || b.unblock != 0
+		b.mu.Unlock()
+		if done {
+			return
+		}
+		if s.aofst.want.Load() != nil {
+			continue
+		}
+		if a := s.aof.Load(); a != nil && a.sync(woff) {
+			w := resp.Writer{Proto: b.out.Proto}
+			w.Array(2)
+			w.Int(1)
+			w.Int(0)
+			b.finish(w.B)
+		}
+		return
+	}
 }
 
 // blockUntil blocks c, on no key, until timeout (0: until CLIENT UNBLOCK or
