@@ -574,3 +574,35 @@ func TestRedisReplicaSeesEvictions(t *testing.T) {
 	}
 	t.Logf("%d keys evicted, %v left", evicted(), hot.do("DBSIZE"))
 }
+
+// The log and the stream side by side: a replica follows a HotKV whose
+// append-only log is on, then turned off at run time.
+func TestRedisReplicaWithAppendOnly(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	s := start(t, "--dir", t.TempDir(), "--appendonly", "yes")
+	r := s.raw(t)
+	r.do("SET", "before", "1")
+	host, port, _ := net.SplitHostPort(s.Addr)
+	red, _ := startRedisWith(t, t.TempDir(), "--replicaof", host, port)
+	rr := red.raw(t)
+	replicaUp(t, rr)
+	write := func(tag string) {
+		for _, cmd := range [][]string{{"SET", tag, "v", "EX", "100"}, {"MULTI"}, {"INCR", tag + ":n"}, {"LPUSH", tag + ":l", "a"}, {"EXEC"},
+			{"XADD", tag + ":s", "*", "f", "v"}, {"SPOP", tag + ":none"}} {
+			if v := r.do(cmd...); isErr(v) {
+				t.Fatalf("%q: %v", cmd, v)
+			}
+		}
+		if got := r.do("WAIT", "1", "5000"); got != int64(1) {
+			t.Fatalf("WAIT = %v", got)
+		}
+		eventually(t, "equal digests", func() bool { return r.do("DEBUG", "DIGEST") == rr.do("DEBUG", "DIGEST") })
+	}
+	write("on")
+	r.expect(Status("OK"), "CONFIG", "SET", "appendonly", "no")
+	write("off")
+	r.expect(Status("OK"), "CONFIG", "SET", "appendonly", "yes")
+	write("again")
+}
