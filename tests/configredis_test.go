@@ -74,10 +74,9 @@ func TestConfigRedisParams(t *testing.T) {
 		{[]string{"io-threads", "4"}, fail("io-threads", "can't set immutable config")},
 		{[]string{"tls-port", "6380"}, fail("tls-port", "can't set immutable config")},
 		{[]string{"tls-replication", "yes"}, fail("tls-replication", "HotKV does not support TLS for replication: tls-replication must be no")},
-		{[]string{"min-slaves-to-write", "1"}, fail("min-slaves-to-write", "HotKV does not support replication: min-slaves-to-write must be 0")},
 		{[]string{"maxmemory-clients", "10%"}, fail("maxmemory-clients", "HotKV does not support client eviction: maxmemory-clients must be 0")},
 		{[]string{"hz", "20", "cluster-enabled", "yes"}, fail("cluster-enabled", "can't set immutable config")},
-		{[]string{"hz", "20", "min-replicas-to-write", "1"}, fail("min-replicas-to-write", "HotKV does not support replication: min-replicas-to-write must be 0")},
+		{[]string{"hz", "20", "maxmemory-clients", "1"}, fail("maxmemory-clients", "HotKV does not support client eviction: maxmemory-clients must be 0")},
 		{[]string{"active-defrag-cycle-max", "100"}, fail("active-defrag-cycle-max", "argument must be between 1 and 99 inclusive")},
 	} {
 		if got := r.do(append([]string{"CONFIG", "SET"}, tc.args...)...); got != tc.want {

@@ -194,7 +194,7 @@ func TestRedisParamValues(t *testing.T) {
 		{line: "replicaof 127.0.0.1 6379x", err: "Invalid master port"},
 		{line: "replicaof 127.0.0.1 6379", get: "127.0.0.1 6379"},
 		{line: "slaveof 127.0.0.1 6379", get: "127.0.0.1 6379", getName: "replicaof"},
-		{line: "min-slaves-to-write 1", err: "HotKV does not support replication: min-slaves-to-write must be 0"},
+		{line: "min-slaves-to-write 1", get: "1"},
 		{line: "min-replicas-to-write 0", get: "0"},
 		{line: "oom-score-adj-values 1 2", err: "wrong number of arguments"},
 		{line: "oom-score-adj-values 1 2 x", err: "Invalid oom-score-adj-values, elements must be between -2000 and 2000."},

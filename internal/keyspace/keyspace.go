@@ -455,7 +455,23 @@ func (s *Shard) expireUnlessPaused(e *Entry, now int64) {
 func (s *Shard) expire(k string, e *Entry) {
 	s.remove(k, e)
 	ExpiredKeys.Add(1)
+	s.expired(k)
+}
+
+// expired publishes that k's time ran out: the notification, and the
+// keyspace's OnExpire.
+func (s *Shard) expired(k string) {
 	s.Notify(notify.Expired, "expired", k)
+	s.tellExpired(k)
+}
+
+// tellExpired calls the keyspace's OnExpire for k, if set.
+func (s *Shard) tellExpired(k string) {
+	if s.db != nil && s.db.onExpire != nil {
+		if fn := s.db.onExpire.Load(); fn != nil {
+			(*fn)(s.db.id, k)
+		}
+	}
 }
 
 // Notify publishes a keyspace notification for key k of s's database, when
@@ -548,7 +564,7 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
 			s.remove(k, e) // deleting from the map being ranged over is allowed
 			expired++
 			ExpiredKeys.Add(1)
-			s.Notify(notify.Expired, "expired", k)
+			s.expired(k)
 		}
 	}
 	s.release()
@@ -640,8 +656,9 @@ func (s *Shard) live(k string, now int64) bool {
 type DB struct {
 	shards   [ShardCount]Shard
 	id       int
-	events   *notify.Notifier // the keyspace's; nil in a DB made on its own (tests)
-	tracking *tracking        // the keyspace's
+	events   *notify.Notifier                          // the keyspace's; nil in a DB made on its own (tests)
+	onExpire *atomic.Pointer[func(db int, key string)] // the keyspace's, or nil
+	tracking *tracking                                 // the keyspace's
 	// mayExpire is false only while no shard holds keys with an expiry or
 	// expiring parts, so that the active expiry cycle can skip the whole
 	// database without locking its shards (see Expirer.Cycle).
@@ -810,13 +827,26 @@ type Keyspace struct {
 	AI *ai.Registry
 
 	tracking tracking
+	// onExpire, when set, is told of every key deleted because its time
+	// ran out, under its shard's lock (replication propagates a DEL).
+	onExpire atomic.Pointer[func(db int, key string)]
+}
+
+// OnExpire sets (nil: clears) the function told of each key that expires,
+// with its database's number, under the key's shard lock.
+func (ks *Keyspace) OnExpire(fn func(db int, key string)) {
+	if fn == nil {
+		ks.onExpire.Store(nil)
+		return
+	}
+	ks.onExpire.Store(&fn)
 }
 
 // New makes a keyspace of n databases.
 func New(n int) *Keyspace {
 	ks := &Keyspace{DBs: make([]*DB, n), Indexes: vindex.NewRegistry(), AI: ai.NewRegistry()}
 	for i := range ks.DBs {
-		db := &DB{id: i, events: &ks.Events, tracking: &ks.tracking}
+		db := &DB{id: i, events: &ks.Events, tracking: &ks.tracking, onExpire: &ks.onExpire}
 		for j := range db.shards {
 			db.shards[j].db = db
 		}

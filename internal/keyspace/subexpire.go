@@ -69,6 +69,7 @@ func (s *Shard) ExpireSubSample(n, quota int, now int64) (sampled, hit, expired 
 		if left == 0 {
 			s.remove(k, e)
 			s.Notify(notify.Generic, "del", k)
+			s.tellExpired(k)
 			continue
 		}
 		if !volatile {

@@ -124,6 +124,7 @@ func configSet(x *command.Ctx) {
 	s.ks.Events.Set(next.NotifyKeyspaceEvents)
 	s.slow.configure(next)
 	applyRedisParams(next)
+	s.repl.configure(next)
 	if c := cl(x); tighter != 0 && c.inExec {
 		c.memGen = tighter // EXEC holds the shards the measurement counts: exec waits
 	} else if tighter != 0 {
@@ -271,16 +272,7 @@ func init() {
 		&command.Cmd{Name: "time", Arity: 1, Flags: command.Loading | command.Stale | command.Fast, Run: timeCmd, Group: g, Since: "2.6.0",
 			Summary: "Returns the server time."},
 		&command.Cmd{Name: "role", Arity: 1, Flags: command.NoScript | command.Loading | command.Stale | command.Fast, Group: g, Since: "2.8.12", ACL: []string{"admin", "dangerous"},
-			Summary: "Returns the replication role.",
-			Run: func(x *command.Ctx) { // a primary without replicas: HotKV does not replicate yet
-				if cl(x).s.roleReplica(x) {
-					return
-				}
-				x.W.Array(3)
-				x.W.BulkString("master")
-				x.W.Int(0)
-				x.W.Array(0)
-			}},
+			Summary: "Returns the replication role.", Run: roleCmd},
 		&command.Cmd{Name: "lastsave", Arity: 1, Flags: command.Loading | command.Stale | command.Fast, Group: g, Since: "1.0.0", ACL: []string{"admin", "dangerous"},
 			Summary: "Returns the Unix timestamp of the last successful save to disk.",
 			Run:     func(x *command.Ctx) { x.W.Int(cl(x).s.lastSave.Load()) }},

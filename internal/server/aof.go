@@ -98,19 +98,30 @@ func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][
 		}
 		return
 	}
-	c.aofEnd = c.s.aof.Load().appendCmds(c.ctx.DBID, c.ctx.Now, effects)
-	c.woff = c.aofEnd
+	if c.s.feeding() {
+		c.replOff = c.s.repl.feed(c.ctx.DBID, c.ctx.Now, effects)
+	}
+	if a := c.s.aof.Load(); a != nil {
+		c.aofEnd = a.appendCmds(c.ctx.DBID, c.ctx.Now, effects)
+		c.woff = c.aofEnd
+	}
 }
 
 // logTx appends the transaction's record, all of its commands or none.
 func (c *client) logTx() {
 	a := c.s.aof.Load()
-	if c.tx == nil || a == nil { // turned off during a keyless transaction
+	if c.tx == nil || a == nil && !c.s.feeding() { // turned off during a keyless transaction
 		c.tx = nil
 		return
 	}
-	c.aofEnd = a.appendRecord(persist.SealRecord(c.tx, 0))
-	c.woff = c.aofEnd
+	rec := persist.SealRecord(c.tx, 0)
+	if c.s.feeding() {
+		c.replOff = c.s.repl.feedRecord(rec)
+	}
+	if a != nil {
+		c.aofEnd = a.appendRecord(rec)
+		c.woff = c.aofEnd
+	}
 	c.tx = nil
 }
 

@@ -49,9 +49,10 @@ type blocked struct {
 	dbID     int
 	deadline time.Time // zero: wait forever
 	nullBulk bool
-	// timeoutReply, if set, is the reply at the timeout (WAIT) in place of
-	// a null.
+	// timeoutReply, if set, is the reply at the timeout (WAITAOF) in place
+	// of a null; timeoutFn, if set, writes it then (WAIT's count).
 	timeoutReply []byte
+	timeoutFn    func(w *resp.Writer)
 	waiter       keyspace.Waiter
 	out          resp.Writer // the reply, written by whoever serves the command
 	aofEnd       int64       // the log offset the reply waits for, set by whoever serves it
@@ -281,8 +282,9 @@ func (s *Server) runWaiter(b *blocked) {
 		refused = true
 	default:
 		a := s.aof.Load() // the shards are held: on or off for all of it
+		logged := a != nil || s.feeding()
 		x := command.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
-			Conn: b.c, Blocker: &again, Logged: a != nil}
+			Conn: b.c, Blocker: &again, Logged: logged}
 		if j := s.snap.Load(); j != nil {
 			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)
 		}
@@ -298,13 +300,13 @@ func (s *Server) runWaiter(b *blocked) {
 		b.c.misses.Add(x.Misses)
 		effects, rewritten := x.TakeEffects()
 		switch {
-		case a == nil || bool(again) || b.cmd.Flags&command.Write == 0:
+		case !logged || bool(again) || b.cmd.Flags&command.Write == 0:
 		case rewritten:
 			if len(effects) > 0 {
-				b.aofEnd = a.appendCmds(b.dbID, now, effects)
+				s.logServed(b, a, now, effects)
 			}
 		default: // replayed, it finds the data it found now
-			b.aofEnd = a.appendCmd(b.dbID, now, s.ownName(b.cmd, b.args))
+			s.logServed(b, a, now, [][][]byte{s.ownName(b.cmd, b.args)})
 		}
 	}
 	if again {
@@ -340,6 +342,17 @@ func (s *Server) runWaiter(b *blocked) {
 	b.state = served
 	b.c.conn.SetReadDeadline(time.Unix(1, 0)) // under mu: see waitBlocked
 	b.mu.Unlock()
+}
+
+// logServed records what a served blocking command did: in the
+// append-only log (the reply waits for it) and the replication stream.
+func (s *Server) logServed(b *blocked, a *aofLog, now int64, effects [][][]byte) {
+	if s.feeding() {
+		s.repl.feed(b.dbID, now, effects)
+	}
+	if a != nil {
+		b.aofEnd = a.appendCmds(b.dbID, now, effects)
+	}
 }
 
 // hasData reports whether one of b's keys holds the kind of value it waits
@@ -422,6 +435,8 @@ func (c *client) waitBlocked() bool {
 			case b.unblock == unblockError:
 				c.out.Error(errUnblocked)
 				c.s.stats.failed(b.cmd, []byte(errUnblocked))
+			case b.timeoutFn != nil:
+				b.timeoutFn(&c.out)
 			case b.timeoutReply != nil:
 				c.out.B = append(c.out.B, b.timeoutReply...)
 			case b.nullBulk:

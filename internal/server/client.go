@@ -100,6 +100,9 @@ type client struct {
 	aofOff     bool          // CONFIG SET appendonly no ran in this EXEC: exec turns the log off after it
 	woff       int64         // log offset of the client's last write (WAITAOF)
 	tx         []byte        // the running transaction's log record
+	replOff    int64         // replication offset after the client's last write (WAIT)
+	replConf   *replConf     // what REPLCONF announced (replmaster.go)
+	replica    *replica      // set once SYNC or PSYNC made the connection a replica's
 	// The normal class's output buffer limits as of the last read, and
 	// when the soft one was reached (obuf.go).
 	obufHard  int64
@@ -122,6 +125,7 @@ type client struct {
 	watchCount  atomic.Int32
 	noEvict     atomic.Bool
 	noTouch     atomic.Bool
+	replicaFlag atomic.Bool // replica is set
 	// saveAccess's scratch space (notouch.go).
 	noTouchPos   []int
 	noTouchSaved []savedAccess
@@ -174,7 +178,7 @@ func newClient(s *Server, conn net.Conn) *client {
 	c.queued.Store(-1)
 	c.user.Store(s.defaultUser)
 	c.authed = !s.defaultNeedsAuth()
-	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Blocker: c, Logged: s.aof.Load() != nil}
+	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Blocker: c, Logged: s.logging()}
 	c.lastSeen.Store(time.Now().UnixMilli())
 	return c
 }
@@ -344,7 +348,7 @@ func (c *client) closeConn() {
 // setDeadline arms the idle timeout; subscribed clients are exempt, as in
 // Redis, and a deadline left from before is cleared when it no longer applies.
 func (c *client) setDeadline(cfg *config.Config) {
-	if t := cfg.Timeout; t > 0 && !c.subscribed() {
+	if t := cfg.Timeout; t > 0 && !c.subscribed() && c.replica == nil {
 		c.conn.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
 		c.deadline = true
 	} else if c.deadline {
@@ -454,6 +458,10 @@ func (c *client) grow(cfg *config.Config) bool {
 // flush writes pending replies. A subscribed client's replies go through its
 // push queue so they stay ordered with published messages.
 func (c *client) flush() bool {
+	if c.replica != nil { // its writer goroutine owns the output; a master does not answer its replica
+		c.resetOut()
+		return true
+	}
 	if c.s.track.npend.Load() != 0 {
 		c.s.track.sendBroadcast(c)
 	}
@@ -543,6 +551,7 @@ func (c *client) cleanup() {
 		c.pubsub.stop()
 	}
 	c.unwatchAll()
+	c.replicaGone()
 	c.conn.Close()
 }
 

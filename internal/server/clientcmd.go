@@ -35,6 +35,8 @@ func (c *client) describe() string {
 	var flags []byte // in Redis's order
 	if c.monitoring.Load() {
 		flags = append(flags, 'O')
+	} else if c.isReplica() {
+		flags = append(flags, 'S')
 	}
 	if sub+psub+ssub > 0 {
 		flags = append(flags, 'P')
@@ -132,14 +134,15 @@ func clientType(x *command.Ctx, arg []byte) (typ string, ok bool) {
 	return "", false
 }
 
-// hasType reports whether o is of a CLIENT LIST/KILL type (HotKV has no
-// masters or replicas).
+// hasType reports whether o is of a CLIENT LIST/KILL type.
 func (o *client) hasType(typ string) bool {
 	switch typ {
+	case "replica", "slave":
+		return o.isReplica()
 	case "pubsub":
-		return o.subscribed()
+		return o.subscribed() && !o.isReplica()
 	case "normal":
-		return !o.subscribed()
+		return !o.subscribed() && !o.isReplica()
 	}
 	return false
 }

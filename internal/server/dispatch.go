@@ -73,6 +73,10 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 			c.reject(cmd, msg)
 			return
 		}
+		if c.s.repl.tooFew.Load() {
+			c.reject(cmd, "NOREPLICAS Not enough good replicas to write.")
+			return
+		}
 	}
 	if c.s.readOnlyReplica() { // a script's declared flags count, as in Redis
 		if f, _ := c.s.scriptFlags(cmd, args); f&command.Write != 0 {
@@ -220,7 +224,7 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 	} else {
 		// With its locks held, a write sees the log on or off for all it
 		// does (aofswitch.go).
-		logged := write && c.s.aof.Load() != nil
+		logged := write && c.s.logging()
 		if write {
 			c.ctx.Logged = logged
 		}

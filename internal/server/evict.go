@@ -454,6 +454,9 @@ func (s *Server) evictKey(d, idx int, key string, volatile bool) bool {
 	if !sh.Evict(key, volatile) {
 		return false
 	}
+	if s.feeding() {
+		s.repl.feed(d, 0, [][][]byte{{[]byte("DEL"), []byte(key)}})
+	}
 	if a := s.aof.Load(); a != nil {
 		a.appendCmd(d, time.Now().UnixMilli(), [][]byte{[]byte("DEL"), []byte(key)})
 	}

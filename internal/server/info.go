@@ -239,21 +239,9 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "acl_access_denied_channel", s.acl.denied[acl.DeniedChannel].Load())
 		kv(b, "recovered_panics", s.stats.panics.Load())
 	case "replication":
-		if s.infoReplica(b) {
-			break
+		if !s.infoReplica(b) {
+			s.infoReplication(b)
 		}
-		kv(b, "role", "master")
-		kv(b, "connected_slaves", 0)
-		kv(b, "master_failover_state", "no-failover")
-		kv(b, "master_replid", *s.replID.Load())
-		replid2, second := s.replid2()
-		kv(b, "master_replid2", replid2)
-		kv(b, "master_repl_offset", 0)
-		kv(b, "second_repl_offset", second)
-		kv(b, "repl_backlog_active", 0)
-		kv(b, "repl_backlog_size", 1048576)
-		kv(b, "repl_backlog_first_byte_offset", 0)
-		kv(b, "repl_backlog_histlen", 0)
 	case "cpu":
 		var ru syscall.Rusage
 		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)

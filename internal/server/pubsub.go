@@ -484,6 +484,9 @@ func publishCmd(kind int) func(*command.Ctx) {
 	return func(x *command.Ctx) {
 		c := x.Conn.(*client)
 		x.W.Int(int64(c.s.hub.publish(kind, x.Args[1], x.Args[2])))
+		if c.s.feeding() { // replicas' subscribers get it too, as Redis propagates it
+			c.s.repl.feed(x.DBID, 0, [][][]byte{x.Args})
+		}
 	}
 }
 

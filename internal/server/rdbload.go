@@ -22,6 +22,10 @@ import (
 type rdbLoad struct {
 	funcs       bool // replace the function libraries with the file's
 	keepExpired bool // keep keys whose time has passed (a replica: its master deletes them)
+	// registries: load the named vector indexes and the AI layer a HotKV
+	// master put in its hotkv-snapshot AUX field (at start-up only: they
+	// are not replaced under a serving server; its keys are always loaded).
+	registries bool
 }
 
 // rdbResult is what a Redis RDB load read.
@@ -41,6 +45,9 @@ func (s *Server) loadRDB(r io.Reader, ks *keyspace.Keyspace, now int64, opt rdbL
 	defer func() { res.funcs = rdb.Seal(funcs) }()
 	st, err := rdb.ReadFile(r, now, rdb.FileHandler{
 		Aux: func(k, v []byte) error {
+			if ok, err := s.loadRDBAux(string(k), v, ks, opt.registries); ok {
+				return err
+			}
 			res.aux[string(k)] = string(v)
 			return nil
 		},
@@ -105,7 +112,7 @@ func isRDBFile(path string) bool {
 
 // loadRDBFile is loadSnapshot for a Redis RDB file.
 func (s *Server) loadRDBFile(f *os.File, ks *keyspace.Keyspace, now int64, startup bool) (persist.LoadStats, int, error) {
-	res, err := s.loadRDB(bufio.NewReaderSize(f, 1<<20), ks, now, rdbLoad{funcs: startup})
+	res, err := s.loadRDB(bufio.NewReaderSize(f, 1<<20), ks, now, rdbLoad{funcs: startup, registries: startup})
 	st := persist.LoadStats{Keys: res.Keys, Bytes: res.Bytes}
 	if err != nil {
 		return st, 0, err

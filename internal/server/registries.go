@@ -26,12 +26,12 @@ func (c *client) keyless(cmd *command.Cmd, args [][]byte) bool {
 // log order may differ from the order they took effect in).
 func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
 	serial := isAIWrite(cmd.Name) || strings.HasPrefix(cmd.Name, "function|")
-	if serial && c.s.aof.Load() != nil {
+	if serial && c.s.logging() {
 		c.s.regMu.Lock()
 		defer c.s.regMu.Unlock()
 	} else {
 		c.s.regMu.RLock()
-		if serial && c.s.aof.Load() != nil { // turned on meanwhile
+		if serial && c.s.logging() { // turned on meanwhile
 			c.s.regMu.RUnlock()
 			c.s.regMu.Lock()
 			defer c.s.regMu.Unlock()
@@ -40,7 +40,7 @@ func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
 		}
 	}
 	// regMu held: the log is not switched until this returns (aofswitch.go).
-	logged := c.s.aof.Load() != nil
+	logged := c.s.logging()
 	c.ctx.Logged = logged
 	c.run(cmd)
 	effects, rewritten := c.ctx.TakeEffects() // MIGRATE of no key says it logs nothing

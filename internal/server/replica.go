@@ -67,9 +67,9 @@ const errReadOnlyReplica = "READONLY You can't write against a read only replica
 
 // isReplica reports whether REPLICAOF (or replicaof) names a master.
 func (s *Server) isReplica() bool {
-	s.repl.mu.Lock()
-	defer s.repl.mu.Unlock()
-	return s.repl.host != ""
+	s.upstream.mu.Lock()
+	defer s.upstream.mu.Unlock()
+	return s.upstream.host != ""
 }
 
 // readOnlyReplica reports whether writes from clients are refused.
@@ -78,13 +78,13 @@ func (s *Server) readOnlyReplica() bool {
 }
 
 func (s *Server) replState() string {
-	if p := s.repl.state.Load(); p != nil {
+	if p := s.upstream.state.Load(); p != nil {
 		return *p
 	}
 	return replConnect
 }
 
-func (s *Server) setReplState(st string) { s.repl.state.Store(&st) }
+func (s *Server) setReplState(st string) { s.upstream.state.Store(&st) }
 
 // startReplicaFromConfig follows replicaof at start-up.
 func (s *Server) startReplicaFromConfig() {
@@ -97,7 +97,7 @@ func (s *Server) startReplicaFromConfig() {
 // again, keeping its data). It reports false when it already replicates
 // that master.
 func (s *Server) replicaOf(host string, port int, inExec bool) bool {
-	r := &s.repl
+	r := &s.upstream
 	if !inExec { // EXEC may hold shards a command of the stream waits for, holding applyMu
 		r.applyMu.Lock()
 		defer r.applyMu.Unlock()
@@ -139,9 +139,9 @@ func (s *Server) replicaOf(host string, port int, inExec bool) bool {
 
 // current reports whether gen is still the replication asked for.
 func (s *Server) replCurrent(gen uint64) bool {
-	s.repl.mu.Lock()
-	defer s.repl.mu.Unlock()
-	return s.repl.gen == gen
+	s.upstream.mu.Lock()
+	defer s.upstream.mu.Unlock()
+	return s.upstream.gen == gen
 }
 
 // replicaLink connects, syncs and streams until REPLICAOF changes or the
@@ -159,8 +159,8 @@ func (s *Server) replicaLink(gen uint64, host string, port int) {
 			return
 		default:
 		}
-		if s.repl.linkUp.Swap(false) {
-			s.repl.downSince.Store(time.Now().Unix())
+		if s.upstream.linkUp.Swap(false) {
+			s.upstream.downSince.Store(time.Now().Unix())
 		}
 		s.setReplState(replConnect)
 		s.logf("warning", "Replication from MASTER %s:%d: %v; reconnecting", host, port, err)
@@ -197,9 +197,9 @@ func (r *linkReader) Read(b []byte) (int, error) {
 	}
 	n, err := l.conn.Read(b)
 	if n > 0 {
-		l.s.repl.lastIO.Store(time.Now().UnixMilli())
+		l.s.upstream.lastIO.Store(time.Now().UnixMilli())
 		if l.syncing {
-			l.s.repl.syncRead.Add(int64(n))
+			l.s.upstream.syncRead.Add(int64(n))
 		}
 	}
 	return n, err
@@ -226,7 +226,7 @@ func (l *replLink) line() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		l.s.repl.lastIO.Store(time.Now().UnixMilli())
+		l.s.upstream.lastIO.Store(time.Now().UnixMilli())
 		s = strings.TrimRight(s, "\r\n")
 		if s != "" {
 			return s, nil
@@ -244,7 +244,7 @@ func (l *replLink) command(args ...string) (string, error) {
 
 // replicaSession is one connection: handshake, full sync, stream.
 func (s *Server) replicaSession(gen uint64, host string, port int) error {
-	r := &s.repl
+	r := &s.upstream
 	s.setReplState(replConnecting)
 	conn, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 10*time.Second)
 	if err != nil {
@@ -396,6 +396,11 @@ func (s *Server) replicaSession(gen uint64, host string, port int) error {
 	r.lastIO.Store(time.Now().UnixMilli())
 	l.timeout = 0
 	conn.SetReadDeadline(time.Time{})
+	// A master that sent the file diskless starts the stream at the first
+	// ACK, which Redis's replicas send at once.
+	if err := l.send("REPLCONF", "ACK", strconv.FormatInt(startOff, 10)); err != nil {
+		return err
+	}
 	stop := make(chan struct{})
 	defer close(stop)
 	go l.acker(stop, timeout)
@@ -413,12 +418,12 @@ func (l *replLink) acker(stop chan struct{}, timeout time.Duration) {
 			return
 		case <-t.C:
 		}
-		if time.Since(time.UnixMilli(l.s.repl.lastIO.Load())) > timeout {
+		if time.Since(time.UnixMilli(l.s.upstream.lastIO.Load())) > timeout {
 			l.s.logf("warning", "MASTER timeout: no data nor PING received...")
 			l.conn.Close()
 			return
 		}
-		if l.send("REPLCONF", "ACK", strconv.FormatInt(l.s.repl.offset.Load(), 10)) != nil {
+		if l.send("REPLCONF", "ACK", strconv.FormatInt(l.s.upstream.offset.Load(), 10)) != nil {
 			return
 		}
 	}
@@ -426,7 +431,7 @@ func (l *replLink) acker(stop chan struct{}, timeout time.Duration) {
 
 // stream applies the master's commands until the link fails.
 func (l *replLink) stream(gen uint64, mc *client) error {
-	r := &l.s.repl
+	r := &l.s.upstream
 	for {
 		args, n, err := readCommand(l.br)
 		if err != nil {
@@ -569,7 +574,7 @@ func (s *Server) setReplicaOfConfig(host string, port int) {
 // infoReplica writes INFO replication for a replica and reports true, or
 // false for a master (whose fields info.go writes).
 func (s *Server) infoReplica(b *strings.Builder) bool {
-	r := &s.repl
+	r := &s.upstream
 	r.mu.Lock()
 	host, port := r.host, r.port
 	r.mu.Unlock()
@@ -633,7 +638,7 @@ func (s *Server) infoReplica(b *strings.Builder) bool {
 // roleReplica writes ROLE's reply for a replica and reports true, or false
 // for a master.
 func (s *Server) roleReplica(x *command.Ctx) bool {
-	r := &s.repl
+	r := &s.upstream
 	r.mu.Lock()
 	host, port := r.host, r.port
 	r.mu.Unlock()
@@ -667,8 +672,8 @@ func init() {
 // replid2 is INFO's master_replid2 and second_repl_offset: the history a
 // former replica's data continues (REPLICAOF NO ONE), or none.
 func (s *Server) replid2() (string, int64) {
-	if p := s.repl.replid2.Load(); p != nil {
-		return *p, s.repl.secondOff.Load()
+	if p := s.upstream.replid2.Load(); p != nil {
+		return *p, s.upstream.secondOff.Load()
 	}
 	return strings.Repeat("0", 40), -1
 }

@@ -81,17 +81,21 @@ type Server struct {
 	startMem       uint64
 
 	snap atomic.Pointer[snapJob] // the snapshot being written, if any
+	// captureMu runs one capture at a time (snap holds one job): a
+	// replica's sync and a BGSAVE wait for each other.
+	captureMu sync.Mutex
 	// regMu orders keyless writes (named indexes, AI layer) against the
 	// snapshot instant; see runLocked.
 	regMu   sync.RWMutex
 	persist saveState
 	aof     atomic.Pointer[aofLog] // the log writes go to; nil while appendonly is off (aofswitch.go)
 	aofst   aofState
+	repl    replMaster // replicas and the replication stream (replmaster.go)
 
 	ev   *evictor   // maxmemory (evict.go)
 	evMu sync.Mutex // serializes applyMemoryConfig
 
-	repl        replicaState // the replica side of replication (replica.go)
+	upstream    replicaState // the replica side of replication: the link to this server's master (replica.go)
 	replicaFlag atomic.Bool  // REPLICAOF names a master: writes may be refused (readOnlyReplica)
 
 	exitOnce     sync.Once
@@ -130,6 +134,8 @@ func New(cfg *config.Config) *Server {
 	s.applyMemoryConfig(cfg)
 	applyRedisParams(cfg)
 	s.activeExpire.Store(true)
+	s.repl.init(s)
+	s.repl.configure(cfg)
 	replID := randomHex(40)
 	s.replID.Store(&replID)
 	s.lastSave.Store(s.started.Unix())
@@ -389,6 +395,7 @@ func (s *Server) cron() {
 			if keyspace.Clock.Swap(uint32(now.Unix())) != uint32(now.Unix()) { // once a second
 				s.checkSavePoints(now)
 				s.migrate.closeIdle(migrateCacheTTL)
+				s.repl.cron(now.Unix())
 			}
 			tick.Calibrate()
 			s.sample(now)

@@ -34,11 +34,27 @@ import (
 type snapJob struct {
 	now  int64    // the instant, unix ms: keys expired by then are left out
 	done [][]bool // [db][shard] captured; each read and written under its shard's lock
+	// enc encodes one shard's live keys into a block (HotKV's snapshot
+	// format, or an RDB file's, rdbsave.go), returning how many it holds.
+	enc func(dst []byte, db int, sh *keyspace.Shard, now int64) ([]byte, int, error)
 
 	mu       sync.Mutex
-	captured [][]byte // blocks captured by writers, waiting for the saver
-	keys     int      // keys in captured blocks
+	captured []capturedBlock // blocks captured by writers, waiting for the saver
 	err      error
+}
+
+// capturedBlock is a shard's block and the number of keys in it.
+type capturedBlock struct {
+	b []byte
+	n int
+}
+
+func newSnapJob(s *Server, enc func(dst []byte, db int, sh *keyspace.Shard, now int64) ([]byte, int, error)) *snapJob {
+	j := &snapJob{now: time.Now().UnixMilli(), done: make([][]bool, len(s.ks.DBs)), enc: enc}
+	for i := range j.done {
+		j.done[i] = make([]bool, keyspace.ShardCount)
+	}
+	return j
 }
 
 // capture encodes shard i of database db unless it was already. The caller
@@ -51,14 +67,13 @@ func (j *snapJob) capture(db, i int, sh *keyspace.Shard) {
 	if sh.Len() == 0 {
 		return
 	}
-	b, n, err := encodeShard(nil, db, sh, j.now)
+	b, n, err := j.enc(nil, db, sh, j.now)
 	j.mu.Lock()
 	if err != nil && j.err == nil {
 		j.err = err
 	}
 	if n > 0 {
-		j.captured = append(j.captured, b)
-		j.keys += n
+		j.captured = append(j.captured, capturedBlock{b, n})
 	}
 	j.mu.Unlock()
 }
@@ -173,10 +188,40 @@ func (s *Server) writeSnapshotAbort(path string, atInstant func() error, abort *
 
 // encodeSnapshot writes the snapshot for writeSnapshot.
 func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error, abort *atomic.Bool) (keys int, err error) {
-	j := &snapJob{now: time.Now().UnixMilli(), done: make([][]bool, len(s.ks.DBs))}
-	for i := range j.done {
-		j.done[i] = make([]bool, keyspace.ShardCount)
+	blocks := 0
+	err = s.captureInstant(newSnapJob(s, encodeShard), atInstant, func(now int64) error {
+		aux, n, err := s.encodeRegistries(now, true)
+		if err != nil {
+			return err
+		}
+		blocks += n
+		w.Write(persist.AppendHeader(nil, persist.SnapshotMagic))
+		w.Write(aux)
+		return nil
+	}, func(b []byte, n int) error {
+		w.Write(b)
+		blocks++
+		keys += n
+		return nil
+	}, abort)
+	if err != nil {
+		return 0, err
 	}
+	w.Write(persist.AppendEnd(nil, blocks, keys))
+	return keys, nil
+}
+
+// captureInstant fixes the instant of job j while no command runs (every
+// shard locked and regMu held): atInstant, if not nil, runs then; j is
+// published so that writers capture the shards they touch first. Then
+// registries runs with regMu still held (what keyless writes change is
+// encoded as of the instant), and emit gets every shard's block with the
+// number of keys in it, each shard once, in whatever order they come. Once
+// abort (if not nil) is set, it gives up with errRewriteStopped.
+func (s *Server) captureInstant(j *snapJob, atInstant func() error, registries func(now int64) error, emit func(b []byte, n int) error, abort *atomic.Bool) (err error) {
+	s.captureMu.Lock()
+	defer s.captureMu.Unlock()
+	j.now = time.Now().UnixMilli()
 	gated := s.gate.shared(0)
 	s.ks.LockAll()
 	// Keyless writes (named indexes, AI layer) hold regMu shared: taking it
@@ -188,7 +233,7 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error, abort *
 			s.regMu.Unlock()
 			s.ks.UnlockAll()
 			gated.RUnlock()
-			return 0, err
+			return err
 		}
 	}
 	s.snap.Store(j)
@@ -197,59 +242,59 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error, abort *
 	// Every shard is captured once the loop below ends; clearing the job
 	// earlier (on an error) only lets writers stop capturing for it.
 	defer s.snap.Store(nil)
-	aux, blocks, err := s.encodeRegistries(j.now)
+	err = registries(j.now)
 	s.regMu.Unlock()
 	if err != nil {
-		return 0, err
+		return err
 	}
-
-	w.Write(persist.AppendHeader(nil, persist.SnapshotMagic))
-	w.Write(aux)
 	var buf []byte
-	drain := func() {
+	drain := func() error {
 		j.mu.Lock()
 		got := j.captured
 		j.captured = nil
-		keys += j.keys
-		j.keys = 0
 		j.mu.Unlock()
-		for _, b := range got {
-			w.Write(b)
-			blocks++
+		for _, c := range got {
+			if err := emit(c.b, c.n); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
 	for d, db := range s.ks.DBs {
 		for i := range keyspace.ShardCount {
 			if abort != nil && abort.Load() {
-				return 0, errRewriteStopped
+				return errRewriteStopped
 			}
 			sh := db.Shard(i)
 			sh.Lock()
 			n := 0
 			if !j.done[d][i] {
 				j.done[d][i] = true
-				buf, n, err = encodeShard(buf[:0], d, sh, j.now)
+				buf, n, err = j.enc(buf[:0], d, sh, j.now)
 			}
 			sh.Unlock()
 			if err != nil {
-				return 0, err
+				return err
 			}
 			if n > 0 {
-				w.Write(buf)
-				blocks++
-				keys += n
+				if err := emit(buf, n); err != nil {
+					return err
+				}
 			}
 			if i%64 == 0 {
-				drain()
+				if err := drain(); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	drain()
-	if j.err != nil {
-		return 0, j.err
+	if err := drain(); err != nil {
+		return err
 	}
-	w.Write(persist.AppendEnd(nil, blocks, keys))
-	return keys, nil
+	j.mu.Lock()
+	err = j.err
+	j.mu.Unlock()
+	return err
 }
 
 // writeSnapshotHeld writes a snapshot of the keyspace as it is while the
@@ -259,7 +304,7 @@ func (s *Server) writeSnapshotHeld(path string) (keys int, err error) {
 	s.keepRedisFile(path)
 	err = writeFile(path, func(w *bufio.Writer) error {
 		now := time.Now().UnixMilli()
-		aux, blocks, err := s.encodeRegistries(now)
+		aux, blocks, err := s.encodeRegistries(now, true)
 		if err != nil {
 			return err
 		}
@@ -287,8 +332,9 @@ func (s *Server) writeSnapshotHeld(path string) (keys int, err error) {
 
 // encodeRegistries encodes the named vector indexes, the AI registry and
 // the function libraries into aux blocks (none for an empty registry).
-// regMu is held.
-func (s *Server) encodeRegistries(now int64) (aux []byte, blocks int, err error) {
+// regMu is held. funcs false leaves the libraries out (an RDB file has
+// them in its own form).
+func (s *Server) encodeRegistries(now int64, funcs bool) (aux []byte, blocks int, err error) {
 	if len(s.ks.Indexes.Names()) > 0 {
 		var e persist.Enc
 		persist.EncodeIndexes(&e, s.ks.Indexes)
@@ -304,7 +350,7 @@ func (s *Server) encodeRegistries(now int64) (aux []byte, blocks int, err error)
 		aux = persist.AppendAux(aux, persist.AuxAI, b.Bytes())
 		blocks++
 	}
-	if _, libs, _, _ := s.scripts.Counts(); libs > 0 {
+	if _, libs, _, _ := s.scripts.Counts(); libs > 0 && funcs {
 		aux = persist.AppendAux(aux, persist.AuxFuncs, s.scripts.DumpFunctions())
 		blocks++
 	}
@@ -365,17 +411,21 @@ func (s *Server) loadSnapshot(path string, ks *keyspace.Keyspace, startup bool) 
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(ms.HeapAlloc) + 16*fi.Size() + 64<<20))
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
-	now := time.Now().UnixMilli()
 	var magic [9]byte
-	if n, _ := io.ReadFull(f, magic[:]); rdb.IsFile(magic[:n]) {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return persist.LoadStats{}, 0, err
-		}
-		return s.loadRDBFile(f, ks, now, startup)
-	}
+	n, _ := io.ReadFull(f, magic[:])
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return persist.LoadStats{}, 0, err
 	}
+	if rdb.IsFile(magic[:n]) {
+		return s.loadRDBFile(f, ks, time.Now().UnixMilli(), startup)
+	}
+	return s.readSnapshot(f, ks, startup)
+}
+
+// readSnapshot is loadSnapshot from r (a file, or the hotkv-snapshot AUX
+// field of an RDB file, rdbsave.go).
+func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, startup bool) (persist.LoadStats, int, error) {
+	now := time.Now().UnixMilli()
 	var keys, expired atomic.Int64
 	type block struct {
 		off     int64

@@ -8,9 +8,8 @@ import (
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
-// WAIT and WAITAOF, as on a Redis primary with no replicas: no replica ever
-// acknowledges, so asking for one blocks until the timeout (0: for ever)
-// and answers 0; WAITAOF's local part is this server's append-only log.
+// WAITAOF: its local part is this server's append-only log; no replica
+// acknowledges its own log (WAIT is in replmaster.go).
 
 // msTimeout parses WAIT's millisecond timeout as getTimeoutFromObjectOrReply
 // does; 0 is "no timeout".
@@ -27,23 +26,6 @@ func msTimeout(x *command.Ctx, arg []byte) (time.Duration, bool) {
 		return time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond, true
 	}
 	return 0, false
-}
-
-func waitCmd(x *command.Ctx) {
-	n, ok := command.ParseInt(x.Args[1])
-	if !ok {
-		x.Error(command.ErrNotInt)
-		return
-	}
-	timeout, ok := msTimeout(x, x.Args[2])
-	if !ok {
-		return
-	}
-	if n <= 0 || x.Blocker == nil { // enough acknowledgements, or inside MULTI or a script
-		x.W.Int(0)
-		return
-	}
-	cl(x).blockUntil(timeout, func(w *resp.Writer) { w.Int(0) })
 }
 
 func waitAOFCmd(x *command.Ctx) {

@@ -1,0 +1,608 @@
+package tests
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// HotKV as a replication master (docs/replication.md): a real Redis 8.0.2
+// replica follows it, redis-cli --rdb saves a file Redis loads, and the
+// protocol itself is checked over a raw connection. The tests that need
+// Redis skip without ../shared/peers/install.sh.
+
+// peerBin is a binary of the peers' install, or "".
+func peerBin(name string) string {
+	p := redisServerPath()
+	if p == "" {
+		return ""
+	}
+	p = filepath.Join(filepath.Dir(p), name)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// fillAllTypes writes every RDB-expressible type, in several databases,
+// with TTLs, hash-field TTLs, a stream with a group and pending entries,
+// and a function library.
+func fillAllTypes(t *testing.T, r *raw) {
+	t.Helper()
+	do := func(args ...string) {
+		t.Helper()
+		if v := r.do(args...); isErr(v) {
+			t.Fatalf("%q: %v", args, v)
+		}
+	}
+	do("SET", "str", "hello")
+	do("SET", "int", "12345")
+	do("SET", "bigint", "123456789012345")
+	do("SET", "neg", "-7")
+	do("SET", "long", strings.Repeat("x", 20000))
+	do("SET", "ttl", "v", "EX", "1000")
+	do("RPUSH", "list:small", "a", "b", "1", "2", "-300000")
+	big := []string{"RPUSH", "list:big"}
+	for i := range 2000 {
+		big = append(big, fmt.Sprintf("element-%d", i))
+	}
+	do(big...)
+	do("RPUSH", "list:plain", strings.Repeat("p", 10000), "small")
+	do("SADD", "set:int", "1", "2", "3", "-4", "100000")
+	do("SADD", "set:lp", "a", "b", "c")
+	sbig := []string{"SADD", "set:ht"}
+	for i := range 1000 {
+		sbig = append(sbig, fmt.Sprintf("m%d", i))
+	}
+	do(sbig...)
+	do("ZADD", "z:small", "1", "a", "2.5", "b", "-inf", "c")
+	zbig := []string{"ZADD", "z:big"}
+	for i := range 500 {
+		zbig = append(zbig, strconv.Itoa(i), fmt.Sprintf("member-%d", i))
+	}
+	do(zbig...)
+	do("HSET", "h:small", "f1", "v1", "f2", "2")
+	hbig := []string{"HSET", "h:big"}
+	for i := range 1000 {
+		hbig = append(hbig, fmt.Sprintf("f%d", i), fmt.Sprintf("v%d", i))
+	}
+	do(hbig...)
+	do("HSET", "h:ttl", "a", "1", "b", "2", "c", "3")
+	do("HEXPIRE", "h:ttl", "5000", "FIELDS", "2", "a", "b")
+	do(append(hbig[:1:1], append([]string{"h:bigttl"}, hbig[2:]...)...)...)
+	do("HPEXPIRE", "h:bigttl", "900000", "FIELDS", "1", "f7")
+	do("EXPIRE", "h:big", "3000")
+	for i := range 5 {
+		do("XADD", "stream", fmt.Sprintf("1-%d", i+1), "field", strconv.Itoa(i))
+	}
+	do("XGROUP", "CREATE", "stream", "g1", "0")
+	do("XGROUP", "CREATE", "stream", "g2", "$")
+	do("XREADGROUP", "GROUP", "g1", "alice", "COUNT", "2", "STREAMS", "stream", ">")
+	do("XREADGROUP", "GROUP", "g1", "bob", "COUNT", "1", "STREAMS", "stream", ">")
+	do("XACK", "stream", "g1", "1-1")
+	do("XADD", "empty-stream", "5-5", "a", "b")
+	do("XDEL", "empty-stream", "5-5")
+	do("SELECT", "3")
+	do("SET", "db3", "three", "PX", "600000")
+	do("LPUSH", "db3list", "x")
+	do("SELECT", "9")
+	do("HSET", "db9", "a", "b")
+	do("SELECT", "0")
+	do("FUNCTION", "LOAD", "#!lua name=replib\nredis.register_function('rf', function(keys, args) return #keys end)")
+}
+
+func isErr(v any) bool { _, ok := v.(Err); return ok }
+
+// digestsMatch compares DEBUG DIGEST, and per key DEBUG DIGEST-VALUE and
+// TTLs (within a second), of every database in use.
+func digestsMatch(t *testing.T, hot, red *raw, dbs ...string) {
+	t.Helper()
+	if a, b := hot.do("DEBUG", "DIGEST"), red.do("DEBUG", "DIGEST"); a != b {
+		for _, db := range dbs {
+			hot.do("SELECT", db)
+			red.do("SELECT", db)
+			keys, _ := hot.do("KEYS", "*").([]any)
+			for _, k := range keys {
+				k := k.(string)
+				if x, y := hot.do("DEBUG", "DIGEST-VALUE", k), red.do("DEBUG", "DIGEST-VALUE", k); fmt.Sprint(x) != fmt.Sprint(y) {
+					t.Errorf("db %s key %q: digest %v, Redis %v (type %v)", db, k, x, y, red.do("TYPE", k))
+				}
+			}
+			if x, y := hot.do("DBSIZE"), red.do("DBSIZE"); x != y {
+				t.Errorf("db %s: DBSIZE %v, Redis %v", db, x, y)
+			}
+		}
+		hot.do("SELECT", "0")
+		red.do("SELECT", "0")
+		t.Fatalf("DEBUG DIGEST: HotKV %v, Redis %v", a, b)
+	}
+	for _, db := range dbs {
+		hot.do("SELECT", db)
+		red.do("SELECT", db)
+		keys, _ := hot.do("KEYS", "*").([]any)
+		for _, k := range keys {
+			k := k.(string)
+			a, _ := hot.do("PTTL", k).(int64)
+			b, _ := red.do("PTTL", k).(int64)
+			if (a < 0 || b < 0) && a != b || a-b > 1000 || b-a > 1000 {
+				t.Errorf("db %s key %q: PTTL %d, Redis %d", db, k, a, b)
+			}
+		}
+	}
+	hot.do("SELECT", "0")
+	red.do("SELECT", "0")
+}
+
+// startRedisWith runs redis8-server with args (a replica, a file to load).
+func startRedisWith(t *testing.T, dir string, args ...string) (*testServer, *os.Process) {
+	t.Helper()
+	bin := redisServerPath()
+	if bin == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	port := freePort(t)
+	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", "no", "--dir", dir, "--enable-debug-command", "yes", "--logfile", filepath.Join(dir, "redis.log")}, args...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	waitPort(t, addr)
+	return &testServer{Addr: addr}, cmd.Process
+}
+
+func TestRDBFromRedisCliLoadsInRedis(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	cli := peerBin("redis8-cli")
+	if cli == "" {
+		cli = redisCLI(t)
+	}
+	s := start(t)
+	r := s.raw(t)
+	fillAllTypes(t, r)
+	dir := t.TempDir()
+	host, port, _ := net.SplitHostPort(s.Addr)
+	out, err := exec.Command(cli, "-h", host, "-p", port, "--rdb", filepath.Join(dir, "dump.rdb")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("redis-cli --rdb: %v\n%s", err, out)
+	}
+	red, _ := startRedisWith(t, dir, "--dbfilename", "dump.rdb")
+	rr := red.raw(t)
+	digestsMatch(t, r, rr, "0", "3", "9")
+	if got := fmt.Sprint(rr.do("FUNCTION", "LIST")); !strings.Contains(got, "replib") {
+		t.Fatalf("FUNCTION LIST in Redis: %v", got)
+	}
+	if got := rr.do("XINFO", "GROUPS", "stream"); !strings.Contains(fmt.Sprint(got), "g1 consumers 2 pending 2") {
+		t.Fatalf("XINFO GROUPS in Redis: %v", got)
+	}
+	if got := rr.do("HTTL", "h:ttl", "FIELDS", "3", "a", "b", "c"); fmt.Sprint(got) != "[5000 5000 -1]" && fmt.Sprint(got) != "[4999 4999 -1]" {
+		t.Fatalf("HTTL in Redis: %v", got)
+	}
+}
+
+// replicaUp waits for a Redis replica to finish its sync.
+func replicaUp(t *testing.T, red *raw) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		info, _ := red.do("INFO", "replication").(string)
+		if strings.Contains(info, "master_link_status:up") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica never came up:\n%v", red.do("INFO", "replication"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestRedisReplicaFollowsHotKV(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	s := start(t)
+	r := s.raw(t)
+	fillAllTypes(t, r)
+	host, port, _ := net.SplitHostPort(s.Addr)
+	dir := t.TempDir()
+	red, proc := startRedisWith(t, dir, "--replicaof", host, port)
+	rr := red.raw(t)
+	replicaUp(t, rr)
+	digestsMatch(t, r, rr, "0", "3", "9")
+
+	// Writes after the sync, of every kind the stream carries.
+	script := [][]string{
+		{"SET", "k", "1"}, {"INCR", "k"}, {"INCRBYFLOAT", "f", "1.5"}, {"EXPIRE", "k", "500"},
+		{"SET", "px", "v", "PX", "900000"}, {"SETEX", "sx", "800", "v"}, {"GETEX", "str", "EX", "700"},
+		{"EXPIRE", "int", "-1"}, {"PEXPIREAT", "neg", "1"}, {"PERSIST", "ttl"},
+		{"LPUSH", "list:small", "new"}, {"LPOP", "list:big"}, {"RPOPLPUSH", "list:big", "list:small"},
+		{"HSET", "h:small", "f3", "v3"}, {"HINCRBY", "h:small", "f2", "5"}, {"HEXPIRE", "h:small", "600", "FIELDS", "1", "f1"},
+		{"SPOP", "set:ht", "3"}, {"SADD", "set:int", "7"}, {"ZINCRBY", "z:small", "2", "a"}, {"ZPOPMIN", "z:big", "2"},
+		{"XADD", "stream", "*", "new", "1"}, {"XAUTOCLAIM", "stream", "g1", "carol", "0", "0"}, {"XTRIM", "stream", "MAXLEN", "3"},
+		{"MULTI"}, {"SET", "{a}1", "x"}, {"SET", "{b}2", "y"}, {"INCR", "{c}3"}, {"SELECT", "4"}, {"SET", "in4", "tx"}, {"EXEC"},
+		{"SELECT", "0"},
+		{"EVAL", "redis.call('set', KEYS[1], ARGV[1]); redis.call('lpush', KEYS[2], 'a', 'b'); return redis.call('incr', KEYS[1])", "2", "{s}x", "{s}y", "41"},
+		{"FCALL", "rf", "1", "k"},
+		{"SELECT", "5"}, {"SET", "five", "5"}, {"SELECT", "3"}, {"FLUSHDB"}, {"SET", "again", "1"}, {"SELECT", "0"},
+		{"SET", "gone", "v", "PX", "50"}, {"HSET", "gone:h", "a", "1"}, {"PEXPIRE", "gone:h", "60"},
+		{"RENAME", "long", "long2"}, {"COPY", "h:big", "h:copy"}, {"SWAPDB", "5", "6"},
+		{"RESTORE", "restored", "400000", string(dumpOf(t, r, "z:small"))},
+	}
+	for _, cmd := range script {
+		if v := r.do(cmd...); isErr(v) {
+			t.Fatalf("%q: %v", cmd, v)
+		}
+	}
+	// "gone" and "gone:h" expire on HotKV, whose active cycle deletes them
+	// and sends the replica a DEL each.
+	eventually(t, "expired keys deleted on HotKV", func() bool { return s.infoInt(t, "stats", "expired_keys") >= 2 })
+	if got := r.do("WAIT", "1", "5000"); got != int64(1) {
+		t.Fatalf("WAIT 1 5000 = %v", got)
+	}
+	eventually(t, "equal digests", func() bool { return r.do("DEBUG", "DIGEST") == rr.do("DEBUG", "DIGEST") })
+	digestsMatch(t, r, rr, "0", "3", "4", "5", "6", "9")
+
+	info := s.info(t, "replication")
+	if info["connected_slaves"] != "1" || !strings.Contains(info["slave0"], "state=online") {
+		t.Fatalf("INFO replication: %v", info)
+	}
+	if off, _ := strconv.Atoi(info["master_repl_offset"]); off == 0 {
+		t.Fatalf("master_repl_offset did not advance: %v", info)
+	}
+	if role := fmt.Sprint(r.do("ROLE")); !strings.HasPrefix(role, "[master ") || !strings.Contains(role, "127.0.0.1") {
+		t.Fatalf("ROLE = %s", role)
+	}
+	if list := fmt.Sprint(r.do("CLIENT", "LIST", "TYPE", "replica")); !strings.Contains(list, "flags=S") {
+		t.Fatalf("CLIENT LIST TYPE replica: %s", list)
+	}
+
+	// A killed connection comes back with PSYNC and continues from the backlog.
+	if got := r.do("CLIENT", "KILL", "TYPE", "replica"); got != int64(1) {
+		t.Fatalf("CLIENT KILL TYPE replica = %v", got)
+	}
+	r.do("SET", "while-away", "1")
+	eventually(t, "replica back", func() bool { return s.info(t, "replication")["connected_slaves"] == "1" })
+	if got := r.do("WAIT", "1", "5000"); got != int64(1) {
+		t.Fatalf("WAIT after reconnect = %v", got)
+	}
+	eventually(t, "equal digests after reconnect", func() bool { return r.do("DEBUG", "DIGEST") == rr.do("DEBUG", "DIGEST") })
+	if log, _ := os.ReadFile(filepath.Join(dir, "redis.log")); !strings.Contains(string(log), "Successful partial resynchronization") {
+		t.Errorf("the replica did not continue from the backlog:\n%s", log)
+	}
+
+	// PUBLISH reaches the replica's subscribers.
+	sub := red.raw(t)
+	sub.do("SUBSCRIBE", "news")
+	r.do("PUBLISH", "news", "hello")
+	if got := fmt.Sprint(sub.read()); got != "[message news hello]" {
+		t.Fatalf("replica's subscriber got %s", got)
+	}
+
+	// A replica that goes away disappears from INFO.
+	proc.Kill()
+	eventually(t, "replica gone from INFO", func() bool { return s.info(t, "replication")["connected_slaves"] == "0" })
+	if got := r.do("WAIT", "1", "100"); got != int64(0) {
+		t.Fatalf("WAIT with no replica = %v", got)
+	}
+	s.noPanics(t)
+}
+
+func dumpOf(t *testing.T, r *raw, key string) string {
+	t.Helper()
+	v, ok := r.do("DUMP", key).(string)
+	if !ok {
+		t.Fatalf("DUMP %s failed", key)
+	}
+	return v
+}
+
+// The protocol as a replica speaks it, without a peer: REPLCONF, PSYNC,
+// the diskless transfer, then the stream with SELECT, and WAIT counting
+// REPLCONF ACK.
+func TestPSYNCStreamsWrites(t *testing.T) {
+	s := start(t)
+	w := s.raw(t)
+	w.do("SET", "before", "1")
+	rep := s.raw(t)
+	rep.expect(Status("OK"), "REPLCONF", "listening-port", "6390")
+	rep.expect(Status("OK"), "REPLCONF", "capa", "eof", "capa", "psync2")
+	rep.send(encode("PSYNC", "?", "-1"))
+	line := readLine(t, rep.r)
+	f := strings.Fields(line)
+	if len(f) != 3 || f[0] != "+FULLRESYNC" || len(f[1]) != 40 {
+		t.Fatalf("PSYNC reply %q", line)
+	}
+	line = readLine(t, rep.r)
+	if !strings.HasPrefix(line, "$EOF:") || len(line) != 45 {
+		t.Fatalf("transfer head %q", line)
+	}
+	mark := line[5:]
+	var file []byte
+	buf := make([]byte, 1)
+	for !strings.HasSuffix(string(file), mark) {
+		if _, err := io.ReadFull(rep.r, buf); err != nil {
+			t.Fatal(err)
+		}
+		file = append(file, buf[0])
+	}
+	file = file[:len(file)-len(mark)]
+	if !strings.HasPrefix(string(file), "REDIS0012") || !strings.Contains(string(file), "before") {
+		t.Fatalf("RDB file %q", file)
+	}
+	// Diskless: the stream starts once the replica says it has loaded.
+	if strings.Contains(s.info(t, "replication")["slave0"], "state=online") {
+		t.Fatal("online before its first ACK")
+	}
+	rep.send(encode("REPLCONF", "ACK", f[2]))
+	eventually(t, "replica online", func() bool {
+		return strings.Contains(s.info(t, "replication")["slave0"], "port=6390,state=online")
+	})
+	w.do("SELECT", "2")
+	w.do("SET", "k", "v", "EX", "100")
+	want := "*2\r\n$6\r\nSELECT\r\n$1\r\n2\r\n*5\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n$4\r\nPXAT\r\n"
+	got := make([]byte, len(want))
+	rep.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadFull(rep.r, got); err != nil || string(got) != want {
+		t.Fatalf("stream %q, %v; want %q", got, err, want)
+	}
+	readLine(t, rep.r) // $13
+	at, _ := strconv.ParseInt(readLine(t, rep.r), 10, 64)
+	if d := at - time.Now().UnixMilli(); d < 90000 || d > 100000 {
+		t.Fatalf("PXAT %d is %d ms away", at, d)
+	}
+	// WAIT: answered once the replica acknowledges the client's offset.
+	off := s.infoInt(t, "replication", "master_repl_offset")
+	w.send(encode("WAIT", "1", "5000"))
+	time.Sleep(50 * time.Millisecond)
+	rep.send(encode("REPLCONF", "ACK", strconv.FormatInt(off+100, 10)))
+	if got := w.read(); got != int64(1) {
+		t.Fatalf("WAIT = %v", got)
+	}
+	if got := w.do("WAIT", "2", "50"); got != int64(1) {
+		t.Fatalf("WAIT 2 50 = %v", got)
+	}
+	if role := fmt.Sprint(w.do("ROLE")); !strings.Contains(role, "6390") {
+		t.Fatalf("ROLE = %s", role)
+	}
+	rep.conn.Close()
+	eventually(t, "replica gone", func() bool { return s.info(t, "replication")["connected_slaves"] == "0" })
+}
+
+// A replica that does not read is closed at the replica class's limit.
+func TestReplicaOutputLimit(t *testing.T) {
+	s := start(t, "--client-output-buffer-limit", "replica 1mb 0 0")
+	w := s.raw(t)
+	rep := s.raw(t)
+	rep.send(encode("SYNC"))
+	eventually(t, "replica attached", func() bool { return s.info(t, "replication")["connected_slaves"] == "1" })
+	val := strings.Repeat("x", 64<<10)
+	for i := 0; i < 1000 && s.info(t, "replication")["connected_slaves"] == "1"; i++ {
+		w.do("SET", "k", val)
+	}
+	eventually(t, "replica closed", func() bool { return s.info(t, "replication")["connected_slaves"] == "0" })
+	if n := s.infoInt(t, "stats", "client_output_buffer_limit_disconnections"); n != 1 {
+		t.Fatalf("client_output_buffer_limit_disconnections = %d", n)
+	}
+}
+
+func readLine(t *testing.T, r *bufio.Reader) string {
+	t.Helper()
+	line, err := r.ReadString('\n')
+	if err != nil {
+		t.Fatalf("read line: %v", err)
+	}
+	return strings.TrimRight(line, "\r\n")
+}
+
+// A full synchronization while clients write: the file is the data at one
+// instant and the stream everything after it, so the replica ends equal.
+func TestRedisReplicaSyncUnderWrites(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	s := start(t)
+	r := s.raw(t)
+	var load []string
+	for i := range 20000 {
+		load = append(load, fmt.Sprintf("key:%d", i), strconv.Itoa(i))
+		if len(load) == 2000 {
+			r.do(append([]string{"MSET"}, load...)...)
+			load = load[:0]
+		}
+	}
+	stop := make(chan struct{})
+	done := make(chan int)
+	for w := range 2 {
+		go func() {
+			c, err := net.Dial("tcp", s.Addr)
+			if err != nil {
+				done <- 0
+				return
+			}
+			defer c.Close()
+			br := bufio.NewReader(c)
+			n := 0
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					done <- n
+					return
+				default:
+				}
+				k := fmt.Sprintf("key:%d", (i*7919+w*13)%20000)
+				cmd := encode("INCR", k) + encode("HINCRBY", "h:"+strconv.Itoa(i%100), k, "1") + encode("RPUSH", "l:"+strconv.Itoa(w), k)
+				if _, err := c.Write([]byte(cmd)); err != nil {
+					done <- n
+					return
+				}
+				for range 3 {
+					if _, err := readReply(br); err != nil {
+						done <- n
+						return
+					}
+				}
+				n++
+			}
+		}()
+	}
+	host, port, _ := net.SplitHostPort(s.Addr)
+	dir := t.TempDir()
+	red, _ := startRedisWith(t, dir, "--replicaof", host, port)
+	rr := red.raw(t)
+	t.Cleanup(func() {
+		if t.Failed() {
+			log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
+			t.Logf("replica's log:\n%s", log)
+		}
+	})
+	replicaUp(t, rr)
+	time.Sleep(200 * time.Millisecond) // writes after the sync too
+	close(stop)
+	n := <-done + <-done
+	if n == 0 {
+		t.Fatal("no writes ran")
+	}
+	if got := r.do("WAIT", "1", "5000"); got != int64(1) {
+		t.Fatalf("WAIT = %v", got)
+	}
+	eventually(t, "equal digests", func() bool { return r.do("DEBUG", "DIGEST") == rr.do("DEBUG", "DIGEST") })
+	t.Logf("%d write rounds during and after the sync", n)
+}
+
+// What RDB has no form for travels in an AUX field Redis skips: Redis still
+// loads the file, without those keys.
+func TestRDBWithHotKVOnlyDataLoadsInRedis(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	cli := peerBin("redis8-cli")
+	if cli == "" {
+		cli = redisCLI(t)
+	}
+	s := start(t)
+	r := s.raw(t)
+	r.do("SET", "s", "v")
+	r.do("VADD", "vs", "VALUES", "2", "1", "2", "a")
+	r.do("VSIM.CREATEINDEX", "idx", "DIM", "2")
+	dir := t.TempDir()
+	host, port, _ := net.SplitHostPort(s.Addr)
+	if out, err := exec.Command(cli, "-h", host, "-p", port, "--rdb", filepath.Join(dir, "dump.rdb")).CombinedOutput(); err != nil {
+		t.Fatalf("redis-cli --rdb: %v\n%s", err, out)
+	}
+	if n := s.infoInt(t, "replication", "rdb_keys_skipped"); n != 1 {
+		t.Fatalf("rdb_keys_skipped = %d", n)
+	}
+	red, _ := startRedisWith(t, dir, "--dbfilename", "dump.rdb")
+	rr := red.raw(t)
+	if got := rr.do("DBSIZE"); got != int64(1) {
+		t.Fatalf("DBSIZE in Redis = %v", got)
+	}
+	if got := rr.do("GET", "s"); got != "v" {
+		t.Fatalf("GET s in Redis = %v", got)
+	}
+}
+
+// min-replicas-to-write: writes are refused while too few replicas have
+// acknowledged within min-replicas-max-lag seconds; reads are not.
+func TestMinReplicasToWrite(t *testing.T) {
+	s := start(t)
+	w := s.raw(t)
+	w.expect(Status("OK"), "CONFIG", "SET", "min-replicas-to-write", "1")
+	noReplicas := Err("NOREPLICAS Not enough good replicas to write.")
+	if got := w.do("SET", "k", "v"); got != noReplicas {
+		t.Fatalf("SET with no replica = %#v", got)
+	}
+	w.expect(nil, "GET", "k")
+	rep := s.raw(t)
+	rep.send(encode("SYNC"))
+	eventually(t, "writes accepted", func() bool { return w.do("SET", "k", "v") == Status("OK") })
+	rep.conn.Close()
+	eventually(t, "writes refused", func() bool { return w.do("SET", "k", "v") == noReplicas })
+	w.expect(Status("OK"), "CONFIG", "SET", "min-replicas-max-lag", "0") // 0: the check is off
+	w.expect(Status("OK"), "SET", "k", "v")
+}
+
+// Keys evicted under maxmemory reach the replica as DELs (Redis replicas
+// ignore maxmemory by default and wait for them).
+func TestRedisReplicaSeesEvictions(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	if raceEnabled {
+		t.Skip("eviction follows the collector's timing, which the race detector distorts")
+	}
+	p := startBinary(t, "--maxmemory", "32mb", "--maxmemory-policy", "allkeys-random", "--loglevel", "warning", "--enable-debug-command", "local")
+	host, port, _ := net.SplitHostPort(p.addr)
+	red, _ := startRedisWith(t, t.TempDir(), "--replicaof", host, port)
+	rr := red.raw(t)
+	replicaUp(t, rr)
+	c := p.client(t)
+	ctx := context.Background()
+	hot := (&testServer{Addr: p.addr}).raw(t)
+	evicted := func() int64 { return infoField(t, c, "stats", "evicted_keys") }
+	for n := 0; evicted() == 0; n += 10_000 {
+		if n == 2_000_000 {
+			t.Fatal("20M keys written and nothing evicted")
+		}
+		if err := fill(ctx, c, "k", n, 10_000, 100, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The evictor goes on in the background while over the limit: wait
+	// for it to settle, then for the replica.
+	for prev := int64(-1); evicted() != prev; time.Sleep(300 * time.Millisecond) {
+		prev = evicted()
+	}
+	if got := hot.do("WAIT", "1", "10000"); got != int64(1) {
+		t.Fatalf("WAIT = %v", got)
+	}
+	eventually(t, "equal digests", func() bool { return hot.do("DEBUG", "DIGEST") == rr.do("DEBUG", "DIGEST") })
+	if a, b := hot.do("DBSIZE"), rr.do("DBSIZE"); a != b {
+		t.Fatalf("DBSIZE: HotKV %v, replica %v", a, b)
+	}
+	t.Logf("%d keys evicted, %v left", evicted(), hot.do("DBSIZE"))
+}
+
+// The log and the stream side by side: a replica follows a HotKV whose
+// append-only log is on, then turned off at run time.
+func TestRedisReplicaWithAppendOnly(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	s := start(t, "--dir", t.TempDir(), "--appendonly", "yes")
+	r := s.raw(t)
+	r.do("SET", "before", "1")
+	host, port, _ := net.SplitHostPort(s.Addr)
+	red, _ := startRedisWith(t, t.TempDir(), "--replicaof", host, port)
+	rr := red.raw(t)
+	replicaUp(t, rr)
+	write := func(tag string) {
+		for _, cmd := range [][]string{{"SET", tag, "v", "EX", "100"}, {"MULTI"}, {"INCR", tag + ":n"}, {"LPUSH", tag + ":l", "a"}, {"EXEC"},
+			{"XADD", tag + ":s", "*", "f", "v"}, {"SPOP", tag + ":none"}} {
+			if v := r.do(cmd...); isErr(v) {
+				t.Fatalf("%q: %v", cmd, v)
+			}
+		}
+		if got := r.do("WAIT", "1", "5000"); got != int64(1) {
+			t.Fatalf("WAIT = %v", got)
+		}
+		eventually(t, "equal digests", func() bool { return r.do("DEBUG", "DIGEST") == rr.do("DEBUG", "DIGEST") })
+	}
+	write("on")
+	r.expect(Status("OK"), "CONFIG", "SET", "appendonly", "no")
+	write("off")
+	r.expect(Status("OK"), "CONFIG", "SET", "appendonly", "yes")
+	write("again")
+}
