@@ -20,19 +20,6 @@ import (
 // protocol itself is checked over a raw connection. The tests that need
 // Redis skip without ../shared/peers/install.sh.
 
-// peerBin is a binary of the peers' install, or "".
-func peerBin(name string) string {
-	p := redisServerPath()
-	if p == "" {
-		return ""
-	}
-	p = filepath.Join(filepath.Dir(p), name)
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
-}
-
 // fillAllTypes writes every RDB-expressible type, in several databases,
 // with TTLs, hash-field TTLs, a stream with a group and pending entries,
 // and a function library.
@@ -165,7 +152,7 @@ func TestRDBFromRedisCliLoadsInRedis(t *testing.T) {
 	if redisServerPath() == "" {
 		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
 	}
-	cli := peerBin("redis8-cli")
+	cli := peerPath("redis8-cli")
 	if cli == "" {
 		cli = redisCLI(t)
 	}
@@ -487,7 +474,7 @@ func TestRDBWithHotKVOnlyDataLoadsInRedis(t *testing.T) {
 	if redisServerPath() == "" {
 		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
 	}
-	cli := peerBin("redis8-cli")
+	cli := peerPath("redis8-cli")
 	if cli == "" {
 		cli = redisCLI(t)
 	}

@@ -571,13 +571,18 @@ func (s *Server) setReplicaOfConfig(host string, port int) {
 	s.cfg.Store(next)
 }
 
+// master is the master this server replicates, "" for none.
+func (r *replicaState) master() (host string, port int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.host, r.port
+}
+
 // infoReplica writes INFO replication for a replica and reports true, or
 // false for a master (whose fields info.go writes).
 func (s *Server) infoReplica(b *strings.Builder) bool {
 	r := &s.upstream
-	r.mu.Lock()
-	host, port := r.host, r.port
-	r.mu.Unlock()
+	host, port := r.master()
 	if host == "" {
 		return false
 	}
@@ -639,9 +644,7 @@ func (s *Server) infoReplica(b *strings.Builder) bool {
 // for a master.
 func (s *Server) roleReplica(x *command.Ctx) bool {
 	r := &s.upstream
-	r.mu.Lock()
-	host, port := r.host, r.port
-	r.mu.Unlock()
+	host, port := r.master()
 	if host == "" {
 		return false
 	}
