@@ -101,7 +101,7 @@ type client struct {
 	woff       int64         // log offset of the client's last write (WAITAOF)
 	tx         []byte        // the running transaction's log record
 	replOff    int64         // replication offset after the client's last write (WAIT)
-	replConf   *replConf     // what REPLCONF announced (replmaster.go)
+	replConf   *replConf     // what REPLCONF announced (replsync.go)
 	replica    *replica      // set once SYNC or PSYNC made the connection a replica's
 	// The normal class's output buffer limits as of the last read, and
 	// when the soft one was reached (obuf.go).

@@ -9,7 +9,7 @@ import (
 )
 
 // WAITAOF: its local part is this server's append-only log; no replica
-// acknowledges its own log (WAIT is in replmaster.go).
+// acknowledges its own log (WAIT is in replwait.go).
 
 // msTimeout parses WAIT's millisecond timeout as getTimeoutFromObjectOrReply
 // does; 0 is "no timeout".

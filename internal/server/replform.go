@@ -1,0 +1,144 @@
+package server
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/hotkv/hotkv/internal/command"
+)
+
+// redisForm is the command a Redis replica runs to do what args did at
+// now: relative expiry becomes absolute (PEXPIREAT, SET ... PXAT, RESTORE
+// ... ABSTTL, HPEXPIREAT), an expiry already past a DEL, GETEX its effect
+// on the TTL. nil: nothing to send.
+func redisForm(args [][]byte, now int64) [][]byte {
+	if len(args) < 2 {
+		return args
+	}
+	name := strings.ToLower(string(args[0]))
+	abs := func(v []byte, unit int64, rel bool) ([]byte, bool) {
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		n *= unit
+		if rel {
+			n += now
+		}
+		return strconv.AppendInt(nil, n, 10), true
+	}
+	switch name {
+	case "expire", "pexpire", "expireat", "pexpireat":
+		if len(args) < 3 {
+			return args
+		}
+		unit := int64(1000)
+		if name[0] == 'p' {
+			unit = 1
+		}
+		at, ok := abs(args[2], unit, !strings.HasSuffix(name, "at"))
+		if !ok {
+			return args
+		}
+		if len(args) == 3 {
+			if n, _ := strconv.ParseInt(string(at), 10, 64); n <= now {
+				return [][]byte{bDel, args[1]}
+			}
+		}
+		return append([][]byte{[]byte("PEXPIREAT"), args[1], at}, args[3:]...)
+	case "setex", "psetex":
+		if len(args) != 4 {
+			return args
+		}
+		unit := int64(1000)
+		if name == "psetex" {
+			unit = 1
+		}
+		at, ok := abs(args[2], unit, true)
+		if !ok {
+			return args
+		}
+		return [][]byte{[]byte("SET"), args[1], args[3], []byte("PXAT"), at}
+	case "set", "hsetex", "hgetex", "getex":
+		out := append([][]byte(nil), args...)
+		changed := false
+		first := 2 // the options follow the key, or SET's value
+		if name == "set" {
+			first = 3
+		}
+		for i := first; i < len(out); i++ {
+			opt := strings.ToLower(string(out[i]))
+			if opt == "fields" {
+				break
+			}
+			if i+1 >= len(out) {
+				break
+			}
+			var unit int64
+			rel := true
+			switch opt {
+			case "ex":
+				unit = 1000
+			case "px":
+				unit = 1
+			case "exat":
+				unit, rel = 1000, false
+			default:
+				continue
+			}
+			at, ok := abs(out[i+1], unit, rel)
+			if !ok {
+				return args
+			}
+			out[i], out[i+1] = []byte("PXAT"), at
+			changed = true
+			i++
+		}
+		if name == "getex" { // what it did to the TTL, as Redis propagates it
+			for i := 2; i < len(out); i++ {
+				switch strings.ToLower(string(out[i])) {
+				case "pxat":
+					if i+1 < len(out) {
+						return [][]byte{[]byte("PEXPIREAT"), args[1], out[i+1]}
+					}
+				case "persist":
+					return [][]byte{[]byte("PERSIST"), args[1]}
+				}
+			}
+			return nil
+		}
+		if !changed {
+			return args
+		}
+		return out
+	case "hexpire", "hpexpire", "hexpireat":
+		if len(args) < 3 {
+			return args
+		}
+		unit := int64(1000)
+		if name == "hpexpire" {
+			unit = 1
+		}
+		at, ok := abs(args[2], unit, name != "hexpireat")
+		if !ok {
+			return args
+		}
+		return append([][]byte{[]byte("HPEXPIREAT"), args[1], at}, args[3:]...)
+	case "restore":
+		if len(args) < 4 {
+			return args
+		}
+		for _, a := range args[4:] {
+			if command.Is(a, "absttl") {
+				return args
+			}
+		}
+		if ttl, err := strconv.ParseInt(string(args[2]), 10, 64); err != nil || ttl <= 0 {
+			return args
+		}
+		at, _ := abs(args[2], 1, true)
+		out := append([][]byte{args[0], args[1], at}, args[3:]...)
+		return append(out, []byte("ABSTTL"))
+	}
+	return args
+}
