@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"math"
 	"sync/atomic"
 	"time"
 )
@@ -17,6 +18,42 @@ type Expirer struct {
 	db, shard  int // where the next cycle resumes
 	sampleSize int
 	stale      int // percent of a sample expired at which a shard is left
+	Stats      ExpireStats
+}
+
+// ExpireStats are Redis's statistics of its active expire cycle (INFO
+// expired_stale_perc, expired_time_cap_reached_count,
+// expire_cycle_cpu_milliseconds). One goroutine runs the cycles; INFO
+// reads these at any time.
+type ExpireStats struct {
+	stale     atomic.Uint64 // float64 bits: running average of the sampled keys found expired
+	CapHits   atomic.Int64  // cycles stopped by their time budget
+	UsedMicro atomic.Int64  // time spent in cycles
+}
+
+// StalePerc is the estimated percentage of volatile keys that have expired
+// and wait to be reclaimed.
+func (st *ExpireStats) StalePerc() float64 { return 100 * math.Float64frombits(st.stale.Load()) }
+
+// Reset is CONFIG RESETSTAT.
+func (st *ExpireStats) Reset() {
+	st.stale.Store(0)
+	st.CapHits.Store(0)
+	st.UsedMicro.Store(0)
+}
+
+// record is Redis's bookkeeping at the end of a cycle: the stale estimate
+// is a running average to which each cycle's sample counts for 5%.
+func (st *ExpireStats) record(sampled, expired int, capped bool, used time.Duration) {
+	cur := 0.0
+	if sampled > 0 {
+		cur = float64(expired) / float64(sampled)
+	}
+	st.stale.Store(math.Float64bits(cur*0.05 + math.Float64frombits(st.stale.Load())*0.95))
+	if capped {
+		st.CapHits.Add(1)
+	}
+	st.UsedMicro.Add(used.Microseconds())
 }
 
 // subQuota bounds the expired hash fields deleted per shard visit, so the
@@ -40,7 +77,8 @@ func (x *Expirer) SetEffort(effort int) {
 func (x *Expirer) Cycle(budget time.Duration) int {
 	start := time.Now()
 	deadline := start.Add(budget)
-	total := 0
+	total, sampledKeys, expiredKeys, capped := 0, 0, 0, false
+	defer func() { x.Stats.record(sampledKeys, expiredKeys, capped, time.Since(start)) }()
 	visited, shards := 0, len(x.ks.DBs)*ShardCount
 	for visited < shards {
 		db := x.ks.DBs[x.db]
@@ -66,9 +104,15 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 			now := time.Now()
 			sampled, expired := s.ExpireSample(x.sampleSize, now.UnixMilli())
 			total += expired
+			sampledKeys += sampled
+			expiredKeys += expired
+			if sampled == 0 || expired*100/sampled <= x.stale {
+				break
+			}
 			// A shard full of expired keys (hash tags put many in one)
 			// must not hold its lock past the budget.
-			if sampled == 0 || expired*100/sampled <= x.stale || now.After(deadline) {
+			if now.After(deadline) {
+				capped = true
 				break
 			}
 		}
@@ -78,7 +122,11 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 		for len(s.subexp) > 0 {
 			sampled, hit, expired := s.ExpireSubSample(x.sampleSize, subQuota, time.Now().UnixMilli())
 			total += expired
-			if expired < subQuota && hit*10 <= sampled || time.Now().After(deadline) {
+			if expired < subQuota && hit*10 <= sampled {
+				break
+			}
+			if time.Now().After(deadline) {
+				capped = true
 				break
 			}
 		}
@@ -87,6 +135,7 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 		}
 		s.mu.Unlock()
 		if visited%64 == 0 && time.Now().After(deadline) {
+			capped = true
 			break
 		}
 	}

@@ -3,6 +3,7 @@ package rdb
 import (
 	"encoding/binary"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/hotkv/hotkv/internal/intstr"
 )
@@ -11,6 +12,10 @@ import (
 // ziplists, intsets and zipmaps of older versions. Every reader validates
 // the whole blob, as Redis's sanitize-dump-payload does, before anything is
 // built from it.
+
+// Sanitized counts the blobs validated so, which Redis counts as INFO's
+// dump_payload_sanitizations when sanitize-dump-payload asks for it.
+var Sanitized atomic.Int64
 
 // elem is one element of a packed blob: an integer or bytes (aliasing the
 // blob).
@@ -48,6 +53,7 @@ const (
 
 // listpack decodes and validates a whole listpack.
 func listpack(b []byte) ([]elem, bool) {
+	Sanitized.Add(1)
 	if len(b) < lpHeader+1 || int(binary.LittleEndian.Uint32(b)) != len(b) || b[len(b)-1] != lpEnd {
 		return nil, false
 	}
@@ -224,6 +230,7 @@ func (w *lpWriter) size() int { return len(w.b) + 1 }
 const zlHeader = 10
 
 func ziplist(b []byte) ([]elem, bool) {
+	Sanitized.Add(1)
 	if len(b) < zlHeader+1 || int(binary.LittleEndian.Uint32(b)) != len(b) || b[len(b)-1] != 0xff {
 		return nil, false
 	}
@@ -316,6 +323,7 @@ func zlIntSize(c byte) int {
 // intset layout: width (uint32 LE: 2, 4 or 8), count (uint32 LE), then the
 // integers ascending, little endian.
 func intset(b []byte) ([]int64, bool) {
+	Sanitized.Add(1)
 	if len(b) < 8 {
 		return nil, false
 	}
@@ -365,6 +373,7 @@ func appendIntset(b []byte, ints []int64) []byte {
 // pairs, each length 1 byte (or 254 and 4 bytes LE), the value's length
 // followed by a byte of free space after it; 0xff ends it.
 func zipmap(b []byte) ([]elem, bool) {
+	Sanitized.Add(1)
 	if len(b) < 2 || b[len(b)-1] != 0xff {
 		return nil, false
 	}

@@ -26,6 +26,7 @@ type Library struct {
 	Name      string
 	Code      string
 	Functions []*Function // by name
+	compiled  int         // the size of its compiled code (memory.go)
 }
 
 // Function is one of a library's functions.
@@ -223,7 +224,7 @@ func (e *Engine) newLibrary(name, code, body string) (lib *Library, err error) {
 		}
 	}()
 
-	lib = &Library{Name: name, Code: code}
+	lib = &Library{Name: name, Code: code, compiled: protoBytes(proto)}
 	loading := true
 	env, envMeta := L.NewTable(), L.NewTable()
 	e.mu.Lock() // a panic in a script replaces the state these come from (newState)

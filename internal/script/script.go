@@ -60,10 +60,12 @@ type Engine struct {
 	redis   *lua.LTable    // the real redis library
 	fnBase  *lua.LTable    // behind every library's globals: _G, then the real globals
 	scripts map[string]*Script
-	fns     libSet // FUNCTION LOAD's libraries
-	rand    rand48 // math.random's state: the process's in Redis, kept across SCRIPT FLUSH
-	running *run
-	closed  bool // Abort: no more scripts
+	// compiled is the size of the cached scripts' compiled code (memory.go)
+	compiled int
+	fns      libSet // FUNCTION LOAD's libraries
+	rand     rand48 // math.random's state: the process's in Redis, kept across SCRIPT FLUSH
+	running  *run
+	closed   bool // Abort: no more scripts
 	// started is when the running script began (unix ns; 0: none), and
 	// function whether it is a function's: read without mu by every
 	// command, for BUSY (Busy).
@@ -146,6 +148,7 @@ func (e *Engine) Load(body []byte) (*Script, error) {
 	sc := &Script{SHA: string(key[:]), Mode: mode, proto: proto.FunctionPrototypes[0]}
 	sc.name = sc.SHA
 	e.scripts[sc.SHA] = sc
+	e.compiled += protoBytes(sc.proto)
 	return sc, nil
 }
 
@@ -301,6 +304,7 @@ func (e *Engine) Flush() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.scripts = map[string]*Script{}
+	e.compiled = 0
 }
 
 // Wrote records that the running script has written (SCRIPT KILL then

@@ -736,6 +736,10 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 		c.ctx.Args = lc.Args
 		c.run(cmd)
 		c.ctx.TakeEffects() // what it would log is what is being replayed
+		// An error here is one Redis counts as unexpected, from its AOF client.
+		if len(c.out.B) > 0 && c.out.B[0] == '-' {
+			r.s.stats.unexpectedErrors.Add(1)
+		}
 		c.out.B = c.out.B[:0]
 		r.commands++
 	}

@@ -9,14 +9,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/acl"
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
 // INFO, with Redis's section and field names.
 
-var defaultSections = []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"}
+var defaultSections = []string{"server", "clients", "memory", "persistence", "threads", "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"}
 
 func info(x *command.Ctx) {
 	c := cl(x)
@@ -45,7 +44,7 @@ func info(x *command.Ctx) {
 		}
 	}
 	var b strings.Builder
-	for _, sec := range []string{"server", "clients", "memory", "persistence", "stats", "replication", "cpu", "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"} {
+	for _, sec := range []string{"server", "clients", "memory", "persistence", "threads", "stats", "replication", "cpu", "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"} {
 		if !want[sec] {
 			continue
 		}
@@ -59,7 +58,7 @@ func info(x *command.Ctx) {
 }
 
 var sectionTitles = map[string]string{
-	"server": "Server", "clients": "Clients", "memory": "Memory", "persistence": "Persistence",
+	"server": "Server", "clients": "Clients", "memory": "Memory", "persistence": "Persistence", "threads": "Threads",
 	"stats": "Stats", "replication": "Replication", "cpu": "CPU", "modules": "Modules",
 	"commandstats": "Commandstats", "errorstats": "Errorstats", "latencystats": "Latencystats", "cluster": "Cluster", "keyspace": "Keyspace",
 }
@@ -93,7 +92,10 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "redis_mode", "standalone")
 		kv(b, "os", runtime.GOOS+" "+runtime.GOARCH)
 		kv(b, "arch_bits", 64)
+		kv(b, "monotonic_clock", "POSIX clock_gettime") // Go's monotonic clock
 		kv(b, "multiplexing_api", "epoll")
+		kv(b, "atomicvar_api", "go-sync/atomic")
+		kv(b, "gcc_version", "0.0.0") // as Redis built by another compiler shows
 		kv(b, "go_version", runtime.Version())
 		kv(b, "process_id", os.Getpid())
 		kv(b, "process_supervised", "no")
@@ -143,101 +145,14 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "total_blocking_keys", blocking)
 		kv(b, "total_blocking_keys_on_nokey", onNoKey)
 	case "memory":
-		m := s.memoryFigures() // MEMORY STATS reports the same (memory.go)
-		ms, rss, used, peak := &m.ms, m.rss, m.used, m.peak
-		kv(b, "used_memory", used)
-		kv(b, "used_memory_human", human(used))
-		kv(b, "used_memory_rss", rss)
-		kv(b, "used_memory_rss_human", human(rss))
-		kv(b, "used_memory_peak", peak)
-		kv(b, "used_memory_peak_human", human(peak))
-		kv(b, "used_memory_peak_perc", fmt.Sprintf("%.2f%%", 100*float64(used)/float64(max(peak, 1))))
-		kv(b, "used_memory_startup", m.startup)
-		kv(b, "used_memory_dataset", used-min(used, m.startup))
-		kv(b, "total_system_memory", totalMemory())
-		kv(b, "total_system_memory_human", human(totalMemory()))
-		scripts, libs, funcs, code := s.scripts.Counts()
-		kv(b, "number_of_cached_scripts", scripts)
-		kv(b, "number_of_functions", funcs)
-		kv(b, "number_of_libraries", libs)
-		kv(b, "used_memory_functions", code) // the libraries' code: the Lua state's memory is not measured
-		kv(b, "maxmemory", cfg.MaxMemory)
-		kv(b, "maxmemory_human", human(uint64(cfg.MaxMemory)))
-		kv(b, "maxmemory_policy", cfg.MaxMemoryPolicy)
-		kv(b, "mem_fragmentation_ratio", fmt.Sprintf("%.2f", float64(rss)/float64(max(used, 1))))
-		kv(b, "mem_not_counted_for_evict", 0) // no replication backlog or AOF buffer outside used_memory's count
-		kv(b, "mem_allocator", "go")
-		// Deleted values are the collector's to reclaim: nothing is ever
-		// pending in a lazy-free thread, or defragmented.
-		kv(b, "active_defrag_running", 0)
-		kv(b, "lazyfree_pending_objects", 0)
-		kv(b, "lazyfreed_objects", 0)
-		kv(b, "heap_sys", ms.HeapSys)
-		kv(b, "heap_objects", ms.HeapObjects)
-		kv(b, "gc_cycles", ms.NumGC)
-		kv(b, "gc_cpu_fraction", fmt.Sprintf("%.6f", ms.GCCPUFraction))
-		kv(b, "gc_pause_total_ms", ms.PauseTotalNs/1e6)
-		kv(b, "gc_last_pause_us", ms.PauseNs[(ms.NumGC+255)%256]/1e3)
-		// Named vector indexes (VSIM.CREATEINDEX); each vector set reports
-		// its own memory in VINFO.
-		nix, nvec, vbytes := s.ks.Indexes.Stats()
-		kv(b, "vector_indexes", nix)
-		kv(b, "vector_index_vectors", nvec)
-		kv(b, "vector_index_bytes", vbytes)
-		kv(b, "vector_index_bytes_per_vector", vbytes/int64(max(nvec, 1)))
+		s.infoMemory(b, c)
 	case "persistence":
 		s.infoPersistence(b)
+	case "threads": // no I/O threads: every connection counts as the main thread's
+		_, _, reads, writes := s.netTotals()
+		fmt.Fprintf(b, "io_thread_0:clients=%d,reads=%d,writes=%d\r\n", len(s.clientList()), reads, writes)
 	case "stats":
-		calls, _, hits, misses := s.commandTotals()
-		var total uint64
-		for _, n := range calls {
-			total += n
-		}
-		in, out, reads, writes := s.netTotals()
-		s.stats.mu.Lock()
-		var errs uint64
-		for _, n := range s.stats.errs {
-			errs += n
-		}
-		s.stats.mu.Unlock()
-		kv(b, "total_connections_received", s.stats.connections.Load())
-		kv(b, "total_commands_processed", total)
-		kv(b, "instantaneous_ops_per_sec", s.stats.opsPerSec.Load())
-		kv(b, "total_net_input_bytes", in)
-		kv(b, "total_net_output_bytes", out)
-		kv(b, "rejected_connections", s.stats.refused.Load())
-		kv(b, "expired_subkeys", keyspace.ExpiredSubkeys.Load())
-		kv(b, "expired_keys", keyspace.ExpiredKeys.Load())
-		kv(b, "evicted_keys", s.ev.evicted.Load())
-		kv(b, "evicted_clients", 0)
-		kv(b, "evicted_scripts", 0)
-		exceeded := s.ev.overTime.Load()
-		current := int64(0)
-		if t := s.ev.overNow.Load(); t != 0 {
-			current = time.Now().UnixMilli() - t
-		}
-		kv(b, "total_eviction_exceeded_time", exceeded+current)
-		kv(b, "current_eviction_exceeded_time", current)
-		kv(b, "keyspace_hits", hits)
-		kv(b, "keyspace_misses", misses)
-		kv(b, "pubsub_channels", len(s.hub.channels(kindChannel, nil)))
-		kv(b, "pubsub_patterns", s.hub.numPat())
-		kv(b, "pubsubshard_channels", len(s.hub.channels(kindShard, nil)))
-		kv(b, "total_forks", 0)
-		kv(b, "migrate_cached_sockets", s.migrate.size())
-		kv(b, "tracking_total_keys", s.track.keys.Load())
-		kv(b, "tracking_total_items", s.track.items.Load())
-		kv(b, "tracking_total_prefixes", s.track.nprefix.Load())
-		kv(b, "total_error_replies", errs)
-		kv(b, "total_reads_processed", reads)
-		kv(b, "total_writes_processed", writes)
-		kv(b, "client_query_buffer_limit_disconnections", s.stats.qbufLimitDisconnections.Load())
-		kv(b, "client_output_buffer_limit_disconnections", s.stats.obufLimitDisconnections.Load())
-		kv(b, "acl_access_denied_auth", s.acl.denied[acl.DeniedAuth].Load())
-		kv(b, "acl_access_denied_cmd", s.acl.denied[acl.DeniedCmd].Load())
-		kv(b, "acl_access_denied_key", s.acl.denied[acl.DeniedKey].Load())
-		kv(b, "acl_access_denied_channel", s.acl.denied[acl.DeniedChannel].Load())
-		kv(b, "recovered_panics", s.stats.panics.Load())
+		s.infoStats(b)
 	case "replication":
 		if !s.infoReplica(b) {
 			s.infoReplication(b)
@@ -249,6 +164,10 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "used_cpu_user", fmt.Sprintf("%.6f", tv(ru.Utime)))
 		kv(b, "used_cpu_sys_children", "0.000000")
 		kv(b, "used_cpu_user_children", "0.000000")
+		// Commands run on every thread, not one: the main thread's share is
+		// the process's.
+		kv(b, "used_cpu_sys_main_thread", fmt.Sprintf("%.6f", tv(ru.Stime)))
+		kv(b, "used_cpu_user_main_thread", fmt.Sprintf("%.6f", tv(ru.Utime)))
 	case "commandstats":
 		calls, nanos, _, _ := s.commandTotals()
 		s.stats.mu.Lock()

@@ -14,8 +14,8 @@ import (
 // in internal/commands/memory.go), from the figures INFO memory reports.
 // Redis's allocator is jemalloc; here it is Go's runtime, whose statistics
 // stand in for jemalloc's (docs/protocol.md, "MEMORY STATS"). What HotKV has
-// no counterpart for (replication, cluster links, the Lua VM's own memory)
-// is reported as 0, so that tools reading every field still find it.
+// no counterpart for (replication, cluster links) is reported as 0, so that
+// tools reading every field still find it.
 
 // memFigures are the figures INFO memory reports, read once.
 type memFigures struct {
@@ -53,6 +53,9 @@ type memOverhead struct {
 	total     uint64 // overhead.total
 	keys      uint64
 	dataset   uint64
+	// estimates of the script cache's entries (lua.caches) and of the Lua
+	// state and compiled code of scripts and of functions (script.VMs)
+	evalCache, evalVM, functionsVM uint64
 	// Go's runtime in jemalloc's terms: allocated is used_memory, active
 	// the spans holding objects and stacks, resident what the runtime has
 	// from the OS and has not given back.
@@ -90,7 +93,9 @@ func (s *Server) memoryOverhead(c *client) *memOverhead {
 	}
 	scripts, _, _, code := s.scripts.Counts()
 	o.scripts, o.functions = scripts, uint64(code)
-	o.total = o.startup + o.clients + o.aofBuf + o.functions
+	cache, vm, fvm := s.scripts.Memory()
+	o.evalCache, o.evalVM, o.functionsVM = uint64(cache), uint64(vm), uint64(fvm)
+	o.total = o.startup + o.clients + o.aofBuf + o.functions + o.evalCache + o.evalVM + o.functionsVM
 	for i := range s.ks.DBs {
 		st := s.dbStats(c, i)
 		if st.keys == 0 {
@@ -109,6 +114,19 @@ func (s *Server) memoryOverhead(c *client) *memOverhead {
 	o.active = ms.HeapInuse + ms.StackInuse
 	o.resident = ms.Sys - ms.HeapReleased
 	return o
+}
+
+// datasetPerc is the dataset's share of the memory used beyond start-up.
+func (o *memOverhead) datasetPerc() float64 {
+	net := uint64(1)
+	if o.used > o.startup {
+		net = o.used - o.startup
+	}
+	return float64(float32(float64(o.dataset) * 100 / float64(net)))
+}
+
+func (o *memOverhead) peakPerc() float64 {
+	return float64(float32(float64(o.used) * 100 / float64(max(o.peak, 1))))
 }
 
 // memRatio is a/b as Redis computes its ratios, in single precision.
@@ -139,9 +157,9 @@ func memoryStats(x *command.Ctx) {
 	n("clients.normal", int64(o.clients))
 	n("cluster.links", 0)
 	n("aof.buffer", int64(o.aofBuf))
-	n("lua.caches", 0) // scripts are kept compiled: their size is not known
+	n("lua.caches", int64(o.evalCache))
 	n("functions.caches", int64(o.functions))
-	n("script.VMs", 0) // the Lua states live in Go's heap, not measured apart
+	n("script.VMs", int64(o.evalVM+o.functionsVM))
 	for _, d := range o.dbs {
 		w.BulkString("db." + strconv.Itoa(d.id))
 		w.Map(2)
@@ -159,12 +177,8 @@ func memoryStats(x *command.Ctx) {
 	}
 	n("keys.bytes-per-key", int64(perKey))
 	n("dataset.bytes", int64(o.dataset))
-	net := uint64(1)
-	if o.used > o.startup {
-		net = o.used - o.startup
-	}
-	f("dataset.percentage", float64(float32(float64(o.dataset)*100/float64(net))))
-	f("peak.percentage", float64(float32(float64(o.used)*100/float64(max(o.peak, 1)))))
+	f("dataset.percentage", o.datasetPerc())
+	f("peak.percentage", o.peakPerc())
 	n("allocator.allocated", int64(o.allocated))
 	n("allocator.active", int64(o.active))
 	n("allocator.resident", int64(o.resident))

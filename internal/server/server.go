@@ -64,6 +64,8 @@ type Server struct {
 	started   time.Time
 	runID     string
 
+	expirer        *keyspace.Expirer      // the active expiry cycle the cron runs
+	rates          rates                  // INFO's instantaneous rates (rates.go)
 	activeExpire   atomic.Bool            // DEBUG SET-ACTIVE-EXPIRE
 	cronPaused     atomic.Bool            // DEBUG PAUSE-CRON
 	denyScriptsOff atomic.Bool            // DEBUG SET-DISABLE-DENY-SCRIPTS (scripting.go)
@@ -136,6 +138,7 @@ func New(cfg *config.Config) *Server {
 	s.activeExpire.Store(true)
 	s.repl.init(s)
 	s.repl.configure(cfg)
+	s.expirer = keyspace.NewExpirer(s.ks)
 	replID := randomHex(40)
 	s.replID.Store(&replID)
 	s.lastSave.Store(s.started.Unix())
@@ -376,14 +379,13 @@ func (s *Server) logf(level, format string, args ...any) {
 	s.log.Output(2, fmt.Sprintf(format, args...))
 }
 
-// cron runs the periodic work: the LRU clock, active expiry, ops/sec
-// sampling; nothing while DEBUG PAUSE-CRON holds it, as Redis's serverCron.
+// cron runs the periodic work: the LRU clock, active expiry, INFO's rates; nothing while DEBUG PAUSE-CRON holds it, as Redis's serverCron.
 func (s *Server) cron() {
 	defer s.wg.Done()
 	hz := s.Config().Hz
 	t := time.NewTicker(time.Second / time.Duration(hz))
 	defer t.Stop()
-	exp := keyspace.NewExpirer(s.ks)
+	exp := s.expirer
 	for {
 		select {
 		case <-s.closed:
@@ -392,6 +394,7 @@ func (s *Server) cron() {
 			if s.cronPaused.Load() {
 				continue
 			}
+			start := time.Now()
 			if keyspace.Clock.Swap(uint32(now.Unix())) != uint32(now.Unix()) { // once a second
 				s.checkSavePoints(now)
 				s.migrate.closeIdle(migrateCacheTTL)
@@ -413,6 +416,7 @@ func (s *Server) cron() {
 			if max := s.Config().TrackingTableMaxKeys; max > 0 {
 				s.track.limit(max)
 			}
+			s.sampleRates(now, time.Since(start))
 			if h := s.Config().Hz; h != hz {
 				hz = h
 				t.Reset(time.Second / time.Duration(hz))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/rdb"
 )
 
 // serverStats are the counters INFO reports. Per-command call counts live in
@@ -20,6 +21,8 @@ type serverStats struct {
 	// pubsub-output-buffer-limit (INFO's client_*_limit_disconnections)
 	qbufLimitDisconnections atomic.Int64
 	obufLimitDisconnections atomic.Int64
+	unexpectedErrors        atomic.Int64 // error replies to the log's replay (INFO unexpected_error_replies)
+	sanitizedBase           atomic.Int64 // rdb.Sanitized at the last CONFIG RESETSTAT
 	netIn                   atomic.Int64
 	netOut                  atomic.Int64
 	reads                   atomic.Int64
@@ -137,28 +140,30 @@ func (s *Server) commandTotals() (calls, nanos []uint64, hits, misses int64) {
 	return calls, nanos, hits, misses
 }
 
-func (s *Server) totalCommands() uint64 {
-	calls, _, _, _ := s.commandTotals()
-	var n uint64
-	for _, x := range calls {
-		n += x
-	}
-	return n
-}
-
-// sample updates instantaneous_ops_per_sec about once a second (it sums
-// every client's counters, so it does not run on every cron tick).
+// sample updates instantaneous_ops_per_sec and the event loop's mean cycle
+// duration about once a second (it sums every client's counters, so it does
+// not run on every cron tick).
 func (s *Server) sample(now time.Time) {
 	st := &s.stats
 	d := now.Sub(st.lastSample)
 	if d < time.Second {
 		return
 	}
-	total := s.totalCommands()
+	calls, nanos, _, _ := s.commandTotals()
+	total, ns := sum(calls), sum(nanos)
 	if !st.lastSample.IsZero() {
 		st.opsPerSec.Store(int64(float64(total-st.lastTotal) / d.Seconds()))
 	}
 	st.lastSample, st.lastTotal = now, total
+	_, _, reads, _ := s.netTotals()
+	s.sampleLoopDuration(int64(ns/1e3), reads)
+}
+
+func sum(v []uint64) (n uint64) {
+	for _, x := range v {
+		n += x
+	}
+	return n
 }
 
 // resetStats is CONFIG RESETSTAT.
@@ -173,6 +178,10 @@ func (s *Server) resetStats() {
 	s.stats.hits, s.stats.misses = 0, 0
 	s.stats.mu.Unlock()
 	s.resetLatency()
+	s.rates.reset()
+	s.expirer.Stats.Reset()
+	s.stats.unexpectedErrors.Store(0)
+	s.stats.sanitizedBase.Store(rdb.Sanitized.Load())
 	s.stats.connections.Store(0)
 	s.stats.refused.Store(0)
 	s.ev.resetStats()

@@ -1,0 +1,251 @@
+package tests
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// infoLine is one line of INFO: its section, name and value.
+type infoLine struct{ section, name, value string }
+
+// parseInfo splits INFO's text into its lines, in order.
+func parseInfo(t testing.TB, reply any) []infoLine {
+	t.Helper()
+	txt, ok := reply.(string)
+	if !ok {
+		t.Fatalf("INFO answered %#v", reply)
+	}
+	var lines []infoLine
+	section := ""
+	for _, l := range strings.Split(txt, "\r\n") {
+		if s, ok := strings.CutPrefix(l, "# "); ok {
+			section = s
+		} else if name, value, ok := strings.Cut(l, ":"); ok {
+			lines = append(lines, infoLine{section, name, value})
+		}
+	}
+	return lines
+}
+
+// infoNames are the per-database, per-command, per-error and per-replica
+// parts of INFO's field names, which depend on the data and the traffic.
+var infoNames = regexp.MustCompile(`^(db|slave)\d+|^(cmdstat_|errorstat_|latency_percentiles_usec_).*`)
+
+func normInfoName(n string) string {
+	return infoNames.ReplaceAllStringFunc(n, func(m string) string {
+		if i := strings.IndexAny(m, "0123456789"); i > 0 && (strings.HasPrefix(m, "db") || strings.HasPrefix(m, "slave")) {
+			return m[:i] + "N"
+		}
+		return m[:strings.IndexByte(m, '_')+1]
+	})
+}
+
+// infoMissingOK are Redis's INFO fields HotKV leaves out, by section.
+var infoMissingOK = map[string]string{
+	// Redis keeps a histogram of key sizes per type, updated by every
+	// write; HotKV would have to scan the keyspace for it.
+	"Keysizes": "dbN_distrib_",
+}
+
+// TestDifferentialInfoFields: after the same commands, every field of Redis
+// 8.0.2's INFO everything is in HotKV's, in the same section and in Redis's
+// order (HotKV's own fields may come between).
+func TestDifferentialInfoFields(t *testing.T) {
+	redis, hot := startRedis(t), start(t)
+	var want, got []infoLine
+	for i, srv := range []*testServer{redis, hot} {
+		r := srv.raw(t)
+		for _, cmd := range [][]string{
+			{"SET", "s", "v"}, {"RPUSH", "l", "a"}, {"SADD", "st", "a"}, {"ZADD", "z", "1", "a"},
+			{"HSET", "h", "f", "v"}, {"HEXPIRE", "h", "100", "FIELDS", "1", "f"}, {"SET", "v", "x", "EX", "100"},
+			{"SELECT", "3"}, {"SET", "s", "v"}, {"EVAL", "return 1", "0"}, {"INCR", "s"}, {"GET", "s"},
+			{"FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 1 end)"},
+		} {
+			r.do(cmd...)
+		}
+		lines := parseInfo(t, r.do("INFO", "everything"))
+		if i == 0 {
+			want = lines
+		} else {
+			got = lines
+		}
+	}
+	pos := map[string]int{} // section and name to the index of its first line
+	for i, l := range got {
+		k := l.section + " " + normInfoName(l.name)
+		if _, ok := pos[k]; !ok {
+			pos[k] = i
+		}
+	}
+	last, lastName := -1, ""
+	seen := map[string]bool{}
+	for _, l := range want {
+		name := normInfoName(l.name)
+		k := l.section + " " + name
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if p := infoMissingOK[l.section]; p != "" && strings.HasPrefix(name, p) {
+			continue
+		}
+		i, ok := pos[k]
+		switch {
+		case !ok:
+			t.Errorf("INFO everything lacks %s (section %s)", name, l.section)
+		case i < last:
+			t.Errorf("%s (section %s) comes before %s, Redis has it after", name, l.section, lastName)
+		default:
+			last, lastName = i, name
+		}
+	}
+}
+
+// infoMap is INFO's fields by name.
+func infoMap(t testing.TB, r *raw, section string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, l := range parseInfo(t, r.do("INFO", section)) {
+		m[l.name] = l.value
+	}
+	return m
+}
+
+func infoFloat(t testing.TB, m map[string]string, name string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(strings.TrimSuffix(m[name], "%"), 64)
+	if err != nil {
+		t.Fatalf("INFO %s: %q", name, m[name])
+	}
+	return f
+}
+
+// waitInfo polls INFO section until ok accepts a field, for up to 10 s (the
+// rates are sampled by the cron, which a loaded machine may delay).
+func waitInfo(t *testing.T, r *raw, section, name string, ok func(float64) bool) {
+	t.Helper()
+	var v float64
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if v = infoFloat(t, infoMap(t, r, section), name); ok(v) {
+			return
+		}
+	}
+	t.Fatalf("INFO %s stayed at %v", name, v)
+}
+
+// TestInfoNetKbps: instantaneous_input_kbps and instantaneous_output_kbps
+// follow the traffic (64 KB values written, then read, in a loop) and fall
+// back when it stops; the event loop's figures count it.
+func TestInfoNetKbps(t *testing.T) {
+	s := start(t)
+	r, load := s.raw(t), s.raw(t)
+	var phase atomic.Int32 // 0: SET, 1: GET, 2: stop
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		cmds := []string{encode("SET", "k", strings.Repeat("x", 64<<10)), encode("GET", "k")}
+		for p := phase.Load(); p < 2; p = phase.Load() {
+			if _, err := load.conn.Write([]byte(cmds[p])); err != nil {
+				return
+			}
+			if _, err := readReply(load.r); err != nil {
+				return
+			}
+		}
+	}()
+	defer func() { phase.Store(2); <-done }()
+	waitInfo(t, r, "stats", "instantaneous_input_kbps", func(v float64) bool { return v > 1000 })
+	phase.Store(1)
+	waitInfo(t, r, "stats", "instantaneous_output_kbps", func(v float64) bool { return v > 1000 })
+	phase.Store(2)
+	<-done
+	waitInfo(t, r, "stats", "instantaneous_input_kbps", func(v float64) bool { return v < 50 }) // INFO's own requests
+	m := infoMap(t, r, "stats")
+	cycles, sum, cmd := infoFloat(t, m, "eventloop_cycles"), infoFloat(t, m, "eventloop_duration_sum"), infoFloat(t, m, "eventloop_duration_cmd_sum")
+	if cycles < 2000 || cmd == 0 || sum < cmd {
+		t.Errorf("eventloop_cycles %v, eventloop_duration_sum %v, eventloop_duration_cmd_sum %v", cycles, sum, cmd)
+	}
+}
+
+// TestInfoMemoryConsistent: used_memory_overhead and used_memory_dataset
+// split used_memory, as MEMORY STATS's overhead.total and dataset.bytes do,
+// and the script figures follow the cache and the libraries.
+func TestInfoMemoryConsistent(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	for i := 0; i < 1000; i++ {
+		r.do("SET", "k"+strconv.Itoa(i), "v", "EX", "1000")
+	}
+	m := infoMap(t, r, "memory")
+	n := func(name string) float64 { return infoFloat(t, m, name) }
+	used, over, data, startup := n("used_memory"), n("used_memory_overhead"), n("used_memory_dataset"), n("used_memory_startup")
+	if data != max(used-over, 0) || over < startup { // a collection may take used_memory under the overhead
+		t.Fatalf("used_memory %v: overhead %v (startup %v) + dataset %v", used, over, startup, data)
+	}
+	if perc := strconv.FormatFloat(float64(float32(data*100/max(used-startup, 1))), 'f', 2, 64) + "%"; m["used_memory_dataset_perc"] != perc {
+		t.Errorf("used_memory_dataset_perc %s, want %s", m["used_memory_dataset_perc"], perc)
+	}
+	if n("used_memory_vm_total") != n("used_memory_vm_eval")+n("used_memory_vm_functions") ||
+		n("used_memory_scripts") != n("used_memory_scripts_eval")+n("used_memory_functions") ||
+		m["used_memory_lua"] != m["used_memory_vm_eval"] || n("mem_clients_normal") == 0 {
+		t.Errorf("script and client figures: %v", m)
+	}
+	stats := func() map[string]int64 {
+		st := map[string]int64{}
+		reply := r.do("MEMORY", "STATS").([]any)
+		for i := 0; i+1 < len(reply); i += 2 {
+			if v, ok := reply[i+1].(int64); ok {
+				st[reply[i].(string)] = v
+			}
+		}
+		return st
+	}
+	st := stats()
+	if st["lua.caches"] != 0 || st["script.VMs"] != int64(n("used_memory_vm_total")) || st["keys.count"] != 1000 {
+		t.Errorf("MEMORY STATS: %v", st)
+	}
+	vm := st["script.VMs"]
+	r.do("EVAL", "return 'a fresh script'", "0")
+	r.do("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 1 end)")
+	m = infoMap(t, r, "memory")
+	if n("used_memory_scripts_eval") == 0 || n("used_memory_vm_eval") <= float64(vm) || n("used_memory_vm_functions") == 0 {
+		t.Errorf("after EVAL and FUNCTION LOAD: %v", m)
+	}
+	if st := stats(); st["lua.caches"] != int64(n("used_memory_scripts_eval")) || st["script.VMs"] != int64(n("used_memory_vm_total")) {
+		t.Errorf("MEMORY STATS after EVAL: %v", st)
+	}
+	r.do("SCRIPT", "FLUSH")
+	if m = infoMap(t, r, "memory"); n("used_memory_scripts_eval") != 0 || n("used_memory_vm_eval") != float64(vm) {
+		t.Errorf("after SCRIPT FLUSH: %s, %s", m["used_memory_scripts_eval"], m["used_memory_vm_eval"])
+	}
+}
+
+// TestInfoExpiredStale: keys the active expiry cycle finds expired raise
+// expired_stale_perc (Redis's running average: 5% per cycle of the keys it
+// sampled that had expired), which decays once none are left.
+func TestInfoExpiredStale(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	m := infoMap(t, r, "stats")
+	if m["expired_stale_perc"] != "0.00" || m["expired_time_cap_reached_count"] != "0" {
+		t.Fatalf("at start: %s, %s", m["expired_stale_perc"], m["expired_time_cap_reached_count"])
+	}
+	expired := infoFloat(t, m, "expired_keys") // counted for the process: other tests' servers count too
+	for i := 0; i < 500; i++ {
+		r.do("SET", "k"+strconv.Itoa(i), "v", "PX", "1")
+	}
+	peak := 0.0
+	waitInfo(t, r, "stats", "expired_stale_perc", func(v float64) bool { peak = max(peak, v); return v > 0 })
+	waitInfo(t, r, "stats", "expired_stale_perc", func(v float64) bool { return v < peak })
+	if m := infoMap(t, r, "stats"); infoFloat(t, m, "expired_keys") != expired+500 || peak > 100 {
+		t.Errorf("expired_keys %s, stale peak %v", m["expired_keys"], peak)
+	}
+	r.do("CONFIG", "RESETSTAT")
+	if m := infoMap(t, r, "stats"); m["expired_stale_perc"] != "0.00" {
+		t.Errorf("after CONFIG RESETSTAT: %s", m["expired_stale_perc"])
+	}
+}
