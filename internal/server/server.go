@@ -394,7 +394,7 @@ func (s *Server) cron() {
 			if s.cronPaused.Load() {
 				continue
 			}
-			start := time.Now()
+			began := time.Now()
 			if keyspace.Clock.Swap(uint32(now.Unix())) != uint32(now.Unix()) { // once a second
 				s.checkSavePoints(now)
 				s.migrate.closeIdle(migrateCacheTTL)
@@ -416,7 +416,7 @@ func (s *Server) cron() {
 			if max := s.Config().TrackingTableMaxKeys; max > 0 {
 				s.track.limit(max)
 			}
-			s.sampleRates(now, time.Since(start))
+			s.sampleRates(now, time.Since(began))
 			if h := s.Config().Hz; h != hz {
 				hz = h
 				t.Reset(time.Second / time.Duration(hz))
