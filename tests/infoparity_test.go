@@ -249,3 +249,22 @@ func TestInfoExpiredStale(t *testing.T) {
 		t.Errorf("after CONFIG RESETSTAT: %s", m["expired_stale_perc"])
 	}
 }
+
+// TestInfoDumpSanitizations: RESTORE validates a payload's packed blobs
+// whole, which Redis counts in dump_payload_sanitizations; CONFIG RESETSTAT
+// clears the count.
+func TestInfoDumpSanitizations(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	r.do("HSET", "h", "a", "1", "b", "2") // a listpack
+	payload := r.do("DUMP", "h").(string)
+	before := infoFloat(t, infoMap(t, r, "stats"), "dump_payload_sanitizations")
+	r.expect(Status("OK"), "RESTORE", "h2", "0", payload)
+	if got := infoFloat(t, infoMap(t, r, "stats"), "dump_payload_sanitizations"); got != before+1 {
+		t.Fatalf("dump_payload_sanitizations went from %v to %v", before, got)
+	}
+	r.do("CONFIG", "RESETSTAT")
+	if m := infoMap(t, r, "stats"); m["dump_payload_sanitizations"] != "0" {
+		t.Fatalf("after CONFIG RESETSTAT: %s", m["dump_payload_sanitizations"])
+	}
+}

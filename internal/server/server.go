@@ -23,6 +23,7 @@ import (
 	"github.com/hotkv/hotkv/internal/acl"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/rdb"
 	"github.com/hotkv/hotkv/internal/script"
 	"github.com/hotkv/hotkv/internal/tick"
 
@@ -139,6 +140,7 @@ func New(cfg *config.Config) *Server {
 	s.repl.init(s)
 	s.repl.configure(cfg)
 	s.expirer = keyspace.NewExpirer(s.ks)
+	s.stats.sanitizedBase.Store(rdb.Sanitized.Load()) // the counter is the process's
 	replID := randomHex(40)
 	s.replID.Store(&replID)
 	s.lastSave.Store(s.started.Unix())
