@@ -59,6 +59,9 @@ func (s *Server) infoMemory(b *strings.Builder, c *client) {
 	kv(b, "mem_fragmentation_ratio", fmt.Sprintf("%.2f", memRatio(rss, used)))
 	kv(b, "mem_fragmentation_bytes", memDiff(rss, used))
 	kv(b, "mem_not_counted_for_evict", 0) // no replication backlog or AOF buffer outside used_memory's count
+	for _, k := range []string{"mem_replication_backlog", "mem_total_replication_buffers", "mem_replica_full_sync_buffer", "mem_clients_slaves"} {
+		kv(b, k, 0)
+	}
 	kv(b, "mem_clients_normal", o.clients)
 	kv(b, "mem_cluster_links", 0)
 	kv(b, "mem_aof_buffer", o.aofBuf)
