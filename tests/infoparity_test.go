@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -105,16 +106,6 @@ func TestDifferentialInfoFields(t *testing.T) {
 	}
 }
 
-// infoMap is INFO's fields by name.
-func infoMap(t testing.TB, r *raw, section string) map[string]string {
-	t.Helper()
-	m := map[string]string{}
-	for _, l := range parseInfo(t, r.do("INFO", section)) {
-		m[l.name] = l.value
-	}
-	return m
-}
-
 func infoFloat(t testing.TB, m map[string]string, name string) float64 {
 	t.Helper()
 	f, err := strconv.ParseFloat(strings.TrimSuffix(m[name], "%"), 64)
@@ -126,11 +117,11 @@ func infoFloat(t testing.TB, m map[string]string, name string) float64 {
 
 // waitInfo polls INFO section until ok accepts a field, for up to 10 s (the
 // rates are sampled by the cron, which a loaded machine may delay).
-func waitInfo(t *testing.T, r *raw, section, name string, ok func(float64) bool) {
+func waitInfo(t *testing.T, s *testServer, section, name string, ok func(float64) bool) {
 	t.Helper()
 	var v float64
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if v = infoFloat(t, infoMap(t, r, section), name); ok(v) {
+		if v = infoFloat(t, s.info(t, section), name); ok(v) {
 			return
 		}
 	}
@@ -142,7 +133,7 @@ func waitInfo(t *testing.T, r *raw, section, name string, ok func(float64) bool)
 // back when it stops; the event loop's figures count it.
 func TestInfoNetKbps(t *testing.T) {
 	s := start(t)
-	r, load := s.raw(t), s.raw(t)
+	load := s.raw(t)
 	var phase atomic.Int32 // 0: SET, 1: GET, 2: stop
 	sent := 0              // commands answered
 	done := make(chan struct{})
@@ -160,13 +151,13 @@ func TestInfoNetKbps(t *testing.T) {
 		}
 	}()
 	defer func() { phase.Store(2); <-done }()
-	waitInfo(t, r, "stats", "instantaneous_input_kbps", func(v float64) bool { return v > 1000 })
+	waitInfo(t, s, "stats", "instantaneous_input_kbps", func(v float64) bool { return v > 1000 })
 	phase.Store(1)
-	waitInfo(t, r, "stats", "instantaneous_output_kbps", func(v float64) bool { return v > 1000 })
+	waitInfo(t, s, "stats", "instantaneous_output_kbps", func(v float64) bool { return v > 1000 })
 	phase.Store(2)
 	<-done
-	waitInfo(t, r, "stats", "instantaneous_input_kbps", func(v float64) bool { return v < 50 }) // INFO's own requests
-	m := infoMap(t, r, "stats")
+	waitInfo(t, s, "stats", "instantaneous_input_kbps", func(v float64) bool { return v < 50 }) // INFO's own requests
+	m := s.info(t, "stats")
 	cycles, sum, cmd := infoFloat(t, m, "eventloop_cycles"), infoFloat(t, m, "eventloop_duration_sum"), infoFloat(t, m, "eventloop_duration_cmd_sum")
 	if cycles < float64(sent) || cmd == 0 || sum < cmd { // a request is read in one cycle at least
 		t.Errorf("eventloop_cycles %v, eventloop_duration_sum %v, eventloop_duration_cmd_sum %v", cycles, sum, cmd)
@@ -182,7 +173,7 @@ func TestInfoMemoryConsistent(t *testing.T) {
 	for i := 0; i < 1000; i++ {
 		r.do("SET", "k"+strconv.Itoa(i), "v", "EX", "1000")
 	}
-	m := infoMap(t, r, "memory")
+	m := s.info(t, "memory")
 	n := func(name string) float64 { return infoFloat(t, m, name) }
 	used, over, data, startup := n("used_memory"), n("used_memory_overhead"), n("used_memory_dataset"), n("used_memory_startup")
 	if data != max(used-over, 0) || over < startup { // a collection may take used_memory under the overhead
@@ -213,7 +204,7 @@ func TestInfoMemoryConsistent(t *testing.T) {
 	vm := st["script.VMs"]
 	r.do("EVAL", "return 'a fresh script'", "0")
 	r.do("FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function() return 1 end)")
-	m = infoMap(t, r, "memory")
+	m = s.info(t, "memory")
 	if n("used_memory_scripts_eval") == 0 || n("used_memory_vm_eval") <= float64(vm) || n("used_memory_vm_functions") == 0 {
 		t.Errorf("after EVAL and FUNCTION LOAD: %v", m)
 	}
@@ -221,7 +212,7 @@ func TestInfoMemoryConsistent(t *testing.T) {
 		t.Errorf("MEMORY STATS after EVAL: %v", st)
 	}
 	r.do("SCRIPT", "FLUSH")
-	if m = infoMap(t, r, "memory"); n("used_memory_scripts_eval") != 0 || n("used_memory_vm_eval") != float64(vm) {
+	if m = s.info(t, "memory"); n("used_memory_scripts_eval") != 0 || n("used_memory_vm_eval") != float64(vm) {
 		t.Errorf("after SCRIPT FLUSH: %s, %s", m["used_memory_scripts_eval"], m["used_memory_vm_eval"])
 	}
 }
@@ -232,7 +223,7 @@ func TestInfoMemoryConsistent(t *testing.T) {
 func TestInfoExpiredStale(t *testing.T) {
 	s := start(t)
 	r := s.raw(t)
-	m := infoMap(t, r, "stats")
+	m := s.info(t, "stats")
 	if m["expired_stale_perc"] != "0.00" || m["expired_time_cap_reached_count"] != "0" {
 		t.Fatalf("at start: %s, %s", m["expired_stale_perc"], m["expired_time_cap_reached_count"])
 	}
@@ -241,13 +232,13 @@ func TestInfoExpiredStale(t *testing.T) {
 		r.do("SET", "k"+strconv.Itoa(i), "v", "PX", "1")
 	}
 	peak := 0.0
-	waitInfo(t, r, "stats", "expired_stale_perc", func(v float64) bool { peak = max(peak, v); return v > 0 })
-	waitInfo(t, r, "stats", "expired_stale_perc", func(v float64) bool { return v < peak })
-	if m := infoMap(t, r, "stats"); infoFloat(t, m, "expired_keys") != expired+500 || peak > 100 {
+	waitInfo(t, s, "stats", "expired_stale_perc", func(v float64) bool { peak = max(peak, v); return v > 0 })
+	waitInfo(t, s, "stats", "expired_stale_perc", func(v float64) bool { return v < peak })
+	if m := s.info(t, "stats"); infoFloat(t, m, "expired_keys") != expired+500 || peak > 100 {
 		t.Errorf("expired_keys %s, stale peak %v", m["expired_keys"], peak)
 	}
 	r.do("CONFIG", "RESETSTAT")
-	if m := infoMap(t, r, "stats"); m["expired_stale_perc"] != "0.00" {
+	if m := s.info(t, "stats"); m["expired_stale_perc"] != "0.00" {
 		t.Errorf("after CONFIG RESETSTAT: %s", m["expired_stale_perc"])
 	}
 }
@@ -260,13 +251,64 @@ func TestInfoDumpSanitizations(t *testing.T) {
 	r := s.raw(t)
 	r.do("HSET", "h", "a", "1", "b", "2") // a listpack
 	payload := r.do("DUMP", "h").(string)
-	before := infoFloat(t, infoMap(t, r, "stats"), "dump_payload_sanitizations")
+	before := infoFloat(t, s.info(t, "stats"), "dump_payload_sanitizations")
 	r.expect(Status("OK"), "RESTORE", "h2", "0", payload)
-	if got := infoFloat(t, infoMap(t, r, "stats"), "dump_payload_sanitizations"); got != before+1 {
+	if got := infoFloat(t, s.info(t, "stats"), "dump_payload_sanitizations"); got != before+1 {
 		t.Fatalf("dump_payload_sanitizations went from %v to %v", before, got)
 	}
 	r.do("CONFIG", "RESETSTAT")
-	if m := infoMap(t, r, "stats"); m["dump_payload_sanitizations"] != "0" {
+	if m := s.info(t, "stats"); m["dump_payload_sanitizations"] != "0" {
 		t.Fatalf("after CONFIG RESETSTAT: %s", m["dump_payload_sanitizations"])
+	}
+}
+
+// TestInfoReplicationCounters: syncs served and bytes sent to replicas, the
+// backlog's memory, and replicas left out of connected_clients, as Redis
+// counts them. The replicas are raw connections speaking PSYNC.
+func TestInfoReplicationCounters(t *testing.T) {
+	s := start(t)
+	w := s.raw(t)
+	w.do("SET", "k", "v")
+	psync := func(id, off string) (*raw, string) {
+		rep := s.raw(t)
+		rep.send(encode("PSYNC", id, off))
+		line := readLine(t, rep.r)
+		if strings.HasPrefix(line, "+FULLRESYNC") {
+			size, _ := strconv.Atoi(strings.TrimPrefix(readLine(t, rep.r), "$"))
+			if _, err := io.ReadFull(rep.r, make([]byte, size)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return rep, line
+	}
+	_, line := psync("?", "-1") // a full sync asked for: not a failed partial one
+	f := strings.Fields(line)
+	// counted once the transfer is written, which the replica may see first
+	waitInfo(t, s, "stats", "total_net_repl_output_bytes", func(v float64) bool { return v > 40 })
+	m := s.info(t, "stats")
+	if m["sync_full"] != "1" || m["sync_partial_err"] != "0" {
+		t.Fatalf("after a full sync: %v", m)
+	}
+	off, _ := strconv.ParseInt(f[2], 10, 64)
+	if _, line = psync(f[1], strconv.FormatInt(off+1, 10)); !strings.HasPrefix(line, "+CONTINUE") {
+		t.Fatalf("PSYNC from the backlog: %q", line)
+	}
+	psync(strings.Repeat("0", 40), "1") // another history: a full sync
+	m = s.info(t, "stats", "memory", "clients")
+	if m["sync_full"] != "2" || m["sync_partial_ok"] != "1" || m["sync_partial_err"] != "1" ||
+		infoFloat(t, m, "mem_replication_backlog") == 0 || m["connected_clients"] != "2" ||
+		infoFloat(t, m, "mem_total_replication_buffers") != infoFloat(t, m, "mem_replication_backlog")+infoFloat(t, m, "mem_clients_slaves") {
+		t.Fatalf("after three syncs: %v", m)
+	}
+	sent := infoFloat(t, m, "total_net_repl_output_bytes")
+	w.do("SET", "k", strings.Repeat("x", 100<<10)) // to three replicas
+	waitInfo(t, s, "stats", "total_net_repl_output_bytes", func(v float64) bool { return v >= sent+300<<10 })
+	waitInfo(t, s, "stats", "instantaneous_output_repl_kbps", func(v float64) bool {
+		w.do("SET", "k", strings.Repeat("x", 10<<10)) // the rate of what follows the cron's first sample
+		return v > 0
+	})
+	w.do("CONFIG", "RESETSTAT")
+	if m = s.info(t, "stats"); m["sync_full"] != "0" || m["total_net_repl_output_bytes"] != "0" {
+		t.Fatalf("after CONFIG RESETSTAT: %v", m)
 	}
 }

@@ -130,7 +130,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 				watched += int(n)
 			}
 		}
-		kv(b, "connected_clients", len(clients))
+		kv(b, "connected_clients", s.normalClients(clients))
 		kv(b, "cluster_connections", 0)
 		kv(b, "maxclients", cfg.MaxClients)
 		kv(b, "client_recent_max_input_buffer", 0)
@@ -217,6 +217,18 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 			}
 		}
 	}
+}
+
+// normalClients counts the clients that are not replicas, as INFO's
+// connected_clients and MEMORY STATS's clients.normal do.
+func (s *Server) normalClients(clients []*client) int {
+	n := 0
+	for _, c := range clients {
+		if !c.isReplica() {
+			n++
+		}
+	}
+	return n
 }
 
 // dbStat is what INFO keyspace and MEMORY STATS count of a database.

@@ -8,7 +8,7 @@ import (
 // infoMemory is INFO's memory section, Redis's fields in its order, from the
 // figures MEMORY STATS reports (memoryOverhead), then HotKV's own (the
 // garbage collector's, named vector indexes). What HotKV has no counterpart
-// for (replication, cluster links, active defragmentation, lazy freeing)
+// for (cluster links, active defragmentation, lazy freeing)
 // is 0, as in a Redis without it.
 func (s *Server) infoMemory(b *strings.Builder, c *client) {
 	cfg := s.Config()
@@ -58,10 +58,11 @@ func (s *Server) infoMemory(b *strings.Builder, c *client) {
 	kv(b, "rss_overhead_bytes", memDiff(rss, o.resident))
 	kv(b, "mem_fragmentation_ratio", fmt.Sprintf("%.2f", memRatio(rss, used)))
 	kv(b, "mem_fragmentation_bytes", memDiff(rss, used))
-	kv(b, "mem_not_counted_for_evict", 0) // no replication backlog or AOF buffer outside used_memory's count
-	for _, k := range []string{"mem_replication_backlog", "mem_total_replication_buffers", "mem_replica_full_sync_buffer", "mem_clients_slaves"} {
-		kv(b, k, 0)
-	}
+	kv(b, "mem_not_counted_for_evict", 0) // eviction counts the replication and AOF buffers too
+	kv(b, "mem_replication_backlog", o.replBacklog)
+	kv(b, "mem_total_replication_buffers", o.replBacklog+o.replClients)
+	kv(b, "mem_replica_full_sync_buffer", 0) // a replica buffers nothing while it loads
+	kv(b, "mem_clients_slaves", o.replClients)
 	kv(b, "mem_clients_normal", o.clients)
 	kv(b, "mem_cluster_links", 0)
 	kv(b, "mem_aof_buffer", o.aofBuf)

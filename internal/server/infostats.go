@@ -12,9 +12,9 @@ import (
 
 // infoStats is INFO's stats section, Redis's fields in its order, then
 // HotKV's recovered_panics. What HotKV has no mechanism for is what Redis
-// shows without it: no replication, no fork (latest_fork_usec), no active
-// defragmentation, no I/O threads, no timer resizing reply buffers, no
-// expiry tracking of a writable replica's keys.
+// shows without it: no fork (latest_fork_usec), no active defragmentation,
+// no I/O threads, no timer resizing reply buffers, no expiry tracking of a
+// writable replica's keys.
 func (s *Server) infoStats(b *strings.Builder) {
 	calls, nanos, hits, misses := s.commandTotals()
 	in, out, reads, writes := s.netTotals()
@@ -24,7 +24,8 @@ func (s *Server) infoStats(b *strings.Builder) {
 		errs += n
 	}
 	s.stats.mu.Unlock()
-	inKbps, outKbps := s.netKbps()
+	inKbps, outKbps, replOutKbps := s.netKbps()
+	repl := &s.repl.stats
 	cmdMicros := int64(sum(nanos) / 1e3)
 	cycles, loopMicros, cyclesPerSec, cycleMicros := s.eventLoop(cmdMicros, reads)
 	exp := &s.expirer.Stats
@@ -34,15 +35,15 @@ func (s *Server) infoStats(b *strings.Builder) {
 	kv(b, "total_net_input_bytes", in)
 	kv(b, "total_net_output_bytes", out)
 	kv(b, "total_net_repl_input_bytes", 0)
-	kv(b, "total_net_repl_output_bytes", 0)
+	kv(b, "total_net_repl_output_bytes", repl.sentBytes.Load())
 	kv(b, "instantaneous_input_kbps", fmt.Sprintf("%.2f", inKbps))
 	kv(b, "instantaneous_output_kbps", fmt.Sprintf("%.2f", outKbps))
 	kv(b, "instantaneous_input_repl_kbps", "0.00")
-	kv(b, "instantaneous_output_repl_kbps", "0.00")
+	kv(b, "instantaneous_output_repl_kbps", fmt.Sprintf("%.2f", replOutKbps))
 	kv(b, "rejected_connections", s.stats.refused.Load())
-	kv(b, "sync_full", 0)
-	kv(b, "sync_partial_ok", 0)
-	kv(b, "sync_partial_err", 0)
+	kv(b, "sync_full", repl.full.Load())
+	kv(b, "sync_partial_ok", repl.partialOK.Load())
+	kv(b, "sync_partial_err", repl.partialErr.Load())
 	kv(b, "expired_subkeys", keyspace.ExpiredSubkeys.Load())
 	kv(b, "expired_keys", keyspace.ExpiredKeys.Load())
 	kv(b, "expired_stale_perc", fmt.Sprintf("%.2f", exp.StalePerc()))

@@ -14,8 +14,8 @@ import (
 // in internal/commands/memory.go), from the figures INFO memory reports.
 // Redis's allocator is jemalloc; here it is Go's runtime, whose statistics
 // stand in for jemalloc's (docs/protocol.md, "MEMORY STATS"). What HotKV has
-// no counterpart for (replication, cluster links) is reported as 0, so that
-// tools reading every field still find it.
+// no counterpart for (cluster links, a replica's full-sync buffer) is
+// reported as 0, so that tools reading every field still find it.
 
 // memFigures are the figures INFO memory reports, read once.
 type memFigures struct {
@@ -56,6 +56,8 @@ type memOverhead struct {
 	// estimates of the script cache's entries (lua.caches) and of the Lua
 	// state and compiled code of scripts and of functions (script.VMs)
 	evalCache, evalVM, functionsVM uint64
+	// the replication backlog and the replicas' output buffers
+	replBacklog, replClients uint64
 	// Go's runtime in jemalloc's terms: allocated is used_memory, active
 	// the spans holding objects and stacks, resident what the runtime has
 	// from the OS and has not given back.
@@ -85,7 +87,7 @@ func clientBytes() uint64 {
 // inside EXEC or a script it holds every shard already (countsShards).
 func (s *Server) memoryOverhead(c *client) *memOverhead {
 	o := &memOverhead{memFigures: s.memoryFigures()}
-	o.clients = uint64(len(s.clientList())) * clientBytes()
+	o.clients = uint64(s.normalClients(s.clientList())) * clientBytes()
 	if a := s.aof.Load(); a != nil {
 		a.mu.Lock()
 		o.aofBuf = uint64(cap(a.buf))
@@ -95,7 +97,8 @@ func (s *Server) memoryOverhead(c *client) *memOverhead {
 	o.scripts, o.functions = scripts, uint64(code)
 	cache, vm, fvm := s.scripts.Memory()
 	o.evalCache, o.evalVM, o.functionsVM = uint64(cache), uint64(vm), uint64(fvm)
-	o.total = o.startup + o.clients + o.aofBuf + o.functions + o.evalCache + o.evalVM + o.functionsVM
+	o.replBacklog, o.replClients = s.repl.memory()
+	o.total = o.startup + o.clients + o.aofBuf + o.functions + o.evalCache + o.evalVM + o.functionsVM + o.replBacklog + o.replClients
 	for i := range s.ks.DBs {
 		st := s.dbStats(c, i)
 		if st.keys == 0 {
@@ -151,9 +154,9 @@ func memoryStats(x *command.Ctx) {
 	n("peak.allocated", int64(o.peak))
 	n("total.allocated", int64(o.used))
 	n("startup.allocated", int64(o.startup))
-	n("replication.backlog", 0)
+	n("replication.backlog", int64(o.replBacklog))
 	n("replica.fullsync.buffer", 0)
-	n("clients.slaves", 0)
+	n("clients.slaves", int64(o.replClients))
 	n("clients.normal", int64(o.clients))
 	n("cluster.links", 0)
 	n("aof.buffer", int64(o.aofBuf))

@@ -45,6 +45,7 @@ type rates struct {
 	mu            sync.Mutex
 	last          time.Time
 	netIn, netOut instMetric
+	replOut       instMetric
 	elCycles      instMetric
 	cronTicks     int64
 	cronMicros    int64
@@ -60,7 +61,7 @@ func (s *Server) sampleRates(now time.Time, tick time.Duration) {
 	defer r.mu.Unlock()
 	r.cronTicks++
 	r.cronMicros += tick.Microseconds()
-	if now.Sub(r.last) < 100*time.Millisecond {
+	if now.Sub(r.last) < 90*time.Millisecond { // every 100 ms, give or take a tick's jitter
 		return
 	}
 	r.last = now
@@ -68,6 +69,7 @@ func (s *Server) sampleRates(now time.Time, tick time.Duration) {
 	us := now.UnixMicro()
 	r.netIn.track(in, us, 1e6)
 	r.netOut.track(out, us, 1e6)
+	r.replOut.track(s.repl.stats.sentBytes.Load(), us, 1e6)
 	r.elCycles.track(reads+r.cronTicks, us, 1e6)
 }
 
@@ -94,19 +96,23 @@ func (s *Server) eventLoop(cmdMicros, reads int64) (cycles, micros, perSec, mean
 	return reads + r.cronTicks, cmdMicros + r.cronMicros, r.elCycles.get(), r.elMicros
 }
 
-// netKbps is instantaneous_input_kbps and instantaneous_output_kbps.
-func (s *Server) netKbps() (in, out float64) {
+// netKbps is instantaneous_input_kbps, instantaneous_output_kbps and
+// instantaneous_output_repl_kbps.
+func (s *Server) netKbps() (in, out, replOut float64) {
 	r := &s.rates
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return float64(float32(r.netIn.get()) / 1024), float64(float32(r.netOut.get()) / 1024)
+	return kbps(r.netIn.get()), kbps(r.netOut.get()), kbps(r.replOut.get())
 }
+
+// kbps is bytes per second in KB/s, as Redis computes it in single precision.
+func kbps(n int64) float64 { return float64(float32(n) / 1024) }
 
 // reset is CONFIG RESETSTAT's, as Redis's resetServerStats clears its
 // metrics' samples.
 func (r *rates) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.netIn, r.netOut, r.elCycles = instMetric{}, instMetric{}, instMetric{}
+	r.netIn, r.netOut, r.replOut, r.elCycles = instMetric{}, instMetric{}, instMetric{}, instMetric{}
 	r.cronTicks, r.cronMicros, r.lastCmdMicros, r.lastCycles, r.elMicros = 0, 0, 0, 0, 0
 }

@@ -54,6 +54,7 @@ type replMaster struct {
 	// tooFew: min-replicas-to-write is not met, writes are refused
 	// (refreshGood).
 	tooFew atomic.Bool
+	stats  replStats // INFO's (replinfo.go)
 }
 
 // replica is one replica's connection.
@@ -355,7 +356,7 @@ func (r *replica) loop(m *replMaster) {
 				r.c.closeConn()
 				return
 			}
-			r.c.netOut.Add(int64(len(data)))
+			m.sent(r.c, int64(len(data)))
 		}
 		// data is written: it takes pending's place next time.
 		if cap(data) > 1<<20 {

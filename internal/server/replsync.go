@@ -128,9 +128,16 @@ func syncCmd(x *command.Ctx) {
 	c.replica = r
 	c.replicaFlag.Store(true)
 	m := &c.s.repl
-	if psync && !r.rdbOnly && m.tryContinue(r, string(x.Args[1]), x.Args[2]) {
-		return
+	if psync && !r.rdbOnly {
+		if m.tryContinue(r, string(x.Args[1]), x.Args[2]) {
+			m.stats.partialOK.Add(1)
+			return
+		}
+		if !strings.HasPrefix(string(x.Args[1]), "?") { // "?" asks for a full sync on purpose
+			m.stats.partialErr.Add(1)
+		}
 	}
+	m.stats.full.Add(1)
 	go m.fullSync(r, psync)
 }
 
@@ -229,7 +236,7 @@ func (m *replMaster) fullSync(r *replica, psync bool) {
 			fail(err)
 			return
 		}
-		c.netOut.Add(cw.n + int64(len(eof)))
+		m.sent(c, cw.n+int64(len(eof)))
 		s.logf("notice", "Synchronization with replica %s:%d succeeded (diskless, %d bytes)", r.ip, r.port, cw.n)
 	} else {
 		f, err := os.CreateTemp(s.Config().Dir, "temp-sync-*.rdb")
@@ -264,7 +271,7 @@ func (m *replMaster) fullSync(r *replica, psync bool) {
 			fail(err)
 			return
 		}
-		c.netOut.Add(size)
+		m.sent(c, size)
 		s.logf("notice", "Synchronization with replica %s:%d succeeded (%d bytes)", r.ip, r.port, size)
 	}
 	if r.rdbOnly {

@@ -179,6 +179,7 @@ func (s *Server) resetStats() {
 	s.stats.mu.Unlock()
 	s.resetLatency()
 	s.rates.reset()
+	s.repl.stats.reset()
 	s.expirer.Stats.Reset()
 	s.stats.unexpectedErrors.Store(0)
 	s.stats.sanitizedBase.Store(rdb.Sanitized.Load())
