@@ -311,4 +311,17 @@ func TestInfoReplicationCounters(t *testing.T) {
 	if m = s.info(t, "stats"); m["sync_full"] != "0" || m["total_net_repl_output_bytes"] != "0" {
 		t.Fatalf("after CONFIG RESETSTAT: %v", m)
 	}
+	// A HotKV replica counts what it reads from its master in its input.
+	rs := start(t)
+	rep := rs.raw(t)
+	rep.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, s.Addr))
+	caughtUp(t, w, rep)
+	waitInfo(t, rs, "stats", "instantaneous_input_repl_kbps", func(v float64) bool {
+		w.do("SET", "k", strings.Repeat("x", 10<<10))
+		return v > 0
+	})
+	m = rs.info(t, "stats")
+	if in := infoFloat(t, m, "total_net_repl_input_bytes"); in < 10<<10 || infoFloat(t, m, "total_net_input_bytes") < in {
+		t.Fatalf("the replica's input: %v", m)
+	}
 }

@@ -24,7 +24,7 @@ func (s *Server) infoStats(b *strings.Builder) {
 		errs += n
 	}
 	s.stats.mu.Unlock()
-	inKbps, outKbps, replOutKbps := s.netKbps()
+	inKbps, outKbps, replInKbps, replOutKbps := s.netKbps()
 	repl := &s.repl.stats
 	cmdMicros := int64(sum(nanos) / 1e3)
 	cycles, loopMicros, cyclesPerSec, cycleMicros := s.eventLoop(cmdMicros, reads)
@@ -32,13 +32,13 @@ func (s *Server) infoStats(b *strings.Builder) {
 	kv(b, "total_connections_received", s.stats.connections.Load())
 	kv(b, "total_commands_processed", sum(calls))
 	kv(b, "instantaneous_ops_per_sec", s.stats.opsPerSec.Load())
-	kv(b, "total_net_input_bytes", in)
+	kv(b, "total_net_input_bytes", in+repl.received.Load()) // the master's stream is read apart from clients
 	kv(b, "total_net_output_bytes", out)
-	kv(b, "total_net_repl_input_bytes", 0)
+	kv(b, "total_net_repl_input_bytes", repl.received.Load())
 	kv(b, "total_net_repl_output_bytes", repl.sentBytes.Load())
 	kv(b, "instantaneous_input_kbps", fmt.Sprintf("%.2f", inKbps))
 	kv(b, "instantaneous_output_kbps", fmt.Sprintf("%.2f", outKbps))
-	kv(b, "instantaneous_input_repl_kbps", "0.00")
+	kv(b, "instantaneous_input_repl_kbps", fmt.Sprintf("%.2f", replInKbps))
 	kv(b, "instantaneous_output_repl_kbps", fmt.Sprintf("%.2f", replOutKbps))
 	kv(b, "rejected_connections", s.stats.refused.Load())
 	kv(b, "sync_full", repl.full.Load())

@@ -45,6 +45,7 @@ type rates struct {
 	mu            sync.Mutex
 	last          time.Time
 	netIn, netOut instMetric
+	replIn        instMetric
 	replOut       instMetric
 	elCycles      instMetric
 	cronTicks     int64
@@ -66,10 +67,12 @@ func (s *Server) sampleRates(now time.Time, tick time.Duration) {
 	}
 	r.last = now
 	in, out, reads, _ := s.netTotals()
+	replIn, replOut := s.repl.stats.received.Load(), s.repl.stats.sentBytes.Load()
 	us := now.UnixMicro()
-	r.netIn.track(in, us, 1e6)
+	r.netIn.track(in+replIn, us, 1e6) // Redis's input counts the master's stream
 	r.netOut.track(out, us, 1e6)
-	r.replOut.track(s.repl.stats.sentBytes.Load(), us, 1e6)
+	r.replIn.track(replIn, us, 1e6)
+	r.replOut.track(replOut, us, 1e6)
 	r.elCycles.track(reads+r.cronTicks, us, 1e6)
 }
 
@@ -96,13 +99,13 @@ func (s *Server) eventLoop(cmdMicros, reads int64) (cycles, micros, perSec, mean
 	return reads + r.cronTicks, cmdMicros + r.cronMicros, r.elCycles.get(), r.elMicros
 }
 
-// netKbps is instantaneous_input_kbps, instantaneous_output_kbps and
-// instantaneous_output_repl_kbps.
-func (s *Server) netKbps() (in, out, replOut float64) {
+// netKbps is instantaneous_input_kbps, instantaneous_output_kbps and their
+// replication parts.
+func (s *Server) netKbps() (in, out, replIn, replOut float64) {
 	r := &s.rates
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return kbps(r.netIn.get()), kbps(r.netOut.get()), kbps(r.replOut.get())
+	return kbps(r.netIn.get()), kbps(r.netOut.get()), kbps(r.replIn.get()), kbps(r.replOut.get())
 }
 
 // kbps is bytes per second in KB/s, as Redis computes it in single precision.
@@ -113,6 +116,6 @@ func kbps(n int64) float64 { return float64(float32(n) / 1024) }
 func (r *rates) reset() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.netIn, r.netOut, r.replOut, r.elCycles = instMetric{}, instMetric{}, instMetric{}, instMetric{}
+	r.netIn, r.netOut, r.replIn, r.replOut, r.elCycles = instMetric{}, instMetric{}, instMetric{}, instMetric{}, instMetric{}
 	r.cronTicks, r.cronMicros, r.lastCmdMicros, r.lastCycles, r.elMicros = 0, 0, 0, 0, 0
 }

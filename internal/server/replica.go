@@ -197,6 +197,7 @@ func (r *linkReader) Read(b []byte) (int, error) {
 	}
 	n, err := l.conn.Read(b)
 	if n > 0 {
+		l.s.repl.stats.received.Add(int64(n))
 		l.s.upstream.lastIO.Store(time.Now().UnixMilli())
 		if l.syncing {
 			l.s.upstream.syncRead.Add(int64(n))
@@ -531,6 +532,7 @@ func (c *client) applyFromMaster(args [][]byte) {
 	}
 	c.call(cmd, args)
 	if len(c.out.B) > 0 && c.out.B[0] == '-' {
+		c.s.stats.unexpectedErrors.Add(1)
 		c.s.logf("verbose", "Replication: %q from the master failed: %s", cstr(args[0], 128), bytes.TrimSpace(c.out.B))
 	}
 	c.out.B = c.out.B[:0]

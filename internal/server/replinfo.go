@@ -2,11 +2,12 @@ package server
 
 import "sync/atomic"
 
-// replStats are the master side's INFO figures: syncs served and the bytes
-// of snapshots and stream sent to replicas.
+// replStats are replication's INFO figures: as a master, syncs served and
+// the bytes of snapshots and stream sent to replicas; as a replica, the
+// bytes read from the master.
 type replStats struct {
 	full, partialOK, partialErr atomic.Int64
-	sentBytes                   atomic.Int64
+	sentBytes, received         atomic.Int64
 }
 
 func (st *replStats) reset() {
@@ -14,6 +15,7 @@ func (st *replStats) reset() {
 	st.partialOK.Store(0)
 	st.partialErr.Store(0)
 	st.sentBytes.Store(0)
+	st.received.Store(0)
 }
 
 // sent counts n bytes of replication written to replica c: in its
