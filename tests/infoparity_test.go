@@ -115,13 +115,13 @@ func infoFloat(t testing.TB, m map[string]string, name string) float64 {
 	return f
 }
 
-// waitInfo polls INFO section until ok accepts a field, for up to 10 s (the
-// rates are sampled by the cron, which a loaded machine may delay).
-func waitInfo(t *testing.T, s *testServer, section, name string, ok func(float64) bool) {
+// waitStat polls INFO stats over r until ok accepts a field, for up to
+// 10 s (the rates are sampled by the cron, which a loaded machine may delay).
+func waitStat(t *testing.T, r *raw, name string, ok func(float64) bool) {
 	t.Helper()
 	var v float64
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if v = infoFloat(t, s.info(t, section), name); ok(v) {
+		if v = infoFloat(t, infoFields(t, r, "stats"), name); ok(v) {
 			return
 		}
 	}
@@ -133,7 +133,7 @@ func waitInfo(t *testing.T, s *testServer, section, name string, ok func(float64
 // back when it stops; the event loop's figures count it.
 func TestInfoNetKbps(t *testing.T) {
 	s := start(t)
-	load := s.raw(t)
+	r, load := s.raw(t), s.raw(t)
 	var phase atomic.Int32 // 0: SET, 1: GET, 2: stop
 	sent := 0              // commands answered
 	done := make(chan struct{})
@@ -151,12 +151,12 @@ func TestInfoNetKbps(t *testing.T) {
 		}
 	}()
 	defer func() { phase.Store(2); <-done }()
-	waitInfo(t, s, "stats", "instantaneous_input_kbps", func(v float64) bool { return v > 1000 })
+	waitStat(t, r, "instantaneous_input_kbps", func(v float64) bool { return v > 1000 })
 	phase.Store(1)
-	waitInfo(t, s, "stats", "instantaneous_output_kbps", func(v float64) bool { return v > 1000 })
+	waitStat(t, r, "instantaneous_output_kbps", func(v float64) bool { return v > 1000 })
 	phase.Store(2)
 	<-done
-	waitInfo(t, s, "stats", "instantaneous_input_kbps", func(v float64) bool { return v < 50 }) // INFO's own requests
+	waitStat(t, r, "instantaneous_input_kbps", func(v float64) bool { return v < 50 }) // INFO's own requests
 	m := s.info(t, "stats")
 	cycles, sum, cmd := infoFloat(t, m, "eventloop_cycles"), infoFloat(t, m, "eventloop_duration_sum"), infoFloat(t, m, "eventloop_duration_cmd_sum")
 	if cycles < float64(sent) || cmd == 0 || sum < cmd { // a request is read in one cycle at least
@@ -232,8 +232,8 @@ func TestInfoExpiredStale(t *testing.T) {
 		r.do("SET", "k"+strconv.Itoa(i), "v", "PX", "1")
 	}
 	peak := 0.0
-	waitInfo(t, s, "stats", "expired_stale_perc", func(v float64) bool { peak = max(peak, v); return v > 0 })
-	waitInfo(t, s, "stats", "expired_stale_perc", func(v float64) bool { return v < peak })
+	waitStat(t, r, "expired_stale_perc", func(v float64) bool { peak = max(peak, v); return v > 0 })
+	waitStat(t, r, "expired_stale_perc", func(v float64) bool { return v < peak })
 	if m := s.info(t, "stats"); infoFloat(t, m, "expired_keys") != expired+500 || peak > 100 {
 		t.Errorf("expired_keys %s, stale peak %v", m["expired_keys"], peak)
 	}
@@ -267,7 +267,7 @@ func TestInfoDumpSanitizations(t *testing.T) {
 // counts them. The replicas are raw connections speaking PSYNC.
 func TestInfoReplicationCounters(t *testing.T) {
 	s := start(t)
-	w := s.raw(t)
+	w, r := s.raw(t), s.raw(t)
 	w.do("SET", "k", "v")
 	psync := func(id, off string) (*raw, string) {
 		rep := s.raw(t)
@@ -284,7 +284,7 @@ func TestInfoReplicationCounters(t *testing.T) {
 	_, line := psync("?", "-1") // a full sync asked for: not a failed partial one
 	f := strings.Fields(line)
 	// counted once the transfer is written, which the replica may see first
-	waitInfo(t, s, "stats", "total_net_repl_output_bytes", func(v float64) bool { return v > 40 })
+	waitStat(t, r, "total_net_repl_output_bytes", func(v float64) bool { return v > 40 })
 	m := s.info(t, "stats")
 	if m["sync_full"] != "1" || m["sync_partial_err"] != "0" {
 		t.Fatalf("after a full sync: %v", m)
@@ -293,17 +293,17 @@ func TestInfoReplicationCounters(t *testing.T) {
 	if _, line = psync(f[1], strconv.FormatInt(off+1, 10)); !strings.HasPrefix(line, "+CONTINUE") {
 		t.Fatalf("PSYNC from the backlog: %q", line)
 	}
-	psync(strings.Repeat("0", 40), "1") // another history: a full sync
-	m = s.info(t, "stats", "memory", "clients")
+	psync(strings.Repeat("0", 40), "1")         // another history: a full sync
+	m = s.info(t, "stats", "memory", "clients") // clients: w, r and INFO's, not the replicas
 	if m["sync_full"] != "2" || m["sync_partial_ok"] != "1" || m["sync_partial_err"] != "1" ||
-		infoFloat(t, m, "mem_replication_backlog") == 0 || m["connected_clients"] != "2" ||
+		infoFloat(t, m, "mem_replication_backlog") == 0 || m["connected_clients"] != "3" ||
 		infoFloat(t, m, "mem_total_replication_buffers") != infoFloat(t, m, "mem_replication_backlog")+infoFloat(t, m, "mem_clients_slaves") {
 		t.Fatalf("after three syncs: %v", m)
 	}
 	sent := infoFloat(t, m, "total_net_repl_output_bytes")
 	w.do("SET", "k", strings.Repeat("x", 100<<10)) // to three replicas
-	waitInfo(t, s, "stats", "total_net_repl_output_bytes", func(v float64) bool { return v >= sent+300<<10 })
-	waitInfo(t, s, "stats", "instantaneous_output_repl_kbps", func(v float64) bool {
+	waitStat(t, r, "total_net_repl_output_bytes", func(v float64) bool { return v >= sent+300<<10 })
+	waitStat(t, r, "instantaneous_output_repl_kbps", func(v float64) bool {
 		w.do("SET", "k", strings.Repeat("x", 10<<10)) // the rate of what follows the cron's first sample
 		return v > 0
 	})
@@ -311,16 +311,17 @@ func TestInfoReplicationCounters(t *testing.T) {
 	if m = s.info(t, "stats"); m["sync_full"] != "0" || m["total_net_repl_output_bytes"] != "0" {
 		t.Fatalf("after CONFIG RESETSTAT: %v", m)
 	}
-	// A HotKV replica counts what it reads from its master in its input.
-	rs := start(t)
-	rep := rs.raw(t)
+	// A HotKV replica (a process of its own: a replica stops expiry for
+	// every server in its process) counts what it reads from its master in
+	// its input.
+	_, rep := startReplicaBinary(t)
 	rep.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, s.Addr))
 	caughtUp(t, w, rep)
-	waitInfo(t, rs, "stats", "instantaneous_input_repl_kbps", func(v float64) bool {
+	waitStat(t, rep, "instantaneous_input_repl_kbps", func(v float64) bool {
 		w.do("SET", "k", strings.Repeat("x", 10<<10))
 		return v > 0
 	})
-	m = rs.info(t, "stats")
+	m = infoFields(t, rep, "stats")
 	if in := infoFloat(t, m, "total_net_repl_input_bytes"); in < 10<<10 || infoFloat(t, m, "total_net_input_bytes") < in {
 		t.Fatalf("the replica's input: %v", m)
 	}
