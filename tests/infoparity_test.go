@@ -293,8 +293,9 @@ func TestInfoReplicationCounters(t *testing.T) {
 	if _, line = psync(f[1], strconv.FormatInt(off+1, 10)); !strings.HasPrefix(line, "+CONTINUE") {
 		t.Fatalf("PSYNC from the backlog: %q", line)
 	}
-	psync(strings.Repeat("0", 40), "1")         // another history: a full sync
-	m = s.info(t, "stats", "memory", "clients") // clients: w, r and INFO's, not the replicas
+	psync(strings.Repeat("0", 40), "1") // another history: a full sync
+	// connected_clients: w, r and INFO's connection, not the replicas
+	m = s.info(t, "stats", "memory", "clients")
 	if m["sync_full"] != "2" || m["sync_partial_ok"] != "1" || m["sync_partial_err"] != "1" ||
 		infoFloat(t, m, "mem_replication_backlog") == 0 || m["connected_clients"] != "3" ||
 		infoFloat(t, m, "mem_total_replication_buffers") != infoFloat(t, m, "mem_replication_backlog")+infoFloat(t, m, "mem_clients_slaves") {
