@@ -266,7 +266,7 @@ func TestInfoDumpSanitizations(t *testing.T) {
 // backlog's memory, and replicas left out of connected_clients, as Redis
 // counts them. The replicas are raw connections speaking PSYNC.
 func TestInfoReplicationCounters(t *testing.T) {
-	s := start(t)
+	s := start(t, "--dir", t.TempDir()) // where full syncs write their files
 	w, r := s.raw(t), s.raw(t)
 	w.do("SET", "k", "v")
 	psync := func(id, off string) (*raw, string) {

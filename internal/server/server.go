@@ -381,7 +381,8 @@ func (s *Server) logf(level, format string, args ...any) {
 	s.log.Output(2, fmt.Sprintf(format, args...))
 }
 
-// cron runs the periodic work: the LRU clock, active expiry, INFO's rates; nothing while DEBUG PAUSE-CRON holds it, as Redis's serverCron.
+// cron runs the periodic work: the LRU clock, active expiry, INFO's rates;
+// nothing while DEBUG PAUSE-CRON holds it, as Redis's serverCron.
 func (s *Server) cron() {
 	defer s.wg.Done()
 	hz := s.Config().Hz

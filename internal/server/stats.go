@@ -21,7 +21,7 @@ type serverStats struct {
 	// pubsub-output-buffer-limit (INFO's client_*_limit_disconnections)
 	qbufLimitDisconnections atomic.Int64
 	obufLimitDisconnections atomic.Int64
-	unexpectedErrors        atomic.Int64 // error replies to the log's replay (INFO unexpected_error_replies)
+	unexpectedErrors        atomic.Int64 // error replies to the log's replay or the master's stream (INFO unexpected_error_replies)
 	sanitizedBase           atomic.Int64 // rdb.Sanitized at the last CONFIG RESETSTAT
 	netIn                   atomic.Int64
 	netOut                  atomic.Int64
