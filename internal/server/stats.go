@@ -178,7 +178,6 @@ func (s *Server) resetStats() {
 	s.stats.hits, s.stats.misses = 0, 0
 	s.stats.mu.Unlock()
 	s.resetLatency()
-	s.rates.reset()
 	s.repl.stats.reset()
 	s.expirer.Stats.Reset()
 	s.stats.unexpectedErrors.Store(0)
@@ -206,4 +205,5 @@ func (s *Server) resetStats() {
 		c.writes.Store(0)
 	}
 	s.mu.Unlock()
+	s.rates.reset() // last: a sample of counters half reset is dropped
 }
