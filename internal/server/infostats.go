@@ -26,15 +26,16 @@ func (s *Server) infoStats(b *strings.Builder) {
 	s.stats.mu.Unlock()
 	inKbps, outKbps, replInKbps, replOutKbps := s.netKbps()
 	repl := &s.repl.stats
+	replIn := repl.received.Load() // the master's stream, read apart from clients
 	cmdMicros := int64(sum(nanos) / 1e3)
 	cycles, loopMicros, cyclesPerSec, cycleMicros := s.eventLoop(cmdMicros, reads)
 	exp := &s.expirer.Stats
 	kv(b, "total_connections_received", s.stats.connections.Load())
 	kv(b, "total_commands_processed", sum(calls))
 	kv(b, "instantaneous_ops_per_sec", s.stats.opsPerSec.Load())
-	kv(b, "total_net_input_bytes", in+repl.received.Load()) // the master's stream is read apart from clients
+	kv(b, "total_net_input_bytes", in+replIn)
 	kv(b, "total_net_output_bytes", out)
-	kv(b, "total_net_repl_input_bytes", repl.received.Load())
+	kv(b, "total_net_repl_input_bytes", replIn)
 	kv(b, "total_net_repl_output_bytes", repl.sentBytes.Load())
 	kv(b, "instantaneous_input_kbps", fmt.Sprintf("%.2f", inKbps))
 	kv(b, "instantaneous_output_kbps", fmt.Sprintf("%.2f", outKbps))
