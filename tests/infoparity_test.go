@@ -10,10 +10,10 @@ import (
 	"time"
 )
 
-// infoLine is one line of INFO: its section, name and value.
-type infoLine struct{ section, name, value string }
+// infoLine is a field of INFO: its section and name.
+type infoLine struct{ section, name string }
 
-// parseInfo splits INFO's text into its lines, in order.
+// parseInfo lists INFO's fields, in order.
 func parseInfo(t testing.TB, reply any) []infoLine {
 	t.Helper()
 	txt, ok := reply.(string)
@@ -25,24 +25,22 @@ func parseInfo(t testing.TB, reply any) []infoLine {
 	for _, l := range strings.Split(txt, "\r\n") {
 		if s, ok := strings.CutPrefix(l, "# "); ok {
 			section = s
-		} else if name, value, ok := strings.Cut(l, ":"); ok {
-			lines = append(lines, infoLine{section, name, value})
+		} else if name, _, ok := strings.Cut(l, ":"); ok {
+			lines = append(lines, infoLine{section, name})
 		}
 	}
 	return lines
 }
 
-// infoNames are the per-database, per-command, per-error and per-replica
-// parts of INFO's field names, which depend on the data and the traffic.
-var infoNames = regexp.MustCompile(`^(db|slave)\d+|^(cmdstat_|errorstat_|latency_percentiles_usec_).*`)
+// The parts of INFO's field names that depend on the data and the traffic:
+// databases and replicas numbered, commands and errors named.
+var (
+	infoNumbered = regexp.MustCompile(`^(db|slave)\d+`)
+	infoNamed    = regexp.MustCompile(`^(cmdstat_|errorstat_|latency_percentiles_usec_).*`)
+)
 
 func normInfoName(n string) string {
-	return infoNames.ReplaceAllStringFunc(n, func(m string) string {
-		if i := strings.IndexAny(m, "0123456789"); i > 0 && (strings.HasPrefix(m, "db") || strings.HasPrefix(m, "slave")) {
-			return m[:i] + "N"
-		}
-		return m[:strings.IndexByte(m, '_')+1]
-	})
+	return infoNamed.ReplaceAllString(infoNumbered.ReplaceAllString(n, "${1}N"), "$1")
 }
 
 // infoMissingOK are Redis's INFO fields HotKV leaves out, by section.
