@@ -367,3 +367,50 @@ func TestDifferentialClientNoTouch(t *testing.T) {
 	}
 	differ(t, script)
 }
+
+// CLIENT LIST shows what a connection's buffers hold: a request still
+// arriving is its qbuf, and a big one grows its read buffer (rbs) and
+// tot-mem, which INFO's mem_clients_normal sums; once the request is whole
+// and answered, qbuf is 0 again.
+func TestClientListBuffers(t *testing.T) {
+	s := start(t)
+	ctl := s.raw(t)
+	up := s.raw(t)
+	upID := up.do("CLIENT", "ID").(int64)
+	find := func() map[string]string {
+		for _, line := range strings.Split(strings.TrimSpace(ctl.do("CLIENT", "LIST").(string)), "\n") {
+			if m := parseClient(t, line); m["id"] == strconv.FormatInt(upID, 10) {
+				return m
+			}
+		}
+		t.Fatal("client not listed")
+		return nil
+	}
+	num := func(m map[string]string, k string) int {
+		n, err := strconv.Atoi(m[k])
+		if err != nil {
+			t.Fatalf("%s=%q", k, m[k])
+		}
+		return n
+	}
+	before := find()
+	memBefore := int(infoInt(t, ctl, "memory", "mem_clients_normal"))
+	if num(before, "qbuf") != 0 || num(before, "tot-mem") <= num(before, "rbs") {
+		t.Fatalf("idle client: %v", before)
+	}
+	const size = 1 << 20
+	up.send("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$" + strconv.Itoa(size) + "\r\n" + strings.Repeat("x", size/2))
+	var m map[string]string
+	eventually(t, "half a request in the query buffer", func() bool { m = find(); return num(m, "qbuf") >= size/2 })
+	if num(m, "rbs") < size || num(m, "qbuf")+num(m, "qbuf-free") != num(m, "rbs") || num(m, "tot-mem") < size {
+		t.Fatalf("client receiving 1 MB: %v", m)
+	}
+	if got := int(infoInt(t, ctl, "memory", "mem_clients_normal")); got < memBefore+size*9/10 {
+		t.Fatalf("mem_clients_normal %d, %d before", got, memBefore)
+	}
+	up.send(strings.Repeat("x", size/2) + "\r\n")
+	if v := up.read(); v != Status("OK") {
+		t.Fatalf("SET: %v", v)
+	}
+	eventually(t, "the query buffer consumed", func() bool { return num(find(), "qbuf") == 0 })
+}

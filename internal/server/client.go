@@ -125,6 +125,11 @@ type client struct {
 	watchCount  atomic.Int32
 	noEvict     atomic.Bool
 	noTouch     atomic.Bool
+	// Buffer figures for other goroutines (clientbufs.go): pending<<32 |
+	// read buffer size, reply buffer capacity; bufsSeen is the last stored.
+	bufs        atomic.Uint64
+	outCap      atomic.Int64
+	bufsSeen    bufState
 	replicaFlag atomic.Bool // replica is set
 	// saveAccess's scratch space (notouch.go).
 	noTouchPos   []int
@@ -315,6 +320,7 @@ func (c *client) afterRead(n int) bool {
 	c.w += n
 	c.process()
 	ok := c.flush()
+	c.publishBufs()
 	if c.shutdown {
 		go c.s.Shutdown(context.Background())
 	}

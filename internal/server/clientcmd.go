@@ -67,10 +67,13 @@ func (c *client) describe() string {
 	if lc := c.lastCmd.Load(); lc != nil {
 		cmd = lc.Name
 	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=%d tot-mem=0 events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s io-thread=0",
+	qbuf, free := c.queryBuf()
+	omem := c.queuedOutput()
+	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s io-thread=0",
 		c.id, c.addr(), c.laddr(), c.fd, name,
 		int64(now.Sub(c.created).Seconds()), (now.UnixMilli()-c.lastSeen.Load())/1000,
-		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), initialReadBuf, c.queuedOutput(), cmd, c.user.Load().Name, c.redirection(), c.proto.Load(), lib, ver)
+		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), qbuf, free, qbuf+free, omem, c.totalMem(omem),
+		cmd, c.user.Load().Name, c.redirection(), c.proto.Load(), lib, ver)
 }
 
 func (s *Server) clientList() []*client {

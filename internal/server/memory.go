@@ -75,19 +75,21 @@ const (
 	expiresBytes   = 32 // an entry of a shard's map of volatile keys
 )
 
-// clientBytes is a connection's fixed cost: its client, per-command
-// counters (calls and time) and initial read buffer. Buffers grown by large
-// requests or replies are not counted: they belong to the connection's
-// goroutine.
+// clientBytes is a connection's fixed cost: its client and per-command
+// counters (calls and time); its buffers are totalMem's.
 func clientBytes() uint64 {
-	return uint64(unsafe.Sizeof(client{})) + 16*uint64(command.Count()) + initialReadBuf
+	return uint64(unsafe.Sizeof(client{})) + 16*uint64(command.Count())
 }
 
 // memoryOverhead gathers MEMORY STATS's figures. c is the client asking:
 // inside EXEC or a script it holds every shard already (countsShards).
 func (s *Server) memoryOverhead(c *client) *memOverhead {
 	o := &memOverhead{memFigures: s.memoryFigures()}
-	o.clients = uint64(s.normalClients(s.clientList())) * clientBytes()
+	for _, c := range s.clientList() {
+		if !c.isReplica() {
+			o.clients += c.totalMem(c.queuedOutput())
+		}
+	}
 	if a := s.aof.Load(); a != nil {
 		a.mu.Lock()
 		o.aofBuf = uint64(cap(a.buf))
