@@ -688,7 +688,7 @@ func replicaOfLines(c *Config) []rewriteLine {
 	if c.ReplicaOfHost == "" {
 		return nil
 	}
-	return []rewriteLine{{fmt.Sprintf("replicaof %s %d", c.ReplicaOfHost, c.ReplicaOfPort), true}}
+	return []rewriteLine{{fmt.Sprintf("replicaof %s %d", quoteIfNeeded(c.ReplicaOfHost), c.ReplicaOfPort), true}}
 }
 
 // MasterAuth is masteruser and masterauth: the credentials a replica
