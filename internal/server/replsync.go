@@ -247,7 +247,9 @@ func (m *replMaster) fullSync(r *replica, psync bool) {
 			fail(err)
 			return
 		}
-		defer os.Remove(f.Name())
+		// Unlinked at once, kept open: a server stopped mid-transfer leaves
+		// no file behind (the name is only for the creation).
+		os.Remove(f.Name())
 		defer f.Close()
 		bw := bufio.NewWriterSize(f, 1<<20)
 		if _, err = s.writeRDB(bw, atInstant, nil, r.fnOnly, r.noFns); err == nil {
