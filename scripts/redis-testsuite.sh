@@ -54,12 +54,12 @@ for unit in $UNITS; do
     (exec 3<>/dev/tcp/127.0.0.1/"$PORT") 2>/dev/null && break
     sleep 0.1
   done
-  # needs:repl tests read the replication stream (SYNC), which HotKV does
-  # not serve; the first of them would end the whole unit. The skipped test
-  # waits forever for a push to a RESP3 REDIRECT target that has not
-  # subscribed, which HotKV does not send (docs/protocol.md).
+  # needs:repl tests run too: they read the replication stream with SYNC
+  # (docs/replication.md). The skipped test waits forever for a push to a
+  # RESP3 REDIRECT target that has not subscribed, which HotKV does not
+  # send (docs/protocol.md).
   log=$(cd "$SRC_DIR" && timeout 900 ./runtest --host 127.0.0.1 --port "$PORT" --single "unit/$unit" \
-        --durable --clients 1 --no-latency --tags -needs:repl \
+        --durable --clients 1 --no-latency \
         --skiptest "RESP3 based basic redirect invalidation with client reply off" 2>&1 |
         sed 's/\x1b\[[0-9;]*m//g' || true)
   kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
