@@ -190,24 +190,25 @@ func (m *replMaster) feedUnit(n int, cmd func(i int) (int, int64, [][]byte)) int
 	if m.backlog == nil || n == 0 {
 		return m.off
 	}
-	b := m.scratch[:0]
-	if n > 1 {
-		db, _, _ := cmd(0)
-		b = m.selectDB(b, db)
-		b = appendRESP(b, bMulti)
-	}
+	// MULTI first, as Redis: a SELECT goes inside the transaction. It is
+	// cut when fewer than two commands have a form to send.
+	buf := appendRESP(m.scratch[:0], bMulti)
+	head, sent := len(buf), 0
 	for i := range n {
 		db, now, args := cmd(i)
 		if args = redisForm(args, now); args != nil {
-			b = m.selectDB(b, db)
-			b = appendRESP(b, args...)
+			buf = m.selectDB(buf, db)
+			buf = appendRESP(buf, args...)
+			sent++
 		}
 	}
-	if n > 1 {
-		b = appendRESP(b, bExec)
+	if sent > 1 {
+		buf = appendRESP(buf, bExec)
+		m.publish(buf)
+	} else {
+		m.publish(buf[head:])
 	}
-	m.publish(b)
-	m.scratch = b
+	m.scratch = buf
 	return m.off
 }
 

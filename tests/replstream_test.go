@@ -1,0 +1,109 @@
+package tests
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The replication stream, compared with Redis 8.0.2's command for command:
+// each case runs on both servers with a replica attached by SYNC (as the
+// Tcl suite's attach_to_replication_stream does), and the commands each
+// stream carries must be the same, times and stream IDs aside.
+
+// attachStream sends SYNC on a new connection and skips the RDB file.
+func attachStream(t *testing.T, s *testServer) *raw {
+	t.Helper()
+	r := s.raw(t)
+	r.send(encode("SYNC"))
+	r.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line := ""
+	for line == "" { // newlines keep the link alive while the file is made
+		line = readLine(t, r.r)
+	}
+	n, err := strconv.ParseInt(strings.TrimPrefix(line, "$"), 10, 64)
+	if err != nil || line[0] != '$' {
+		t.Fatalf("SYNC answered %q", line)
+	}
+	if _, err := io.CopyN(io.Discard, r.r, n); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// streamCommand reads the stream's next command but PING, lower-casing its
+// name and masking times and stream IDs.
+func streamCommand(t *testing.T, r *raw) string {
+	t.Helper()
+	for {
+		r.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		v, err := readReply(r.r)
+		if err != nil {
+			t.Fatalf("reading the stream: %v", err)
+		}
+		parts, _ := v.([]any)
+		var args []string
+		for _, p := range parts {
+			args = append(args, fmt.Sprint(p))
+		}
+		if len(args) == 0 || strings.EqualFold(args[0], "ping") {
+			continue
+		}
+		args[0] = strings.ToLower(args[0])
+		return strings.Join(args, " ")
+	}
+}
+
+// masked: a Unix time in milliseconds, alone or in a stream ID.
+var masked = regexp.MustCompile(`\b1[0-9]{12}\b`)
+
+// streamOf runs script on s and returns the commands its stream carries,
+// up to the marker written last.
+func streamOf(t *testing.T, s *testServer, script [][]string) []string {
+	t.Helper()
+	c := s.raw(t)
+	c.do("FLUSHALL")
+	c.do("SCRIPT", "FLUSH")
+	c.do("CONFIG", "SET", "repl-ping-replica-period", "3600")
+	rep := attachStream(t, s)
+	defer rep.conn.Close()
+	for _, cmd := range script {
+		c.do(cmd...)
+	}
+	c.do("SELECT", "0")
+	c.do("SET", "stream-end", "1")
+	var got []string
+	for {
+		cmd := streamCommand(t, rep)
+		if cmd == "set stream-end 1" {
+			return got
+		}
+		got = append(got, masked.ReplaceAllString(cmd, "<ms>"))
+	}
+}
+
+func TestReplicationStreamMatchesRedis(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	red, _ := startRedisWith(t, t.TempDir())
+	hot := start(t)
+	cases := map[string][][]string{
+		"multi": {{"SELECT", "9"}, {"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"SET", "b", "2"}, {"EXEC"}},
+		"multi with select": {{"MULTI"}, {"SELECT", "1"}, {"SET", "a", "1"}, {"SELECT", "2"}, {"SET", "b", "2"},
+			{"EXEC"}},
+		"multi of one write": {{"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"EXEC"}},
+	}
+	for name, script := range cases {
+		t.Run(name, func(t *testing.T) {
+			want, got := streamOf(t, red, script), streamOf(t, hot, script)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Fatalf("stream of %q:\nhotkv: %q\nredis: %q", script, got, want)
+			}
+		})
+	}
+}
