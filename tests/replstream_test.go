@@ -92,10 +92,16 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 	}
 	red, _ := startRedisWith(t, t.TempDir())
 	hot := start(t)
+	past := strconv.FormatInt(time.Now().Unix()-100, 10)
+	later := strconv.FormatInt(time.Now().UnixMilli()+100000, 10)
 	cases := map[string][][]string{
 		"multi": {{"SELECT", "9"}, {"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"SET", "b", "2"}, {"EXEC"}},
 		"multi with select": {{"MULTI"}, {"SELECT", "1"}, {"SET", "a", "1"}, {"SELECT", "2"}, {"SET", "b", "2"},
 			{"EXEC"}},
+		"getex": {{"SET", "foo", "bar", "EX", "100"}, {"GETEX", "foo", "PERSIST"}, {"GETEX", "foo"},
+			{"GETEX", "foo", "EXAT", past}},
+		"set": {{"SET", "a", "1", "NX", "EX", "100"}, {"SET", "a", "2", "XX", "GET", "PX", "100000"},
+			{"SET", "a", "3", "GET", "PXAT", later}, {"SET", "a", "4", "GET"}, {"SET", "a", "5", "KEEPTTL", "get", "XX"}},
 		"multi of one write": {{"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"EXEC"}},
 	}
 	for name, script := range cases {

@@ -59,14 +59,49 @@ func redisForm(args [][]byte, now int64) [][]byte {
 			return args
 		}
 		return [][]byte{[]byte("SET"), args[1], args[3], []byte("PXAT"), at}
-	case "set", "hsetex", "hgetex", "getex":
+	case "set":
+		// As setGenericCommand: EX, PX or EXAT makes SET key value PXAT
+		// (other options dropped), PXAT stays as sent, GET is dropped.
+		if len(args) < 3 {
+			return args
+		}
+		get := false
+		for i := 3; i < len(args); i++ {
+			opt := strings.ToLower(string(args[i]))
+			switch opt {
+			case "get":
+				get = true
+			case "ex", "px", "exat":
+				if i+1 >= len(args) {
+					return args
+				}
+				unit, rel := int64(1000), opt != "exat"
+				if opt == "px" {
+					unit = 1
+				}
+				at, ok := abs(args[i+1], unit, rel)
+				if !ok {
+					return args
+				}
+				return [][]byte{args[0], args[1], args[2], []byte("PXAT"), at}
+			case "pxat":
+				return args
+			}
+		}
+		if !get {
+			return args
+		}
+		out := args[:3:3]
+		for _, a := range args[3:] {
+			if !command.Is(a, "get") {
+				out = append(out, a)
+			}
+		}
+		return out
+	case "hsetex", "hgetex", "getex":
 		out := append([][]byte(nil), args...)
 		changed := false
-		first := 2 // the options follow the key, or SET's value
-		if name == "set" {
-			first = 3
-		}
-		for i := first; i < len(out); i++ {
+		for i := 2; i < len(out); i++ {
 			opt := strings.ToLower(string(out[i]))
 			if opt == "fields" {
 				break
@@ -99,6 +134,9 @@ func redisForm(args [][]byte, now int64) [][]byte {
 				switch strings.ToLower(string(out[i])) {
 				case "pxat":
 					if i+1 < len(out) {
+						if n, _ := strconv.ParseInt(string(out[i+1]), 10, 64); n <= now {
+							return [][]byte{bDel, args[1]} // already past: deleted
+						}
 						return [][]byte{[]byte("PEXPIREAT"), args[1], out[i+1]}
 					}
 				case "persist":

@@ -17,7 +17,9 @@ func TestRedisForm(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"SET k v", "SET k v"},
 		{"SET k v EX 10", "SET k v PXAT 1010000"},
-		{"SET k ex px 5 GET", "SET k ex PXAT 1000005 GET"},
+		{"SET k ex px 5 GET", "SET k ex PXAT 1000005"},
+		{"SET k v NX GET KEEPTTL get", "SET k v NX KEEPTTL"},
+		{"SET k v XX PXAT 7 GET", "SET k v XX PXAT 7 GET"},
 		{"SET k v exat 2000", "SET k v PXAT 2000000"},
 		{"SET k v PXAT 7", "SET k v PXAT 7"},
 		{"SETEX k 10 v", "SET k v PXAT 1010000"},
@@ -31,6 +33,7 @@ func TestRedisForm(t *testing.T) {
 		{"GETEX k", ""},
 		{"GETEX k EX 1", "PEXPIREAT k 1001000"},
 		{"GETEX k PERSIST", "PERSIST k"},
+		{"GETEX k EXAT 1000", "DEL k"},
 		{"HEXPIRE h 10 FIELDS 1 f", "HPEXPIREAT h 1010000 FIELDS 1 f"},
 		{"HPEXPIRE h 10 GT FIELDS 1 f", "HPEXPIREAT h 1000010 GT FIELDS 1 f"},
 		{"HEXPIREAT h 10 FIELDS 1 f", "HPEXPIREAT h 10000 FIELDS 1 f"},
