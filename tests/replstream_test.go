@@ -102,6 +102,10 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 			{"GETEX", "foo", "EXAT", past}},
 		"set": {{"SET", "a", "1", "NX", "EX", "100"}, {"SET", "a", "2", "XX", "GET", "PX", "100000"},
 			{"SET", "a", "3", "GET", "PXAT", later}, {"SET", "a", "4", "GET"}, {"SET", "a", "5", "KEEPTTL", "get", "XX"}},
+		"incrbyfloat": {{"SET", "f", "1.5", "EX", "100"}, {"INCRBYFLOAT", "f", "1"}, {"INCRBYFLOAT", "g", "2.25"},
+			{"HINCRBYFLOAT", "h", "x", "0.5"}, {"HINCRBYFLOAT", "h", "x", "1e3"}},
+		"incrbyfloat in a script": {{"EVAL", "redis.call('incrbyfloat', KEYS[1], 1)", "1", "key"},
+			{"EVAL", "redis.call('set', KEYS[1], '1', 'KEEPTTL')", "1", "key"}},
 		"multi of one write": {{"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"EXEC"}},
 	}
 	for name, script := range cases {

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -314,6 +315,9 @@ func hincrbyfloat(x *command.Ctx) {
 	h.SetKeepTTL(f, out)
 	x.Notify(notify.Hash, "hincrbyfloat", key)
 	x.Touch(key)
+	if x.Logged { // as Redis: the value set, not the sum to redo
+		x.Propagate([]byte("HSET"), bytes.Clone(key), bytes.Clone(f), out)
+	}
 	x.W.Bulk(out)
 }
 

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"math"
 	"math/big"
 	"strconv"
@@ -565,6 +566,9 @@ func incrbyfloat(x *command.Ctx) {
 	}
 	x.Touch(key)
 	x.Notify(notify.String, "incrbyfloat", key)
+	if x.Logged { // as Redis: the value set, not the sum to redo
+		x.Propagate([]byte("SET"), bytes.Clone(key), bytes.Clone(out), []byte("KEEPTTL"))
+	}
 	x.W.Bulk(out)
 }
 
