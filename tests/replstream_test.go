@@ -117,3 +117,38 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 		})
 	}
 }
+
+// min-replicas-to-write refuses what Redis refuses: EXEC of a transaction
+// with a write queued before the setting changed, a script declared to
+// write, and a write called from a script without flags.
+func TestNoReplicasMatchesRedis(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	red, _ := startRedisWith(t, t.TempDir())
+	hot := start(t)
+	replies := func(s *testServer) []any {
+		a, b := s.raw(t), s.raw(t)
+		var out []any
+		for _, step := range []struct {
+			c   *raw
+			cmd []string
+		}{
+			{a, []string{"SET", "x", "1"}}, {a, []string{"MULTI"}}, {a, []string{"INCR", "x"}},
+			{b, []string{"CONFIG", "SET", "min-replicas-to-write", "2"}}, {a, []string{"EXEC"}},
+			{a, []string{"GET", "x"}}, {a, []string{"MULTI"}}, {a, []string{"GET", "x"}}, {a, []string{"EXEC"}},
+			{a, []string{"EVAL", "#!lua flags=no-writes\nreturn redis.call('get','x')", "1", "x"}},
+			{a, []string{"EVAL", "return redis.call('get','x')", "1", "x"}},
+			{a, []string{"EVAL", "#!lua\nreturn redis.call('get','x')", "1", "x"}},
+			{a, []string{"EVAL", "return redis.call('set','x',1)", "1", "x"}},
+			{a, []string{"CONFIG", "SET", "min-replicas-to-write", "0"}},
+		} {
+			out = append(out, step.c.do(step.cmd...))
+		}
+		return out
+	}
+	want, got := replies(red), replies(hot)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("replies:\nhotkv: %q\nredis: %q", got, want)
+	}
+}

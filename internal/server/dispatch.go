@@ -68,21 +68,22 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		c.reject(cmd, fmt.Sprintf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.Name))
 		return
 	}
-	if cmd.Flags&command.Write != 0 {
+	// A write as Redis's processCommand counts one: by a script's declared
+	// flags, and EXEC of a transaction with a write queued.
+	flags, _ := c.s.scriptFlags(cmd, args)
+	if flags&command.Write != 0 || cmd.Name == "exec" && c.multi != nil && c.multi.write {
 		if msg := c.s.diskError(); msg != "" {
 			c.reject(cmd, msg)
 			return
 		}
 		if c.s.repl.tooFew.Load() {
-			c.reject(cmd, "NOREPLICAS Not enough good replicas to write.")
+			c.reject(cmd, errNoReplicas)
 			return
 		}
 	}
-	if c.s.readOnlyReplica() { // a script's declared flags count, as in Redis
-		if f, _ := c.s.scriptFlags(cmd, args); f&command.Write != 0 {
-			c.reject(cmd, errReadOnlyReplica)
-			return
-		}
+	if c.s.readOnlyReplica() && flags&command.Write != 0 { // a script's declared flags count, as in Redis
+		c.reject(cmd, errReadOnlyReplica)
+		return
 	}
 	if c.s.scripts.Started() != 0 && cmd.Flags&command.AllowBusy == 0 {
 		if msg := c.s.scripts.Busy(c.s.Config().BusyReplyThreshold()); msg != "" {
@@ -101,7 +102,7 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		}
 	}
 	if c.multi != nil && !txControl[cmd.Name] {
-		c.multi.queue(cmd, args)
+		c.multi.queue(cmd, args, flags)
 		c.queued.Store(int32(len(c.multi.cmds)))
 		c.out.Simple("QUEUED")
 		return

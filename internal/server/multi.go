@@ -14,6 +14,7 @@ type multiState struct {
 	cmds    []queued
 	aborted bool // a command was refused while queueing: EXEC answers EXECABORT
 	denyOOM bool // a queued command may add data: EXEC is refused while out of memory
+	write   bool // a queued command may write: EXEC is refused as a write is
 }
 
 type queued struct {
@@ -22,7 +23,8 @@ type queued struct {
 }
 
 // queue keeps a copy of args: the read buffer they point into is reused.
-func (m *multiState) queue(cmd *command.Cmd, args [][]byte) {
+// flags are cmd's as its script declares them (scriptFlags).
+func (m *multiState) queue(cmd *command.Cmd, args [][]byte, flags command.Flags) {
 	n := 0
 	for _, a := range args {
 		n += len(a)
@@ -34,7 +36,8 @@ func (m *multiState) queue(cmd *command.Cmd, args [][]byte) {
 		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 	}
 	m.cmds = append(m.cmds, queued{cmd, cp})
-	m.denyOOM = m.denyOOM || cmd.Flags&command.DenyOOM != 0
+	m.denyOOM = m.denyOOM || flags&command.DenyOOM != 0
+	m.write = m.write || flags&command.Write != 0
 }
 
 type watchedKey struct {

@@ -527,7 +527,7 @@ func (c *client) applyFromMaster(args [][]byte) {
 	}
 	c.ctx.Now = time.Now().UnixMilli()
 	if c.multi != nil && !txControl[cmd.Name] {
-		c.multi.queue(cmd, args)
+		c.multi.queue(cmd, args, cmd.Flags)
 		return
 	}
 	c.call(cmd, args)

@@ -12,6 +12,9 @@ import (
 
 // WAIT, INFO replication and ROLE as a master.
 
+// errNoReplicas refuses writes while min-replicas-to-write is not met.
+const errNoReplicas = "NOREPLICAS Not enough good replicas to write."
+
 // acked counts the online replicas whose acknowledged offset reached off.
 func (m *replMaster) acked(off int64) int64 {
 	m.mu.Lock()
