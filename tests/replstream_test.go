@@ -106,6 +106,14 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 			{"HINCRBYFLOAT", "h", "x", "0.5"}, {"HINCRBYFLOAT", "h", "x", "1e3"}},
 		"incrbyfloat in a script": {{"EVAL", "redis.call('incrbyfloat', KEYS[1], 1)", "1", "key"},
 			{"EVAL", "redis.call('set', KEYS[1], '1', 'KEEPTTL')", "1", "key"}},
+		"no effect": {{"DEL", "a"}, {"UNLINK", "a"}, {"EXPIRE", "a", "10"}, {"PERSIST", "a"}, {"SET", "a", "1"},
+			{"SETNX", "a", "2"}, {"SET", "a", "2", "NX"}, {"SET", "b", "2", "XX"}, {"PERSIST", "a"}, {"LPOP", "l"},
+			{"RPOP", "l", "2"}, {"LPUSHX", "l", "x"}, {"SADD", "s", "x"}, {"SADD", "s", "x"}, {"SREM", "s", "y"},
+			{"HSET", "h", "f", "v"}, {"HDEL", "h", "g"}, {"HSETNX", "h", "f", "w"}, {"ZADD", "z", "1", "m"},
+			{"ZREM", "z", "n"}, {"LMOVE", "l", "l2", "LEFT", "LEFT"}, {"RPOPLPUSH", "l", "l2"}, {"GETDEL", "nokey"},
+			{"GETDEL", "a"}, {"ZPOPMIN", "nokey"}, {"LMPOP", "1", "nokey", "LEFT"}, {"SMOVE", "s", "s2", "y"},
+			{"RENAMENX", "s", "h"}, {"MOVE", "s", "1"}, {"COPY", "s", "h"}, {"MSETNX", "h", "1", "new", "2"},
+			{"GETEX", "nokey", "EX", "10"}, {"EXPIRE", "h", "100", "GT"}, {"LREM", "l", "0", "x"}},
 		"multi of one write": {{"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"EXEC"}},
 	}
 	for name, script := range cases {

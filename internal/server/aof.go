@@ -74,8 +74,8 @@ func (a *aofLog) manifestPath() string {
 // (command.Ctx.Propagate) when rewritten; inside EXEC, to the transaction's
 // record. The caller holds the command's locks.
 func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten bool) {
-	if !rewritten && len(c.out.B) > mark && c.out.B[mark] == '-' {
-		return // refused: it changed nothing
+	if !rewritten && len(c.out.B) > mark && (c.out.B[mark] == '-' || noEffect(cmd.Name, args, c.out.B[mark:])) {
+		return // refused, or it changed nothing
 	}
 	if !rewritten {
 		args = c.s.ownName(cmd, args)
@@ -123,6 +123,34 @@ func (c *client) logTx() {
 		c.woff = c.aofEnd
 	}
 	c.tx = nil
+}
+
+// noEffect reports whether a command's reply says it changed nothing,
+// which Redis then does not propagate (server.dirty unchanged).
+func noEffect(name string, args [][]byte, reply []byte) bool {
+	switch name {
+	case "del", "unlink", "expire", "pexpire", "expireat", "pexpireat", "persist", "setnx", "msetnx", "hsetnx",
+		"renamenx", "move", "copy", "smove", "sadd", "srem", "hdel", "zrem", "zremrangebyscore", "zremrangebyrank",
+		"zremrangebylex", "lrem", "lpushx", "rpushx", "linsert":
+		return bytes.HasPrefix(reply, []byte(":0\r\n")) || name == "linsert" && bytes.HasPrefix(reply, []byte(":-1\r\n"))
+	case "lpop", "rpop", "lmove", "rpoplpush", "getdel", "getex", "lmpop", "zmpop":
+		return isNullReply(reply)
+	case "zpopmin", "zpopmax":
+		return bytes.HasPrefix(reply, []byte("*0\r\n"))
+	case "set": // NX or XX refused it; with GET a null is the old value
+		for _, a := range args[3:] {
+			if command.Is(a, "get") {
+				return false
+			}
+		}
+		return isNullReply(reply)
+	}
+	return false
+}
+
+func isNullReply(reply []byte) bool {
+	return bytes.HasPrefix(reply, []byte("$-1\r\n")) || bytes.HasPrefix(reply, []byte("*-1\r\n")) ||
+		bytes.HasPrefix(reply, []byte("_\r\n"))
 }
 
 // spopAsSrem turns SPOP's reply into the SREM that removes the same members,

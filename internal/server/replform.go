@@ -162,6 +162,8 @@ func redisForm(args [][]byte, now int64) [][]byte {
 			return args
 		}
 		return append([][]byte{[]byte("HPEXPIREAT"), args[1], at}, args[3:]...)
+	case "getdel":
+		return [][]byte{bDel, args[1]}
 	case "restore":
 		if len(args) < 4 {
 			return args
