@@ -71,8 +71,19 @@ func streamOf(t *testing.T, s *testServer, script [][]string) []string {
 	c.do("CONFIG", "SET", "repl-ping-replica-period", "3600")
 	rep := attachStream(t, s)
 	defer rep.conn.Close()
+	bg := s.raw(t) // "bg" sends a command from another client, which blocks
+	sent := 0
 	for _, cmd := range script {
+		if cmd[0] == "bg" {
+			bg.send(encode(cmd[1:]...))
+			sent++
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
 		c.do(cmd...)
+	}
+	for range sent {
+		bg.read()
 	}
 	c.do("SELECT", "0")
 	c.do("SET", "stream-end", "1")
@@ -114,6 +125,15 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 			{"GETDEL", "a"}, {"ZPOPMIN", "nokey"}, {"LMPOP", "1", "nokey", "LEFT"}, {"SMOVE", "s", "s2", "y"},
 			{"RENAMENX", "s", "h"}, {"MOVE", "s", "1"}, {"COPY", "s", "h"}, {"MSETNX", "h", "1", "new", "2"},
 			{"GETEX", "nokey", "EX", "10"}, {"EXPIRE", "h", "100", "GT"}, {"LREM", "l", "0", "x"}},
+		"pops": {{"RPUSH", "l", "a", "b", "c", "d", "e"}, {"LMPOP", "1", "l", "LEFT"}, {"LMPOP", "2", "x", "l", "RIGHT", "COUNT", "2"},
+			{"LMPOP", "1", "l", "LEFT", "COUNT", "10"}, {"RPUSH", "l", "a", "b"}, {"BLPOP", "l", "0"}, {"BRPOP", "l", "0"},
+			{"RPUSH", "l", "a", "b"}, {"BLMOVE", "l", "l2", "LEFT", "RIGHT", "0"}, {"BRPOPLPUSH", "l", "l2", "0"},
+			{"BLMPOP", "0", "1", "l2", "LEFT", "COUNT", "5"}, {"ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d"},
+			{"BZPOPMIN", "z", "0"}, {"BZPOPMAX", "z", "0"}, {"ZMPOP", "1", "z", "MIN"}, {"BZMPOP", "0", "1", "z", "MAX", "COUNT", "3"},
+			{"SADD", "s", "a", "b", "c"}, {"SPOP", "s", "5"}, {"HSET", "h", "a", "1"}, {"HINCRBY", "h", "a", "1"}},
+		"served when blocked": {{"bg", "BLPOP", "l", "l2", "0"}, {"RPUSH", "l2", "a", "b"}, {"bg", "BLMPOP", "0", "1", "l2", "RIGHT"},
+			{"RPUSH", "l2", "c"}, {"bg", "BZMPOP", "0", "2", "z", "z2", "MIN", "COUNT", "2"}, {"ZADD", "z2", "1", "a"},
+			{"bg", "BLMOVE", "m", "l", "LEFT", "LEFT", "0"}, {"LPUSH", "m", "x"}},
 		"multi of one write": {{"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"EXEC"}},
 	}
 	for name, script := range cases {

@@ -83,6 +83,8 @@ func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][
 			if args = spopAsSrem(args, c.out.B[mark:]); args == nil {
 				return
 			}
+		} else if f := poppedForm(cmd.Name, args, c.out.B[mark:]); f != nil {
+			args = f
 		}
 		effects = [][][]byte{args}
 	}
