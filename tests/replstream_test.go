@@ -105,6 +105,10 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 	hot := start(t)
 	past := strconv.FormatInt(time.Now().Unix()-100, 10)
 	later := strconv.FormatInt(time.Now().UnixMilli()+100000, 10)
+	ago := strconv.FormatInt(time.Now().UnixMilli()-5000, 10)
+	rr := red.raw(t)
+	rr.do("SET", "v", "v")
+	dump, _ := rr.do("DUMP", "v").(string)
 	cases := map[string][][]string{
 		"multi": {{"SELECT", "9"}, {"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"SET", "b", "2"}, {"EXEC"}},
 		"multi with select": {{"MULTI"}, {"SELECT", "1"}, {"SET", "a", "1"}, {"SELECT", "2"}, {"SET", "b", "2"},
@@ -134,11 +138,16 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 		"served when blocked": {{"bg", "BLPOP", "l", "l2", "0"}, {"RPUSH", "l2", "a", "b"}, {"bg", "BLMPOP", "0", "1", "l2", "RIGHT"},
 			{"RPUSH", "l2", "c"}, {"bg", "BZMPOP", "0", "2", "z", "z2", "MIN", "COUNT", "2"}, {"ZADD", "z2", "1", "a"},
 			{"bg", "BLMOVE", "m", "l", "LEFT", "LEFT", "0"}, {"LPUSH", "m", "x"}},
+		"hgetdel": {{"HSET", "k", "f1", "v1", "f2", "v2", "f3", "v3", "f4", "v4"}, {"HGETDEL", "k", "FIELDS", "1", "f1"},
+			{"HGETDEL", "k", "FIELDS", "2", "f7", "f8"}, {"HGETDEL", "k", "FIELDS", "3", "f2", "f3", "f6"}},
+		"restore": {{"SET", "k", "v"}, {"RESTORE", "k2", "0", dump}, {"RESTORE", "k", ago, dump, "REPLACE", "ABSTTL"},
+			{"RESTORE", "k3", ago, dump, "ABSTTL"}, {"RESTORE", "k4", "100000", dump}},
 		"multi of one write": {{"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"EXEC"}},
 	}
 	for name, script := range cases {
 		t.Run(name, func(t *testing.T) {
 			want, got := streamOf(t, red, script), streamOf(t, hot, script)
+			t.Logf("%q", want)
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Fatalf("stream of %q:\nhotkv: %q\nredis: %q", script, got, want)
 			}

@@ -137,6 +137,13 @@ func noEffect(name string, args [][]byte, reply []byte) bool {
 		return bytes.HasPrefix(reply, []byte(":0\r\n")) || name == "linsert" && bytes.HasPrefix(reply, []byte(":-1\r\n"))
 	case "lpop", "rpop", "lmove", "rpoplpush", "getdel", "getex", "lmpop", "zmpop":
 		return isNullReply(reply)
+	case "hgetdel": // every field missing
+		v, _, _ := parseReply(reply)
+		items, ok := v.([]any)
+		for _, it := range items {
+			ok = ok && it == nil
+		}
+		return ok
 	case "zpopmin", "zpopmax":
 		return bytes.HasPrefix(reply, []byte("*0\r\n"))
 	case "set": // NX or XX refused it; with GET a null is the old value

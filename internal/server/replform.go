@@ -173,12 +173,26 @@ func redisForm(args [][]byte, now int64) [][]byte {
 		}
 	case "getdel":
 		return [][]byte{bDel, args[1]}
+	case "hgetdel": // HDEL of the fields asked for, as Redis
+		if len(args) > 4 {
+			return append([][]byte{[]byte("HDEL"), args[1]}, args[4:]...)
+		}
 	case "restore":
 		if len(args) < 4 {
 			return args
 		}
+		replace := false
+		for _, a := range args[4:] {
+			replace = replace || command.Is(a, "replace")
+		}
 		for _, a := range args[4:] {
 			if command.Is(a, "absttl") {
+				if at, err := strconv.ParseInt(string(args[2]), 10, 64); err == nil && at > 0 && at <= now {
+					if replace { // stored nothing, deleted what it replaced
+						return [][]byte{bDel, args[1]}
+					}
+					return nil
+				}
 				return args
 			}
 		}

@@ -35,6 +35,7 @@ func TestRedisForm(t *testing.T) {
 		{"GETEX k PERSIST", "PERSIST k"},
 		{"GETEX k EXAT 1000", "DEL k"},
 		{"GETDEL k", "DEL k"},
+		{"HGETDEL h FIELDS 2 f g", "HDEL h f g"},
 		{"BLMOVE a b LEFT RIGHT 0", "LMOVE a b LEFT RIGHT"},
 		{"BRPOPLPUSH a b 1.5", "RPOPLPUSH a b"},
 		{"HEXPIRE h 10 FIELDS 1 f", "HPEXPIREAT h 1010000 FIELDS 1 f"},
@@ -44,7 +45,9 @@ func TestRedisForm(t *testing.T) {
 		{"HGETEX h PX 10 FIELDS 1 f", "HGETEX h PXAT 1000010 FIELDS 1 f"},
 		{"RESTORE k 10 payload", "RESTORE k 1000010 payload ABSTTL"},
 		{"RESTORE k 0 payload REPLACE", "RESTORE k 0 payload REPLACE"},
-		{"RESTORE k 10 payload ABSTTL", "RESTORE k 10 payload ABSTTL"},
+		{"RESTORE k 2000000 payload ABSTTL", "RESTORE k 2000000 payload ABSTTL"},
+		{"RESTORE k 10 payload ABSTTL", ""},
+		{"RESTORE k 10 payload ABSTTL REPLACE", "DEL k"},
 		{"INCR k", "INCR k"},
 	} {
 		var args [][]byte
