@@ -71,9 +71,14 @@ func streamOf(t *testing.T, s *testServer, script [][]string) []string {
 	c.do("CONFIG", "SET", "repl-ping-replica-period", "3600")
 	rep := attachStream(t, s)
 	defer rep.conn.Close()
-	bg := s.raw(t) // "bg" sends a command from another client, which blocks
+	bg := s.raw(t) // "bg" sends a command from another client, which blocks; "sleep" waits ms
 	sent := 0
 	for _, cmd := range script {
+		if cmd[0] == "sleep" {
+			ms, _ := strconv.Atoi(cmd[1])
+			time.Sleep(time.Duration(ms) * time.Millisecond)
+			continue
+		}
 		if cmd[0] == "bg" {
 			bg.send(encode(cmd[1:]...))
 			sent++
@@ -142,6 +147,10 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 			{"HGETDEL", "k", "FIELDS", "2", "f7", "f8"}, {"HGETDEL", "k", "FIELDS", "3", "f2", "f3", "f6"}},
 		"restore": {{"SET", "k", "v"}, {"RESTORE", "k2", "0", dump}, {"RESTORE", "k", ago, dump, "REPLACE", "ABSTTL"},
 			{"RESTORE", "k3", ago, dump, "ABSTTL"}, {"RESTORE", "k4", "100000", dump}},
+		"expired key a blocked client waits for": {{"DEBUG", "SET-ACTIVE-EXPIRE", "0"}, {"SELECT", "1"},
+			{"RPUSH", "k", "hello"}, {"PEXPIRE", "k", "100"}, {"bg", "BRPOP", "k", "1"}, {"sleep", "101"},
+			{"SWAPDB", "0", "1"}, {"SET", "somekey", "1"}, {"SELECT", "0"}, {"EXISTS", "k"},
+			{"DEBUG", "SET-ACTIVE-EXPIRE", "1"}},
 		"multi of one write": {{"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"EXEC"}},
 	}
 	for name, script := range cases {

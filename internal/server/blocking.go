@@ -367,8 +367,8 @@ func (b *blocked) hasData(now int64) bool {
 	if b.waiter.Kind == 0 {
 		return true
 	}
-	for _, k := range b.keys {
-		if e := b.db.ShardFor(k).Peek(k, now); e != nil && e.Kind == b.waiter.Kind {
+	for _, k := range b.keys { // an expired key is left for its next lookup, as Redis's LOOKUP_NOEXPIRE
+		if e := b.db.ShardFor(k).Get(k); e != nil && (e.Expire == 0 || e.Expire > now) && e.Kind == b.waiter.Kind {
 			return true
 		}
 	}
