@@ -151,6 +151,27 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 			{"RPUSH", "k", "hello"}, {"PEXPIRE", "k", "100"}, {"bg", "BRPOP", "k", "1"}, {"sleep", "101"},
 			{"SWAPDB", "0", "1"}, {"SET", "somekey", "1"}, {"SELECT", "0"}, {"EXISTS", "k"},
 			{"DEBUG", "SET-ACTIVE-EXPIRE", "1"}},
+		"multi of publish, scripts": {{"MULTI"}, {"PUBLISH", "ch", "m"}, {"EXEC"}, {"MULTI"}, {"SCRIPT", "LOAD", "return 1"},
+			{"SET", "foo", "bar"}, {"EXEC"}, {"MULTI"}, {"EVAL", "redis.call('set', KEYS[1], 'bar')", "1", "bar"}, {"EXEC"},
+			{"MULTI"}, {"SCRIPT", "FLUSH"}, {"SET", "foo", "baz"}, {"EXEC"}},
+		"multi of xreadgroup": {{"XADD", "s", "1-1", "f", "v"}, {"XADD", "s", "1-2", "f", "v"}, {"XGROUP", "CREATE", "s", "g", "0"},
+			{"MULTI"}, {"XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "s", ">"},
+			{"XREADGROUP", "GROUP", "g", "c", "STREAMS", "s", ">"}, {"EXEC"}},
+		"scripts": {{"EVAL", "redis.call('set','a','1'); redis.call('incr','a'); redis.call('get','a')", "0"},
+			{"EVAL", "return redis.call('get','a')", "0"}, {"EVAL", "redis.call('expire','a',100)", "0"},
+			{"SADD", "s", "x"}, {"EVAL", "return redis.call('spop','s')", "0"}, {"EVAL", "redis.call('del','nokey')", "0"},
+			{"FUNCTION", "LOAD", "#!lua name=lib\nredis.register_function('f', function(k) return redis.call('incr', k[1]) end)"},
+			{"FCALL", "f", "1", "c"}, {"FUNCTION", "DELETE", "lib"}},
+		"keyspace": {{"MSET", "a", "1", "b", "2"}, {"MSETNX", "c", "1"}, {"RENAME", "a", "d"}, {"COPY", "d", "e"},
+			{"SELECT", "2"}, {"SET", "x", "1"}, {"SWAPDB", "2", "3"}, {"MOVE", "x", "4"}, {"SELECT", "0"}, {"FLUSHDB"},
+			{"SET", "y", "1"}, {"FLUSHALL"}, {"SET", "t", "1", "EX", "100"}, {"PERSIST", "t"}, {"TOUCH", "t"}},
+		// A consumer created by a read or claim of nothing is sent as XGROUP
+		// CREATECONSUMER, where Redis sends nothing (docs/replication.md).
+		"stream groups": {{"XADD", "s", "1-1", "f", "v"}, {"XGROUP", "CREATE", "s", "g", "$"},
+			{"XREADGROUP", "GROUP", "g", "c2", "NOACK", "STREAMS", "s", ">"},
+			{"XADD", "s", "1-2", "f", "v"}, {"XREADGROUP", "GROUP", "g", "c3", "STREAMS", "s", ">"},
+			{"XCLAIM", "s", "g", "c5", "0", "1-2"}, {"XAUTOCLAIM", "s", "g", "c6", "0", "0"}, {"XACK", "s", "g", "1-2"},
+			{"XGROUP", "DELCONSUMER", "s", "g", "c2"}},
 		"multi of one write": {{"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"EXEC"}},
 	}
 	for name, script := range cases {

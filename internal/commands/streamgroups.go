@@ -375,17 +375,22 @@ func claimTarget(x *command.Ctx) (*stream.Stream, *stream.Group, bool) {
 	return s, g, true
 }
 
-// claimConsumer returns the claiming consumer, created (and its creation
-// logged) if new, seen now.
-func claimConsumer(x *command.Ctx, g *stream.Group) *stream.Consumer {
-	key, group, name := x.Args[1], x.Args[2], x.Args[3]
-	c, created := g.CreateConsumer(name, x.Now)
-	if created {
-		x.Notify(notify.Stream, "xgroup-createconsumer", key)
-		propagateCreateConsumer(x, key, group, name)
+// claimConsumer returns the claiming consumer, created if new, seen now.
+func claimConsumer(x *command.Ctx, g *stream.Group) (c *stream.Consumer, created bool) {
+	if c, created = g.CreateConsumer(x.Args[3], x.Now); created {
+		x.Notify(notify.Stream, "xgroup-createconsumer", x.Args[1])
 	}
 	c.SeenTime = x.Now
-	return c
+	return c, created
+}
+
+// claimedBy logs the creation of a consumer that claimed nothing: the
+// XCLAIMs of what it claims create it on a replay, and Redis sends no
+// more than those.
+func claimedBy(x *command.Ctx, created bool, n int) {
+	if created && n == 0 {
+		propagateCreateConsumer(x, x.Args[1], x.Args[2], x.Args[3])
+	}
 }
 
 func xclaim(x *command.Ctx) {
@@ -458,7 +463,7 @@ func xclaim(x *command.Ctx) {
 	if deliveryTime < 0 || deliveryTime > x.Now {
 		deliveryTime = x.Now
 	}
-	c := claimConsumer(x, g)
+	c, created := claimConsumer(x, g)
 	var n int
 	mark := x.W.Deferred()
 	for _, arg := range ids {
@@ -499,6 +504,7 @@ func xclaim(x *command.Ctx) {
 		moved = false // the XCLAIM carries LASTID
 	}
 	x.W.FillArray(mark, n)
+	claimedBy(x, created, n)
 	if moved {
 		propagateSetID(x, key, g, group)
 	}
@@ -544,7 +550,7 @@ func xautoclaim(x *command.Ctx) {
 	}
 	x.NoEffects()
 	key, group := x.Args[1], x.Args[2]
-	c := claimConsumer(x, g)
+	c, created := claimConsumer(x, g)
 	attempts := count * autoclaimAttempts
 	// Collect first: claiming and dropping change the PEL being walked.
 	var seen []*stream.Pending
@@ -591,6 +597,7 @@ func xautoclaim(x *command.Ctx) {
 		propagateClaim(x, key, g, group, p)
 	}
 	x.W.FillArray(mark, n)
+	claimedBy(x, created, n)
 	// The cursor goes before the claimed entries.
 	body = append(body, x.W.B[mark:]...)
 	x.W.B = x.W.B[:mark]

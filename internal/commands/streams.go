@@ -699,7 +699,11 @@ func xreadGeneric(x *command.Ctx, group bool) {
 			var created bool
 			if c, created = g.CreateConsumer(a.consumer, x.Now); created {
 				x.Notify(notify.Stream, "xgroup-createconsumer", key)
-				propagateCreateConsumer(x, key, a.group, a.consumer)
+				// Unless the XCLAIMs of what it reads create it (Redis
+				// sends no more than those).
+				if !sync || history || a.noack {
+					propagateCreateConsumer(x, key, a.group, a.consumer)
+				}
 			}
 			c.SeenTime = x.Now
 		} else if last, ok := s.Last(); ok && after.Less(last.ID) {
