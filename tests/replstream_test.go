@@ -219,3 +219,35 @@ func TestNoReplicasMatchesRedis(t *testing.T) {
 		t.Fatalf("replies:\nhotkv: %q\nredis: %q", got, want)
 	}
 }
+
+// replica-serve-stale-data no: a replica whose link is down refuses what
+// Redis refuses, EXEC of what was queued before the link went down too.
+func TestServeStaleMatchesRedis(t *testing.T) {
+	if redisServerPath() == "" {
+		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
+	}
+	red, _ := startRedisWith(t, t.TempDir())
+	hot := start(t)
+	replies := func(s *testServer) []any {
+		a, b := s.raw(t), s.raw(t)
+		var out []any
+		for _, step := range []struct {
+			c   *raw
+			cmd []string
+		}{
+			{a, []string{"CONFIG", "SET", "replica-serve-stale-data", "no"}}, {a, []string{"SET", "x", "1"}},
+			{a, []string{"MULTI"}}, {a, []string{"GET", "x"}}, {b, []string{"REPLICAOF", "127.0.0.1", "1"}}, {a, []string{"EXEC"}},
+			{a, []string{"GET", "x"}}, {a, []string{"PING"}}, {a, []string{"CONFIG", "GET", "replica-serve-stale-data"}},
+			{a, []string{"MULTI"}}, {a, []string{"PING"}}, {a, []string{"EXEC"}},
+			{a, []string{"MULTI"}}, {b, []string{"REPLICAOF", "NO", "ONE"}}, {a, []string{"GET", "x"}}, {a, []string{"EXEC"}},
+			{a, []string{"CONFIG", "SET", "replica-serve-stale-data", "yes"}},
+		} {
+			out = append(out, step.c.do(step.cmd...))
+		}
+		return out
+	}
+	want, got := replies(red), replies(hot)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("replies:\nhotkv: %q\nredis: %q", got, want)
+	}
+}

@@ -248,7 +248,7 @@ var redisSpecs = [...]redisSpec{
 	{name: "replica-lazy-flush", alias: "slave-lazy-flush", kind: kBool, def: "no", why: whyReplication},
 	{name: "replica-priority", alias: "slave-priority", kind: kInt, def: "100", min: 0, max: math.MaxInt32, why: whyReplication},
 	{name: "replica-read-only", alias: "slave-read-only", kind: kBool, def: "yes", effect: Honoured, why: whyReplica},
-	{name: "replica-serve-stale-data", alias: "slave-serve-stale-data", kind: kBool, def: "yes", why: whyReplication},
+	{name: "replica-serve-stale-data", alias: "slave-serve-stale-data", kind: kBool, def: "yes", effect: Honoured, why: whyReplica},
 	{name: "replicaof", alias: "slaveof", kind: kMulti, def: "", immutable: true, effect: Honoured,
 		set: setReplicaOf, words: replicaOfWords, lines: replicaOfLines,
 		why: "the master to replicate at start-up (docs/replication.md); REPLICAOF changes it at run time"},
@@ -699,6 +699,9 @@ func (c *Config) MasterAuth() (user, pass string) {
 
 // ReplicaReadOnly is replica-read-only.
 func (c *Config) ReplicaReadOnly() bool { return c.redisValue("replica-read-only") == "yes" }
+
+// ReplicaServeStale is replica-serve-stale-data.
+func (c *Config) ReplicaServeStale() bool { return c.redisValue("replica-serve-stale-data") == "yes" }
 
 // ReplTimeout is repl-timeout: how long a replica waits for its master.
 func (c *Config) ReplTimeout() time.Duration {

@@ -81,9 +81,18 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 			return
 		}
 	}
-	if c.s.readOnlyReplica() && flags&command.Write != 0 { // a script's declared flags count, as in Redis
-		c.reject(cmd, errReadOnlyReplica)
-		return
+	if c.s.replicaFlag.Load() {
+		if flags&command.Write != 0 && c.s.Config().ReplicaReadOnly() { // a script's declared flags count, as in Redis
+			c.reject(cmd, errReadOnlyReplica)
+			return
+		}
+		// While the link is down, replica-serve-stale-data no leaves only
+		// the commands flagged stale (EXEC: all it queued).
+		if (flags&command.Stale == 0 || cmd.Name == "exec" && c.multi != nil && c.multi.denyStale) &&
+			!c.s.upstream.linkUp.Load() && !c.s.Config().ReplicaServeStale() {
+			c.reject(cmd, errMasterDown)
+			return
+		}
 	}
 	if c.s.scripts.Started() != 0 && cmd.Flags&command.AllowBusy == 0 {
 		if msg := c.s.scripts.Busy(c.s.Config().BusyReplyThreshold()); msg != "" {

@@ -11,10 +11,11 @@ import (
 // transaction is atomic across shards.
 
 type multiState struct {
-	cmds    []queued
-	aborted bool // a command was refused while queueing: EXEC answers EXECABORT
-	denyOOM bool // a queued command may add data: EXEC is refused while out of memory
-	write   bool // a queued command may write: EXEC is refused as a write is
+	cmds      []queued
+	aborted   bool // a command was refused while queueing: EXEC answers EXECABORT
+	denyOOM   bool // a queued command may add data: EXEC is refused while out of memory
+	write     bool // a queued command may write: EXEC is refused as a write is
+	denyStale bool // a queued command is refused on a stale replica: EXEC is too
 }
 
 type queued struct {
@@ -38,6 +39,7 @@ func (m *multiState) queue(cmd *command.Cmd, args [][]byte, flags command.Flags)
 	m.cmds = append(m.cmds, queued{cmd, cp})
 	m.denyOOM = m.denyOOM || flags&command.DenyOOM != 0
 	m.write = m.write || flags&command.Write != 0
+	m.denyStale = m.denyStale || flags&command.Stale == 0
 }
 
 type watchedKey struct {

@@ -63,7 +63,10 @@ type replicaState struct {
 	replid2    atomic.Pointer[string] // INFO master_replid2: the master's replid a former replica continues
 }
 
-const errReadOnlyReplica = "READONLY You can't write against a read only replica."
+const (
+	errReadOnlyReplica = "READONLY You can't write against a read only replica."
+	errMasterDown      = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
+)
 
 // isReplica reports whether REPLICAOF (or replicaof) names a master.
 func (s *Server) isReplica() bool {
