@@ -172,6 +172,11 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 			{"XADD", "s", "1-2", "f", "v"}, {"XREADGROUP", "GROUP", "g", "c3", "STREAMS", "s", ">"},
 			{"XCLAIM", "s", "g", "c5", "0", "1-2"}, {"XAUTOCLAIM", "s", "g", "c6", "0", "0"}, {"XACK", "s", "g", "1-2"},
 			{"XGROUP", "DELCONSUMER", "s", "g", "c2"}},
+		"lazyfree": {{"CONFIG", "SET", "lazyfree-lazy-server-del", "yes"}, {"CONFIG", "SET", "lazyfree-lazy-expire", "yes"},
+			{"SADD", "s", "a", "b"}, {"SPOP", "s", "2"}, {"SET", "k", "v"}, {"RESTORE", "k", ago, dump, "REPLACE", "ABSTTL"},
+			{"SET", "k", "v"}, {"GETEX", "k", "PXAT", ago}, {"SET", "k", "v"}, {"EXPIRE", "k", "-1"},
+			{"CONFIG", "SET", "lazyfree-lazy-server-del", "no"}, {"CONFIG", "SET", "lazyfree-lazy-expire", "no"},
+			{"SADD", "s", "a", "b"}, {"SPOP", "s", "3"}},
 		"multi of one write": {{"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"EXEC"}},
 	}
 	for name, script := range cases {

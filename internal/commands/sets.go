@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"bytes"
 	"sort"
 	"strconv"
 
@@ -237,9 +236,6 @@ func spopCount(x *command.Ctx) {
 		replySetMembers(x, s)
 		x.Shard(key).Delete(key, x.Now)
 		x.Notify(notify.Generic, "del", key)
-		if x.Logged { // as Redis: all of it popped, the set deleted
-			x.Propagate([]byte("DEL"), bytes.Clone(key))
-		}
 	} else {
 		x.W.Set(int(n))
 		s.PopN(int(n), func(m []byte) { x.W.Bulk(m) })

@@ -111,7 +111,7 @@ const (
 	whyProcess     = "process cosmetics of Redis's own that HotKV does not have"
 	whyCPUList     = "Redis pins its threads to CPUs; HotKV leaves its goroutines to the Go scheduler on every core"
 	whyThreads     = "Redis's event loop: HotKV serves each connection in its own goroutine on every core, with no I/O threads and no accept batches"
-	whyLazyfree    = "HotKV frees memory through Go's garbage collector, which runs beside the server: deleting a big key never blocks as in Redis, lazy or not"
+	whyLazyfree    = "HotKV frees memory through Go's garbage collector, which runs beside the server: deleting a big key never blocks as in Redis, lazy or not; as in Redis, yes makes the replication stream say UNLINK for such deletions (docs/replication.md)"
 	whyOOM         = "HotKV does not change its Linux OOM score (and has no child processes to rank)"
 	whyReplication = "not read by HotKV's replication (docs/replication.md)"
 	whyReplica     = "read by HotKV as a replica (docs/replication.md)"

@@ -80,8 +80,12 @@ func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][
 	if !rewritten {
 		args = c.s.ownName(cmd, args)
 		if cmd.Name == "spop" { // random: log what it removed instead
+			key := args[1]
 			if args = spopAsSrem(args, c.out.B[mark:]); args == nil {
 				return
+			}
+			if len(c.ctx.Args) == 3 && c.ctx.DB.ShardFor(key).Get(key) == nil { // all of it, as Redis: the set deleted
+				args = [][]byte{delOrUnlink(c.s.Config().LazyFree("server-del")), args[1]}
 			}
 		} else if f := poppedForm(cmd.Name, args, c.out.B[mark:]); f != nil {
 			args = f

@@ -455,7 +455,7 @@ func (s *Server) evictKey(d, idx int, key string, volatile bool) bool {
 		return false
 	}
 	if s.feeding() {
-		s.repl.feed(d, 0, [][][]byte{{[]byte("DEL"), []byte(key)}})
+		s.repl.deleted(d, key, func(st *config.ReplMaster) bool { return st.LazyEviction })
 	}
 	if a := s.aof.Load(); a != nil {
 		a.appendCmd(d, time.Now().UnixMilli(), [][]byte{[]byte("DEL"), []byte(key)})

@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/config"
 )
 
 // redisForm is the command a Redis replica runs to do what args did at
 // now: relative expiry becomes absolute (PEXPIREAT, SET ... PXAT, RESTORE
 // ... ABSTTL, HPEXPIREAT), an expiry already past a DEL, GETEX its effect
 // on the TTL. nil: nothing to send.
-func redisForm(args [][]byte, now int64) [][]byte {
+func redisForm(args [][]byte, now int64, st *config.ReplMaster) [][]byte {
 	if len(args) < 2 {
 		return args
 	}
@@ -43,7 +44,7 @@ func redisForm(args [][]byte, now int64) [][]byte {
 		}
 		if len(args) == 3 {
 			if n, _ := strconv.ParseInt(string(at), 10, 64); n <= now {
-				return [][]byte{bDel, args[1]}
+				return [][]byte{delOrUnlink(st.LazyExpire), args[1]}
 			}
 		}
 		return append([][]byte{[]byte("PEXPIREAT"), args[1], at}, args[3:]...)
@@ -136,7 +137,7 @@ func redisForm(args [][]byte, now int64) [][]byte {
 				case "pxat":
 					if i+1 < len(out) {
 						if n, _ := strconv.ParseInt(string(out[i+1]), 10, 64); n <= now {
-							return [][]byte{bDel, args[1]} // already past: deleted
+							return [][]byte{delOrUnlink(st.LazyExpire), args[1]} // already past: deleted
 						}
 						return [][]byte{[]byte("PEXPIREAT"), args[1], out[i+1]}
 					}
@@ -189,7 +190,7 @@ func redisForm(args [][]byte, now int64) [][]byte {
 			if command.Is(a, "absttl") {
 				if at, err := strconv.ParseInt(string(args[2]), 10, 64); err == nil && at > 0 && at <= now {
 					if replace { // stored nothing, deleted what it replaced
-						return [][]byte{bDel, args[1]}
+						return [][]byte{delOrUnlink(st.LazyServerDel), args[1]}
 					}
 					return nil
 				}

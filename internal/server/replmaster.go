@@ -149,7 +149,16 @@ var (
 	bExec   = []byte("EXEC")
 	bSelect = []byte("SELECT")
 	bDel    = []byte("DEL")
+	bUnlink = []byte("UNLINK")
 )
+
+// delOrUnlink is the command Redis sends for a deletion, lazy or not.
+func delOrUnlink(lazy bool) []byte {
+	if lazy {
+		return bUnlink
+	}
+	return bDel
+}
 
 // feed appends commands run at now in database db to the stream, several
 // as one MULTI/EXEC, and returns the offset after them. The caller holds
@@ -187,6 +196,11 @@ func (m *replMaster) feedRecord(rec []byte) int64 {
 func (m *replMaster) feedUnit(n int, cmd func(i int) (int, int64, [][]byte)) int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.feedLocked(n, cmd)
+}
+
+// feedLocked is feedUnit with mu held.
+func (m *replMaster) feedLocked(n int, cmd func(i int) (int, int64, [][]byte)) int64 {
 	if m.backlog == nil || n == 0 {
 		return m.off
 	}
@@ -196,7 +210,7 @@ func (m *replMaster) feedUnit(n int, cmd func(i int) (int, int64, [][]byte)) int
 	head, sent := len(buf), 0
 	for i := range n {
 		db, now, args := cmd(i)
-		if args = redisForm(args, now); args != nil {
+		if args = redisForm(args, now, &m.settings); args != nil {
 			buf = m.selectDB(buf, db)
 			buf = appendRESP(buf, args...)
 			sent++
@@ -279,7 +293,16 @@ func (m *replMaster) startFeeding() {
 // expired propagates a key deleted because its time ran out, as Redis
 // propagates its expiry: a DEL (under the key's shard lock).
 func (m *replMaster) expired(db int, key string) {
-	m.feed(db, 0, [][][]byte{{bDel, []byte(key)}})
+	m.deleted(db, key, func(st *config.ReplMaster) bool { return st.LazyExpire })
+}
+
+// deleted propagates a key the server deleted: a DEL, or an UNLINK when
+// lazy says the setting for it is on.
+func (m *replMaster) deleted(db int, key string, lazy func(*config.ReplMaster) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	del := delOrUnlink(lazy(&m.settings))
+	m.feedLocked(1, func(int) (int, int64, [][]byte) { return db, 0, [][]byte{del, []byte(key)} })
 }
 
 // attach adds r to the replicas fed from now on. mu is held.

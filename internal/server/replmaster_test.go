@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/rdb"
 )
@@ -55,7 +56,7 @@ func TestRedisForm(t *testing.T) {
 			args = append(args, []byte(f))
 		}
 		var got []string
-		for _, a := range redisForm(args, now) {
+		for _, a := range redisForm(args, now, &config.ReplMaster{}) {
 			got = append(got, string(a))
 		}
 		if strings.Join(got, " ") != c.want {
