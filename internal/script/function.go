@@ -213,20 +213,35 @@ func (e *Engine) newLibrary(name, code, body string) (lib *Library, err error) {
 	if err != nil {
 		return nil, err
 	}
-	L := lua.NewState(lua.Options{SkipOpenLibs: true, RegistryMaxSize: regMax, RegistryGrowStep: 4096})
-	defer L.Close()
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	L := e.loadL
+	if L == nil {
+		L = lua.NewState(lua.Options{SkipOpenLibs: true, RegistryMaxSize: regMax, RegistryGrowStep: 4096})
+	}
+	e.loadL = nil
 	ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
 	defer cancel()
 	L.SetContext(ctx)
-	defer func() { // a gopher-lua bug must not take the server down
-		if p := recover(); p != nil {
+	defer func() {
+		if p := recover(); p != nil { // a gopher-lua bug must not take the server down
 			lib, err = nil, fmt.Errorf("ERR Error registering functions: ERR internal error in the Lua interpreter: %v", p)
 		}
+		if err != nil {
+			L.Close()
+			return
+		}
+		// Kept for the next load: a state's stacks are most of what a
+		// load allocates (FUNCTION RESTORE of thousands of libraries).
+		L.RemoveContext()
+		e.loadL = L
 	}()
 
 	lib = &Library{Name: name, Code: code, compiled: protoBytes(proto)}
 	loading := true
-	env, envMeta := L.NewTable(), L.NewTable()
+	// Sized as used: NewTable's room for 32 and 32 would stay with the
+	// library for good.
+	env, envMeta := L.CreateTable(0, 0), L.CreateTable(0, 3)
 	e.mu.Lock() // a panic in a script replaces the state these come from (newState)
 	refuse, fnBase := e.refuse, e.fnBase
 	envMeta.RawSetString("__index", e.loadGlobals(L, func(L *lua.LState) int {
@@ -280,13 +295,13 @@ func loadError(err error) string {
 // table holding register_function, log and the version constants; any
 // other name raises.
 func (e *Engine) loadGlobals(L *lua.LState, register lua.LGFunction) *lua.LTable {
-	r := L.NewTable()
+	r := L.CreateTable(0, 8)
 	r.RawSetString("register_function", L.NewFunction(register))
 	for _, name := range []string{"log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING", "REDIS_VERSION", "REDIS_VERSION_NUM"} {
 		r.RawSetString(name, e.redis.RawGetString(name))
 	}
 	L.SetMetatable(r, e.missing)
-	g := L.NewTable()
+	g := L.CreateTable(0, 1)
 	g.RawSetString("redis", readOnly(L, r, e.refuse))
 	L.SetMetatable(g, e.missing)
 	return g

@@ -1,6 +1,8 @@
 package script
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -121,4 +123,48 @@ func FuzzLibraryMeta(f *testing.F) {
 			t.Errorf("%q: name %q, body %q", code, name, body)
 		}
 	})
+}
+
+// A load that fails (an error after registering, the load timeout) leaves
+// nothing behind for the next load, which runs in the state it reuses.
+func TestLoadAfterFailedLoads(t *testing.T) {
+	e := New()
+	for _, c := range []struct{ code, err string }{
+		{"#!lua name=x\nredis.register_function('x1', function() return 1 end)\nerror('boom')", "ERR Error registering functions: "},
+		{"#!lua name=y\nredis.register_function('y1', function() return 1 end)\nlocal n = 0 while true do n = n + 1 end", "ERR Error registering functions: ERR FUNCTION LOAD timeout"},
+	} {
+		if _, err := e.LoadLibrary([]byte(c.code), false); err == nil || !strings.HasPrefix(err.Error(), c.err) {
+			t.Fatalf("load %q: %v", c.code, err)
+		}
+	}
+	if _, err := e.LoadLibrary([]byte("#!lua name=z\nlocal n = 10\nredis.register_function('z1', function() n = n + 1 return n end)"), false); err != nil {
+		t.Fatal(err)
+	}
+	if e.Function([]byte("x1")) != nil || e.Function([]byte("y1")) != nil || len(e.Libraries()) != 1 {
+		t.Fatalf("a failed load left functions: %+v", e.Libraries())
+	}
+	if got := fcall(t, e, "z1"); got != ":11\r\n" {
+		t.Errorf("FCALL z1 = %q", got)
+	}
+}
+
+// BenchmarkFunctionLoad loads small libraries, as a deployment with many
+// of them does, and reports the heap each keeps (after a collection).
+func BenchmarkFunctionLoad(b *testing.B) {
+	e := New()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ReportAllocs()
+	for i := range b.N {
+		code := fmt.Sprintf("#!lua name=lib%d\nredis.register_function('f%d', function(keys, args)\n return %d\nend)", i, i, i)
+		if _, err := e.LoadLibrary([]byte(code), false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(b.N), "heap-B/lib")
+	runtime.KeepAlive(e)
 }

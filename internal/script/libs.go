@@ -376,7 +376,7 @@ func raise(L *lua.LState, msg string) {
 }
 
 func errorTable(L *lua.LState, msg string) *lua.LTable {
-	r := L.NewTable()
+	r := L.CreateTable(0, 2)
 	r.RawSetString("err", lua.LString(msg))
 	return r
 }

@@ -25,7 +25,7 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 	line, rest := string(b[1:i]), b[i+2:]
 	switch b[0] {
 	case '+':
-		t := L.NewTable()
+		t := L.CreateTable(0, 1)
 		t.RawSetString("ok", lua.LString(line))
 		return t, rest, nil
 	case '-':
@@ -50,7 +50,7 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 		case '!':
 			return replyError(L, s), rest, nil
 		case '=':
-			t, v := L.NewTable(), L.NewTable()
+			t, v := L.CreateTable(0, 1), L.CreateTable(0, 2)
 			if len(s) >= 4 {
 				v.RawSetString("format", lua.LString(s[:3]))
 				s = s[4:]
@@ -84,7 +84,7 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 			}
 			return t, rest, nil
 		}
-		inner := L.NewTable()
+		inner := L.CreateTable(0, n)
 		for range n {
 			var k, v lua.LValue = nil, lua.LTrue
 			if k, rest, err = parseReply(L, rest); err != nil {
@@ -100,7 +100,7 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 			}
 			inner.RawSet(k, v)
 		}
-		t := L.NewTable()
+		t := L.CreateTable(0, 1)
 		if b[0] == '%' {
 			t.RawSetString("map", inner)
 		} else {
@@ -113,11 +113,11 @@ func parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, error) {
 		return lua.LBool(line == "t"), rest, nil
 	case ',':
 		f, err := strconv.ParseFloat(line, 64)
-		t := L.NewTable()
+		t := L.CreateTable(0, 1)
 		t.RawSetString("double", lua.LNumber(f))
 		return t, rest, err
 	case '(':
-		t := L.NewTable()
+		t := L.CreateTable(0, 1)
 		t.RawSetString("big_number", lua.LString(line))
 		return t, rest, nil
 	case '|':

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,9 +64,13 @@ type Engine struct {
 	// compiled is the size of the cached scripts' compiled code (memory.go)
 	compiled int
 	fns      libSet // FUNCTION LOAD's libraries
-	rand     rand48 // math.random's state: the process's in Redis, kept across SCRIPT FLUSH
-	running  *run
-	closed   bool // Abort: no more scripts
+	// loadL is the state a library's code runs in at load, kept from one
+	// load to the next (successful) one; loadMu serialises the loads.
+	loadMu  sync.Mutex
+	loadL   *lua.LState
+	rand    rand48 // math.random's state: the process's in Redis, kept across SCRIPT FLUSH
+	running *run
+	closed  bool // Abort: no more scripts
 	// started is when the running script began (unix ns; 0: none), and
 	// function whether it is a function's: read without mu by every
 	// command, for BUSY (Busy).
@@ -163,10 +168,27 @@ func compile(body, src, name, prefix string) (*lua.FunctionProto, error) {
 	if err == nil {
 		var proto *lua.FunctionProto
 		if proto, err = lua.Compile(chunk, name); err == nil {
+			trimProto(proto)
 			return proto, nil
 		}
 	}
 	return nil, fmt.Errorf("%s %s", prefix, compileMessage(err))
+}
+
+// trimProto drops the spare capacity gopher-lua's compiler leaves in a
+// prototype's slices (about 5 KB per function, however small): cached
+// scripts and loaded libraries keep their prototypes for good.
+func trimProto(p *lua.FunctionProto) {
+	p.Code = slices.Clone(p.Code)
+	p.Constants = slices.Clone(p.Constants)
+	p.FunctionPrototypes = slices.Clone(p.FunctionPrototypes)
+	p.DbgSourcePositions = slices.Clone(p.DbgSourcePositions)
+	p.DbgLocals = slices.Clone(p.DbgLocals)
+	p.DbgCalls = slices.Clone(p.DbgCalls)
+	p.DbgUpvalues = slices.Clone(p.DbgUpvalues)
+	for _, c := range p.FunctionPrototypes {
+		trimProto(c)
+	}
 }
 
 var parseErrRe = regexp.MustCompile(`^(user_script|user_function) line:(\d+)\(column:\d+\) (.*)$`)
@@ -517,7 +539,7 @@ func errorHandler(L *lua.LState) int {
 		} else {
 			msg = "ERR " + msg
 		}
-		t = L.NewTable()
+		t = L.CreateTable(0, 2)
 		t.RawSetString("err", lua.LString(msg))
 	}
 	if t.RawGetString("line") == lua.LNil {

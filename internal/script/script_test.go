@@ -242,3 +242,34 @@ func FuzzParseReply(f *testing.F) {
 		}
 	})
 }
+
+// Compiled code keeps no spare capacity: cached scripts and libraries hold
+// their prototypes for good, and gopher-lua's compiler leaves about 5 KB of
+// room in each.
+func TestCompileTrims(t *testing.T) {
+	proto, err := compile("local function f(a) return a + 1 end return f(1)", "local function f(a) return a + 1 end return f(1)", "user_script", "ERR")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check func(p *lua.FunctionProto)
+	check = func(p *lua.FunctionProto) {
+		for name, lc := range map[string][2]int{
+			"Code": {len(p.Code), cap(p.Code)}, "Constants": {len(p.Constants), cap(p.Constants)},
+			"FunctionPrototypes": {len(p.FunctionPrototypes), cap(p.FunctionPrototypes)},
+			"DbgSourcePositions": {len(p.DbgSourcePositions), cap(p.DbgSourcePositions)},
+			"DbgLocals":          {len(p.DbgLocals), cap(p.DbgLocals)}, "DbgCalls": {len(p.DbgCalls), cap(p.DbgCalls)},
+			"DbgUpvalues": {len(p.DbgUpvalues), cap(p.DbgUpvalues)},
+		} {
+			if lc[1] > lc[0]+8 { // Clone may round up to a size class
+				t.Errorf("%s: len %d, cap %d", name, lc[0], lc[1])
+			}
+		}
+		for _, c := range p.FunctionPrototypes {
+			check(c)
+		}
+	}
+	check(proto)
+	if len(proto.FunctionPrototypes) != 1 {
+		t.Fatalf("nested prototypes: %d", len(proto.FunctionPrototypes))
+	}
+}
