@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -594,4 +595,46 @@ func TestPersistRewriteUnderLoad(t *testing.T) {
 			t.Fatalf("files left: %v", names)
 		}
 	}
+}
+
+// rdb_changes_since_last_save counts writes that changed something, as
+// Redis's dirty counter: a refused write, and one that found nothing to
+// do (DEL of a missing key, SADD of a member there, SETBIT or BITFIELD
+// writing the value already there, XREADGROUP of the pending entries, a
+// pop of nothing), adds nothing. Compared with Redis step by step, on
+// commands that change one thing (Redis counts some by elements).
+func TestDifferentialDirty(t *testing.T) {
+	changes := func(r *raw) int64 {
+		for _, l := range strings.Split(r.do("INFO", "persistence").(string), "\r\n") {
+			if v, ok := strings.CutPrefix(l, "rdb_changes_since_last_save:"); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				return n
+			}
+		}
+		r.t.Fatal("no rdb_changes_since_last_save")
+		return 0
+	}
+	delta := func(r *raw, cmd []string) any {
+		before := changes(r)
+		reply := r.do(cmd...)
+		_, isErr := reply.(Err)
+		return fmt.Sprint(changes(r)-before, " ", isErr)
+	}
+	differRun(t, [][]string{
+		{"SET", "s", "v"}, {"SET", "s", "w", "NX"}, {"DEL", "missing"}, {"DEL", "s"}, {"LPUSH", "s", "x"},
+		{"SET", "s", "v"}, {"LPUSH", "s", "x"}, {"INCR", "s"},
+		{"SADD", "set", "a"}, {"SADD", "set", "a"}, {"SREM", "set", "b"}, {"EXPIRE", "missing", "10"},
+		{"SETBIT", "bits", "0", "0"}, {"SETBIT", "bits", "0", "0"}, {"SETBIT", "bits", "0", "1"}, {"SETBIT", "bits", "0", "1"},
+		{"BITFIELD", "bf", "SET", "i5", "0", "0"}, {"BITFIELD", "bf", "SET", "i5", "0", "0"}, {"BITFIELD", "bf", "SET", "i5", "0", "1"},
+		{"BITFIELD", "bf", "GET", "i5", "0"}, {"BITFIELD", "bf", "INCRBY", "i5", "0", "0"},
+		{"XADD", "x", "1-0", "f", "v"}, {"XADD", "x", "2-0", "f", "v"}, {"XGROUP", "CREATE", "x", "g", "0"},
+		{"XGROUP", "CREATECONSUMER", "x", "g", "alice"}, {"XGROUP", "CREATECONSUMER", "x", "g", "alice"},
+		{"XREADGROUP", "GROUP", "g", "alice", "COUNT", "1", "STREAMS", "x", ">"},
+		{"XREADGROUP", "GROUP", "g", "alice", "STREAMS", "x", "0"},
+		{"XREADGROUP", "GROUP", "g", "alice", "STREAMS", "x", "9000"},
+		{"XREADGROUP", "GROUP", "g", "alice", "STREAMS", "x", ">"},
+		{"XREADGROUP", "GROUP", "g", "alice", "STREAMS", "x", ">"},
+		{"LPOP", "nolist"}, {"RPOP", "nolist", "2"}, {"ZPOPMIN", "nozset"}, {"HDEL", "nohash", "f"},
+		{"PERSIST", "set"}, {"GETDEL", "missing"}, {"GETDEL", "bits"},
+	}, delta, reflect.DeepEqual)
 }

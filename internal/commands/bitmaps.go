@@ -93,6 +93,8 @@ func setbit(x *command.Ctx) {
 	if grew || old != int(v[0]-'0') {
 		x.Notify(notify.String, "setbit", x.Args[1])
 		x.Touch(x.Args[1])
+	} else {
+		x.NoEffects() // as Redis: not dirty, not propagated
 	}
 	x.W.Int(int64(old))
 }
@@ -564,6 +566,8 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 		if changes > 0 {
 			x.Notify(notify.String, "setbit", x.Args[1])
 			x.Touch(x.Args[1])
+		} else if !readOnly {
+			x.NoEffects() // as Redis: not dirty, not propagated
 		}
 	}()
 	for _, f := range ops {

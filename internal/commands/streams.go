@@ -679,7 +679,7 @@ func xreadGeneric(x *command.Ctx, group bool) {
 			}
 		}
 	}
-	served := 0
+	served, changed := 0, false
 	mark := x.W.Deferred()
 	for i, key := range keys {
 		s := streams[i]
@@ -698,6 +698,7 @@ func xreadGeneric(x *command.Ctx, group bool) {
 			}
 			var created bool
 			if c, created = g.CreateConsumer(a.consumer, x.Now); created {
+				changed = true
 				x.Notify(notify.Stream, "xgroup-createconsumer", key)
 				// Unless the XCLAIMs of what it reads create it (Redis
 				// sends no more than those).
@@ -722,10 +723,15 @@ func xreadGeneric(x *command.Ctx, group bool) {
 		case history:
 			writeHistory(x, s, c, start, a.count)
 		case group:
-			deliver(x, key, s, groups[i], c, a, start)
+			changed = deliver(x, key, s, groups[i], c, a, start) > 0 || changed
 		default:
 			writeRange(x, s, start, stream.MaxID, a.count, false)
 		}
+	}
+	if group && !changed {
+		// A read of the pending entries only (or of nothing) counts a
+		// delivery but changes nothing Redis counts or propagates.
+		x.NoEffects()
 	}
 	if served > 0 {
 		if x.W.Proto == 2 {
@@ -770,8 +776,9 @@ func writeHistory(x *command.Ctx, s *stream.Stream, c *stream.Consumer, start st
 }
 
 // deliver writes the group's new entries from start to c, recording them
-// as pending unless NOACK, and propagates the group's new state.
-func deliver(x *command.Ctx, key []byte, s *stream.Stream, g *stream.Group, c *stream.Consumer, a readArgs, start stream.ID) {
+// as pending unless NOACK, propagates the group's new state, and returns
+// how many it wrote.
+func deliver(x *command.Ctx, key []byte, s *stream.Stream, g *stream.Group, c *stream.Consumer, a readArgs, start stream.ID) int64 {
 	var n int64
 	moved := false
 	mark := x.W.Deferred()
@@ -793,6 +800,7 @@ func deliver(x *command.Ctx, key []byte, s *stream.Stream, g *stream.Group, c *s
 	if moved {
 		propagateSetID(x, key, g, a.group)
 	}
+	return n
 }
 
 // propagateClaim logs the XCLAIM that gives a replay p as it is now

@@ -72,11 +72,9 @@ func (a *aofLog) manifestPath() string {
 
 // logWrite appends the command just run, or the effects it propagated
 // (command.Ctx.Propagate) when rewritten; inside EXEC, to the transaction's
-// record. The caller holds the command's locks.
+// record. The caller holds the command's locks and has checked that it
+// changed something (unchanged).
 func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten bool) {
-	if !rewritten && len(c.out.B) > mark && (c.out.B[mark] == '-' || noEffect(cmd.Name, args, c.out.B[mark:])) {
-		return // refused, or it changed nothing
-	}
 	if !rewritten {
 		args = c.s.ownName(cmd, args)
 		if cmd.Name == "spop" { // random: log what it removed instead
@@ -129,6 +127,21 @@ func (c *client) logTx() {
 		c.woff = c.aofEnd
 	}
 	c.tx = nil
+}
+
+// unchanged reports whether the write command just run changed nothing,
+// as Redis's dirty counter would say: it blocked, was refused, propagated
+// nothing (Ctx.NoEffects), or its reply says so (noEffect). Such a write is
+// neither logged nor counted in rdb_changes_since_last_save.
+func (c *client) unchanged(cmd *command.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten bool) bool {
+	if rewritten {
+		return len(effects) == 0
+	}
+	if c.blocked != nil {
+		return true
+	}
+	reply := c.out.B[mark:]
+	return len(reply) > 0 && (reply[0] == '-' || noEffect(cmd.Name, args, reply))
 }
 
 // noEffect reports whether a command's reply says it changed nothing,

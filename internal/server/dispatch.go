@@ -249,7 +249,9 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 			// A command that blocked changed nothing, unless it says so
 			// (XREADGROUP creating its consumer).
 			effects, rewritten := c.ctx.TakeEffects()
-			if logged && (c.blocked == nil || rewritten) {
+			if c.unchanged(cmd, args, mark, effects, rewritten) {
+				c.cleanRun++
+			} else if logged {
 				c.logWrite(cmd, args, mark, effects, rewritten)
 			}
 		}
@@ -296,6 +298,10 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 // when the command changes, at the end of each batch, and before INFO reads
 // them, so a connection always sees its own counts.
 func (c *client) flushStats() {
+	if c.cleanRun > 0 {
+		c.clean.Add(c.cleanRun)
+		c.cleanRun = 0
+	}
 	if c.runCalls > 0 {
 		c.calls[c.runCmd.ID].Add(c.runCalls)
 		c.nanos[c.runCmd.ID].Add(uint64(tick.Nanos(c.runTicks)))

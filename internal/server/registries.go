@@ -44,7 +44,9 @@ func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
 	c.ctx.Logged = logged
 	c.run(cmd)
 	effects, rewritten := c.ctx.TakeEffects() // MIGRATE of no key says it logs nothing
-	if logged && c.blocked == nil {
+	if c.unchanged(cmd, args, mark, effects, rewritten) {
+		c.cleanRun++
+	} else if logged {
 		c.logWrite(cmd, args, mark, effects, rewritten)
 	}
 }

@@ -529,8 +529,10 @@ type saveState struct {
 	redisFile  atomic.Bool // a Redis RDB file was loaded at start-up: keepRedisFile
 }
 
-// dirty counts write commands since start, the measure of "changes" the
-// save points and rdb_changes_since_last_save use.
+// dirty counts the write commands since start that changed something
+// (CONFIG RESETSTAT zeroes it: see changes), the measure of "changes" the
+// save points and rdb_changes_since_last_save use. Redis counts some
+// commands by the keys or elements they changed; HotKV counts each once.
 func (s *Server) dirty() uint64 {
 	calls, _, _, _ := s.commandTotals()
 	var n uint64
@@ -539,7 +541,18 @@ func (s *Server) dirty() uint64 {
 			n += k
 		}
 	}
-	return n
+	s.stats.mu.Lock()
+	clean := s.stats.clean
+	s.stats.mu.Unlock()
+	s.mu.Lock()
+	for _, c := range s.clients {
+		clean += c.clean.Load()
+	}
+	s.mu.Unlock()
+	if clean > n { // a reset between the two reads
+		return 0
+	}
+	return n - clean
 }
 
 // changes is the number of writes since the last save. CONFIG RESETSTAT

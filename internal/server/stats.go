@@ -33,6 +33,7 @@ type serverStats struct {
 	nanos      []uint64
 	hits       int64
 	misses     int64
+	clean      uint64   // closed clients' write calls that changed nothing
 	rejects    []uint64 // per command ID: refused before running
 	fails      []uint64 // per command ID: ran and answered an error
 	errs       map[string]uint64
@@ -94,6 +95,7 @@ func (st *serverStats) addClosed(c *client) {
 	}
 	st.hits += c.hits.Load()
 	st.misses += c.misses.Load()
+	st.clean += c.clean.Load()
 	st.addClosedLatency(c)
 	st.mu.Unlock()
 	st.netIn.Add(c.netIn.Load())
@@ -175,7 +177,7 @@ func (s *Server) resetStats() {
 	clear(s.stats.rejects)
 	clear(s.stats.fails)
 	clear(s.stats.errs)
-	s.stats.hits, s.stats.misses = 0, 0
+	s.stats.hits, s.stats.misses, s.stats.clean = 0, 0, 0
 	s.stats.mu.Unlock()
 	s.resetLatency()
 	s.repl.stats.reset()
@@ -199,6 +201,7 @@ func (s *Server) resetStats() {
 		}
 		c.hits.Store(0)
 		c.misses.Store(0)
+		c.clean.Store(0)
 		c.netIn.Store(0)
 		c.netOut.Store(0)
 		c.reads.Store(0)
