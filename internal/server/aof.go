@@ -141,7 +141,20 @@ func (c *client) unchanged(cmd *command.Cmd, args [][]byte, mark int, effects []
 		return true
 	}
 	reply := c.out.B[mark:]
-	return len(reply) > 0 && (reply[0] == '-' || noEffect(cmd.Name, args, reply))
+	if len(reply) == 0 {
+		return false
+	}
+	// Only a 0, -1, empty array or null can say so (see noEffect), and
+	// HGETDEL's array: the rest skip its switch on the name, which the hot
+	// path would feel.
+	switch b := reply[0]; {
+	case b == '-':
+		return true
+	case b == '_', len(reply) > 1 && (reply[1] == '0' || reply[1] == '-') && (b == ':' || b == '*' || b == '$'),
+		b == '*' && cmd.Name == "hgetdel":
+		return noEffect(cmd.Name, args, reply)
+	}
+	return false
 }
 
 // noEffect reports whether a command's reply says it changed nothing,
