@@ -124,11 +124,22 @@ func TestReplicaOfRedis(t *testing.T) {
 			caughtUp(t, m, h)
 			sameData(t, m, h, 16, true)
 
-			// A dropped link reconnects and resyncs.
+			// A dropped link reconnects and continues from where it
+			// stopped (PSYNC replid offset: +CONTINUE, no new full sync),
+			// in the database the stream had selected: the master sends
+			// no SELECT for the write after the drop.
+			m.do("SELECT", "5")
+			m.do("SET", "in5", "x")
+			caughtUp(t, m, h)
 			m.do("CLIENT", "KILL", "TYPE", "replica")
+			m.do("SET", "in5-after-kill", "y")
+			m.do("SELECT", "0")
 			m.do("SET", "after-kill", "1")
 			caughtUp(t, m, h)
 			sameData(t, m, h, 16, true)
+			if st := infoFields(t, m, "stats"); st["sync_full"] != "1" || st["sync_partial_ok"] != "1" {
+				t.Errorf("the master's sync counts after the drop: sync_full %s, sync_partial_ok %s (want 1 and 1)", st["sync_full"], st["sync_partial_ok"])
+			}
 
 			// REPLICAOF NO ONE: a master again, with the data.
 			h.expect(Status("OK"), "REPLICAOF", "NO", "ONE")
@@ -230,4 +241,19 @@ func TestReplicaOfHotKV(t *testing.T) {
 		}
 	}
 	h.expect(Err("READONLY You can't write against a read only replica."), "SET", "x", "1")
+
+	// The middle replica's link to the master drops: it continues from its
+	// offset (the master counts a partial sync), and the writes after the
+	// drop reach both replicas.
+	m.do("CLIENT", "KILL", "TYPE", "replica")
+	m.do("SET", "after-kill", "1")
+	m.do("LPUSH", "new:l", "c")
+	caughtUp(t, m, h)
+	caughtUp(t, h, h2)
+	for _, r := range []*raw{h, h2} {
+		sameData(t, m, r, 16, true)
+	}
+	if st := infoFields(t, m, "stats"); st["sync_full"] != "1" || st["sync_partial_ok"] != "1" {
+		t.Errorf("the master's sync counts after the drop: sync_full %s, sync_partial_ok %s (want 1 and 1)", st["sync_full"], st["sync_partial_ok"])
+	}
 }

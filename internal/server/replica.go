@@ -26,9 +26,11 @@ import (
 // then replaces the data, and applies the command stream that follows
 // through a client with no connection. It acknowledges its offset every
 // second and on REPLCONF GETACK, and reconnects with backoff when the link
-// drops (each time with a new full resync). Keys do not expire on their
-// own while replicating: the master's DELs do it (reads hide keys whose
-// time has passed, as Redis's replicas do).
+// drops, asking to continue where it stopped (PSYNC <replid> <offset+1>):
+// a master that still has that in its backlog answers +CONTINUE and sends
+// the rest of the stream, any other answer is a new full resync. Keys do
+// not expire on their own while replicating: the master's DELs do it
+// (reads hide keys whose time has passed, as Redis's replicas do).
 
 // Link states, as ROLE names them.
 const (
@@ -151,9 +153,10 @@ func (s *Server) replCurrent(gen uint64) bool {
 // server shuts down, reconnecting with backoff (100 ms doubling to 5 s).
 func (s *Server) replicaLink(gen uint64, host string, port int) {
 	backoff := 100 * time.Millisecond
+	var resume psyncPoint
 	for s.replCurrent(gen) {
 		start := time.Now()
-		err := s.replicaSession(gen, host, port)
+		err := s.replicaSession(gen, host, port, &resume)
 		if !s.replCurrent(gen) {
 			return
 		}
@@ -177,6 +180,15 @@ func (s *Server) replicaLink(gen uint64, host string, port int) {
 		}
 		backoff = min(2*backoff, 5*time.Second)
 	}
+}
+
+// psyncPoint is where a link that dropped stopped, for the next one to
+// continue from: the master's replid and the offset applied (given by the
+// replica state) once ok, and the database its stream had selected, as
+// Redis's cached master keeps it.
+type psyncPoint struct {
+	ok bool
+	db int
 }
 
 // replLink is one connection to the master.
@@ -247,7 +259,7 @@ func (l *replLink) command(args ...string) (string, error) {
 }
 
 // replicaSession is one connection: handshake, full sync, stream.
-func (s *Server) replicaSession(gen uint64, host string, port int) error {
+func (s *Server) replicaSession(gen uint64, host string, port int, resume *psyncPoint) error {
 	r := &s.upstream
 	s.setReplState(replConnecting)
 	conn, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 10*time.Second)
@@ -302,10 +314,18 @@ func (s *Server) replicaSession(gen uint64, host string, port int) error {
 	} else if reply[0] == '-' {
 		s.logf("notice", "(Non critical) Master does not understand REPLCONF capa: %s", reply)
 	}
-	reply, err := l.command("PSYNC", "?", "-1")
+	psyncID, psyncOff := "?", "-1"
+	if resume.ok {
+		psyncID, psyncOff = *s.replID.Load(), strconv.FormatInt(r.offset.Load()+1, 10)
+	}
+	reply, err := l.command("PSYNC", psyncID, psyncOff)
 	if err != nil {
 		return err
 	}
+	if f := strings.Fields(reply); resume.ok && len(f) >= 1 && f[0] == "+CONTINUE" {
+		return s.continueSync(gen, l, f[1:], resume)
+	}
+	resume.ok = false
 	f := strings.Fields(reply)
 	if len(f) != 3 || f[0] != "+FULLRESYNC" {
 		return fmt.Errorf("unexpected reply to PSYNC from master: '%s'", reply)
@@ -393,22 +413,57 @@ func (s *Server) replicaSession(gen uint64, host string, port int) error {
 	r.readOffset.Store(startOff)
 	r.applyMu.Unlock()
 	s.logf("notice", "MASTER <-> REPLICA sync: Finished with success: %d keys, %d bytes in %.3f seconds", res.Keys, res.Bytes, time.Since(start).Seconds())
+	resume.ok, resume.db = true, 0
+	return l.streamFrom(gen, mc, resume, timeout)
+}
 
-	// The stream.
-	s.setReplState(replConnected)
+// continueSync is a session the master continues (+CONTINUE [replid]): no
+// file, the stream from the offset asked for, applied by a master client
+// in the database the last link left selected.
+func (s *Server) continueSync(gen uint64, l *replLink, newID []string, resume *psyncPoint) error {
+	r := &s.upstream
+	r.applyMu.Lock()
+	if !s.replCurrent(gen) {
+		r.applyMu.Unlock()
+		return errors.New("replication changed")
+	}
+	if len(newID) == 1 && newID[0] != *s.replID.Load() { // the master's history got a new ID (it was promoted)
+		old := *s.replID.Load()
+		r.replid2.Store(&old)
+		r.secondOff.Store(r.offset.Load() + 1)
+		id := newID[0]
+		s.replID.Store(&id)
+	}
+	r.readOffset.Store(r.offset.Load()) // a transaction the last link cut off comes again
+	r.applyMu.Unlock()
+	s.logf("notice", "Successful partial resynchronization with master.")
+	mc := newClient(s, l.conn)
+	mc.ctx.Blocker = nil
+	mc.master = true
+	mc.selectDB(resume.db)
+	return l.streamFrom(gen, mc, resume, l.timeout)
+}
+
+// streamFrom marks the link up and applies the master's stream with mc,
+// acknowledging the offset at once (a master that sent the file diskless
+// starts the stream at the first ACK, which Redis's replicas send at once)
+// and every second.
+func (l *replLink) streamFrom(gen uint64, mc *client, resume *psyncPoint, timeout time.Duration) error {
+	r := &l.s.upstream
+	l.s.setReplState(replConnected)
 	r.linkUp.Store(true)
 	r.lastIO.Store(time.Now().UnixMilli())
 	l.timeout = 0
-	conn.SetReadDeadline(time.Time{})
-	// A master that sent the file diskless starts the stream at the first
-	// ACK, which Redis's replicas send at once.
-	if err := l.send("REPLCONF", "ACK", strconv.FormatInt(startOff, 10)); err != nil {
+	l.conn.SetReadDeadline(time.Time{})
+	if err := l.send("REPLCONF", "ACK", strconv.FormatInt(r.offset.Load(), 10)); err != nil {
 		return err
 	}
 	stop := make(chan struct{})
 	defer close(stop)
 	go l.acker(stop, timeout)
-	return l.stream(gen, mc)
+	err := l.stream(gen, mc)
+	resume.db = mc.ctx.DBID
+	return err
 }
 
 // acker sends REPLCONF ACK every second and drops a link silent for
@@ -433,9 +488,13 @@ func (l *replLink) acker(stop chan struct{}, timeout time.Duration) {
 	}
 }
 
-// stream applies the master's commands until the link fails.
+// stream applies the master's commands until the link fails. The offset
+// applied (acknowledged, and continued from after a drop) does not move
+// inside a transaction, as Redis's master client's reploff: a link that
+// drops before its EXEC gets all of it again.
 func (l *replLink) stream(gen uint64, mc *client) error {
 	r := &l.s.upstream
+	var pending int64 // read inside a transaction not yet applied
 	for {
 		args, n, err := readCommand(l.br)
 		if err != nil {
@@ -460,7 +519,10 @@ func (l *replLink) stream(gen uint64, mc *client) error {
 			return errors.New("replication changed")
 		}
 		mc.applyFromMaster(args)
-		r.offset.Add(n)
+		if pending += n; mc.multi == nil {
+			r.offset.Add(pending)
+			pending = 0
+		}
 		r.applyMu.Unlock()
 	}
 }

@@ -1,0 +1,42 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"testing"
+)
+
+// The offset a replica acknowledges, and continues from after a drop,
+// moves after each command of the master's stream but not inside a
+// transaction: a link cut before EXEC gets the whole transaction again
+// (Redis's master client's reploff), and what it had queued is dropped.
+func TestStreamOffsetStopsBeforeOpenTransaction(t *testing.T) {
+	s := benchServer(t)
+	s.upstream.gen = 1
+	var stream []byte
+	stream = encode(stream, "SET", "a", "1")
+	stream = encode(stream, "MULTI")
+	stream = encode(stream, "SET", "b", "2")
+	applied := len(encode(nil, "SET", "a", "1"))
+	local, remote := net.Pipe()
+	defer remote.Close()
+	l := &replLink{s: s, conn: local, br: bufio.NewReader(bytes.NewReader(stream))}
+	mc := newClient(s, local)
+	mc.ctx.Blocker = nil
+	mc.master = true
+	if err := l.stream(1, mc); err != io.EOF {
+		t.Fatalf("stream ended with %v", err)
+	}
+	if got := s.upstream.offset.Load(); got != int64(applied) {
+		t.Errorf("offset %d, want %d (before the MULTI)", got, applied)
+	}
+	if got := s.upstream.readOffset.Load(); got != int64(len(stream)) {
+		t.Errorf("read offset %d, want %d", got, len(stream))
+	}
+	db := s.ks.DBs[0]
+	if db.ShardFor([]byte("a")).Get([]byte("a")) == nil || db.ShardFor([]byte("b")).Get([]byte("b")) != nil {
+		t.Error("want a set and b (queued, no EXEC) not")
+	}
+}
