@@ -256,4 +256,24 @@ func TestReplicaOfHotKV(t *testing.T) {
 	if st := infoFields(t, m, "stats"); st["sync_full"] != "1" || st["sync_partial_ok"] != "1" {
 		t.Errorf("the master's sync counts after the drop: sync_full %s, sync_partial_ok %s (want 1 and 1)", st["sync_full"], st["sync_partial_ok"])
 	}
+
+	// Now the master's backlog (1 MB) has moved past the middle replica
+	// when it comes back: it syncs in full, which replaces its data. Its
+	// own replica, whose stream never carried that, is dropped and syncs
+	// in full too rather than continue.
+	m.do("CLIENT", "KILL", "TYPE", "replica")
+	m.do("SET", "big", strings.Repeat("x", 2<<20))
+	caughtUp(t, m, h)
+	// (The middle replica's own stream restarts from its offset, no longer
+	// its master's: compare the data instead of the offsets.)
+	eventually(t, "the second replica resynced", func() bool { return h2.do("DEBUG", "DIGEST") == m.do("DEBUG", "DIGEST") })
+	for _, r := range []*raw{h, h2} {
+		sameData(t, m, r, 16, true)
+	}
+	if st := infoFields(t, m, "stats"); st["sync_full"] != "2" {
+		t.Errorf("the master's sync_full after its backlog moved past the replica: %s, want 2", st["sync_full"])
+	}
+	if st := infoFields(t, h, "stats"); st["sync_full"] != "2" {
+		t.Errorf("the middle replica's sync_full after its full resync: %s, want 2", st["sync_full"])
+	}
 }

@@ -399,6 +399,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	mc.master = true
 	release := s.holdAll(mc)
 	s.replaceData(mc, staging, 0)
+	s.repl.newHistory()
 	release()
 	mc.out.B = mc.out.B[:0]
 	if s.aof.Load() != nil { // the log's history is the old data's: start it anew

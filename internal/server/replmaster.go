@@ -39,11 +39,14 @@ type replMaster struct {
 	// backlog is kept). It changes under mu.
 	on atomic.Bool
 
-	mu       sync.Mutex
-	off      int64  // master_repl_offset: bytes ever fed
-	db       int    // the database the stream has selected, -1: none
-	backlog  []byte // ring of the last len(backlog) bytes; nil: none
-	histLen  int64  // bytes of history in the backlog
+	mu      sync.Mutex
+	off     int64  // master_repl_offset: bytes ever fed
+	db      int    // the database the stream has selected, -1: none
+	backlog []byte // ring of the last len(backlog) bytes; nil: none
+	histLen int64  // bytes of history in the backlog
+	// barrier: no replica continues from an offset at or before it (the
+	// data was replaced there: newHistory); -1: none.
+	barrier  int64
 	replicas []*replica
 	lastGone int64 // unix seconds the last replica left (repl-backlog-ttl)
 	settings config.ReplMaster
@@ -93,6 +96,7 @@ type replWaiter struct {
 func (m *replMaster) init(s *Server) {
 	m.s = s
 	m.db = -1
+	m.barrier = -1
 }
 
 // configure applies the settings CONFIG SET may have changed.
@@ -275,6 +279,20 @@ func (m *replMaster) drop(r *replica) {
 		r.pending = nil
 		close(r.done)
 		r.c.closeConn()
+	}
+}
+
+// newHistory ends the history this server's replicas follow: its data was
+// replaced by a full sync from its own master, which the stream does not
+// carry. As Redis's replica disconnects its replicas then, those attached
+// are dropped, and none may continue from an offset before now: each
+// syncs in full again.
+func (m *replMaster) newHistory() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.barrier = m.off
+	for _, r := range m.replicas {
+		m.drop(r)
 	}
 }
 
