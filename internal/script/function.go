@@ -217,7 +217,7 @@ func (e *Engine) newLibrary(name, code, body string) (lib *Library, err error) {
 	defer e.loadMu.Unlock()
 	L := e.loadL
 	if L == nil {
-		L = lua.NewState(lua.Options{SkipOpenLibs: true, RegistryMaxSize: regMax, RegistryGrowStep: 4096})
+		L = newLState()
 	}
 	e.loadL = nil
 	ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)

@@ -500,14 +500,21 @@ func (e *Engine) Run(sc *Script, cmd, keys, argv [][]byte, call Caller, w *resp.
 	L.SetTop(0)
 }
 
-// newState makes the Lua state scripts run in. Its value stack grows on
-// demand up to regMax slots (as Lua's does: unpack of thousands of
-// arguments works), so that overflowing it is a Lua error, not a panic.
+// newState makes the Lua state scripts run in.
 func (e *Engine) newState() {
-	e.L = lua.NewState(lua.Options{SkipOpenLibs: true, RegistryMaxSize: regMax, RegistryGrowStep: 4096})
+	e.L = newLState()
 	e.openLibs()
 	e.onError = e.L.NewFunction(errorHandler)
 	e.newContext()
+}
+
+// newLState makes a bare Lua state. Its value stack starts at 1,024 slots
+// (gopher-lua's default of 5,120 is 80 KB a state, far more than scripts
+// use) and grows on demand up to regMax (as Lua's does: unpack of
+// thousands of arguments works), so that overflowing it is a Lua error,
+// not a panic.
+func newLState() *lua.LState {
+	return lua.NewState(lua.Options{SkipOpenLibs: true, RegistrySize: 1024, RegistryMaxSize: regMax, RegistryGrowStep: 4096})
 }
 
 const regMax = 1 << 20
