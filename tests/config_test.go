@@ -1,7 +1,10 @@
 package tests
 
 import (
+	"io"
+	"net"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
@@ -86,9 +89,7 @@ func TestConfigSet(t *testing.T) {
 		{[]string{"proto-max-bulk-len", "4gb"}, fail("proto-max-bulk-len", "argument must be between 1048576 and 4294967295 inclusive")},
 		{[]string{"loglevel", "loud"}, fail("loglevel", "argument(s) must be one of the following: debug, verbose, notice, warning, nothing")},
 		{[]string{"HZ", "abc"}, fail("HZ", "argument couldn't be parsed into an integer")}, // named as spelled
-		{[]string{"port", "1"}, fail("port", "can't set immutable config")},
 		{[]string{"databases", "3"}, fail("databases", "can't set immutable config")},
-		{[]string{"bind", "0.0.0.0"}, fail("bind", "can't set immutable config")},
 		{[]string{"hz", "11", "HZ", "12"}, fail("HZ", "duplicate parameter")},
 		{[]string{"nosuch", "1"}, Err("ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'")},
 		{[]string{"hz", "abc", "nosuch", "1"}, Err("ERR Unknown option or number of arguments for CONFIG SET - 'nosuch'")}, // names first
@@ -157,5 +158,64 @@ func TestConfigResetStat(t *testing.T) {
 	}
 	if st["cmdstat_config|resetstat"] == "" {
 		t.Errorf("RESETSTAT itself is counted after the reset, as in Redis: %v", st)
+	}
+}
+
+// CONFIG SET port and bind move a running server, as Redis's: the new
+// address serves, the old one no longer answers, and connected clients
+// stay. An address that cannot be listened on is refused with Redis's
+// error, nothing else of that CONFIG SET is applied, and the server keeps
+// listening where it was.
+func TestConfigSetPortAndBind(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	dials := func(addr string) bool {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return false
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(2 * time.Second))
+		c.Write([]byte("PING\r\n"))
+		b := make([]byte, 7)
+		n, _ := io.ReadFull(c, b)
+		return string(b[:n]) == "+PONG\r\n"
+	}
+	port := strconv.Itoa(freePort(t))
+	addr := "127.0.0.1:" + port
+	r.expect(Status("OK"), "CONFIG", "SET", "port", port)
+	r.expect(Status("PONG"), "PING")
+	if !dials(addr) || dials(s.Addr) {
+		t.Fatalf("after CONFIG SET port %s: new address serves %v, old one %v", port, dials(addr), dials(s.Addr))
+	}
+	r.expect([]any{"port", port}, "CONFIG", "GET", "port")
+	if got := infoFields(t, r, "server")["tcp_port"]; got != port {
+		t.Errorf("INFO tcp_port %s, want %s", got, port)
+	}
+
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	busyPort := strconv.Itoa(busy.Addr().(*net.TCPAddr).Port)
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"maxmemory", "12345", "port", busyPort}, "ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port"},
+		{[]string{"bind", "192.0.2.1", "maxmemory", "12345"}, "ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to specified addresses."},
+	} {
+		r.expect(Err(c.err), append([]string{"CONFIG", "SET"}, c.args...)...)
+		r.expect([]any{"maxmemory", "0"}, "CONFIG", "GET", "maxmemory")
+		if !dials(addr) {
+			t.Fatalf("after the refused %q the server no longer serves %s", c.args, addr)
+		}
+	}
+
+	r.expect(Status("OK"), "CONFIG", "SET", "bind", "127.0.0.1 -::1")
+	r.expect([]any{"bind", "127.0.0.1 -::1"}, "CONFIG", "GET", "bind")
+	if !dials(addr) {
+		t.Fatalf("after CONFIG SET bind the server does not serve %s", addr)
 	}
 }

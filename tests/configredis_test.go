@@ -178,9 +178,9 @@ func TestDifferentialConfigSet(t *testing.T) {
 	hot := start(t, "--dir", t.TempDir(), "--save", "").raw(t) // appendonly yes writes there
 	rr := redisSrv.raw(t)
 	skip := map[string]string{
-		"port":               "HotKV cannot change its port at run time (docs/configuration.md)",
+		"port":               "the servers would move away from the test's connections (TestConfigSetPortAndBind)",
 		"tls-port":           "HotKV cannot change its TLS port at run time either",
-		"bind":               "HotKV cannot change its addresses at run time",
+		"bind":               "the servers would move away from the test's connections (TestConfigSetPortAndBind)",
 		"dir":                "immutable in HotKV; Redis refuses it as a protected config",
 		"proto-max-bulk-len": "HotKV keeps lengths in 32 bits: its range ends at 4gb-1",
 		"locale-collate":     "Redis asks setlocale; HotKV accepts only \"\", C and POSIX (refused otherwise)",

@@ -337,7 +337,7 @@ var Params = []*Param{
 	boolParam("appendonly", false, func(c *Config) *bool { return &c.AppendOnly }),
 	numParam("auto-aof-rewrite-min-size", true, 0, math.MaxInt64, func(c *Config) *int64 { return &c.AutoAOFRewriteMinSize }),
 	numParam("auto-aof-rewrite-percentage", false, 0, math.MaxInt32, func(c *Config) *int64 { return &c.AutoAOFRewritePercent }),
-	{Name: "bind", Immutable: true, Multi: true,
+	{Name: "bind", Multi: true,
 		Get:    func(c *Config) string { return strings.Join(c.Bind, " ") },
 		Values: func(c *Config) []string { return c.Bind },
 		Set:    func(c *Config, v []string) error { c.Bind = append([]string(nil), v...); return nil }},
@@ -402,7 +402,7 @@ var Params = []*Param{
 			return err
 		}},
 	immutable(stringParam("pidfile", true, func(c *Config) *string { return &c.PidFile })),
-	immutable(numParam("port", false, 0, 65535, func(c *Config) *int { return &c.Port })),
+	numParam("port", false, 0, 65535, func(c *Config) *int { return &c.Port }),
 	boolParam("protected-mode", false, func(c *Config) *bool { return &c.ProtectedMode }),
 	// Below Redis's 2^63-1: collections keep member and value lengths in
 	// 32 bits (internal/value/dict, keyspace.Entry), which saves 16 bytes per

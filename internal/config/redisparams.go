@@ -290,7 +290,7 @@ var redisSpecs = [...]redisSpec{
 	{name: "tls-key-file", kind: kString, def: "", emptyNull: true, effect: Honoured, why: whyTLSUsed},
 	{name: "tls-key-file-pass", kind: kString, def: "", emptyNull: true, effect: Honoured, why: "decrypts a key in the legacy encrypted PEM form (Proc-Type: 4,ENCRYPTED); PKCS#8 encrypted keys are refused"},
 	{name: "tls-port", kind: kInt, def: "0", min: 0, max: 65535, immutable: true, effect: Honoured,
-		why: "a TLS listener at every bind address; as port, it cannot change at run time"},
+		why: "a TLS listener at every bind address; it cannot change at run time (`CONFIG SET bind` moves it to the new addresses)"},
 	{name: "tls-prefer-server-ciphers", kind: kBool, def: "no", why: "Go's server chooses the suite itself (by the client's order and its hardware) and has no switch for it"},
 	{name: "tls-protocols", kind: kString, def: "", emptyNull: true, effect: Honoured, why: whyTLSUsed},
 	{name: "tls-replication", accepts: "no", kind: kBool, def: "no", effect: Refused, check: refuseUnless("TLS for replication", "no", "no"), why: "HotKV has no replication"},

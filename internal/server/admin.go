@@ -100,14 +100,32 @@ func configSet(x *command.Ctx) {
 		}
 	}
 	prev := s.Config()
+	moved := next.Port != prev.Port || !slices.Equal(next.Bind, prev.Bind)
+	if moved {
+		if err := s.rebind(prev, next); err != nil {
+			name := "port"
+			if next.Port == prev.Port {
+				name = "bind"
+			}
+			fail(args[paramArg(params, name)], err.Error())
+			return
+		}
+	}
+	undoMove := func() {
+		if moved {
+			s.rebind(next, prev)
+		}
+	}
 	if t := next.TLS(); t != prev.TLS() {
 		if err := s.reloadTLS(t); err != nil {
+			undoMove()
 			fail(args[tlsArg(params)], "Unable to update TLS configuration: "+err.Error())
 			return
 		}
 	}
 	if next.AppendOnly {
 		if err := s.setAppendOnly(true, next, cl(x)); err != nil {
+			undoMove()
 			fail(args[paramArg(params, "appendonly")], "Unable to turn on AOF. Check server logs.")
 			return
 		}

@@ -55,7 +55,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	clients   map[int64]*client
-	listeners []net.Listener
+	listeners listenerSet  // (listeners.go)
 	tls       tlsState     // tls-port's listener and settings (tls.go)
 	names     commandNames // the command names rename-command left (rename.go); nil: none renamed
 	nextID    atomic.Int64
@@ -167,7 +167,7 @@ func (s *Server) Listen() error {
 	if err != nil {
 		return err
 	}
-	s.listeners = append(s.listeners, ls...)
+	s.listeners.add(kindTCP, ls...)
 	if cfg.TLS().Port != 0 {
 		if err := s.listenTLS(cfg); err != nil {
 			s.closeListeners()
@@ -180,7 +180,7 @@ func (s *Server) Listen() error {
 			return err
 		}
 	}
-	if len(s.listeners) == 0 {
+	if s.listeners.count() == 0 {
 		return errors.New("no address to listen on")
 	}
 	s.startReplicaFromConfig()
@@ -219,7 +219,7 @@ func (s *Server) listenTCP(bind []string, port int) ([]net.Listener, error) {
 }
 
 // Addr is the first listening address (useful with port 0 in tests).
-func (s *Server) Addr() net.Addr { return s.listeners[0].Addr() }
+func (s *Server) Addr() net.Addr { return s.listeners.first() }
 
 // port is the port actually listened on (the configured one may be 0).
 func (s *Server) port() int {
@@ -236,16 +236,7 @@ func (s *Server) Serve() error {
 	go s.cron()
 	go s.evictLoop()
 	go s.aofLoop()
-	errc := make(chan error, len(s.listeners))
-	for _, l := range s.listeners {
-		go func(l net.Listener) { errc <- s.accept(l) }(l)
-	}
-	var first error
-	for range s.listeners {
-		if err := <-errc; err != nil && first == nil {
-			first = err
-		}
-	}
+	first := s.listeners.serve(s)
 	s.wg.Wait()
 	s.persistAtExit() // before returning: the process may exit right after
 	return first
@@ -266,6 +257,9 @@ func (s *Server) accept(l net.Listener) error {
 			default:
 			}
 			if errors.Is(err, net.ErrClosed) {
+				if s.listeners.retired(l) { // CONFIG SET bind or port moved it
+					return nil
+				}
 				return err
 			}
 			pause = min(max(2*pause, 5*time.Millisecond), time.Second)
@@ -366,11 +360,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // Done is closed when a shutdown begins (SHUTDOWN command or Shutdown).
 func (s *Server) Done() <-chan struct{} { return s.closed }
 
-func (s *Server) closeListeners() {
-	for _, l := range s.listeners {
-		l.Close()
-	}
-}
+func (s *Server) closeListeners() { s.listeners.closeAll() }
 
 var logLevels = map[string]int{"debug": 0, "verbose": 1, "notice": 2, "warning": 3, "nothing": 4}
 

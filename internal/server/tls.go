@@ -37,12 +37,20 @@ func (s *Server) listenTLS(cfg *config.Config) error {
 	if err != nil {
 		return err
 	}
-	outer := &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) { return s.tls.conf.Load(), nil }}
-	for _, l := range ls {
-		s.listeners = append(s.listeners, tls.NewListener(l, outer))
-	}
+	s.listeners.add(kindTLS, s.wrapTLS(ls)...)
 	s.tls.addr = ls[0].Addr()
 	return nil
+}
+
+// wrapTLS makes TLS listeners of ls, with the certificates in force at
+// each handshake (CONFIG SET tls-* replaces them).
+func (s *Server) wrapTLS(ls []net.Listener) []net.Listener {
+	outer := &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) { return s.tls.conf.Load(), nil }}
+	out := make([]net.Listener, len(ls))
+	for i, l := range ls {
+		out[i] = tls.NewListener(l, outer)
+	}
+	return out
 }
 
 // TLSAddr is the TLS listener's address, nil without tls-port.

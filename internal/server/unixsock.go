@@ -24,7 +24,7 @@ func (s *Server) listenUnix(path string, perm os.FileMode) error {
 			return fmt.Errorf("Failed to set permissions on Unix socket %s: %w", path, err)
 		}
 	}
-	s.listeners = append(s.listeners, l)
+	s.listeners.add(kindUnix, l)
 	return nil
 }
 
