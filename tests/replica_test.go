@@ -241,6 +241,13 @@ func TestReplicaOfHotKV(t *testing.T) {
 		}
 	}
 	h.expect(Err("READONLY You can't write against a read only replica."), "SET", "x", "1")
+	// The middle replica shows its master's replid, and serves its own
+	// stream (its offsets are not the master's) under an ID of its own.
+	topID := infoFields(t, m, "replication")["master_replid"]
+	midID := infoFields(t, h2, "replication")["master_replid"]
+	if got := infoFields(t, h, "replication")["master_replid"]; got != topID || midID == topID {
+		t.Errorf("replids: top %s, middle shows %s, its replica follows %s", topID, got, midID)
+	}
 
 	// The middle replica's link to the master drops: it continues from its
 	// offset (the master counts a partial sync), and the writes after the
@@ -275,5 +282,8 @@ func TestReplicaOfHotKV(t *testing.T) {
 	}
 	if st := infoFields(t, h, "stats"); st["sync_full"] != "2" {
 		t.Errorf("the middle replica's sync_full after its full resync: %s, want 2", st["sync_full"])
+	}
+	if got := infoFields(t, h2, "replication")["master_replid"]; got == midID || got == topID {
+		t.Errorf("after the middle replica's full resync its replica follows %s (before %s, top %s): want a new ID", got, midID, topID)
 	}
 }

@@ -46,7 +46,9 @@ type replMaster struct {
 	histLen int64  // bytes of history in the backlog
 	// barrier: no replica continues from an offset at or before it (the
 	// data was replaced there: newHistory); -1: none.
-	barrier  int64
+	barrier int64
+	// serveID names this server's own stream while it is a replica (id).
+	serveID  atomic.Pointer[string]
 	replicas []*replica
 	lastGone int64 // unix seconds the last replica left (repl-backlog-ttl)
 	settings config.ReplMaster
@@ -282,15 +284,35 @@ func (m *replMaster) drop(r *replica) {
 	}
 }
 
+// id is the replication ID this server's replicas follow: its replid as a
+// master. As a replica it feeds them a stream of its own, whose offsets
+// are not its master's, so it gives that stream an ID of its own: a
+// replica of it must never continue at one of its offsets with its master
+// (or the master's other replicas), where the same number means another
+// place. INFO master_replid still shows the master's.
+func (m *replMaster) id() string {
+	if !m.s.replicaFlag.Load() {
+		return *m.s.replID.Load()
+	}
+	if p := m.serveID.Load(); p != nil {
+		return *p
+	}
+	id := randomHex(40)
+	m.serveID.CompareAndSwap(nil, &id)
+	return *m.serveID.Load()
+}
+
 // newHistory ends the history this server's replicas follow: its data was
 // replaced by a full sync from its own master, which the stream does not
 // carry. As Redis's replica disconnects its replicas then, those attached
 // are dropped, and none may continue from an offset before now: each
-// syncs in full again.
+// syncs in full again, with a new ID.
 func (m *replMaster) newHistory() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.barrier = m.off
+	id := randomHex(40)
+	m.serveID.Store(&id)
 	for _, r := range m.replicas {
 		m.drop(r)
 	}

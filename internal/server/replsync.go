@@ -156,7 +156,7 @@ func hostOf(a net.Addr) string {
 // holds everything from offset on, and attaches r.
 func (m *replMaster) tryContinue(r *replica, id string, offArg []byte) bool {
 	want, ok := command.ParseInt(offArg)
-	if !ok || id != *m.s.replID.Load() {
+	if !ok || id != m.id() {
 		return false
 	}
 	m.mu.Lock()
@@ -209,9 +209,9 @@ func (m *replMaster) fullSync(r *replica, psync bool) {
 		offset = m.off
 		m.db = -1 // the next command selects its database
 		if psync {
-			head = fmt.Sprintf("+FULLRESYNC %s %d\r\n", *s.replID.Load(), offset)
+			head = fmt.Sprintf("+FULLRESYNC %s %d\r\n", m.id(), offset)
 		}
-		return rdb.FileInfo{ReplID: *s.replID.Load(), ReplOffset: offset, ReplStreamDB: 0}, nil
+		return rdb.FileInfo{ReplID: m.id(), ReplOffset: offset, ReplStreamDB: 0}, nil
 	}
 	s.logf("notice", "Replica %s:%d asks for synchronization", r.ip, r.port)
 	conn := c.conn
