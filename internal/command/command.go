@@ -140,26 +140,34 @@ type Ctx struct {
 	// replay does the same.
 	effects    [][][]byte
 	propagated bool
+	noChange   bool // NoEffects: it changed nothing (not only logged nothing)
 }
 
 // Propagate records a command to log in place of the one running: once a
-// handler calls it (or NoEffects), the log gets exactly the commands it
-// propagated. The args are kept until logged: pass slices that outlive the
+// handler calls it (or Rewrite, or NoEffects), the log gets exactly the
+// commands it propagated. The args are kept until logged: pass slices that outlive the
 // command, not ones aliasing Args.
 func (c *Ctx) Propagate(args ...[]byte) {
 	c.effects = append(c.effects, args)
 	c.propagated = true
 }
 
-// NoEffects records that the running command changed nothing worth logging.
-func (c *Ctx) NoEffects() { c.propagated = true }
+// NoEffects records that the running command changed nothing: nothing is
+// logged, and Redis's dirty counter would not move.
+func (c *Ctx) NoEffects() { c.propagated, c.noChange = true, true }
 
-// TakeEffects returns what the handler propagated, and whether it chose to
-// (otherwise the command logs itself), and resets it for the next command.
-func (c *Ctx) TakeEffects() ([][][]byte, bool) {
-	e, ok := c.effects, c.propagated
-	c.effects, c.propagated = nil, false
-	return e, ok
+// Rewrite records that the running command logs only what it Propagates,
+// which may be nothing when it skips building that (Logged unset): unlike
+// NoEffects, it says nothing of whether the command changed anything.
+func (c *Ctx) Rewrite() { c.propagated = true }
+
+// TakeEffects returns what the handler propagated, whether it chose to
+// (otherwise the command logs itself), and whether it said it changed
+// nothing (NoEffects), and resets them for the next command.
+func (c *Ctx) TakeEffects() (effects [][][]byte, rewritten, noChange bool) {
+	e, ok, nc := c.effects, c.propagated, c.noChange
+	c.effects, c.propagated, c.noChange = nil, false, false
+	return e, ok, nc
 }
 
 // Blocker is the server side of blocking commands. A handler that finds

@@ -566,7 +566,7 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 		if changes > 0 {
 			x.Notify(notify.String, "setbit", x.Args[1])
 			x.Touch(x.Args[1])
-		} else if !readOnly {
+		} else if !readOnly && !grew { // (grown, with every write refused by OVERFLOW FAIL: the padding is logged)
 			x.NoEffects() // as Redis: not dirty, not propagated
 		}
 	}()

@@ -454,7 +454,7 @@ func xclaim(x *command.Ctx) {
 			return
 		}
 	}
-	x.NoEffects()
+	x.Rewrite()
 	key, group := x.Args[1], x.Args[2]
 	moved := false
 	if g.LastID.Less(lastID) {
@@ -548,7 +548,7 @@ func xautoclaim(x *command.Ctx) {
 	if !ok {
 		return
 	}
-	x.NoEffects()
+	x.Rewrite()
 	key, group := x.Args[1], x.Args[2]
 	c, created := claimConsumer(x, g)
 	attempts := count * autoclaimAttempts

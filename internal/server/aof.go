@@ -130,12 +130,14 @@ func (c *client) logTx() {
 }
 
 // unchanged reports whether the write command just run changed nothing,
-// as Redis's dirty counter would say: it blocked, was refused, propagated
-// nothing (Ctx.NoEffects), or its reply says so (noEffect). Such a write is
-// neither logged nor counted in rdb_changes_since_last_save.
-func (c *client) unchanged(cmd *command.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten bool) bool {
+// as Redis's dirty counter would say: it blocked, was refused, said so
+// (Ctx.NoEffects), propagated nothing while logged (Ctx.Rewrite), or its
+// reply says so (noEffect). Such a write is neither logged nor counted in
+// rdb_changes_since_last_save. Not logged, a command that propagates only
+// what it changed may have skipped building that: it counts.
+func (c *client) unchanged(cmd *command.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten, noChange bool) bool {
 	if rewritten {
-		return len(effects) == 0
+		return len(effects) == 0 && (noChange || c.ctx.Logged)
 	}
 	if c.blocked != nil {
 		return true

@@ -298,7 +298,10 @@ func (s *Server) runWaiter(b *blocked) {
 		}
 		b.c.hits.Add(x.Hits)
 		b.c.misses.Add(x.Misses)
-		effects, rewritten := x.TakeEffects()
+		effects, rewritten, noChange := x.TakeEffects()
+		if !bool(again) && b.cmd.Flags&command.Write != 0 && !(noChange || rewritten && logged && len(effects) == 0) {
+			b.c.dirty.Add(1) // served: the call that blocked changed nothing
+		}
 		switch {
 		case !logged || bool(again) || b.cmd.Flags&command.Write == 0:
 		case rewritten:

@@ -152,11 +152,10 @@ type client struct {
 	lat      latState // latency histograms (lathist.go)
 	hits     atomic.Int64
 	misses   atomic.Int64
-	// Write calls that changed nothing (unchanged), which Redis's dirty
-	// counter does not count: kept unpublished as runCalls is, so that
-	// the two reach INFO together.
-	cleanRun uint64
-	clean    atomic.Uint64
+	// Write commands that changed something (Redis's dirty): counted
+	// unpublished as runCalls is, published to dirty once a batch.
+	dirtyRun uint64
+	dirty    atomic.Uint64
 	netIn    atomic.Int64
 	netOut   atomic.Int64
 	reads    atomic.Int64 // socket reads and writes, INFO total_*_processed

@@ -248,11 +248,12 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 		if write {
 			// A command that blocked changed nothing, unless it says so
 			// (XREADGROUP creating its consumer).
-			effects, rewritten := c.ctx.TakeEffects()
-			if c.unchanged(cmd, args, mark, effects, rewritten) {
-				c.cleanRun++
-			} else if logged {
-				c.logWrite(cmd, args, mark, effects, rewritten)
+			effects, rewritten, noChange := c.ctx.TakeEffects()
+			if !c.unchanged(cmd, args, mark, effects, rewritten, noChange) {
+				c.dirtyRun++
+				if logged {
+					c.logWrite(cmd, args, mark, effects, rewritten)
+				}
 			}
 		}
 	}
@@ -298,10 +299,6 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 // when the command changes, at the end of each batch, and before INFO reads
 // them, so a connection always sees its own counts.
 func (c *client) flushStats() {
-	if c.cleanRun > 0 {
-		c.clean.Add(c.cleanRun)
-		c.cleanRun = 0
-	}
 	if c.runCalls > 0 {
 		c.calls[c.runCmd.ID].Add(c.runCalls)
 		c.nanos[c.runCmd.ID].Add(uint64(tick.Nanos(c.runTicks)))
@@ -309,6 +306,10 @@ func (c *client) flushStats() {
 			c.latFlush(c.runCalls)
 		}
 		c.runCalls, c.runTicks = 0, 0
+	}
+	if c.dirtyRun > 0 {
+		c.dirty.Add(c.dirtyRun)
+		c.dirtyRun = 0
 	}
 	if c.ctx.Hits != 0 {
 		c.hits.Add(c.ctx.Hits)

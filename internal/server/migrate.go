@@ -155,7 +155,7 @@ func migrateCredential(args [][]byte, i int) bool {
 func migrateCmd(x *command.Ctx) {
 	// What MIGRATE changes is logged as the DEL of the keys it moved (Redis
 	// rewrites it so), never as itself.
-	x.NoEffects()
+	x.Rewrite()
 	o, ok := parseMigrate(x)
 	if !ok {
 		return

@@ -43,11 +43,12 @@ func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
 	logged := c.s.logging()
 	c.ctx.Logged = logged
 	c.run(cmd)
-	effects, rewritten := c.ctx.TakeEffects() // MIGRATE of no key says it logs nothing
-	if c.unchanged(cmd, args, mark, effects, rewritten) {
-		c.cleanRun++
-	} else if logged {
-		c.logWrite(cmd, args, mark, effects, rewritten)
+	effects, rewritten, noChange := c.ctx.TakeEffects() // MIGRATE of no key logs nothing
+	if !c.unchanged(cmd, args, mark, effects, rewritten, noChange) {
+		c.dirtyRun++
+		if logged {
+			c.logWrite(cmd, args, mark, effects, rewritten)
+		}
 	}
 }
 

@@ -325,11 +325,11 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	if f := strings.Fields(reply); resume.ok && len(f) >= 1 && f[0] == "+CONTINUE" {
 		return s.continueSync(gen, l, f[1:], resume)
 	}
-	resume.ok = false
 	f := strings.Fields(reply)
-	if len(f) != 3 || f[0] != "+FULLRESYNC" {
+	if len(f) != 3 || f[0] != "+FULLRESYNC" { // -LOADING, -NOMASTERLINK...: try again later, to continue
 		return fmt.Errorf("unexpected reply to PSYNC from master: '%s'", reply)
 	}
+	resume.ok = false
 	replid := f[1]
 	startOff, err := strconv.ParseInt(f[2], 10, 64)
 	if err != nil {

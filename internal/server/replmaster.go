@@ -44,9 +44,6 @@ type replMaster struct {
 	db      int    // the database the stream has selected, -1: none
 	backlog []byte // ring of the last len(backlog) bytes; nil: none
 	histLen int64  // bytes of history in the backlog
-	// barrier: no replica continues from an offset at or before it (the
-	// data was replaced there: newHistory); -1: none.
-	barrier int64
 	// serveID names this server's own stream while it is a replica (id).
 	serveID  atomic.Pointer[string]
 	replicas []*replica
@@ -98,7 +95,6 @@ type replWaiter struct {
 func (m *replMaster) init(s *Server) {
 	m.s = s
 	m.db = -1
-	m.barrier = -1
 }
 
 // configure applies the settings CONFIG SET may have changed.
@@ -305,12 +301,11 @@ func (m *replMaster) id() string {
 // newHistory ends the history this server's replicas follow: its data was
 // replaced by a full sync from its own master, which the stream does not
 // carry. As Redis's replica disconnects its replicas then, those attached
-// are dropped, and none may continue from an offset before now: each
-// syncs in full again, with a new ID.
+// are dropped, and its stream gets a new ID (id), so that none may
+// continue from an offset before now: each syncs in full again.
 func (m *replMaster) newHistory() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.barrier = m.off
 	id := randomHex(40)
 	m.serveID.Store(&id)
 	for _, r := range m.replicas {

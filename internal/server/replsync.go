@@ -162,7 +162,7 @@ func (m *replMaster) tryContinue(r *replica, id string, offArg []byte) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	from := want - 1 // the replica has the stream up to here
-	if m.backlog == nil || from < m.off-m.histLen || from > m.off || from <= m.barrier {
+	if m.backlog == nil || from < m.off-m.histLen || from > m.off {
 		return false
 	}
 	r.pending = append(r.pending, "+CONTINUE "+id+"\r\n"...)

@@ -325,6 +325,7 @@ func (s *Server) refuse(conn net.Conn, msg string) {
 func (s *Server) removeClient(c *client) {
 	s.mu.Lock()
 	delete(s.clients, c.id)
+	s.stats.dirty += c.dirty.Load() // with the delete: dirty never misses it
 	s.mu.Unlock()
 	s.stats.addClosed(c)
 	s.wg.Done()

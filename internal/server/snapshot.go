@@ -523,45 +523,32 @@ type saveState struct {
 	lastOK     atomic.Bool
 	lastSecs   atomic.Int64
 	saves      atomic.Int64
-	dirtyBase  atomic.Uint64 // write calls counted at the last save
+	dirtyBase  atomic.Uint64 // dirty at the last save
 	lastLoaded atomic.Int64
 	lastExpire atomic.Int64
 	redisFile  atomic.Bool // a Redis RDB file was loaded at start-up: keepRedisFile
 }
 
-// dirty counts the write commands since start that changed something
-// (CONFIG RESETSTAT zeroes it: see changes), the measure of "changes" the
-// save points and rdb_changes_since_last_save use. Redis counts some
-// commands by the keys or elements they changed; HotKV counts each once.
+// dirty counts the write commands since start that changed something,
+// the measure of "changes" the save points and rdb_changes_since_last_save
+// use, as Redis's dirty counter (which CONFIG RESETSTAT leaves alone too).
+// Redis counts some commands by the keys or elements they changed; HotKV
+// counts each once.
 func (s *Server) dirty() uint64 {
-	calls, _, _, _ := s.commandTotals()
-	var n uint64
-	for id, k := range calls {
-		if cmd := command.ByID(id); cmd != nil && cmd.Flags&command.Write != 0 {
-			n += k
-		}
-	}
-	s.stats.mu.Lock()
-	clean := s.stats.clean
-	s.stats.mu.Unlock()
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.stats.dirty
 	for _, c := range s.clients {
-		clean += c.clean.Load()
+		n += c.dirty.Load()
 	}
-	s.mu.Unlock()
-	if clean > n { // a reset between the two reads
-		return 0
-	}
-	return n - clean
+	return n
 }
 
-// changes is the number of writes since the last save. CONFIG RESETSTAT
-// zeroes the counters it is taken from: then it counts from there.
+// changes is the number of writes since the last save.
 func (s *Server) changes() uint64 {
 	d, base := s.dirty(), s.persist.dirtyBase.Load()
-	if d < base {
-		s.persist.dirtyBase.Store(0)
-		return d
+	if d < base { // cannot happen: dirty only grows
+		return 0
 	}
 	return d - base
 }

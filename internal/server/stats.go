@@ -33,7 +33,7 @@ type serverStats struct {
 	nanos      []uint64
 	hits       int64
 	misses     int64
-	clean      uint64   // closed clients' write calls that changed nothing
+	dirty      uint64   // closed clients' writes that changed something (under the server's mu)
 	rejects    []uint64 // per command ID: refused before running
 	fails      []uint64 // per command ID: ran and answered an error
 	errs       map[string]uint64
@@ -95,7 +95,6 @@ func (st *serverStats) addClosed(c *client) {
 	}
 	st.hits += c.hits.Load()
 	st.misses += c.misses.Load()
-	st.clean += c.clean.Load()
 	st.addClosedLatency(c)
 	st.mu.Unlock()
 	st.netIn.Add(c.netIn.Load())
@@ -177,7 +176,7 @@ func (s *Server) resetStats() {
 	clear(s.stats.rejects)
 	clear(s.stats.fails)
 	clear(s.stats.errs)
-	s.stats.hits, s.stats.misses, s.stats.clean = 0, 0, 0
+	s.stats.hits, s.stats.misses = 0, 0
 	s.stats.mu.Unlock()
 	s.resetLatency()
 	s.repl.stats.reset()
@@ -201,7 +200,6 @@ func (s *Server) resetStats() {
 		}
 		c.hits.Store(0)
 		c.misses.Store(0)
-		c.clean.Store(0)
 		c.netIn.Store(0)
 		c.netOut.Store(0)
 		c.reads.Store(0)
