@@ -285,3 +285,19 @@ func AppendDtoa(b []byte, f float64) []byte {
 	}
 	return strconv.AppendInt(b, int64(abs), 10)
 }
+
+// AppendCommand appends args as a RESP array of bulk strings: a request,
+// or a command of the replication stream.
+func AppendCommand(dst []byte, args ...[]byte) []byte {
+	dst = append(dst, '*')
+	dst = strconv.AppendInt(dst, int64(len(args)), 10)
+	dst = append(dst, '\r', '\n')
+	for _, a := range args {
+		dst = append(dst, '$')
+		dst = strconv.AppendInt(dst, int64(len(a)), 10)
+		dst = append(dst, '\r', '\n')
+		dst = append(dst, a...)
+		dst = append(dst, '\r', '\n')
+	}
+	return dst
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/persist"
+	"github.com/hotkv/hotkv/internal/resp"
 )
 
 // HotKV as a replication master (docs/replication.md). A replica's SYNC or
@@ -131,21 +132,6 @@ func (s *Server) feeding() bool { return s.repl.on.Load() }
 // replication): handlers then propagate their effects.
 func (s *Server) logging() bool { return s.aof.Load() != nil || s.repl.on.Load() }
 
-// appendRESP appends args as a RESP array of bulk strings.
-func appendRESP(b []byte, args ...[]byte) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}
-
 var (
 	bMulti  = []byte("MULTI")
 	bExec   = []byte("EXEC")
@@ -208,18 +194,18 @@ func (m *replMaster) feedLocked(n int, cmd func(i int) (int, int64, [][]byte)) i
 	}
 	// MULTI first, as Redis: a SELECT goes inside the transaction. It is
 	// cut when fewer than two commands have a form to send.
-	buf := appendRESP(m.scratch[:0], bMulti)
+	buf := resp.AppendCommand(m.scratch[:0], bMulti)
 	head, sent := len(buf), 0
 	for i := range n {
 		db, now, args := cmd(i)
 		if args = redisForm(args, now, &m.settings); args != nil {
 			buf = m.selectDB(buf, db)
-			buf = appendRESP(buf, args...)
+			buf = resp.AppendCommand(buf, args...)
 			sent++
 		}
 	}
 	if sent > 1 {
-		buf = appendRESP(buf, bExec)
+		buf = resp.AppendCommand(buf, bExec)
 		m.publish(buf)
 	} else {
 		m.publish(buf[head:])
@@ -234,7 +220,7 @@ func (m *replMaster) selectDB(b []byte, db int) []byte {
 		return b
 	}
 	m.db = db
-	return appendRESP(b, bSelect, strconv.AppendInt(nil, int64(db), 10))
+	return resp.AppendCommand(b, bSelect, strconv.AppendInt(nil, int64(db), 10))
 }
 
 // publish appends b to the backlog and to every attached replica's
@@ -379,7 +365,7 @@ func (m *replMaster) cron(tick int64) {
 	m.settings = m.s.Config().ReplMaster()
 	st := m.settings
 	if len(m.replicas) > 0 && st.PingPeriod > 0 && tick%st.PingPeriod == 0 {
-		m.publish(appendRESP(m.scratch[:0], []byte("PING")))
+		m.publish(resp.AppendCommand(m.scratch[:0], []byte("PING")))
 	}
 	for _, r := range m.replicas {
 		if r.state.Load() == replOnline && !r.rdbOnly && now.UnixMilli()-r.ackTime.Load() > st.Timeout*1000 {

@@ -9,6 +9,7 @@ import (
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/rdb"
+	"github.com/hotkv/hotkv/internal/resp"
 )
 
 // TestRedisForm: what the replication stream sends for commands whose
@@ -67,7 +68,7 @@ func TestRedisForm(t *testing.T) {
 
 // TestAppendRESP: the stream's framing.
 func TestAppendRESP(t *testing.T) {
-	if got := string(appendRESP(nil, []byte("SET"), []byte("k"), []byte(""))); got != "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n" {
+	if got := string(resp.AppendCommand(nil, []byte("SET"), []byte("k"), []byte(""))); got != "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$0\r\n\r\n" {
 		t.Fatalf("%q", got)
 	}
 }
@@ -82,7 +83,7 @@ func TestRDBCarriesHotKVOnlyData(t *testing.T) {
 		for _, x := range args {
 			a = append(a, []byte(x))
 		}
-		return appendRESP(b, a...)
+		return resp.AppendCommand(b, a...)
 	}
 	var b []byte
 	b = cmd(b, "SET", "s", "v")

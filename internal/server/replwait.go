@@ -35,7 +35,7 @@ func (m *replMaster) askAcks() {
 	if m.backlog == nil || len(m.replicas) == 0 {
 		return
 	}
-	m.publish(appendRESP(m.scratch[:0], []byte("REPLCONF"), []byte("GETACK"), []byte("*")))
+	m.publish(resp.AppendCommand(m.scratch[:0], []byte("REPLCONF"), []byte("GETACK"), []byte("*")))
 }
 
 // acknowledged follows a replica's REPLCONF ACK: min-replicas-to-write

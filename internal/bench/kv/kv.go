@@ -19,6 +19,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/bench/respclient"
 	"github.com/hotkv/hotkv/internal/bench/sysinfo"
+	"github.com/hotkv/hotkv/internal/resp"
 )
 
 // Workload is a named command line; "__rand_int__" becomes a random
@@ -100,7 +101,7 @@ func Encode(w Workload, keyspace, valueSize, n, pipeline int, seed uint64) *Ring
 				args[i] = []byte(word)
 			}
 		}
-		req := respclient.AppendCommand(nil, args...)
+		req := resp.AppendCommand(nil, args...)
 		size += len(req)
 		reqs = append(reqs, req)
 	}

@@ -12,6 +12,8 @@ import (
 	"net"
 	"strconv"
 	"time"
+
+	"github.com/hotkv/hotkv/internal/resp"
 )
 
 // ServerError is an error reply ("-ERR ...").
@@ -19,28 +21,13 @@ type ServerError string
 
 func (e ServerError) Error() string { return string(e) }
 
-// AppendCommand appends args encoded as a RESP multibulk request.
-func AppendCommand(dst []byte, args ...[]byte) []byte {
-	dst = append(dst, '*')
-	dst = strconv.AppendInt(dst, int64(len(args)), 10)
-	dst = append(dst, '\r', '\n')
-	for _, a := range args {
-		dst = append(dst, '$')
-		dst = strconv.AppendInt(dst, int64(len(a)), 10)
-		dst = append(dst, '\r', '\n')
-		dst = append(dst, a...)
-		dst = append(dst, '\r', '\n')
-	}
-	return dst
-}
-
 // AppendStrings is AppendCommand for string arguments.
 func AppendStrings(dst []byte, args ...string) []byte {
 	b := make([][]byte, len(args))
 	for i, a := range args {
 		b[i] = []byte(a)
 	}
-	return AppendCommand(dst, b...)
+	return resp.AppendCommand(dst, b...)
 }
 
 // Reader reads RESP values from a stream through its own buffer.
