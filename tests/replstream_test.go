@@ -190,69 +190,59 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 	}
 }
 
-// min-replicas-to-write refuses what Redis refuses: EXEC of a transaction
-// with a write queued before the setting changed, a script declared to
-// write, and a write called from a script without flags.
-func TestNoReplicasMatchesRedis(t *testing.T) {
+// twoClientStep is a command that client 0 or client 1 sends.
+type twoClientStep struct {
+	client int
+	cmd    []string
+}
+
+// differTwoClients sends steps to Redis and to HotKV, two clients on each,
+// and compares the replies.
+func differTwoClients(t *testing.T, steps []twoClientStep) {
+	t.Helper()
 	if redisServerPath() == "" {
 		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
 	}
 	red, _ := startRedisWith(t, t.TempDir())
-	hot := start(t)
 	replies := func(s *testServer) []any {
-		a, b := s.raw(t), s.raw(t)
+		c := []*raw{s.raw(t), s.raw(t)}
 		var out []any
-		for _, step := range []struct {
-			c   *raw
-			cmd []string
-		}{
-			{a, []string{"SET", "x", "1"}}, {a, []string{"MULTI"}}, {a, []string{"INCR", "x"}},
-			{b, []string{"CONFIG", "SET", "min-replicas-to-write", "2"}}, {a, []string{"EXEC"}},
-			{a, []string{"GET", "x"}}, {a, []string{"MULTI"}}, {a, []string{"GET", "x"}}, {a, []string{"EXEC"}},
-			{a, []string{"EVAL", "#!lua flags=no-writes\nreturn redis.call('get','x')", "1", "x"}},
-			{a, []string{"EVAL", "return redis.call('get','x')", "1", "x"}},
-			{a, []string{"EVAL", "#!lua\nreturn redis.call('get','x')", "1", "x"}},
-			{a, []string{"EVAL", "return redis.call('set','x',1)", "1", "x"}},
-			{a, []string{"CONFIG", "SET", "min-replicas-to-write", "0"}},
-		} {
-			out = append(out, step.c.do(step.cmd...))
+		for _, st := range steps {
+			out = append(out, c[st.client].do(st.cmd...))
 		}
 		return out
 	}
-	want, got := replies(red), replies(hot)
+	want, got := replies(red), replies(start(t))
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("replies:\nhotkv: %q\nredis: %q", got, want)
 	}
 }
 
+// min-replicas-to-write refuses what Redis refuses: EXEC of a transaction
+// with a write queued before the setting changed, a script declared to
+// write, and a write called from a script without flags.
+func TestNoReplicasMatchesRedis(t *testing.T) {
+	differTwoClients(t, []twoClientStep{
+		{0, []string{"SET", "x", "1"}}, {0, []string{"MULTI"}}, {0, []string{"INCR", "x"}},
+		{1, []string{"CONFIG", "SET", "min-replicas-to-write", "2"}}, {0, []string{"EXEC"}},
+		{0, []string{"GET", "x"}}, {0, []string{"MULTI"}}, {0, []string{"GET", "x"}}, {0, []string{"EXEC"}},
+		{0, []string{"EVAL", "#!lua flags=no-writes\nreturn redis.call('get','x')", "1", "x"}},
+		{0, []string{"EVAL", "return redis.call('get','x')", "1", "x"}},
+		{0, []string{"EVAL", "#!lua\nreturn redis.call('get','x')", "1", "x"}},
+		{0, []string{"EVAL", "return redis.call('set','x',1)", "1", "x"}},
+		{0, []string{"CONFIG", "SET", "min-replicas-to-write", "0"}},
+	})
+}
+
 // replica-serve-stale-data no: a replica whose link is down refuses what
 // Redis refuses, EXEC of what was queued before the link went down too.
 func TestServeStaleMatchesRedis(t *testing.T) {
-	if redisServerPath() == "" {
-		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
-	}
-	red, _ := startRedisWith(t, t.TempDir())
-	hot := start(t)
-	replies := func(s *testServer) []any {
-		a, b := s.raw(t), s.raw(t)
-		var out []any
-		for _, step := range []struct {
-			c   *raw
-			cmd []string
-		}{
-			{a, []string{"CONFIG", "SET", "replica-serve-stale-data", "no"}}, {a, []string{"SET", "x", "1"}},
-			{a, []string{"MULTI"}}, {a, []string{"GET", "x"}}, {b, []string{"REPLICAOF", "127.0.0.1", "1"}}, {a, []string{"EXEC"}},
-			{a, []string{"GET", "x"}}, {a, []string{"PING"}}, {a, []string{"CONFIG", "GET", "replica-serve-stale-data"}},
-			{a, []string{"MULTI"}}, {a, []string{"PING"}}, {a, []string{"EXEC"}},
-			{a, []string{"MULTI"}}, {b, []string{"REPLICAOF", "NO", "ONE"}}, {a, []string{"GET", "x"}}, {a, []string{"EXEC"}},
-			{a, []string{"CONFIG", "SET", "replica-serve-stale-data", "yes"}},
-		} {
-			out = append(out, step.c.do(step.cmd...))
-		}
-		return out
-	}
-	want, got := replies(red), replies(hot)
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("replies:\nhotkv: %q\nredis: %q", got, want)
-	}
+	differTwoClients(t, []twoClientStep{
+		{0, []string{"CONFIG", "SET", "replica-serve-stale-data", "no"}}, {0, []string{"SET", "x", "1"}},
+		{0, []string{"MULTI"}}, {0, []string{"GET", "x"}}, {1, []string{"REPLICAOF", "127.0.0.1", "1"}}, {0, []string{"EXEC"}},
+		{0, []string{"GET", "x"}}, {0, []string{"PING"}}, {0, []string{"CONFIG", "GET", "replica-serve-stale-data"}},
+		{0, []string{"MULTI"}}, {0, []string{"PING"}}, {0, []string{"EXEC"}},
+		{0, []string{"MULTI"}}, {1, []string{"REPLICAOF", "NO", "ONE"}}, {0, []string{"GET", "x"}}, {0, []string{"EXEC"}},
+		{0, []string{"CONFIG", "SET", "replica-serve-stale-data", "yes"}},
+	})
 }
