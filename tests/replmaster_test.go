@@ -152,10 +152,7 @@ func TestRDBFromRedisCliLoadsInRedis(t *testing.T) {
 	if redisServerPath() == "" {
 		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
 	}
-	cli := peerPath("redis8-cli")
-	if cli == "" {
-		cli = redisCLI(t)
-	}
+	cli := peerCLI(t)
 	s := start(t)
 	r := s.raw(t)
 	fillAllTypes(t, r)
@@ -476,10 +473,7 @@ func TestRDBWithHotKVOnlyDataLoadsInRedis(t *testing.T) {
 	if redisServerPath() == "" {
 		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
 	}
-	cli := peerPath("redis8-cli")
-	if cli == "" {
-		cli = redisCLI(t)
-	}
+	cli := peerCLI(t)
 	s := start(t)
 	r := s.raw(t)
 	r.do("SET", "s", "v")

@@ -97,6 +97,14 @@ func eventually(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// peerCLI is the peers' redis8-cli, or else redis-cli (redisCLI).
+func peerCLI(t testing.TB) string {
+	if cli := peerPath("redis8-cli"); cli != "" {
+		return cli
+	}
+	return redisCLI(t)
+}
+
 // redisCLI returns the path of redis-cli, skipping the test without it.
 func redisCLI(t testing.TB) string {
 	t.Helper()
