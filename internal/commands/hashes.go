@@ -66,7 +66,7 @@ func hashOf(x *command.Ctx, key []byte, read bool) (h *hash.Hash, e *keyspace.En
 	h = e.Obj.(*hash.Hash)
 	if h.Volatile() {
 		if n := h.Reclaim(x.Now, -1); n > 0 {
-			keyspace.ExpiredSubkeys.Add(int64(n))
+			x.Shard(key).CountExpiredSubkeys(n)
 			x.Notify(notify.Hash, "hexpired", key)
 			if h.Len() == 0 {
 				x.Shard(key).Delete(key, x.Now)
@@ -515,7 +515,8 @@ const (
 )
 
 // expireField gives field the expiry at (unix ms), or deletes it when at is
-// not in the future, and returns HEXPIRE's reply code; cond is "", "nx",
+// not in the future, and returns HEXPIRE's reply code (the hash is
+// x.Args[1]'s, as in every command calling this); cond is "", "nx",
 // "xx", "gt" or "lt".
 func expireField(x *command.Ctx, h *hash.Hash, f []byte, at int64, cond string) int64 {
 	if !h.Exists(f) {
@@ -531,7 +532,7 @@ func expireField(x *command.Ctx, h *hash.Hash, f []byte, at int64, cond string) 
 	}
 	if at <= x.Now {
 		h.Delete(f)
-		keyspace.ExpiredSubkeys.Add(1)
+		x.Shard(x.Args[1]).CountExpiredSubkeys(1)
 		return fieldDeleted
 	}
 	h.SetExpiry(f, at)

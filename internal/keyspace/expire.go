@@ -6,8 +6,13 @@ import (
 	"time"
 )
 
-// ExpiredKeys counts keys deleted because their time ran out (INFO expired_keys).
-var ExpiredKeys atomic.Int64
+// ExpiryStats count what expiry deleted, for INFO: keys whose time ran out
+// (expired_keys) and parts of values, hash fields, whose own time ran out
+// (expired_subkeys). Each keyspace has its own, which CONFIG RESETSTAT
+// zeroes.
+type ExpiryStats struct {
+	Keys, Subkeys atomic.Int64
+}
 
 // Expirer reclaims expired keys that nobody reads, as Redis's active expire
 // cycle does: sample volatile keys shard by shard, and keep going on a shard

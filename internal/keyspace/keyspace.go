@@ -454,7 +454,7 @@ func (s *Shard) expireUnlessPaused(e *Entry, now int64) {
 // expire removes k, whose time has run out, as Redis's expiry does.
 func (s *Shard) expire(k string, e *Entry) {
 	s.remove(k, e)
-	ExpiredKeys.Add(1)
+	s.countExpired()
 	s.expired(k)
 }
 
@@ -463,6 +463,22 @@ func (s *Shard) expire(k string, e *Entry) {
 func (s *Shard) expired(k string) {
 	s.Notify(notify.Expired, "expired", k)
 	s.tellExpired(k)
+}
+
+// countExpired counts a key deleted because its time ran out in the
+// keyspace's expired_keys.
+func (s *Shard) countExpired() {
+	if s.db != nil && s.db.expiry != nil {
+		s.db.expiry.Keys.Add(1)
+	}
+}
+
+// CountExpiredSubkeys counts n parts of a value of s deleted because their
+// own time ran out in the keyspace's expired_subkeys.
+func (s *Shard) CountExpiredSubkeys(n int) {
+	if s.db != nil && s.db.expiry != nil {
+		s.db.expiry.Subkeys.Add(int64(n))
+	}
 }
 
 // tellExpired calls the keyspace's OnExpire for k, if set.
@@ -563,7 +579,7 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
 		if e.Expire <= now {
 			s.remove(k, e) // deleting from the map being ranged over is allowed
 			expired++
-			ExpiredKeys.Add(1)
+			s.countExpired()
 			s.expired(k)
 		}
 	}
@@ -659,6 +675,7 @@ type DB struct {
 	events   *notify.Notifier                          // the keyspace's; nil in a DB made on its own (tests)
 	onExpire *atomic.Pointer[func(db int, key string)] // the keyspace's, or nil
 	tracking *tracking                                 // the keyspace's
+	expiry   *ExpiryStats                              // the keyspace's, or nil
 	// mayExpire is false only while no shard holds keys with an expiry or
 	// expiring parts, so that the active expiry cycle can skip the whole
 	// database without locking its shards (see Expirer.Cycle).
@@ -827,6 +844,8 @@ type Keyspace struct {
 	AI *ai.Registry
 
 	tracking tracking
+	// Expiry counts what expiry deleted (INFO expired_keys, expired_subkeys).
+	Expiry ExpiryStats
 	// onExpire, when set, is told of every key deleted because its time
 	// ran out, under its shard's lock (replication propagates a DEL).
 	onExpire atomic.Pointer[func(db int, key string)]
@@ -846,7 +865,7 @@ func (ks *Keyspace) OnExpire(fn func(db int, key string)) {
 func New(n int) *Keyspace {
 	ks := &Keyspace{DBs: make([]*DB, n), Indexes: vindex.NewRegistry(), AI: ai.NewRegistry()}
 	for i := range ks.DBs {
-		db := &DB{id: i, events: &ks.Events, tracking: &ks.tracking, onExpire: &ks.onExpire}
+		db := &DB{id: i, events: &ks.Events, tracking: &ks.tracking, onExpire: &ks.onExpire, expiry: &ks.Expiry}
 		for j := range db.shards {
 			db.shards[j].db = db
 		}

@@ -1,14 +1,8 @@
 package keyspace
 
 import (
-	"sync/atomic"
-
 	"github.com/hotkv/hotkv/internal/notify"
 )
-
-// ExpiredSubkeys counts parts of values (hash fields) deleted because their
-// own time ran out (INFO expired_subkeys).
-var ExpiredSubkeys atomic.Int64
 
 // SubExpirer is a value whose parts expire on their own: a hash with field
 // TTLs. Keys holding one are tracked per shard so that the active expiry
@@ -64,7 +58,7 @@ func (s *Shard) ExpireSubSample(n, quota int, now int64) (sampled, hit, expired 
 		}
 		hit++
 		expired += deleted
-		ExpiredSubkeys.Add(int64(deleted))
+		s.CountExpiredSubkeys(deleted)
 		s.Notify(notify.Hash, "hexpired", k)
 		if left == 0 {
 			s.remove(k, e)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/internal/acl"
-	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/rdb"
 )
 
@@ -45,8 +44,8 @@ func (s *Server) infoStats(b *strings.Builder) {
 	kv(b, "sync_full", repl.full.Load())
 	kv(b, "sync_partial_ok", repl.partialOK.Load())
 	kv(b, "sync_partial_err", repl.partialErr.Load())
-	kv(b, "expired_subkeys", keyspace.ExpiredSubkeys.Load())
-	kv(b, "expired_keys", keyspace.ExpiredKeys.Load())
+	kv(b, "expired_subkeys", s.ks.Expiry.Subkeys.Load())
+	kv(b, "expired_keys", s.ks.Expiry.Keys.Load())
 	kv(b, "expired_stale_perc", fmt.Sprintf("%.2f", exp.StalePerc()))
 	kv(b, "expired_time_cap_reached_count", exp.CapHits.Load())
 	kv(b, "expire_cycle_cpu_milliseconds", exp.UsedMicro.Load()/1000)

@@ -181,6 +181,8 @@ func (s *Server) resetStats() {
 	s.resetLatency()
 	s.repl.stats.reset()
 	s.expirer.Stats.Reset()
+	s.ks.Expiry.Keys.Store(0)
+	s.ks.Expiry.Subkeys.Store(0)
 	s.stats.unexpectedErrors.Store(0)
 	s.stats.sanitizedBase.Store(rdb.Sanitized.Load())
 	s.stats.connections.Store(0)
