@@ -287,3 +287,23 @@ func TestReplicaOfHotKV(t *testing.T) {
 		t.Errorf("after the middle replica's full resync its replica follows %s (before %s, top %s): want a new ID", got, midID, topID)
 	}
 }
+
+// TestReplicaOfWhileSyncing: REPLICAOF to a master that cannot be reached,
+// given at any point of the sync with the previous one, leaves the link
+// down. The old link, stopping, could mark it up in the moment between its
+// last check and marking it (too short for this test to hit reliably: the
+// marking is now under the lock REPLICAOF takes).
+func TestReplicaOfWhileSyncing(t *testing.T) {
+	mp, m := startReplicaBinary(t)
+	m.do("SET", "k", "v")
+	_, h := startReplicaBinary(t)
+	for i := range 30 {
+		h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, mp.addr))
+		time.Sleep(time.Duration(i%12) * time.Millisecond)
+		h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", "1")
+		time.Sleep(20 * time.Millisecond)
+		if f := infoFields(t, h, "replication"); f["master_link_status"] != "down" || f["master_port"] != "1" {
+			t.Fatalf("try %d: REPLICAOF to port 1 shows link %s, port %s", i, f["master_link_status"], f["master_port"])
+		}
+	}
+}

@@ -91,6 +91,23 @@ func (s *Server) replState() string {
 
 func (s *Server) setReplState(st string) { s.upstream.state.Store(&st) }
 
+// linkState is a link's own change of state, st, applied only while gen is
+// still the replication asked for: a link that REPLICAOF ended cannot mark
+// the next one up, or down, in the moment before it notices. The link is up
+// in replConnected only; leaving it notes when it went down.
+func (s *Server) linkState(gen uint64, st string) {
+	r := &s.upstream
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.gen != gen {
+		return
+	}
+	s.setReplState(st)
+	if up := st == replConnected; r.linkUp.Swap(up) && !up {
+		r.downSince.Store(time.Now().Unix())
+	}
+}
+
 // startReplicaFromConfig follows replicaof at start-up.
 func (s *Server) startReplicaFromConfig() {
 	if cfg := s.Config(); cfg.ReplicaOfHost != "" {
@@ -165,10 +182,7 @@ func (s *Server) replicaLink(gen uint64, host string, port int) {
 			return
 		default:
 		}
-		if s.upstream.linkUp.Swap(false) {
-			s.upstream.downSince.Store(time.Now().Unix())
-		}
-		s.setReplState(replConnect)
+		s.linkState(gen, replConnect)
 		s.logf("warning", "Replication from MASTER %s:%d: %v; reconnecting", host, port, err)
 		if time.Since(start) > 10*time.Second {
 			backoff = 100 * time.Millisecond
@@ -261,7 +275,7 @@ func (l *replLink) command(args ...string) (string, error) {
 // replicaSession is one connection: handshake, full sync, stream.
 func (s *Server) replicaSession(gen uint64, host string, port int, resume *psyncPoint) error {
 	r := &s.upstream
-	s.setReplState(replConnecting)
+	s.linkState(gen, replConnecting)
 	conn, err := net.DialTimeout("tcp", net.JoinHostPort(host, strconv.Itoa(port)), 10*time.Second)
 	if err != nil {
 		return err
@@ -287,7 +301,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	l := &replLink{s: s, conn: conn, timeout: timeout}
 	l.br = bufio.NewReaderSize(&linkReader{l}, 1<<16)
 
-	s.setReplState(replHandshake)
+	s.linkState(gen, replHandshake)
 	if reply, err := l.command("PING"); err != nil {
 		return err
 	} else if reply[0] == '-' && !strings.HasPrefix(reply, "-NOAUTH") && !strings.HasPrefix(reply, "-NOPERM") && !strings.HasPrefix(reply, "-ERR operation not permitted") {
@@ -339,7 +353,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 
 	// The RDB. Read from br itself (diskless) or a limit of it, ReadFile
 	// reads nothing past its end: the stream follows.
-	s.setReplState(replSync)
+	s.linkState(gen, replSync)
 	head, err := l.line()
 	if err != nil {
 		return err
@@ -451,8 +465,7 @@ func (s *Server) continueSync(gen uint64, l *replLink, newID []string, resume *p
 // and every second.
 func (l *replLink) streamFrom(gen uint64, mc *client, resume *psyncPoint, timeout time.Duration) error {
 	r := &l.s.upstream
-	l.s.setReplState(replConnected)
-	r.linkUp.Store(true)
+	l.s.linkState(gen, replConnected)
 	r.lastIO.Store(time.Now().UnixMilli())
 	l.timeout = 0
 	l.conn.SetReadDeadline(time.Time{})
