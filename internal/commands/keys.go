@@ -79,14 +79,21 @@ func dbArg(x *command.Ctx, b []byte) (int, bool) {
 	return n, ok
 }
 
-func del(x *command.Ctx) {
+func del(x *command.Ctx)    { deleteKeys(x, x.KS.Lazy != nil && x.KS.Lazy.UserDel.Load()) }
+func unlink(x *command.Ctx) { deleteKeys(x, true) }
+
+// deleteKeys is DEL and UNLINK; lazy: the values count as freed lazily.
+func deleteKeys(x *command.Ctx, lazy bool) {
 	n := 0
+	f := freeing{lazy: lazy}
 	for _, k := range x.Args[1:] {
-		if x.Shard(k).Delete(k, x.Now) {
+		if e := x.Shard(k).Take(k, x.Now); e != nil {
+			f.add(e, len(k))
 			x.Notify(notify.Generic, "del", k)
 			n++
 		}
 	}
+	f.done(x)
 	x.W.Int(int64(n))
 }
 
@@ -288,30 +295,65 @@ func swapdb(x *command.Ctx) {
 	x.W.OK()
 }
 
-// flushArgs accepts FLUSHDB/FLUSHALL's optional ASYNC or SYNC. Both free
-// synchronously: dropping the tables is O(shards), and the garbage collector
-// reclaims the values in the background anyway.
-func flushArgs(x *command.Ctx) bool {
-	if len(x.Args) > 2 || (len(x.Args) == 2 && !command.Is(x.Args[1], "async") && !command.Is(x.Args[1], "sync")) {
-		x.Error(command.ErrSyntax)
-		return false
+// flushArgs parses FLUSHDB/FLUSHALL's optional ASYNC or SYNC, and reports
+// whether the flush is asynchronous (ASYNC, or neither with
+// lazyfree-lazy-user-flush).
+func flushArgs(x *command.Ctx) (async, ok bool) {
+	switch {
+	case len(x.Args) == 1:
+		return x.KS.Lazy != nil && x.KS.Lazy.UserFlush.Load(), true
+	case len(x.Args) == 2 && command.Is(x.Args[1], "async"):
+		return true, true
+	case len(x.Args) == 2 && command.Is(x.Args[1], "sync"):
+		return false, true
 	}
-	return true
+	x.Error(command.ErrSyntax)
+	return false, false
+}
+
+// flushed hands the keys a flush dropped (keys of them, of about bytes) to
+// the lazy free and replies, as Redis 8 does: ASYNC counts them freed
+// lazily and replies at once; SYNC from a client that may block (not in
+// MULTI, a script or a master's stream) counts them too, and replies once
+// they are reclaimed; otherwise they are freed as the command runs,
+// uncounted.
+func flushed(x *command.Ctx, keys int, bytes int64, async bool) {
+	n := int64(keys)
+	switch {
+	case async:
+		x.KS.Lazy.Drop(n, bytes)
+	case x.Blocker != nil:
+		done := x.KS.Lazy.DropAndWait(n, bytes)
+		x.After = func() {
+			<-done
+			x.W.OK()
+		}
+		return
+	default:
+		x.KS.Lazy.Drop(0, bytes)
+	}
+	x.W.OK()
 }
 
 func flushdb(x *command.Ctx) {
-	if flushArgs(x) {
+	if async, ok := flushArgs(x); ok {
+		keys := x.DB.Size()
+		bytes := flushBytes(x.DB, keys, x.Now)
 		x.DB.Flush()
-		x.W.OK()
+		flushed(x, keys, bytes, async)
 	}
 }
 
 func flushall(x *command.Ctx) {
-	if flushArgs(x) {
+	if async, ok := flushArgs(x); ok {
+		keys, bytes := 0, int64(0)
 		for _, db := range x.KS.DBs {
+			n := db.Size()
+			keys += n
+			bytes += flushBytes(db, n, x.Now)
 			db.Flush()
 		}
-		x.W.OK()
+		flushed(x, keys, bytes, async)
 	}
 }
 
@@ -642,7 +684,7 @@ func init() {
 	command.Register(
 		many(&command.Cmd{Name: "del", Arity: -2, Flags: w, Run: del, Group: g, Since: "1.0.0",
 			Summary: "Deletes one or more keys.", Args: "key [key ...]"}),
-		many(&command.Cmd{Name: "unlink", Arity: -2, Flags: w | f, Run: del, Group: g, Since: "4.0.0",
+		many(&command.Cmd{Name: "unlink", Arity: -2, Flags: w | f, Run: unlink, Group: g, Since: "4.0.0",
 			Summary: "Asynchronously deletes one or more keys.", Args: "key [key ...]"}),
 		many(&command.Cmd{Name: "exists", Arity: -2, Flags: r | f, Run: exists, Group: g, Since: "1.0.0",
 			Summary: "Determines whether one or more keys exist.", Args: "key [key ...]"}),

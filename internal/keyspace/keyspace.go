@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/ai"
+	"github.com/hotkv/hotkv/internal/lazyfree"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/vector/vindex"
 )
@@ -396,21 +397,24 @@ func (s *Shard) setExpire(k string, e *Entry, at int64) {
 }
 
 // Delete removes key and reports whether it held a live value.
-func (s *Shard) Delete(key []byte, now int64) bool {
+func (s *Shard) Delete(key []byte, now int64) bool { return s.Take(key, now) != nil }
+
+// Take is Delete, returning the value deleted (nil when the key had none).
+func (s *Shard) Take(key []byte, now int64) *Entry {
 	e := s.m.get(bstr(key))
 	if e == nil {
-		return false
+		return nil
 	}
 	if e.Expired(now) {
 		if expiryStopped.Load() { // a replica: its master's DEL is how keys expire
 			s.remove(e.keyString(), e)
-			return false
+			return nil
 		}
 		s.expireUnlessPaused(e, now)
-		return false
+		return nil
 	}
 	s.remove(e.keyString(), e)
-	return true
+	return e
 }
 
 // expireStale expires e if its time has run out, for the writes that
@@ -842,6 +846,10 @@ type Keyspace struct {
 	// AI holds the prompt caches, semantic caches and agent memories, as
 	// server-wide as Indexes.
 	AI *ai.Registry
+	// Lazy reclaims the memory of values commands drop (UNLINK, FLUSHALL),
+	// set by the server; nil in a keyspace a loader fills, where it does
+	// nothing.
+	Lazy *lazyfree.Freer
 
 	tracking tracking
 	// Expiry counts what expiry deleted (INFO expired_keys, expired_subkeys).

@@ -442,11 +442,17 @@ func (e *Engine) DeleteLibrary(name []byte) bool {
 	return lib != nil
 }
 
-// FlushFunctions removes every library.
-func (e *Engine) FlushFunctions() {
+// FlushFunctions removes every library, and reports the functions they
+// held and about the bytes they took.
+func (e *Engine) FlushFunctions() (funcs, bytes int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	for _, l := range e.fns.libs {
+		funcs += len(l.Functions)
+		bytes += l.compiled + len(l.Code)
+	}
 	e.fns = newLibSet()
+	return funcs, bytes
 }
 
 // Counts reports the scripts cached, the libraries loaded, their functions

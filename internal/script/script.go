@@ -321,12 +321,15 @@ func (e *Engine) Lookup(sha []byte) *Script {
 	return e.scripts[string(low[:])]
 }
 
-// Flush empties the cache.
-func (e *Engine) Flush() {
+// Flush empties the cache, and reports the scripts it held and about the
+// bytes they took.
+func (e *Engine) Flush() (scripts, bytes int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	scripts, bytes = len(e.scripts), len(e.scripts)*scriptEntryBytes+e.compiled
 	e.scripts = map[string]*Script{}
 	e.compiled = 0
+	return scripts, bytes
 }
 
 // Wrote records that the running script has written (SCRIPT KILL then

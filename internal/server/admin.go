@@ -141,7 +141,7 @@ func configSet(x *command.Ctx) {
 	tighter := s.applyMemoryConfig(next)
 	s.ks.Events.Set(next.NotifyKeyspaceEvents)
 	s.slow.configure(next)
-	applyRedisParams(next)
+	s.applyRedisParams(next)
 	s.repl.configure(next)
 	if c := cl(x); tighter != 0 && c.inExec {
 		c.memGen = tighter // EXEC holds the shards the measurement counts: exec waits
@@ -172,10 +172,12 @@ func tlsArg(params []*config.Param) int {
 	return 0
 }
 
-// applyRedisParams makes the process-wide Redis parameters of cfg take
-// effect (hll-sparse-max-bytes, the encoding thresholds), at start-up and
-// after CONFIG SET.
-func applyRedisParams(cfg *config.Config) {
+// applyRedisParams makes the Redis parameters of cfg take effect
+// (hll-sparse-max-bytes, the encoding thresholds, lazyfree-lazy-user-*),
+// at start-up and after CONFIG SET.
+func (s *Server) applyRedisParams(cfg *config.Config) {
+	s.ks.Lazy.UserDel.Store(cfg.LazyFree("user-del"))
+	s.ks.Lazy.UserFlush.Store(cfg.LazyFree("user-flush"))
 	hll.SetSparseMaxBytes(cfg.HLLSparseMaxBytes())
 	e := cfg.Encodings()
 	hash.SetThresholds(e.HashListpackEntries, e.HashListpackValue)

@@ -71,7 +71,9 @@ func functionFlush(x *command.Ctx) {
 		x.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
 		return
 	}
-	cl(x).s.scripts.FlushFunctions()
+	s := cl(x).s
+	n, bytes := s.scripts.FlushFunctions()
+	s.scriptsFlushed(x, n, 1, bytes) // Redis's one engine, Lua
 	x.W.OK()
 }
 

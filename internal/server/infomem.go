@@ -68,11 +68,9 @@ func (s *Server) infoMemory(b *strings.Builder, c *client) {
 	kv(b, "mem_aof_buffer", o.aofBuf)
 	kv(b, "mem_allocator", "go")
 	kv(b, "mem_overhead_db_hashtable_rehashing", 0) // tables grow at once, never rehash incrementally
-	// Deleted values are the collector's to reclaim: nothing is ever
-	// pending in a lazy-free thread, or defragmented.
-	kv(b, "active_defrag_running", 0)
-	kv(b, "lazyfree_pending_objects", 0)
-	kv(b, "lazyfreed_objects", 0)
+	kv(b, "active_defrag_running", 0)               // the collector compacts nothing: nothing to defragment
+	kv(b, "lazyfree_pending_objects", s.ks.Lazy.Pending())
+	kv(b, "lazyfreed_objects", s.ks.Lazy.Freed())
 	kv(b, "heap_sys", ms.HeapSys)
 	kv(b, "heap_objects", ms.HeapObjects)
 	kv(b, "gc_cycles", ms.NumGC)

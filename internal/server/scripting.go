@@ -5,6 +5,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/lazyfree"
 	"github.com/hotkv/hotkv/internal/script"
 )
 
@@ -347,8 +348,28 @@ func scriptFlush(x *command.Ctx) {
 		x.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
 		return
 	}
-	cl(x).s.scripts.Flush()
+	s := cl(x).s
+	n, bytes := s.scripts.Flush()
+	s.scriptsFlushed(x, n, 0, bytes)
 	x.W.OK()
+}
+
+// scriptsFlushed hands what SCRIPT FLUSH or FUNCTION FLUSH dropped to the
+// lazy free: n scripts or functions (and engines more, Lua's state for
+// functions), counted as freed lazily when the flush is asynchronous (ASYNC,
+// or no mode with lazyfree-lazy-user-flush) and n is above Redis's
+// threshold, as its freeLuaScriptsAsync and freeFunctionsAsync count them.
+func (s *Server) scriptsFlushed(x *command.Ctx, n, engines, bytes int) {
+	lazy := s.ks.Lazy
+	async := lazy.UserFlush.Load()
+	if len(x.Args) == 3 {
+		async = command.Is(x.Args[2], "async")
+	}
+	var objects int64
+	if async && n > lazyfree.Threshold {
+		objects = int64(n + engines)
+	}
+	lazy.Drop(objects, int64(bytes))
 }
 
 // scriptKill stops a running script that has not written yet. It takes no

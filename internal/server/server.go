@@ -23,6 +23,7 @@ import (
 	"github.com/hotkv/hotkv/internal/acl"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/lazyfree"
 	"github.com/hotkv/hotkv/internal/rdb"
 	"github.com/hotkv/hotkv/internal/script"
 	"github.com/hotkv/hotkv/internal/tick"
@@ -123,6 +124,7 @@ func New(cfg *config.Config) *Server {
 		}
 	}
 	s.cfg.Store(cfg)
+	s.ks.Lazy = lazyfree.New()
 	if len(cfg.Renames) > 0 {
 		s.names, _ = renamed(cfg.Renames) // checked as the configuration was read
 	}
@@ -135,7 +137,7 @@ func New(cfg *config.Config) *Server {
 	s.slow.configure(cfg)
 	s.ev = newEvictor()
 	s.applyMemoryConfig(cfg)
-	applyRedisParams(cfg)
+	s.applyRedisParams(cfg)
 	s.activeExpire.Store(true)
 	s.repl.init(s)
 	s.repl.configure(cfg)
@@ -232,10 +234,14 @@ func (s *Server) port() int {
 // Serve accepts connections until Shutdown; it returns nil after a clean stop.
 func (s *Server) Serve() error {
 	s.logf("notice", "HotKV %s (Redis %s compatible) ready to accept connections on %v", Version, RedisVersion, s.Addr())
-	s.wg.Add(3)
+	s.wg.Add(4)
 	go s.cron()
 	go s.evictLoop()
 	go s.aofLoop()
+	go func() {
+		defer s.wg.Done()
+		s.ks.Lazy.Run(s.closed)
+	}()
 	first := s.listeners.serve(s)
 	s.wg.Wait()
 	s.persistAtExit() // before returning: the process may exit right after

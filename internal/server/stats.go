@@ -183,6 +183,7 @@ func (s *Server) resetStats() {
 	s.expirer.Stats.Reset()
 	s.ks.Expiry.Keys.Store(0)
 	s.ks.Expiry.Subkeys.Store(0)
+	s.ks.Lazy.ResetStats()
 	s.stats.unexpectedErrors.Store(0)
 	s.stats.sanitizedBase.Store(rdb.Sanitized.Load())
 	s.stats.connections.Store(0)

@@ -340,6 +340,9 @@ func (l *List) Len() int { return l.n }
 
 func (l *List) live() []*chunk { return l.chunks[l.first:] }
 
+// Nodes is the number of chunks: a quicklist's nodes.
+func (l *List) Nodes() int { return len(l.live()) }
+
 // at returns chunk i of l.chunks, nil outside the live ones.
 func (l *List) at(i int) *chunk {
 	if i < l.first || i >= len(l.chunks) {
