@@ -155,6 +155,18 @@ func TestLazyFreeReclaimsMemory(t *testing.T) {
 	r.expect(Status("OK"), "FLUSHDB", "ASYNC")
 	down("FLUSHDB ASYNC of one large set", peak)
 
+	// DEBUG RELOAD replaces the data with its copy from the file: the data
+	// replaced is reclaimed, not left beside the new.
+	r.expect(Status("OK"), "DEBUG", "POPULATE", "300000", "key", "100")
+	loaded := used()
+	r.expect(Status("OK"), "DEBUG", "RELOAD")
+	for end := time.Now().Add(5 * time.Second); used() > orig+(loaded-orig)*3/2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("after DEBUG RELOAD: used_memory %d, %d before it, %d at start", used(), loaded, orig)
+		}
+	}
+	r.expect(Status("OK"), "FLUSHALL")
+
 	r.expect(Status("OK"), "SET", "big", strings.Repeat("x", 8<<20))
 	peak = used()
 	r.expect(int64(1), "DEL", "big")

@@ -337,8 +337,7 @@ func flushed(x *command.Ctx, keys int, bytes int64, async bool) {
 
 func flushdb(x *command.Ctx) {
 	if async, ok := flushArgs(x); ok {
-		keys := x.DB.Size()
-		bytes := flushBytes(x.DB, keys, x.Now)
+		keys, bytes := x.DB.Size(), DBBytes(x.DB, x.Now)
 		x.DB.Flush()
 		flushed(x, keys, bytes, async)
 	}
@@ -348,9 +347,8 @@ func flushall(x *command.Ctx) {
 	if async, ok := flushArgs(x); ok {
 		keys, bytes := 0, int64(0)
 		for _, db := range x.KS.DBs {
-			n := db.Size()
-			keys += n
-			bytes += flushBytes(db, n, x.Now)
+			keys += db.Size()
+			bytes += DBBytes(db, x.Now)
 			db.Flush()
 		}
 		flushed(x, keys, bytes, async)

@@ -80,10 +80,12 @@ func (f *freeing) done(x *command.Ctx) {
 	}
 }
 
-// flushBytes estimates the bytes of db's keys (keys of them) from up to
-// flushSamples of them, each as MEMORY USAGE estimates it: the first of
-// shards taken from a random one on. Caller holds db's locks.
-func flushBytes(db *keyspace.DB, keys int, now int64) int64 {
+// DBBytes estimates the bytes of db's keys from up to flushSamples of
+// them, each as MEMORY USAGE estimates it: the first of shards taken from a
+// random one on. Caller holds db's locks, or has it to itself (the data a
+// DEBUG RELOAD or a replica's full sync replaced).
+func DBBytes(db *keyspace.DB, now int64) int64 {
+	keys := db.Size()
 	var sum, seen int64
 	first := rand.IntN(keyspace.ShardCount)
 	for i := 0; i < keyspace.ShardCount && seen < flushSamples && seen < int64(keys); i++ {

@@ -112,7 +112,7 @@ const (
 	whyCPUList     = "Redis pins its threads to CPUs; HotKV leaves its goroutines to the Go scheduler on every core"
 	whyThreads     = "Redis's event loop: HotKV serves each connection in its own goroutine on every core, with no I/O threads and no accept batches"
 	whyLazyfree    = "HotKV frees memory through Go's garbage collector, which runs beside the server: deleting a big key never blocks as in Redis, lazy or not; as in Redis, yes makes the replication stream say UNLINK for such deletions (docs/replication.md)"
-	whyLazyUser    = "HotKV frees memory through Go's garbage collector, which runs beside the server: deleting or flushing never blocks as in Redis, lazy or not; as in Redis, yes makes DEL (user-del) or a FLUSHALL, FLUSHDB, SCRIPT FLUSH and FUNCTION FLUSH without SYNC or ASYNC (user-flush) count in INFO lazyfreed_objects as UNLINK and ASYNC do (docs/commands/keys.md)"
+	whyLazyUser    = "as in Redis, yes makes DEL count in INFO lazyfreed_objects as UNLINK does (user-del), and FLUSHALL, FLUSHDB, SCRIPT FLUSH and FUNCTION FLUSH without SYNC or ASYNC run as with ASYNC (user-flush): a flush then replies at once instead of once its memory is reclaimed (docs/commands/keys.md, Freeing memory)"
 	whyOOM         = "HotKV does not change its Linux OOM score (and has no child processes to rank)"
 	whyReplication = "not read by HotKV's replication (docs/replication.md)"
 	whyReplica     = "read by HotKV as a replica (docs/replication.md)"
@@ -193,8 +193,8 @@ var redisSpecs = [...]redisSpec{
 	{name: "lazyfree-lazy-eviction", kind: kBool, def: "no", why: whyLazyfree},
 	{name: "lazyfree-lazy-expire", kind: kBool, def: "no", why: whyLazyfree},
 	{name: "lazyfree-lazy-server-del", kind: kBool, def: "no", why: whyLazyfree},
-	{name: "lazyfree-lazy-user-del", kind: kBool, def: "no", why: whyLazyUser},
-	{name: "lazyfree-lazy-user-flush", kind: kBool, def: "no", why: whyLazyUser},
+	{name: "lazyfree-lazy-user-del", kind: kBool, def: "no", effect: Honoured, why: whyLazyUser},
+	{name: "lazyfree-lazy-user-flush", kind: kBool, def: "no", effect: Honoured, why: whyLazyUser},
 	{name: "list-compress-depth", kind: kInt, def: "0", min: 0, max: math.MaxInt32, why: "Redis's LZF compression of inner quicklist nodes: HotKV's lists are not compressed, and nothing a client sees depends on it"},
 	{name: "list-max-listpack-size", alias: "list-max-ziplist-size", kind: kInt, def: "-2", min: math.MinInt32, max: math.MaxInt32, effect: Honoured,
 		why: "the size of a list's listpack and of its quicklist nodes, as in Redis: -1 to -5 bound them to 4, 8, 16, 32 or 64 KB (lower values to 64 KB), a positive value to that many elements within 8 KB; a list converts to a quicklist at the write that takes it past this, and back to a listpack when it shrinks to one node within half of it (OBJECT ENCODING and DUMP follow); a quicklist keeps the node size it was created with"},

@@ -13,6 +13,7 @@ package lazyfree
 import (
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,7 +32,8 @@ const (
 	// runtime's own pace, GOGC=100, marks about as much as was allocated).
 	heapShare = 8
 	// minGap keeps forced collections apart under a stream of deletions:
-	// at most a few a second, each running beside the commands.
+	// at most a few a second, each running beside the commands. A client
+	// waiting for one (a blocking FLUSHALL) does not wait for the gap.
 	minGap = 200 * time.Millisecond
 )
 
@@ -137,9 +139,11 @@ func (f *Freer) Run(stop <-chan struct{}) {
 		}
 		jobs, collect := f.take(), f.worthCollecting()
 		if collect {
-			select {
-			case <-stop:
-			case <-time.After(time.Until(last.Add(minGap))):
+			if !slices.ContainsFunc(jobs, func(j job) bool { return j.done != nil }) {
+				select { // nobody waits: keep to the gap
+				case <-stop:
+				case <-time.After(time.Until(last.Add(minGap))):
+				}
 			}
 			runtime.GC()
 			last = time.Now()

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/commands"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
@@ -744,8 +745,8 @@ func mergeLive(live, staging *keyspace.Keyspace, merge bool) (string, bool) {
 
 // replaceData makes staging's databases the server's, as a flush and a
 // load would: watched keys are touched, blocked clients served from the
-// new data, tracking clients told to drop everything. The caller holds
-// every shard.
+// new data, tracking clients told to drop everything, and the data
+// replaced handed to the lazy free. The caller holds every shard.
 func (s *Server) replaceData(c *client, staging *keyspace.Keyspace, mark int) {
 	if j := s.snap.Load(); j != nil { // a BGSAVE running keeps what it saw
 		for d, db := range s.ks.DBs {
@@ -753,9 +754,12 @@ func (s *Server) replaceData(c *client, staging *keyspace.Keyspace, mark int) {
 		}
 	}
 	now := time.Now().UnixMilli()
+	var old int64
 	for d, db := range s.ks.DBs {
 		keyspace.Swap(db, staging.DBs[d], now)
+		old += commands.DBBytes(staging.DBs[d], now) // the data replaced, to reclaim
 	}
+	s.ks.Lazy.Drop(0, old)
 	if s.track.active.Load() {
 		s.track.flushed(c, mark)
 	}

@@ -27,8 +27,6 @@ import (
 	"github.com/hotkv/hotkv/internal/rdb"
 	"github.com/hotkv/hotkv/internal/script"
 	"github.com/hotkv/hotkv/internal/tick"
-
-	_ "github.com/hotkv/hotkv/internal/commands" // registers the data commands
 )
 
 // Version is HotKV's own version; RedisVersion is the Redis release whose
