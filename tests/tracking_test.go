@@ -516,13 +516,28 @@ func TestTrackingTableMaxKeys(t *testing.T) {
 	a.do("HELLO", "3")
 	a.expect(Status("OK"), "CLIENT", "TRACKING", "ON")
 	for i := range 50 {
-		a.do("GET", fmt.Sprintf("k%d", i))
+		a.send(encode("GET", fmt.Sprintf("k%d", i)))
+	}
+	// The table is trimmed before each command, so invalidations come
+	// between the replies.
+	seen := 0
+	for replies := 0; replies < 50; {
+		switch v := a.read().(type) {
+		case Push:
+			if v[0] != "invalidate" {
+				t.Fatalf("got %#v, want an invalidation", v)
+			}
+			seen++
+		case nil:
+			replies++
+		default:
+			t.Fatalf("got %#v, want GET's null or an invalidation", v)
+		}
 	}
 	eventually(t, "the table back under its limit", func() bool {
 		return hot.infoInt(t, "stats", "tracking_total_keys") <= 10
 	})
 	// The keys forgotten were invalidated: 40 messages or more.
-	seen := 0
 	for seen < 40 {
 		if p, ok := a.read().(Push); !ok || p[0] != "invalidate" {
 			t.Fatalf("got %#v, want invalidations", p)
@@ -532,6 +547,56 @@ func TestTrackingTableMaxKeys(t *testing.T) {
 	bc.expect(Status("PONG"), "PING")
 	a.expect(Status("OK"), "CONFIG", "SET", "tracking-table-max-keys", "0")
 	a.expect(Map{"tracking-table-max-keys", "0"}, "CONFIG", "GET", "tracking-table-max-keys")
+}
+
+// TestTrackingTableLimitBeforeCommand: a table over tracking-table-max-keys
+// (lowered by CONFIG SET) is brought under it before the next command of
+// any client, not only by the cron; the invalidation to the client about to
+// run comes before that command's reply (Redis's regression test for
+// #11715: a command queued in MULTI).
+func TestTrackingTableLimitBeforeCommand(t *testing.T) {
+	hot := start(t)
+	r, rd := hot.raw(t), hot.raw(t)
+	r.expect(Status("OK"), "CONFIG", "SET", "tracking-table-max-keys", "2")
+	r.expect(Status("OK"), "DEBUG", "PAUSE-CRON", "1") // the cron would trim the table too
+	defer r.do("DEBUG", "PAUSE-CRON", "0")
+	rd.do("HELLO", "3")
+	rd.expect(Status("OK"), "CLIENT", "TRACKING", "ON")
+	rd.expect([]any{nil, nil}, "MGET", "1{tag}", "2{tag}")
+	rd.expect(Status("OK"), "MULTI")
+	r.expect(Status("OK"), "CONFIG", "SET", "tracking-table-max-keys", "1")
+	rd.send(encode("PING") + encode("EXEC"))
+	if p, ok := rd.read().(Push); !ok || len(p) != 2 || p[0] != "invalidate" {
+		t.Fatalf("before QUEUED: %#v, want an invalidation", p)
+	}
+	if v := rd.read(); v != Status("QUEUED") {
+		t.Fatalf("got %#v, want QUEUED", v)
+	}
+	if v := rd.read(); !reflect.DeepEqual(v, []any{Status("PONG")}) {
+		t.Fatalf("EXEC: %#v", v)
+	}
+	if n := hot.infoInt(t, "stats", "tracking_total_keys"); n != 1 {
+		t.Fatalf("tracking_total_keys %d, want 1", n)
+	}
+}
+
+// TestTrackingTableFlushedWithNoTracker: a flush empties the table even
+// when the clients whose reads it holds have stopped tracking, as Redis's
+// flush frees its whole table.
+func TestTrackingTableFlushedWithNoTracker(t *testing.T) {
+	hot := start(t)
+	a, b := hot.raw(t), hot.raw(t)
+	a.do("HELLO", "3")
+	a.expect(Status("OK"), "CLIENT", "TRACKING", "ON")
+	a.expect(nil, "GET", "k")
+	a.expect(Status("OK"), "CLIENT", "TRACKING", "OFF")
+	if n := hot.infoInt(t, "stats", "tracking_total_keys"); n != 1 {
+		t.Fatalf("tracking_total_keys %d before the flush, want 1", n)
+	}
+	b.expect(Status("OK"), "FLUSHALL")
+	if n := hot.infoInt(t, "stats", "tracking_total_keys"); n != 0 {
+		t.Fatalf("tracking_total_keys %d after FLUSHALL, want 0", n)
+	}
 }
 
 // TestDifferentialTrackingNoloopExpiry: what the active expiry cycle

@@ -760,7 +760,7 @@ func (s *Server) replaceData(c *client, staging *keyspace.Keyspace, mark int) {
 		old += commands.DBBytes(staging.DBs[d], now) // the data replaced, to reclaim
 	}
 	s.ks.Lazy.Drop(0, old)
-	if s.track.active.Load() {
+	if s.track.inUse() {
 		s.track.flushed(c, mark)
 	}
 }

@@ -412,7 +412,7 @@ func (s *Server) cron() {
 				s.serveStranded()
 			}
 			if max := s.Config().TrackingTableMaxKeys; max > 0 {
-				s.track.limit(max)
+				s.track.limit(max, nil)
 			}
 			s.sampleRates(now, time.Since(began))
 			if h := s.Config().Hz; h != hz {

@@ -113,6 +113,10 @@ func (r *readers) each(fn func(int64)) {
 	}
 }
 
+// inUse reports whether a client tracks or the table still holds keys
+// read by clients that have stopped (a flush empties it all the same).
+func (t *tracker) inUse() bool { return t.active.Load() || t.keys.Load() > 0 }
+
 func newTracker(s *Server) *tracker {
 	t := &tracker{s: s, clients: map[int64]*client{}, prefixes: map[string]map[*client]struct{}{}, pend: map[int64][]string{}}
 	for i := range t.slots {
@@ -148,12 +152,13 @@ func (t *tracker) Modified(key string, by int64) {
 	if t.nprefix.Load() != 0 {
 		t.broadcast(key, by)
 	}
-	t.invalidateReaders(key, by)
+	t.invalidateReaders(key, by, nil)
 }
 
 // invalidateReaders tells the clients that read key since it last changed,
-// and forgets them.
-func (t *tracker) invalidateReaders(key string, by int64) {
+// and forgets them. A message to self, a client on its own goroutine
+// between commands, goes straight to its replies, ahead of the next one.
+func (t *tracker) invalidateReaders(key string, by int64, self *client) {
 	sl := &t.slots[keyspace.ShardIndex(unsafe.Slice(unsafe.StringData(key), len(key)))]
 	sl.mu.Lock()
 	r := sl.m[key]
@@ -176,7 +181,11 @@ func (t *tracker) invalidateReaders(key string, by int64) {
 		// A client that switched to BCAST since it read the key hears of it
 		// by prefix only.
 		if m := c.trackMode.Load(); m != nil && !m.bcast && !(m.noloop && id == by) {
-			if dst, b := t.s.message(c, m, []string{key}, false); dst != nil {
+			switch dst, b := t.s.message(c, m, []string{key}, false); {
+			case dst == nil:
+			case dst == self:
+				self.out.B = append(self.out.B, b...)
+			default:
 				t.s.pushTo(dst, b)
 			}
 		}
@@ -285,8 +294,10 @@ func (t *tracker) flushed(by *client, mark int) {
 
 // limit keeps the table within tracking-table-max-keys, as Redis's
 // trackingLimitUsedSlots: keys over the limit are invalidated (their readers
-// told, as if the keys had changed), a bounded number per call.
-func (t *tracker) limit(max int64) {
+// told, as if the keys had changed), a bounded number per call. self is the
+// client about to run a command (nil from the cron), whose own
+// invalidations come before that command's reply, as in Redis.
+func (t *tracker) limit(max int64, self *client) {
 	over := t.keys.Load() - max
 	if over <= 0 {
 		return
@@ -307,7 +318,7 @@ func (t *tracker) limit(max int64) {
 		sl.mu.Unlock()
 	}
 	for _, k := range victims {
-		t.invalidateReaders(k, 0) // nothing changed: BCAST clients hear nothing, as in Redis
+		t.invalidateReaders(k, 0, self) // nothing changed: BCAST clients hear nothing, as in Redis
 	}
 }
 
