@@ -147,6 +147,16 @@ func TestLazyFreeReclaimsMemory(t *testing.T) {
 		t.Fatalf("right after FLUSHALL: used_memory %d, from %d at peak and %d at start", u, peak, orig)
 	}
 
+	// One value much larger than all the rest, which a sample of keys
+	// would miss: FLUSHALL reclaims all the same.
+	r.do(withArgs(10000, func(j int) []string { return []string{"k" + strconv.Itoa(j), "v"} }, "MSET")...)
+	r.expect(int64(64<<20), "SETRANGE", "huge", strconv.Itoa(64<<20-1), "x")
+	peak = used()
+	r.expect(Status("OK"), "FLUSHALL")
+	if u := used(); u >= orig+(peak-orig)/2 {
+		t.Fatalf("right after FLUSHALL of a 64 MB value among small ones: used_memory %d, from %d at peak and %d at start", u, peak, orig)
+	}
+
 	// One large value: the flush's estimate of its keys must see it.
 	for i := 0; i < 200000; i += 10000 {
 		r.do(withArgs(10000, func(j int) []string { return []string{strconv.Itoa(i + j)} }, "SADD", "set")...)
