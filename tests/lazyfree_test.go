@@ -177,6 +177,23 @@ func TestLazyFreeReclaimsMemory(t *testing.T) {
 	}
 	r.expect(Status("OK"), "FLUSHALL")
 
+	// Keys that expire with no traffic: the active expiry cycle reclaims.
+	var batch strings.Builder
+	for j := range 100000 {
+		batch.WriteString(encode("SET", "t"+strconv.Itoa(j), strings.Repeat("v", 100), "PX", "500"))
+	}
+	r.send(batch.String())
+	for range 100000 {
+		r.read()
+	}
+	peak = used()
+	for end := time.Now().Add(20 * time.Second); r.do("DBSIZE") != int64(0); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%v keys left to expire", r.do("DBSIZE"))
+		}
+	}
+	down("keys expired", peak)
+
 	r.expect(Status("OK"), "SET", "big", strings.Repeat("x", 8<<20))
 	peak = used()
 	r.expect(int64(1), "DEL", "big")

@@ -65,6 +65,11 @@ func (st *ExpireStats) record(sampled, expired int, capped bool, used time.Durat
 // shard lock is held for a short while (about a millisecond at most).
 const subQuota = 1000
 
+// minDrop is the least a cycle's expired keys tell the lazy free of, which
+// collects once drops add up to a large part of the heap: an idle server's
+// memory falls after a burst of expiries, as Redis's does.
+const minDrop = 64 << 10
+
 // NewExpirer makes an expirer over ks, at effort 1.
 func NewExpirer(ks *Keyspace) *Expirer { return &Expirer{ks: ks, sampleSize: 20, stale: 10} }
 
@@ -83,7 +88,13 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 	start := time.Now()
 	deadline := start.Add(budget)
 	total, sampledKeys, expiredKeys, capped := 0, 0, 0, false
-	defer func() { x.Stats.record(sampledKeys, expiredKeys, capped, time.Since(start)) }()
+	var dropped int64 // bytes of the keys expired, for the lazy free
+	defer func() {
+		x.Stats.record(sampledKeys, expiredKeys, capped, time.Since(start))
+		if dropped >= minDrop {
+			x.ks.Lazy.Drop(0, dropped)
+		}
+	}()
 	visited, shards := 0, len(x.ks.DBs)*ShardCount
 	for visited < shards {
 		db := x.ks.DBs[x.db]
@@ -107,7 +118,8 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 		s.Lock() // not s.mu: what expires here was changed by no client (NOLOOP)
 		for len(s.expires) > 0 {
 			now := time.Now()
-			sampled, expired := s.ExpireSample(x.sampleSize, now.UnixMilli())
+			sampled, expired, bytes := s.ExpireSample(x.sampleSize, now.UnixMilli())
+			dropped += bytes
 			total += expired
 			sampledKeys += sampled
 			expiredKeys += expired

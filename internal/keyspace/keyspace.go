@@ -129,6 +129,18 @@ func (e *Entry) Clone() (c *Entry, ok bool) {
 	return c, true
 }
 
+// approxBytes is about what e and its key take, for the lazy free to judge
+// whether a collection is due: a string's bytes, and for a collection a
+// few dozen bytes an element (MEMORY USAGE's finer estimate lives with the
+// commands).
+func approxBytes(e *Entry) int64 {
+	n := int64(unsafe.Sizeof(Entry{})) + int64(e.keyLen) + int64(e.strCap)
+	if l, ok := e.Obj.(interface{ Len() int }); ok {
+		n += int64(l.Len()) * 48
+	}
+	return n
+}
+
 // Encoder is implemented by collection types to name their representation as
 // OBJECT ENCODING reports it ("listpack", "hashtable", ...).
 type Encoder interface{ Encoding() string }
@@ -573,8 +585,9 @@ func (s *Shard) Clear() {
 
 // ExpireSample deletes expired keys among up to n volatile keys (Go's map
 // iteration starts at a random point, which makes this a sample). It returns
-// how many it looked at and how many it deleted.
-func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
+// how many it looked at and how many it deleted, and about the bytes of
+// those (approxBytes).
+func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int, bytes int64) {
 	for k, e := range s.expires {
 		if sampled == n {
 			break
@@ -583,12 +596,13 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int) {
 		if e.Expire <= now {
 			s.remove(k, e) // deleting from the map being ranged over is allowed
 			expired++
+			bytes += approxBytes(e)
 			s.countExpired()
 			s.expired(k)
 		}
 	}
 	s.release()
-	return sampled, expired
+	return sampled, expired, bytes
 }
 
 // observers counts WATCH and blocked-client registrations in every shard of
