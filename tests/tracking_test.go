@@ -578,6 +578,19 @@ func TestTrackingTableLimitBeforeCommand(t *testing.T) {
 	if n := hot.infoInt(t, "stats", "tracking_total_keys"); n != 1 {
 		t.Fatalf("tracking_total_keys %d, want 1", n)
 	}
+	// Under CLIENT REPLY OFF the invalidations still come: CLIENT REPLY
+	// silences replies, not pushes.
+	r.expect(Status("OK"), "CONFIG", "SET", "tracking-table-max-keys", "3")
+	off := hot.raw(t)
+	off.do("HELLO", "3")
+	off.expect(Status("OK"), "CLIENT", "TRACKING", "ON")
+	off.expect([]any{nil, nil}, "MGET", "3{tag}", "4{tag}")
+	off.send(encode("CLIENT", "REPLY", "OFF"))
+	r.expect(Status("OK"), "CONFIG", "SET", "tracking-table-max-keys", "1")
+	off.send(encode("PING"))
+	if p, ok := off.read().(Push); !ok || p[0] != "invalidate" {
+		t.Fatalf("under CLIENT REPLY OFF: %#v, want an invalidation", p)
+	}
 }
 
 // TestTrackingTableFlushedWithNoTracker: a flush empties the table even
@@ -597,6 +610,19 @@ func TestTrackingTableFlushedWithNoTracker(t *testing.T) {
 	if n := hot.infoInt(t, "stats", "tracking_total_keys"); n != 0 {
 		t.Fatalf("tracking_total_keys %d after FLUSHALL, want 0", n)
 	}
+}
+
+// TestDifferentialTrackingRedirectToSelfRESP2: a RESP2 client redirecting
+// to itself, subscribed to __redis__:invalidate, gets its invalidations as
+// messages, as any REDIRECT target does.
+func TestDifferentialTrackingRedirectToSelfRESP2(t *testing.T) {
+	trackingDiffer(t, []tstep{
+		ts("A", "CLIENT", "TRACKING", "ON", "REDIRECT", "$id:A"),
+		ts("A", "GET", "k"),
+		ts("A", "SUBSCRIBE", "__redis__:invalidate"),
+		ts("B", "SET", "k", "v"),
+		ts("A", "<read>"),
+	})
 }
 
 // TestDifferentialTrackingNoloopExpiry: what the active expiry cycle

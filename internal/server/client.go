@@ -404,6 +404,7 @@ func (c *client) process() {
 			if c.pubsub != nil && !c.holding {
 				c.holdPushes()
 			}
+			c.trimTracking()
 			mark := len(c.out.B)
 			c.cur = p
 			c.execute(p.cmd, p.args)

@@ -60,13 +60,6 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		c.reject(cmd, errOOM)
 		return
 	}
-	if t := c.s.track; t.active.Load() {
-		// As Redis before every command: a tracking table over the limit
-		// (lowered by CONFIG SET) is brought back under it first.
-		if max := c.s.Config().TrackingTableMaxKeys; max > 0 && t.keys.Load() > max {
-			t.limit(max, c)
-		}
-	}
 	if cmd.Flags&(command.Write|command.ReadOnly) != 0 && c.monitoring.Load() {
 		c.reject(cmd, "ERR Replica can't interact with the keyspace") // Redis flags a monitor as a replica
 		return

@@ -156,8 +156,9 @@ func (t *tracker) Modified(key string, by int64) {
 }
 
 // invalidateReaders tells the clients that read key since it last changed,
-// and forgets them. A message to self, a client on its own goroutine
-// between commands, goes straight to its replies, ahead of the next one.
+// and forgets them. self's own message, self being a client on its own
+// goroutine between commands, goes straight to its replies, ahead of the
+// next one.
 func (t *tracker) invalidateReaders(key string, by int64, self *client) {
 	sl := &t.slots[keyspace.ShardIndex(unsafe.Slice(unsafe.StringData(key), len(key)))]
 	sl.mu.Lock()
@@ -183,7 +184,7 @@ func (t *tracker) invalidateReaders(key string, by int64, self *client) {
 		if m := c.trackMode.Load(); m != nil && !m.bcast && !(m.noloop && id == by) {
 			switch dst, b := t.s.message(c, m, []string{key}, false); {
 			case dst == nil:
-			case dst == self:
+			case dst == self && c == self: // its own, not as a REDIRECT target
 				self.out.B = append(self.out.B, b...)
 			default:
 				t.s.pushTo(dst, b)
@@ -292,6 +293,19 @@ func (t *tracker) flushed(by *client, mark int) {
 	}
 }
 
+// trimTracking brings a tracking table over tracking-table-max-keys
+// (lowered by CONFIG SET) back under it before c's next command, as Redis
+// does before every command. It runs before the command's reply starts, so
+// c's own invalidations come first and CLIENT REPLY OFF or SKIP, which drop
+// that reply, leave them.
+func (c *client) trimTracking() {
+	if t := c.s.track; t.active.Load() {
+		if max := c.s.Config().TrackingTableMaxKeys; max > 0 && t.keys.Load() > max {
+			t.limit(max, c)
+		}
+	}
+}
+
 // limit keeps the table within tracking-table-max-keys, as Redis's
 // trackingLimitUsedSlots: keys over the limit are invalidated (their readers
 // told, as if the keys had changed), a bounded number per call. self is the
@@ -348,7 +362,7 @@ func (s *Server) message(c *client, m *trackMode, keys []string, flush bool) (ds
 	case w.Proto == 3:
 		w.Push(2)
 		w.BulkString("invalidate")
-	case dst != c && dst.subscribed():
+	case m.redirect != 0 && dst.subscribed(): // a REDIRECT target, itself too
 		w.Push(3)
 		w.BulkString("message")
 		w.BulkString("__redis__:invalidate")
