@@ -10,7 +10,6 @@ import (
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
-	"github.com/hotkv/hotkv/internal/lazyfree"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/scan"
 )
@@ -346,14 +345,11 @@ func flushdb(x *command.Ctx) {
 
 func flushall(x *command.Ctx) {
 	if async, ok := flushArgs(x); ok {
-		keys := 0
+		keys, bytes := 0, int64(0)
 		for _, db := range x.KS.DBs {
 			keys += db.Size()
+			bytes += DBBytes(db, x.Now)
 			db.Flush()
-		}
-		bytes := int64(lazyfree.Everything) // sampled keys could miss a few large values
-		if keys == 0 {
-			bytes = 0
 		}
 		flushed(x, keys, bytes, async)
 	}

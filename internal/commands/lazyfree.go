@@ -13,13 +13,21 @@ import (
 	"github.com/hotkv/hotkv/internal/value/zset"
 )
 
-// bigFree is the size from which what a command deleted is worth telling
-// the lazy free (which collects once it adds up to enough).
-const bigFree = 64 << 10
+// bigFree is the size from which a value deleted is worth telling the lazy
+// free (which collects once such drops add up to enough); bulkFree the
+// size from which all that one command deleted is.
+const (
+	bigFree  = 64 << 10
+	bulkFree = 1 << 20
+)
 
-// flushSamples is how many keys a flush looks at to estimate the bytes of
-// all of them.
-const flushSamples = 16
+// A flush sizes every key of a database of up to exactKeys (so that a few
+// large values among small ones count), and flushSamples keys of a larger
+// one (a few milliseconds at most under the flush's locks).
+const (
+	exactKeys    = 100_000
+	flushSamples = 16
+)
 
 // freeEffort is Redis's lazyfreeGetFreeEffort: the allocations freeing e's
 // value takes, 1 for a string, a compact form or a vector set (a module
@@ -55,40 +63,63 @@ func freeEffort(e *keyspace.Entry) int64 {
 // freeing gathers what a command deletes for the keyspace's lazy free:
 // the values counted as freed lazily (lazy: UNLINK, DEL with
 // lazyfree-lazy-user-del, and an effort above Redis's threshold) and about
-// the bytes of all of them, reclaimed soon when they come to much.
+// the bytes of the large ones, or of all when they come to much, reclaimed
+// soon. Small values deleted a few at a time are left to the collector's
+// pace: a stream of such deletions, matched by writes, is what Go's pacer
+// collects well on its own.
 type freeing struct {
 	lazy           bool
 	objects, bytes int64
+	large          int64 // the bytes of values of bigFree or more
 }
 
 // add counts e, just deleted from under a key of klen bytes.
 func (f *freeing) add(e *keyspace.Entry, klen int) {
-	if e.Kind == keyspace.KindString {
-		f.bytes += slotBytes + 56 + int64(klen+cap(e.Bytes()))
-		return
+	n := slotBytes + 56 + int64(klen+cap(e.Bytes()))
+	if e.Kind != keyspace.KindString {
+		if f.lazy && freeEffort(e) > lazyfree.Threshold {
+			f.objects++
+		}
+		n = slotBytes + entryBytes(e, klen, 5)
 	}
-	if f.lazy && freeEffort(e) > lazyfree.Threshold {
-		f.objects++
+	f.bytes += n
+	if n >= bigFree {
+		f.large += n
 	}
-	f.bytes += slotBytes + entryBytes(e, klen, 5)
 }
 
-// done hands what was gathered to the lazy free, when worth it.
+// done hands what was gathered to the lazy free: all of it when the
+// command deleted bulkFree or more, else its large values.
 func (f *freeing) done(x *command.Ctx) {
-	if f.objects > 0 || f.bytes >= bigFree {
+	if f.bytes >= bulkFree {
 		x.KS.Lazy.Drop(f.objects, f.bytes)
+	} else {
+		x.KS.Lazy.Drop(f.objects, f.large)
 	}
 }
 
-// DBBytes estimates the bytes of db's keys from up to flushSamples of
-// them, each as MEMORY USAGE estimates it: the first of shards taken from a
-// random one on. Caller holds db's locks, or has it to itself (the data a
-// DEBUG RELOAD or a replica's full sync replaced).
+// DBBytes estimates the bytes of db's keys: each as MEMORY USAGE
+// estimates a key, all of them up to exactKeys, else flushSamples of them
+// (the first of shards taken from a random one on). Caller holds db's
+// locks, or has it to itself (the data a DEBUG RELOAD or a replica's full
+// sync replaced).
 func DBBytes(db *keyspace.DB, now int64) int64 {
 	keys := db.Size()
+	if keys == 0 {
+		return 0
+	}
 	var sum, seen int64
+	if keys <= exactKeys {
+		for i := range keyspace.ShardCount {
+			db.Shard(i).Range(now, func(k string, e *keyspace.Entry) bool {
+				sum += slotBytes + entryBytes(e, len(k), 5)
+				return true
+			})
+		}
+		return sum
+	}
 	first := rand.IntN(keyspace.ShardCount)
-	for i := 0; i < keyspace.ShardCount && seen < flushSamples && seen < int64(keys); i++ {
+	for i := 0; i < keyspace.ShardCount && seen < flushSamples; i++ {
 		db.Shard((first+i)%keyspace.ShardCount).Range(now, func(k string, e *keyspace.Entry) bool {
 			sum += slotBytes + entryBytes(e, len(k), 5)
 			seen++

@@ -65,10 +65,14 @@ func (st *ExpireStats) record(sampled, expired int, capped bool, used time.Durat
 // shard lock is held for a short while (about a millisecond at most).
 const subQuota = 1000
 
-// minDrop is the least a cycle's expired keys tell the lazy free of, which
-// collects once drops add up to a large part of the heap: an idle server's
-// memory falls after a burst of expiries, as Redis's does.
-const minDrop = 64 << 10
+// bigValue is the size from which an expired value is worth telling the
+// lazy free of, which collects once such drops add up to a large part of
+// the heap: an idle server's memory falls after large values expire, as
+// Redis's does. Small ones are left to the collector's pace: under steady
+// traffic with TTLs, expiries are matched by writes, which Go's pacer
+// collects after on its own (reporting them all forced collections about
+// four times as often).
+const bigValue = 64 << 10
 
 // NewExpirer makes an expirer over ks, at effort 1.
 func NewExpirer(ks *Keyspace) *Expirer { return &Expirer{ks: ks, sampleSize: 20, stale: 10} }
@@ -88,12 +92,10 @@ func (x *Expirer) Cycle(budget time.Duration) int {
 	start := time.Now()
 	deadline := start.Add(budget)
 	total, sampledKeys, expiredKeys, capped := 0, 0, 0, false
-	var dropped int64 // bytes of the keys expired, for the lazy free
+	var dropped int64 // bytes of the large values expired, for the lazy free
 	defer func() {
 		x.Stats.record(sampledKeys, expiredKeys, capped, time.Since(start))
-		if dropped >= minDrop {
-			x.ks.Lazy.Drop(0, dropped)
-		}
+		x.ks.Lazy.Drop(0, dropped)
 	}()
 	visited, shards := 0, len(x.ks.DBs)*ShardCount
 	for visited < shards {

@@ -586,7 +586,7 @@ func (s *Shard) Clear() {
 // ExpireSample deletes expired keys among up to n volatile keys (Go's map
 // iteration starts at a random point, which makes this a sample). It returns
 // how many it looked at and how many it deleted, and about the bytes of
-// those (approxBytes).
+// the large ones among those (approxBytes, bigValue).
 func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int, bytes int64) {
 	for k, e := range s.expires {
 		if sampled == n {
@@ -596,7 +596,9 @@ func (s *Shard) ExpireSample(n int, now int64) (sampled, expired int, bytes int6
 		if e.Expire <= now {
 			s.remove(k, e) // deleting from the map being ranged over is allowed
 			expired++
-			bytes += approxBytes(e)
+			if b := approxBytes(e); b >= bigValue {
+				bytes += b
+			}
 			s.countExpired()
 			s.expired(k)
 		}

@@ -19,11 +19,6 @@ import (
 	"time"
 )
 
-// Everything, as the bytes dropped, says all the data went (FLUSHALL):
-// what was dropped is then the live heap less Baseline, however the values
-// were sized.
-const Everything = -1
-
 // Threshold is Redis's LAZYFREE_THRESHOLD: a value whose free effort (the
 // allocations it is made of) is above it is freed lazily, and counted.
 const Threshold = 64
@@ -48,8 +43,6 @@ type Freer struct {
 	// UNLINK does) and lazyfree-lazy-user-flush (FLUSHALL, FLUSHDB, SCRIPT
 	// FLUSH and FUNCTION FLUSH without SYNC or ASYNC free as with ASYNC).
 	UserDel, UserFlush atomic.Bool
-	// Baseline is the heap the server takes with no data, set at start-up.
-	Baseline atomic.Int64
 
 	pending, freed atomic.Int64
 
@@ -57,7 +50,6 @@ type Freer struct {
 	stopped bool // Run has returned: nobody is left to wait for
 	jobs    []job
 	garbage int64            // bytes dropped since the collection numbered cycles
-	all     bool             // and all the data with them (Everything)
 	cycles  uint64           // the collection count when garbage started
 	count   []metrics.Sample // the collection count, read under mu
 
@@ -83,7 +75,7 @@ func New() *Freer {
 // values Redis would free lazily (counted in INFO). A nil Freer (a
 // keyspace of the loaders' own) does nothing.
 func (f *Freer) Drop(objects, bytes int64) {
-	if f != nil && (objects > 0 || bytes != 0) {
+	if f != nil && (objects > 0 || bytes > 0) {
 		f.add(job{objects: objects}, bytes)
 	}
 }
@@ -112,13 +104,9 @@ func (f *Freer) add(j job, bytes int64) {
 	f.jobs = append(f.jobs, j)
 	if metrics.Read(f.count); f.count[0].Value.Uint64() != f.cycles {
 		// A collection ran since the last drops: they are reclaimed.
-		f.cycles, f.garbage, f.all = f.count[0].Value.Uint64(), 0, false
+		f.cycles, f.garbage = f.count[0].Value.Uint64(), 0
 	}
-	if bytes == Everything {
-		f.all = true
-	} else {
-		f.garbage += bytes
-	}
+	f.garbage += bytes
 	f.mu.Unlock()
 	select {
 	case f.wake <- struct{}{}:
@@ -179,13 +167,10 @@ func (f *Freer) worthCollecting() bool {
 	live := int64(f.live[0].Value.Uint64())
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.all {
-		f.garbage = max(f.garbage, live-f.Baseline.Load())
-	}
 	if f.garbage < minGarbage || f.garbage*heapShare < live {
 		return false
 	}
-	f.garbage, f.all = 0, false
+	f.garbage = 0
 	return true
 }
 

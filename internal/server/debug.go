@@ -643,7 +643,7 @@ func debugReload(x *command.Ctx, c *client) {
 			return
 		}
 	}
-	s.replaceData(c, staging, mark)
+	s.replaceData(c, staging, mark, flush) // NOFLUSH: the live keys merged in stay
 	s.logf("notice", "DB reloaded by DEBUG RELOAD")
 	x.W.OK()
 }
@@ -693,7 +693,7 @@ func debugLoadAOF(x *command.Ctx, c *client) {
 		x.Error("ERR Error trying to load the AOF files, check server logs.")
 		return
 	}
-	s.replaceData(c, staging, mark)
+	s.replaceData(c, staging, mark, true)
 	s.logf("notice", "Append Only File loaded by DEBUG LOADAOF")
 	x.W.OK()
 }
@@ -746,8 +746,9 @@ func mergeLive(live, staging *keyspace.Keyspace, merge bool) (string, bool) {
 // replaceData makes staging's databases the server's, as a flush and a
 // load would: watched keys are touched, blocked clients served from the
 // new data, tracking clients told to drop everything, and the data
-// replaced handed to the lazy free. The caller holds every shard.
-func (s *Server) replaceData(c *client, staging *keyspace.Keyspace, mark int) {
+// replaced handed to the lazy free when dropped (not when its keys were
+// merged into staging). The caller holds every shard.
+func (s *Server) replaceData(c *client, staging *keyspace.Keyspace, mark int, dropped bool) {
 	if j := s.snap.Load(); j != nil { // a BGSAVE running keeps what it saw
 		for d, db := range s.ks.DBs {
 			captureDB(j, d, db)
@@ -757,7 +758,9 @@ func (s *Server) replaceData(c *client, staging *keyspace.Keyspace, mark int) {
 	var old int64
 	for d, db := range s.ks.DBs {
 		keyspace.Swap(db, staging.DBs[d], now)
-		old += commands.DBBytes(staging.DBs[d], now) // the data replaced, to reclaim
+		if dropped {
+			old += commands.DBBytes(staging.DBs[d], now) // the data replaced, to reclaim
+		}
 	}
 	s.ks.Lazy.Drop(0, old)
 	if s.track.inUse() {

@@ -412,7 +412,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	mc.ctx.Blocker = nil
 	mc.master = true
 	release := s.holdAll(mc)
-	s.replaceData(mc, staging, 0)
+	s.replaceData(mc, staging, 0, true)
 	s.repl.newHistory()
 	release()
 	mc.out.B = mc.out.B[:0]

@@ -148,7 +148,6 @@ func New(cfg *config.Config) *Server {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	s.startMem = ms.HeapAlloc + ms.StackInuse
-	s.ks.Lazy.Baseline.Store(int64(s.startMem))
 	return s
 }
 
