@@ -8,8 +8,8 @@ import (
 // infoMemory is INFO's memory section, Redis's fields in its order, from the
 // figures MEMORY STATS reports (memoryOverhead), then HotKV's own (the
 // garbage collector's, named vector indexes). What HotKV has no counterpart
-// for (cluster links, active defragmentation, lazy freeing)
-// is 0, as in a Redis without it.
+// for (cluster links, active defragmentation) is 0, as in a Redis without
+// it; the lazy-free fields are internal/lazyfree's.
 func (s *Server) infoMemory(b *strings.Builder, c *client) {
 	cfg := s.Config()
 	o := s.memoryOverhead(c)
