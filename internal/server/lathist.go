@@ -299,6 +299,7 @@ func clientLatency(c *client, out []*latCounts, want []bool) {
 // command IDs to sum.
 func (s *Server) latencyTotals(want []bool) []*latCounts {
 	out := make([]*latCounts, command.Count())
+	s.mu.Lock()
 	s.stats.mu.Lock()
 	for id, h := range s.stats.lat {
 		if h != nil && (want == nil || want[id]) {
@@ -307,7 +308,6 @@ func (s *Server) latencyTotals(want []bool) []*latCounts {
 		}
 	}
 	s.stats.mu.Unlock()
-	s.mu.Lock()
 	for _, c := range s.clients {
 		clientLatency(c, out, want)
 	}
@@ -324,26 +324,21 @@ func (st *serverStats) addClosedLatency(c *client) {
 	clientLatency(c, st.lat, nil)
 }
 
-// resetLatency is CONFIG RESETSTAT's part: every histogram empties, and
-// commands without calls since are not listed, as Redis frees them.
-func (s *Server) resetLatency() {
-	s.stats.mu.Lock()
-	s.stats.lat = nil
-	s.stats.mu.Unlock()
-	s.mu.Lock()
-	for _, c := range s.clients {
-		if t := c.lat.table.Load(); t != nil {
-			for id := range t.h {
-				if h := t.h[id].Load(); h != nil {
-					for i := range h.b {
-						h.b[i].Store(0)
-					}
-					h.untracked.Store(0)
-				}
+// resetLatency empties the client's histograms (CONFIG RESETSTAT, s.mu
+// held).
+func (c *client) resetLatency() {
+	t := c.lat.table.Load()
+	if t == nil {
+		return
+	}
+	for id := range t.h {
+		if h := t.h[id].Load(); h != nil {
+			for i := range h.b {
+				h.b[i].Store(0)
 			}
+			h.untracked.Store(0)
 		}
 	}
-	s.mu.Unlock()
 }
 
 // latencyHistogram is LATENCY HISTOGRAM [command ...]: a map of command

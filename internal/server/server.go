@@ -327,11 +327,14 @@ func (s *Server) refuse(conn net.Conn, msg string) {
 }
 
 func (s *Server) removeClient(c *client) {
+	// The counts move to the server's with the delete, under s.mu, as
+	// readers and CONFIG RESETSTAT take it: none sees them in neither
+	// place or both.
 	s.mu.Lock()
 	delete(s.clients, c.id)
-	s.stats.dirty += c.dirty.Load() // with the delete: dirty never misses it
-	s.mu.Unlock()
+	s.stats.dirty += c.dirty.Load()
 	s.stats.addClosed(c)
+	s.mu.Unlock()
 	s.wg.Done()
 }
 

@@ -86,6 +86,8 @@ func (st *serverStats) failed(cmd *command.Cmd, reply []byte) {
 	st.mu.Unlock()
 }
 
+// addClosed folds a closing client's counters into the server's (s.mu
+// held: lock order s.mu, then st.mu).
 func (st *serverStats) addClosed(c *client) {
 	st.mu.Lock()
 	st.init()
@@ -106,9 +108,9 @@ func (st *serverStats) addClosed(c *client) {
 // netTotals sums bytes read and written, and socket reads and writes, over
 // closed and live clients.
 func (s *Server) netTotals() (in, out, reads, writes int64) {
+	s.mu.Lock()
 	in, out = s.stats.netIn.Load(), s.stats.netOut.Load()
 	reads, writes = s.stats.reads.Load(), s.stats.writes.Load()
-	s.mu.Lock()
 	for _, c := range s.clients {
 		in += c.netIn.Load()
 		out += c.netOut.Load()
@@ -122,13 +124,13 @@ func (s *Server) netTotals() (in, out, reads, writes int64) {
 // commandTotals sums calls and microseconds per command over closed and live
 // clients.
 func (s *Server) commandTotals() (calls, nanos []uint64, hits, misses int64) {
+	s.mu.Lock()
 	s.stats.mu.Lock()
 	s.stats.init()
 	calls = append([]uint64(nil), s.stats.calls...)
 	nanos = append([]uint64(nil), s.stats.nanos...)
 	hits, misses = s.stats.hits, s.stats.misses
 	s.stats.mu.Unlock()
-	s.mu.Lock()
 	for _, c := range s.clients {
 		for i := range c.calls {
 			calls[i] += c.calls[i].Load()
@@ -167,8 +169,10 @@ func sum(v []uint64) (n uint64) {
 	return n
 }
 
-// resetStats is CONFIG RESETSTAT.
+// resetStats is CONFIG RESETSTAT. The clients' counters and the closed
+// ones' are zeroed under s.mu, as a closing client moves its counts.
 func (s *Server) resetStats() {
+	s.mu.Lock()
 	s.stats.mu.Lock()
 	s.stats.init()
 	clear(s.stats.calls)
@@ -177,8 +181,26 @@ func (s *Server) resetStats() {
 	clear(s.stats.fails)
 	clear(s.stats.errs)
 	s.stats.hits, s.stats.misses = 0, 0
+	s.stats.lat = nil // Redis frees the histograms: commands without calls since are not listed
 	s.stats.mu.Unlock()
-	s.resetLatency()
+	s.stats.netIn.Store(0)
+	s.stats.netOut.Store(0)
+	s.stats.reads.Store(0)
+	s.stats.writes.Store(0)
+	for _, c := range s.clients {
+		for i := range c.calls {
+			c.calls[i].Store(0)
+			c.nanos[i].Store(0)
+		}
+		c.hits.Store(0)
+		c.misses.Store(0)
+		c.netIn.Store(0)
+		c.netOut.Store(0)
+		c.reads.Store(0)
+		c.writes.Store(0)
+		c.resetLatency()
+	}
+	s.mu.Unlock()
 	s.repl.stats.reset()
 	s.expirer.Stats.Reset()
 	s.ks.Expiry.Keys.Store(0)
@@ -191,23 +213,5 @@ func (s *Server) resetStats() {
 	s.ev.resetStats()
 	s.stats.qbufLimitDisconnections.Store(0)
 	s.stats.obufLimitDisconnections.Store(0)
-	s.stats.netIn.Store(0)
-	s.stats.netOut.Store(0)
-	s.stats.reads.Store(0)
-	s.stats.writes.Store(0)
-	s.mu.Lock()
-	for _, c := range s.clients {
-		for i := range c.calls {
-			c.calls[i].Store(0)
-			c.nanos[i].Store(0)
-		}
-		c.hits.Store(0)
-		c.misses.Store(0)
-		c.netIn.Store(0)
-		c.netOut.Store(0)
-		c.reads.Store(0)
-		c.writes.Store(0)
-	}
-	s.mu.Unlock()
 	s.rates.reset() // last: a sample of counters half reset is dropped
 }
