@@ -600,3 +600,53 @@ func TestRedisReplicaWithAppendOnly(t *testing.T) {
 	r.expect(Status("OK"), "CONFIG", "SET", "appendonly", "yes")
 	write("again")
 }
+
+// syncedReplica is a connection that has become s's replica by PSYNC: the
+// diskless transfer read, its first ACK sent, online.
+func syncedReplica(t *testing.T, s *testServer) *raw {
+	t.Helper()
+	rep := s.raw(t)
+	rep.expect(Status("OK"), "REPLCONF", "capa", "eof")
+	rep.send(encode("PSYNC", "?", "-1"))
+	f := strings.Fields(readLine(t, rep.r))
+	mark := strings.TrimPrefix(readLine(t, rep.r), "$EOF:")
+	var tail []byte
+	for !strings.HasSuffix(string(tail), mark) {
+		b, err := rep.r.ReadByte()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tail = append(tail, b)
+	}
+	rep.send(encode("REPLCONF", "ACK", f[2]))
+	eventually(t, "replica online", func() bool {
+		return strings.Contains(s.info(t, "replication")["slave0"], "state=online")
+	})
+	return rep
+}
+
+// CLIENT KILL TYPE replica: the replica is gone when it returns, as a Redis
+// master frees it at once, and nothing written after reaches it (it gets
+// that from the backlog when it comes back). HotKV closed the socket a
+// moment later, so a write right after could still go out on it, and a
+// replica that caught up that way never counted its partial resync.
+func TestClientKillReplicaStopsStream(t *testing.T) {
+	s := start(t)
+	w := s.raw(t)
+	for i := range 10 {
+		rep := syncedReplica(t, s)
+		w.expect(int64(1), "CLIENT", "KILL", "TYPE", "replica")
+		if n := s.info(t, "replication")["connected_slaves"]; n != "0" {
+			t.Fatalf("round %d: connected_slaves %s right after CLIENT KILL", i, n)
+		}
+		w.do("SET", "after-kill", strconv.Itoa(i))
+		rep.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		rest, err := io.ReadAll(rep.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(rest), "after-kill") {
+			t.Fatalf("round %d: the killed replica got %q", i, rest)
+		}
+	}
+}

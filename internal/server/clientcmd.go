@@ -290,11 +290,17 @@ func clientKill(x *command.Ctx) {
 	x.W.Int(int64(killed))
 }
 
-// kill closes o; the killer's own connection closes after its reply.
+// kill closes o; the killer's own connection closes after its reply. A
+// replica is detached at once, as Redis frees it: closeConn closes the
+// socket a moment later, and the stream written meanwhile must not go out
+// on it (the replica gets it from the backlog when it comes back).
 func (o *client) kill(by *client) {
 	if o == by {
 		by.closing = true
 		return
+	}
+	if o.isReplica() { // o.replica was set before the flag, and never changes after
+		o.replicaGone()
 	}
 	o.closeConn()
 }

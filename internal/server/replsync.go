@@ -130,7 +130,6 @@ func syncCmd(x *command.Ctx) {
 	m := &c.s.repl
 	if psync && !r.rdbOnly {
 		if m.tryContinue(r, string(x.Args[1]), x.Args[2]) {
-			m.stats.partialOK.Add(1)
 			return
 		}
 		if !strings.HasPrefix(string(x.Args[1]), "?") { // "?" asks for a full sync on purpose
@@ -174,6 +173,7 @@ func (m *replMaster) tryContinue(r *replica, id string, offArg []byte) bool {
 		o += end - i
 	}
 	m.attach(r)
+	m.stats.partialOK.Add(1) // before the writer starts: a replica caught up has been counted
 	r.ack.Store(from)
 	r.ackTime.Store(time.Now().UnixMilli())
 	r.state.Store(replOnline)
