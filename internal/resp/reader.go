@@ -190,8 +190,23 @@ func (p *Parser) Pending() bool { return p.inCmd }
 func (p *Parser) Reset() { p.reset() }
 
 // Release forgets the arguments of the last command, which point into the
-// caller's buffer, so that a buffer the caller drops can be freed.
-func (p *Parser) Release() { clear(p.args[:cap(p.args)]) }
+// caller's buffer, so that a buffer the caller drops can be freed, and the
+// argument lists themselves once a command of more than keepArgs arguments
+// has grown them (100,000 arguments: 4 MB). Nothing may be pending.
+func (p *Parser) Release() {
+	if p.Oversized() {
+		p.args, p.offs = nil, nil
+		return
+	}
+	clear(p.args[:cap(p.args)])
+}
+
+// keepArgs is the most arguments whose lists an idle connection keeps.
+const keepArgs = 1024
+
+// Oversized reports whether a large command grew the argument lists past
+// what an idle connection keeps (Release drops them).
+func (p *Parser) Oversized() bool { return cap(p.args) > keepArgs }
 
 func (p *Parser) reset() {
 	p.inCmd, p.want, p.bulkLen = false, 0, -1

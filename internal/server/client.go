@@ -21,6 +21,7 @@ import (
 const (
 	initialReadBuf = 16 << 10
 	maxIdleReadBuf = 1 << 20 // a larger buffer is dropped once drained
+	maxIdleKeys    = 1024    // key position lists grown past this are dropped too
 	maxIdleOutBuf  = 1 << 20
 	// flushAt bounds the replies a pipeline accumulates before they are
 	// written: small replies still go out in one write per read, while a
@@ -426,9 +427,20 @@ func (c *client) process() {
 	}
 	if c.r == c.w && c.blocked == nil {
 		c.r, c.w = 0, 0
-		if len(c.in) > maxIdleReadBuf {
-			c.in = make([]byte, initialReadBuf)
+		if len(c.in) > maxIdleReadBuf || c.parser.Oversized() {
+			// A large command's buffers go once it has run, as Redis frees
+			// a client's arguments after each command and shrinks its query
+			// buffer: a connection that once sent 100,000 arguments kept
+			// 6 MB for good.
+			if len(c.in) > maxIdleReadBuf {
+				c.in = make([]byte, initialReadBuf)
+			}
+			c.clearBatch()
+			c.ctx.Args = nil
 			c.parser.Release()
+			if cap(c.keys) > maxIdleKeys {
+				c.keys, c.locks = nil, nil // key positions and shards: 1.6 MB after 100,000 keys
+			}
 		}
 	}
 }

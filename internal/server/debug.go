@@ -761,6 +761,9 @@ func (s *Server) replaceData(c *client, staging *keyspace.Keyspace, mark int, dr
 		if dropped {
 			old += commands.DBBytes(staging.DBs[d], now) // the data replaced, to reclaim
 		}
+		// The caller still holds staging: emptied, it keeps nothing of
+		// the old data alive through the collection the drop may start.
+		staging.DBs[d].Flush()
 	}
 	s.ks.Lazy.Drop(0, old)
 	if s.track.inUse() {
