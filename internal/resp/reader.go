@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/intstr"
 )
@@ -192,13 +193,16 @@ func (p *Parser) Reset() { p.reset() }
 // Release forgets the arguments of the last command, which point into the
 // caller's buffer, so that a buffer the caller drops can be freed, and the
 // argument lists themselves once a command of more than keepArgs arguments
-// has grown them (100,000 arguments: 4 MB). Nothing may be pending.
-func (p *Parser) Release() {
+// has grown them (100,000 arguments: 4 MB). It returns the bytes of the
+// lists it dropped. Nothing may be pending.
+func (p *Parser) Release() (dropped int) {
 	if p.Oversized() {
+		dropped = cap(p.args)*int(unsafe.Sizeof([]byte(nil))) + cap(p.offs)*int(unsafe.Sizeof(0))
 		p.args, p.offs = nil, nil
-		return
+		return dropped
 	}
 	clear(p.args[:cap(p.args)])
+	return 0
 }
 
 // keepArgs is the most arguments whose lists an idle connection keeps.

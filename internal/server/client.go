@@ -432,15 +432,21 @@ func (c *client) process() {
 			// a client's arguments after each command and shrinks its query
 			// buffer: a connection that once sent 100,000 arguments kept
 			// 6 MB for good.
+			// They are garbage to reclaim as a value dropped is: the lazy
+			// free's collection that command's deletions started may have
+			// run before this, seeing them still in use.
+			dropped := c.parser.Release()
 			if len(c.in) > maxIdleReadBuf {
+				dropped += cap(c.in)
 				c.in = make([]byte, initialReadBuf)
 			}
 			c.clearBatch()
 			c.ctx.Args = nil
-			c.parser.Release()
 			if cap(c.keys) > maxIdleKeys {
-				c.keys, c.locks = nil, nil // key positions and shards: 1.6 MB after 100,000 keys
+				dropped += 8 * (cap(c.keys) + cap(c.locks)) // key positions and shards: 1.6 MB after 100,000 keys
+				c.keys, c.locks = nil, nil
 			}
+			c.s.ks.Lazy.Drop(0, int64(dropped))
 		}
 	}
 }
