@@ -333,3 +333,28 @@ func TestInfoReplicationCounters(t *testing.T) {
 		t.Fatalf("the replica's input: %v", m)
 	}
 }
+
+// instantaneous_ops_per_sec after CONFIG RESETSTAT: 0 at once, as Redis
+// empties its samples, then a rate of what ran since. The first sample
+// after a reset subtracted the old total from the new, unsigned, and
+// showed a wrapped-around rate for a second.
+func TestOpsPerSecAfterResetStat(t *testing.T) {
+	s := start(t)
+	r := s.raw(t)
+	for i := 0; s.infoInt(t, "stats", "instantaneous_ops_per_sec") == 0; i++ {
+		if i == 400 {
+			t.Fatal("instantaneous_ops_per_sec still 0 after 4 s of traffic")
+		}
+		r.do("PING")
+		time.Sleep(10 * time.Millisecond)
+	}
+	r.expect(Status("OK"), "CONFIG", "RESETSTAT")
+	if n := s.infoInt(t, "stats", "instantaneous_ops_per_sec"); n != 0 {
+		t.Fatalf("instantaneous_ops_per_sec right after RESETSTAT: %d", n)
+	}
+	for end := time.Now().Add(2500 * time.Millisecond); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if n := s.infoInt(t, "stats", "instantaneous_ops_per_sec"); n < 0 || n > 1000 {
+			t.Fatalf("instantaneous_ops_per_sec after RESETSTAT: %d", n)
+		}
+	}
+}

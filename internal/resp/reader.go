@@ -196,7 +196,7 @@ func (p *Parser) Reset() { p.reset() }
 // has grown them (100,000 arguments: 4 MB). It returns the bytes of the
 // lists it dropped. Nothing may be pending.
 func (p *Parser) Release() (dropped int) {
-	if p.Oversized() {
+	if p.Oversized() && !p.inCmd { // a partial command's offsets are kept
 		dropped = cap(p.args)*int(unsafe.Sizeof([]byte(nil))) + cap(p.offs)*int(unsafe.Sizeof(0))
 		p.args, p.offs = nil, nil
 		return dropped

@@ -22,6 +22,7 @@ const (
 	initialReadBuf = 16 << 10
 	maxIdleReadBuf = 1 << 20 // a larger buffer is dropped once drained
 	maxIdleKeys    = 1024    // key position lists grown past this are dropped too
+	reportReleased = 1 << 20 // released lists of this many bytes are reported to the lazy free
 	maxIdleOutBuf  = 1 << 20
 	// flushAt bounds the replies a pipeline accumulates before they are
 	// written: small replies still go out in one write per read, while a
@@ -432,21 +433,24 @@ func (c *client) process() {
 			// a client's arguments after each command and shrinks its query
 			// buffer: a connection that once sent 100,000 arguments kept
 			// 6 MB for good.
-			// They are garbage to reclaim as a value dropped is: the lazy
-			// free's collection that command's deletions started may have
-			// run before this, seeing them still in use.
-			dropped := c.parser.Release()
 			if len(c.in) > maxIdleReadBuf {
-				dropped += cap(c.in)
 				c.in = make([]byte, initialReadBuf)
 			}
 			c.clearBatch()
 			c.ctx.Args = nil
+			dropped := c.parser.Release()
 			if cap(c.keys) > maxIdleKeys {
 				dropped += 8 * (cap(c.keys) + cap(c.locks)) // key positions and shards: 1.6 MB after 100,000 keys
 				c.keys, c.locks = nil, nil
 			}
-			c.s.ks.Lazy.Drop(0, int64(dropped))
+			// Lists of 1 MiB or more (about 20,000 arguments) are garbage
+			// to reclaim as a large value deleted is: the lazy free's
+			// collection for that command's deletions may have run before
+			// this, seeing them still in use. Smaller ones, and a large
+			// value's input buffer, are left to the collector's pace.
+			if dropped >= reportReleased {
+				c.s.ks.Lazy.Drop(0, int64(dropped))
+			}
 		}
 	}
 }

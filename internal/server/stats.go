@@ -41,6 +41,7 @@ type serverStats struct {
 	lastSample time.Time
 	lastTotal  uint64
 	opsPerSec  atomic.Int64
+	resampled  atomic.Bool // CONFIG RESETSTAT since the last sample
 }
 
 func (st *serverStats) init() {
@@ -154,7 +155,9 @@ func (s *Server) sample(now time.Time) {
 	}
 	calls, nanos, _, _ := s.commandTotals()
 	total, ns := sum(calls), sum(nanos)
-	if !st.lastSample.IsZero() {
+	if st.resampled.Swap(false) {
+		st.opsPerSec.Store(0) // CONFIG RESETSTAT: the totals restarted below the last sample
+	} else if !st.lastSample.IsZero() && total >= st.lastTotal {
 		st.opsPerSec.Store(int64(float64(total-st.lastTotal) / d.Seconds()))
 	}
 	st.lastSample, st.lastTotal = now, total
@@ -210,6 +213,8 @@ func (s *Server) resetStats() {
 	s.stats.sanitizedBase.Store(rdb.Sanitized.Load())
 	s.stats.connections.Store(0)
 	s.stats.refused.Store(0)
+	s.stats.opsPerSec.Store(0) // as Redis empties its instantaneous samples
+	s.stats.resampled.Store(true)
 	s.ev.resetStats()
 	s.stats.qbufLimitDisconnections.Store(0)
 	s.stats.obufLimitDisconnections.Store(0)
