@@ -193,8 +193,8 @@ func (p *Parser) Reset() { p.reset() }
 // Release forgets the arguments of the last command, which point into the
 // caller's buffer, so that a buffer the caller drops can be freed, and the
 // argument lists themselves once a command of more than keepArgs arguments
-// has grown them (100,000 arguments: 4 MB). It returns the bytes of the
-// lists it dropped. Nothing may be pending.
+// has grown them (100,000 arguments: 4 MB), unless a command is partly
+// parsed. It returns the bytes of the lists it dropped.
 func (p *Parser) Release() (dropped int) {
 	if p.Oversized() && !p.inCmd { // a partial command's offsets are kept
 		dropped = cap(p.args)*int(unsafe.Sizeof([]byte(nil))) + cap(p.offs)*int(unsafe.Sizeof(0))

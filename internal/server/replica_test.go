@@ -40,3 +40,28 @@ func TestStreamOffsetStopsBeforeOpenTransaction(t *testing.T) {
 		t.Error("want a set and b (queued, no EXEC) not")
 	}
 }
+
+// CLIENT KILL of a replica detaches it before the killer's reply, as Redis
+// frees it: the socket closes a moment later, on another goroutine, and
+// the stream fed meanwhile must not be queued for it.
+func TestKillDetachesReplica(t *testing.T) {
+	s := benchServer(t)
+	local, remote := net.Pipe()
+	defer remote.Close()
+	c := newClient(s, local)
+	r := &replica{c: c, wake: make(chan struct{}, 1), done: make(chan struct{}), acked: make(chan struct{})}
+	c.replica = r
+	c.replicaFlag.Store(true)
+	m := &s.repl
+	m.mu.Lock()
+	m.attach(r)
+	m.mu.Unlock()
+
+	c.kill(newClient(s, nil))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.publish([]byte("*1\r\n$4\r\nPING\r\n"))
+	if len(m.replicas) != 0 || len(r.pending) != 0 {
+		t.Fatalf("after the kill: %d replicas attached, %q queued for the killed one", len(m.replicas), r.pending)
+	}
+}
