@@ -107,10 +107,11 @@ func (c *PromptCache) remove(e *pentry) {
 	c.unlink(e)
 	delete(c.m, e.key)
 	c.stats.Bytes -= int64(len(e.val))
+	c.heap.remove(e)
 }
 
 func (c *PromptCache) expire(now int64) {
-	c.heap.due(now, func(e *pentry) bool { return c.m[e.key] == e }, func(e *pentry) {
+	c.heap.due(now, func(e *pentry) {
 		c.remove(e)
 		c.stats.Expired++
 	})

@@ -93,6 +93,7 @@ func (s *store[E]) remove(e E) {
 	s.idx.Delete(b.node)
 	s.byNode[b.node] = zero
 	delete(s.byID, b.id)
+	s.heap.remove(e)
 	if s.onRemove != nil {
 		s.onRemove(e)
 	}
@@ -100,7 +101,7 @@ func (s *store[E]) remove(e E) {
 
 // sweep removes the entries expired at now. Called with mu held.
 func (s *store[E]) sweep(now int64) {
-	s.heap.due(now, func(e E) bool { return s.byID[e.base().id] == e }, func(e E) {
+	s.heap.due(now, func(e E) {
 		s.remove(e)
 		s.expired.Add(1)
 	})
