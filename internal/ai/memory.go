@@ -57,7 +57,11 @@ type Memory struct {
 	opt MemoryOptions
 	store[*mentry]
 	sessions map[string][]*mentry // working memories per session, oldest first
+	text     int64                // bytes of the memories' texts, under mu
 }
+
+// bytes is what the memory's texts take.
+func (e *mentry) bytes() int64 { return int64(len(e.text) + len(e.attrs) + len(e.session)) }
 
 func newMemory(o MemoryOptions) (*Memory, error) {
 	if math.IsNaN(o.Dedup) || (o.Dedup >= 0 && CheckThreshold(o.Metric, o.Dedup) != nil) ||
@@ -73,6 +77,7 @@ func newMemory(o MemoryOptions) (*Memory, error) {
 }
 
 func (m *Memory) unindex(e *mentry) {
+	m.text -= e.bytes()
 	if e.kind != Working {
 		return
 	}
@@ -180,6 +185,7 @@ func (m *Memory) Add(a MemAdd, now int64) (uint64, bool, error) {
 	if err := m.insert(a.Vector, e, a.ID); err != nil {
 		return 0, false, err
 	}
+	m.text += e.bytes()
 	if e.kind == Working {
 		l := append(m.sessions[e.session], e)
 		m.sessions[e.session] = l

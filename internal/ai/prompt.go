@@ -60,11 +60,12 @@ func HashPrompt(ns, model string, params [][2]string, prompt []byte) PromptKey {
 }
 
 type pentry struct {
-	key        PromptKey
-	val        []byte
-	ttl        int64 // ms, 0 = none
-	expire     expState
-	prev, next *pentry // LRU list, most recent at head.next
+	key          PromptKey
+	val          []byte
+	ttl          int64 // ms, 0 = none
+	expire       expState
+	access, hits int64   // unix ms of the last store or hit, and hits: for maxmemory (evict.go)
+	prev, next   *pentry // LRU list, most recent at head.next
 }
 
 func (e *pentry) exp() *expState { return &e.expire }
@@ -72,12 +73,13 @@ func (e *pentry) exp() *expState { return &e.expire }
 // PromptCache is one namespace of the exact prompt cache: responses by key,
 // in LRU order, bounded by entry count and bytes.
 type PromptCache struct {
-	mu    sync.Mutex
-	opt   PromptOptions
-	m     map[PromptKey]*pentry
-	head  pentry // sentinel of the LRU ring
-	heap  expHeap[*pentry]
-	stats PromptStats
+	mu       sync.Mutex
+	opt      PromptOptions
+	m        map[PromptKey]*pentry
+	head     pentry // sentinel of the LRU ring
+	heap     expHeap[*pentry]
+	stats    PromptStats
+	volatile int // entries with an expiry
 }
 
 func newPromptCache(o PromptOptions) *PromptCache {
@@ -107,7 +109,21 @@ func (c *PromptCache) remove(e *pentry) {
 	c.unlink(e)
 	delete(c.m, e.key)
 	c.stats.Bytes -= int64(len(e.val))
+	if e.expire.at.Load() != 0 {
+		c.volatile--
+	}
 	c.heap.remove(e)
+}
+
+// add stores e as the most recently used entry.
+func (c *PromptCache) add(e *pentry) {
+	c.m[e.key] = e
+	c.pushFront(e)
+	c.stats.Bytes += int64(len(e.val))
+	if e.expire.at.Load() != 0 {
+		c.volatile++
+	}
+	c.heap.schedule(e)
 }
 
 func (c *PromptCache) expire(now int64) {
@@ -135,15 +151,12 @@ func (c *PromptCache) Set(k PromptKey, val []byte, ttl, now int64) (bool, error)
 	if old != nil {
 		c.remove(old)
 	}
-	e := &pentry{key: k, val: append([]byte(nil), val...), ttl: ttl}
+	e := &pentry{key: k, val: append([]byte(nil), val...), ttl: ttl, access: now}
 	if ttl > 0 {
 		e.expire.at.Store(now + ttl)
 	}
-	c.m[k] = e
-	c.pushFront(e)
-	c.stats.Bytes += int64(len(val))
+	c.add(e)
 	c.stats.Sets++
-	c.heap.schedule(e)
 	for (c.opt.MaxEntries > 0 && int64(len(c.m)) > c.opt.MaxEntries) ||
 		(c.opt.MaxBytes > 0 && c.stats.Bytes > c.opt.MaxBytes) {
 		c.remove(c.head.prev)
@@ -164,6 +177,8 @@ func (c *PromptCache) Get(k PromptKey, now int64) ([]byte, bool) {
 		return nil, false
 	}
 	c.stats.Hits++
+	e.access = now
+	e.hits++
 	c.unlink(e)
 	c.pushFront(e)
 	if c.opt.Refresh && e.ttl > 0 {

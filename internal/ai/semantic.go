@@ -23,8 +23,12 @@ type sentry struct {
 	prompt, response, attrs string
 	ttl                     int64
 	used                    atomic.Int64 // the cache's tick at the last store or hit, for eviction
+	access, hits            atomic.Int64 // unix ms of the last store or hit, and hits: for maxmemory (evict.go)
 	key, phash              [32]byte
 }
+
+// bytes is what the entry's texts take.
+func (e *sentry) bytes() int64 { return int64(len(e.prompt) + len(e.response) + len(e.attrs)) }
 
 // SemCache is a semantic cache: responses found by the distance between
 // prompt embeddings.
@@ -37,6 +41,9 @@ type SemCache struct {
 	tick                             atomic.Int64 // counts stores and hits: an LRU clock without ties
 	hits, exactHits, misses, evicted atomic.Int64
 	hitDist                          atomic.Uint64 // sum of hit distances, float64 bits
+
+	text     int64 // bytes of the entries' texts, under mu
+	volatile int   // entries with an expiry, under mu
 }
 
 func newSemCache(o SemOptions) (*SemCache, error) {
@@ -52,6 +59,10 @@ func newSemCache(o SemOptions) (*SemCache, error) {
 }
 
 func (c *SemCache) unindex(e *sentry) {
+	c.text -= e.bytes()
+	if e.expire.at.Load() != 0 {
+		c.volatile--
+	}
 	if c.byKey[e.key] == e {
 		delete(c.byKey, e.key)
 	}
@@ -110,6 +121,7 @@ func (c *SemCache) Store(s SemStore, now int64) (uint64, error) {
 		e.expire.at.Store(now + e.ttl)
 	}
 	e.used.Store(c.tick.Add(1))
+	e.access.Store(now)
 	// The graph insert, the slow part, runs before the lock: lookups and
 	// other stores go on meanwhile.
 	node, err := c.idx.Add(s.Vector)
@@ -120,6 +132,10 @@ func (c *SemCache) Store(s SemStore, now int64) (uint64, error) {
 	defer c.mu.Unlock()
 	c.sweep(now)
 	c.register(e, node, s.ID)
+	c.text += e.bytes()
+	if e.expire.at.Load() != 0 {
+		c.volatile++
+	}
 	if old := c.byKey[e.key]; old != nil {
 		c.remove(old)
 	}
@@ -211,6 +227,8 @@ func (c *SemCache) Lookup(q SemLookup, now int64) (SemHit, bool, error) {
 	c.hits.Add(1)
 	addFloat(&c.hitDist, float64(dist))
 	hit.used.Store(c.tick.Add(1))
+	hit.access.Store(now)
+	hit.hits.Add(1)
 	if c.opt.Refresh && !q.NoRefresh && hit.ttl > 0 {
 		hit.expire.at.Store(now + hit.ttl)
 	}

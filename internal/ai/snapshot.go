@@ -97,7 +97,7 @@ func (r *Registry) Restore(s *Snapshot, now int64) error {
 		c := newPromptCache(p.Options)
 		for _, e := range p.Entries {
 			if live(e.Expire, now) {
-				c.restore(e)
+				c.restore(e, now)
 			}
 		}
 		c.stats.Hits, c.stats.Misses, c.stats.Sets = p.Stats.Hits, p.Stats.Misses, p.Stats.Sets
@@ -121,6 +121,9 @@ func (r *Registry) Restore(s *Snapshot, now int64) error {
 			x.used.Store(e.Used)
 			c.tick.Store(max(c.tick.Load(), e.Used))
 			x.expire.at.Store(e.Expire)
+			if e.Expire != 0 {
+				c.volatile++
+			}
 			c.schedule(x)
 		}
 		c.next = max(c.next, p.Next)
@@ -179,14 +182,11 @@ func (c *PromptCache) snapshot(name string, now int64) PromptSnapshot {
 	return p
 }
 
-// restore adds an entry as the most recently used one.
-func (c *PromptCache) restore(p PromptEntry) {
-	e := &pentry{key: p.Key, val: p.Value, ttl: p.TTL}
+// restore adds an entry as the most recently used one, last used now.
+func (c *PromptCache) restore(p PromptEntry, now int64) {
+	e := &pentry{key: p.Key, val: p.Value, ttl: p.TTL, access: now}
 	e.expire.at.Store(p.Expire)
-	c.m[p.Key] = e
-	c.pushFront(e)
-	c.stats.Bytes += int64(len(p.Value))
-	c.heap.schedule(e)
+	c.add(e)
 }
 
 func (c *SemCache) snapshot(name string, now int64) SemSnapshot {
