@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/hotkv/hotkv/internal/vector/hnsw"
@@ -24,9 +25,52 @@ type Set struct {
 	// proj is its Dim x InDim matrix, row-major.
 	InDim int
 	proj  []float32
+	held  *atomic.Int64 // the set's share of liveBytes
 }
 
 var uids atomic.Uint64
+
+// liveBytes is what the vector sets hold, for INFO memory: each set's
+// Bytes as of its last write, until the collector frees the set.
+var liveBytes atomic.Int64
+
+// LiveBytes returns the memory the vector sets hold.
+func LiveBytes() int64 { return liveBytes.Load() }
+
+// track counts a new set in liveBytes, and its last size out once it is
+// collected.
+func track(s *Set) *Set {
+	s.held = new(atomic.Int64)
+	runtime.AddCleanup(s, func(h *atomic.Int64) { liveBytes.Add(-h.Load()) }, s.held)
+	s.account()
+	return s
+}
+
+func (s *Set) account() {
+	b := s.Bytes()
+	liveBytes.Add(b - s.held.Swap(b))
+}
+
+// Set, Delete and SetAttrs are the store's, keeping liveBytes up to date.
+func (s *Set) Set(name string, v []float32, attrs string, setAttrs bool) (bool, error) {
+	added, err := s.Store.Set(name, v, attrs, setAttrs)
+	s.account()
+	return added, err
+}
+
+// Delete removes an element (see vstore.Store.Delete).
+func (s *Set) Delete(name string) bool {
+	ok := s.Store.Delete(name)
+	s.account()
+	return ok
+}
+
+// SetAttrs replaces an element's attributes (see vstore.Store.SetAttrs).
+func (s *Set) SetAttrs(name, attrs string) bool {
+	ok := s.Store.SetAttrs(name, attrs)
+	s.account()
+	return ok
+}
 
 // New returns an empty set of dimension dim (after projection from inDim
 // when inDim > 0) storing its vectors as q, with m links per node and build
@@ -40,7 +84,7 @@ func New(dim int, q quant.Kind, m, ef, inDim int) (*Set, error) {
 	if inDim > 0 {
 		s.proj = projection(dim, inDim)
 	}
-	return s, nil
+	return track(s), nil
 }
 
 // projection is REDUCE's random matrix: entries +-1/sqrt(inDim), fixed
@@ -76,7 +120,7 @@ func (s *Set) Project(v []float32) []float32 {
 
 // Clone returns a deep copy with a new uid (COPY).
 func (s *Set) Clone() any {
-	return &Set{Store: s.Store.Clone(), UID: uids.Add(1), InDim: s.InDim, proj: s.proj}
+	return track(&Set{Store: s.Store.Clone(), UID: uids.Add(1), InDim: s.InDim, proj: s.proj})
 }
 
 // Encoding is what OBJECT ENCODING says of a vector set (a module value in
@@ -93,5 +137,5 @@ func Restore(st *vstore.Store, inDim int, proj []float32) (*Set, error) {
 	if len(proj) != st.Dim()*inDim {
 		return nil, errors.New("vset: projection does not match the dimensions")
 	}
-	return &Set{Store: st, UID: uids.Add(1), InDim: inDim, proj: proj}, nil
+	return track(&Set{Store: st, UID: uids.Add(1), InDim: inDim, proj: proj}), nil
 }
