@@ -117,6 +117,23 @@ func LRUScore(e *Entry) uint64 { return uint64(e.IdleSeconds(Clock.Load())) }
 // LFUScore puts the least used keys first.
 func LFUScore(e *Entry) uint64 { return uint64(255 - e.Freq()) }
 
+// LFUScoreHits is LFUScore for what counts hits rather than keeping an
+// access counter (the AI caches' entries): the counter a key would have
+// after as many accesses, Redis's expected number of increments from
+// lfuInit, decayed by the minutes since the last one.
+func LFUScoreHits(hits, idleMs int64) uint64 {
+	f := int64(lfuLogFactor.Load())
+	c := int64(0) // increments: the b-th takes b*f+1 accesses on average
+	for need := int64(1); c < 255-lfuInit && need <= hits; need += c*f + 1 {
+		c++
+	}
+	c += lfuInit
+	if d := int64(lfuDecayTime.Load()); d > 0 {
+		c -= min(c, idleMs/60000/d)
+	}
+	return uint64(255 - c)
+}
+
 // TTLScore puts the keys that expire first first.
 func TTLScore(e *Entry) uint64 { return math.MaxUint64 - uint64(e.Expire) }
 

@@ -121,3 +121,22 @@ func TestLFUCounter(t *testing.T) {
 		t.Fatal("LFUScore does not put rarely used keys first")
 	}
 }
+
+// An entry that counts hits ranks as a key accessed as often would: the
+// counter's expected increments (lfu-log-factor 10: 1 access to the first,
+// 11 more to the second, 21 more to the third), decayed by idle minutes.
+func TestLFUScoreHits(t *testing.T) {
+	SetLFU(true, 10, 1)
+	t.Cleanup(func() { SetLFU(false, 10, 1) })
+	for _, c := range []struct {
+		hits, idleMs int64
+		counter      uint64
+	}{
+		{0, 0, lfuInit}, {1, 0, lfuInit + 1}, {11, 0, lfuInit + 1}, {12, 0, lfuInit + 2},
+		{33, 0, lfuInit + 3}, {1 << 40, 0, 255}, {12, 3 * 60000, lfuInit - 1}, {0, 1 << 40, 0},
+	} {
+		if got := 255 - LFUScoreHits(c.hits, c.idleMs); got != c.counter {
+			t.Errorf("%d hits, %d ms idle: counter %d, want %d", c.hits, c.idleMs, got, c.counter)
+		}
+	}
+}

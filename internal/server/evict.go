@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
@@ -31,6 +32,15 @@ import (
 // bytes per key of the last collection, within 64 B..1 KiB so that one huge
 // key does not make every small one look huge; the next collection corrects
 // what the average got wrong.
+//
+// Named vector indexes and the AI layer are not keys: their memory is
+// measured by their own accounting (vindex, ai.Registry.Measure), carried
+// forward from the last collection as keys are, and taken out of the
+// collection's live heap before the bytes per key are averaged. Prompt and
+// semantic cache entries are eviction candidates beside the keys, chosen by
+// the same policy; named indexes and agent memory are never evicted, so when
+// they alone (with the start-up memory) leave no room under the limit,
+// evicting keys could not get there: nothing is evicted and writes get OOM.
 //
 // The data is kept to dataShare of maxmemory, and the runtime's soft memory
 // limit is set to limitShare of it, so that a collection runs before the
@@ -52,7 +62,9 @@ const errOOM = "OOM command not allowed when used memory > 'maxmemory'."
 // evictLoop.
 type evictor struct {
 	over    atomic.Bool  // the data is over its share: denyoom commands evict first, or get OOM
-	excess  atomic.Int64 // keys still to evict to get back under
+	excess  atomic.Int64 // bytes still to evict to get back under
+	unit    atomic.Int64 // bytes an evicted key is credited: the average of the last collection
+	pinned  atomic.Bool  // what cannot be evicted is over the share alone: refuse, evict nothing
 	nothing atomic.Bool  // an eviction found nothing to evict: refuse at once until the next measurement
 	evicted atomic.Int64 // INFO evicted_keys
 	dbKeys  atomic.Pointer[[]dbCount]
@@ -60,6 +72,7 @@ type evictor struct {
 	gen     atomic.Uint64 // bumped by each applyMemoryConfig: a measurement begun before is void
 	done    atomic.Uint64 // the generation the last complete measurement was for
 	pool    evictPool
+	caches  atomic.Pointer[[]ai.Cache] // the caches with entries, as of the last measurement
 
 	overTime atomic.Int64 // ms spent over the limit before the current spell
 	overNow  atomic.Int64 // start of the current spell (unix ms), 0 if none
@@ -69,6 +82,7 @@ type evictor struct {
 	cycles   uint64
 	liveGC   uint64    // live heap at the last collection
 	keysGC   int64     // keys then
+	othersGC int64     // memory of the named indexes and the AI layer then
 	lastGC   time.Time // when evictLoop saw it
 	dirtyGC  uint64    // write commands run at the last collection this loop forced
 	measured int64     // the limit the last measurement was for
@@ -116,6 +130,7 @@ func (s *Server) applyMemoryConfig(cfg *config.Config) (tighter uint64) {
 		// More room: writes need not wait for the next measurement.
 		ev.over.Store(false)
 		ev.excess.Store(0)
+		ev.pinned.Store(false)
 	}
 	ev.limit = cfg.MaxMemory
 	select {
@@ -186,18 +201,19 @@ func (s *Server) evictLoop() {
 				return
 			default:
 			}
-			if !s.evictOne() {
+			freed, ok := s.evictOne()
+			if !ok {
 				break
 			}
-			if ev.excess.Add(-1) <= 0 {
+			if ev.excess.Add(-freed) <= 0 {
 				ev.over.Store(false)
 			}
 		}
 	}
 }
 
-// checkMemory measures the data against maxmemory and sets how many keys
-// must go. It returns the configuration generation it measured for: a
+// checkMemory measures the data against maxmemory and sets how much must
+// be evicted. It returns the configuration generation it measured for: a
 // CONFIG SET since voids what it found.
 func (s *Server) checkMemory(now time.Time) uint64 {
 	ev := s.ev
@@ -207,6 +223,7 @@ func (s *Server) checkMemory(now time.Time) uint64 {
 	if cfg.MaxMemory == 0 {
 		ev.over.Store(false)
 		ev.excess.Store(0)
+		ev.pinned.Store(false)
 		ev.endSpell(now)
 		ev.measured = 0
 		return gen
@@ -219,6 +236,8 @@ func (s *Server) checkMemory(now time.Time) uint64 {
 		keys += int64(k)
 	}
 	ev.dbKeys.Store(&counts)
+	f := s.families()
+	ev.caches.Store(&f.caches)
 	// Collect now when the last collection may say little about the data:
 	// the limit was just set or lowered (it may be long ago, with other
 	// keys), or the data has stayed over the limit for a second while
@@ -235,11 +254,11 @@ func (s *Server) checkMemory(now time.Time) uint64 {
 	ev.measured = cfg.MaxMemory
 	metrics.Read(ev.samples)
 	if cycles := ev.samples[0].Value.Uint64(); cycles != ev.cycles {
-		ev.cycles, ev.liveGC, ev.keysGC, ev.lastGC = cycles, ev.samples[1].Value.Uint64(), keys, now
+		ev.cycles, ev.liveGC, ev.keysGC, ev.othersGC, ev.lastGC = cycles, ev.samples[1].Value.Uint64(), keys, f.others(), now
 	}
 	avg := int64(64)
-	if ev.keysGC > 0 && ev.liveGC > s.startMem {
-		avg = max(avg, int64(ev.liveGC-s.startMem)/ev.keysGC)
+	if kb := int64(ev.liveGC) - int64(s.startMem) - ev.othersGC; ev.keysGC > 0 && kb > 0 {
+		avg = max(avg, kb/ev.keysGC)
 	}
 	// Keys added are charged at most 1 KiB; keys removed (evicted) are
 	// credited the full average, the unit excess is counted in below, or
@@ -249,27 +268,38 @@ func (s *Server) checkMemory(now time.Time) uint64 {
 	if keys > ev.keysGC {
 		charge = min(avg, 1024)
 	}
-	est := int64(ev.liveGC) + (keys-ev.keysGC)*charge
+	est := int64(ev.liveGC) + (keys-ev.keysGC)*charge + f.others() - ev.othersGC
 	target := int64(float64(cfg.MaxMemory) * dataShare)
 	if ev.gen.Load() != gen {
 		return gen // the limit changed meanwhile: applyMemoryConfig woke the next measurement
 	}
+	ev.unit.Store(avg)
 	if est <= target {
 		ev.excess.Store(0)
+		ev.pinned.Store(false)
 		ev.over.Store(false)
 		ev.endSpell(now)
 		return gen
 	}
-	// At least one key, even with none (the memory is then named vector
-	// indexes or the AI layer's): writes try to evict, find nothing, and get
-	// OOM, as in Redis when nothing is left to evict. At most half of the
-	// keys per measurement, in case the estimate is wrong.
-	ev.excess.Store(max(1, min((est-target+avg-1)/avg, keys/2)))
+	// Named indexes and agent memory over the share with the start-up
+	// memory: emptying the keyspace and the caches would not get under it.
+	pinned := f.indexes+f.usage.Memory > 0 && int64(s.startMem)+f.indexes+f.usage.Memory > target
+	ev.pinned.Store(pinned)
+	if pinned {
+		ev.excess.Store(0)
+	} else {
+		// At least one key's worth, even with no key (the memory is then
+		// overhead): writes try to evict, find nothing, and get OOM, as in
+		// Redis when nothing is left to evict. At most half of what can be
+		// evicted per measurement, in case the estimate is wrong.
+		ev.excess.Store(max(avg, min(est-target, (keys*avg+f.usage.Prompt+f.usage.Sem)/2)))
+	}
 	ev.over.Store(true)
 	if ev.gen.Load() != gen {
 		// applyMemoryConfig ran while this was stored: its clearing (or
 		// the measurement it woke) wins over a result for the old limit.
 		ev.excess.Store(0)
+		ev.pinned.Store(false)
 		ev.over.Store(false)
 		return gen
 	}
@@ -296,55 +326,70 @@ func (ev *evictor) resetStats() {
 }
 
 // makeRoom is what a command that may add data does while the data is over
-// the limit: evict one key, or answer false if the policy evicts nothing or
-// nothing is left to evict (the command then gets OOM).
+// the limit: evict one key or cache entry, or answer false if the policy
+// evicts nothing, nothing is left to evict, or evicting cannot help (the
+// command then gets OOM).
 func (s *Server) makeRoom() bool {
 	ev := s.ev
 	cfg := s.Config()
 	if cfg.MaxMemory == 0 {
 		return true // the limit was just lifted
 	}
-	if cfg.MaxMemoryPolicy == "noeviction" || ev.nothing.Load() {
+	if cfg.MaxMemoryPolicy == "noeviction" || ev.nothing.Load() || ev.pinned.Load() {
 		return false
 	}
-	if ev.excess.Add(-1) < 0 {
-		ev.excess.Add(1)
+	// Reserve a key's worth first, so that concurrent writers do not all
+	// evict for the same excess; the credit is settled after.
+	unit := ev.unit.Load()
+	if ev.excess.Add(-unit) <= -unit {
+		ev.excess.Add(unit)
 		ev.over.Store(false)
 		return true
 	}
-	if !s.evictOne() {
-		ev.excess.Add(1)
+	freed, ok := s.evictOne()
+	if !ok {
+		ev.excess.Add(unit)
 		ev.nothing.Store(true)
 		return false
 	}
+	ev.excess.Add(unit - freed)
 	return true
 }
 
-// evictOne deletes one key chosen by the policy, as a DEL would: logged to
-// the append-only file, captured by a snapshot in progress, and failing the
-// transactions watching it.
+// evictOne deletes one key or cache entry chosen by the policy and returns
+// the bytes it is credited. A key is deleted as a DEL would: logged to the
+// append-only file, captured by a snapshot in progress, and failing the
+// transactions watching it. A cache entry is removed as its cache's own
+// size limits remove one, neither logged nor replicated.
 //
 // As in Redis, the choice is approximate: each call samples
-// maxmemory-samples keys of a random shard of a random database (weighted
-// by its keys, or its keys with an expiry for the volatile policies) into a
-// pool that keeps the best candidates seen by earlier calls too, then
-// evicts the best. The pool is what keeps a shard that happens to have
-// been emptied of good candidates from losing its remaining keys early.
-func (s *Server) evictOne() bool {
+// maxmemory-samples keys of a random shard of a random database, or entries
+// of a random cache (weighted by their keys and entries, or those with an
+// expiry for the volatile policies), into a pool that keeps the best
+// candidates seen by earlier calls too, then evicts the best. The pool is
+// what keeps a shard that happens to have been emptied of good candidates
+// from losing its remaining keys early.
+func (s *Server) evictOne() (int64, bool) {
 	cfg := s.Config()
 	volatile := strings.HasPrefix(cfg.MaxMemoryPolicy, "volatile-")
 	var score keyspace.Victim
+	var cacheScore func(v *ai.Victim, now int64) uint64
 	switch strings.TrimPrefix(strings.TrimPrefix(cfg.MaxMemoryPolicy, "allkeys-"), "volatile-") {
 	case "lru":
 		score = keyspace.LRUScore
+		cacheScore = func(v *ai.Victim, _ int64) uint64 {
+			return uint64(max(int64(keyspace.Clock.Load())-v.Access/1000, 0)) // seconds, as a key's
+		}
 	case "lfu":
 		score = keyspace.LFUScore
+		cacheScore = func(v *ai.Victim, now int64) uint64 { return keyspace.LFUScoreHits(v.Hits, now-v.Access) }
 	case "ttl":
 		score = keyspace.TTLScore
+		cacheScore = func(v *ai.Victim, _ int64) uint64 { return math.MaxUint64 - uint64(v.Expire) }
 	case "random":
 		return s.evictRandom(volatile)
 	default:
-		return false
+		return 0, false
 	}
 	p := &s.ev.pool
 	p.mu.Lock()
@@ -352,39 +397,104 @@ func (s *Server) evictOne() bool {
 	if p.policy != cfg.MaxMemoryPolicy { // scores of another policy do not compare
 		p.c, p.policy = p.c[:0], cfg.MaxMemoryPolicy
 	}
+	n := int(cfg.MaxMemorySamples)
 	for range 16 {
+		// A shard and a cache each time, as Redis samples every database.
+		cache := s.pickCache(volatile, -1)
 		d, idx, sh := s.pickShard(volatile)
-		if sh == nil {
-			return false
+		if sh == nil && cache == nil {
+			return 0, false
 		}
-		sh.Sample(int(cfg.MaxMemorySamples), volatile, score, func(k string, v uint64) { p.add(d, idx, k, v) })
-		sh.Unlock()
+		if sh != nil {
+			sh.Sample(n, volatile, score, func(k string, v uint64) {
+				p.add(candidate{db: d, shard: idx, key: k, score: v})
+			})
+			sh.Unlock()
+		}
+		if cache != nil {
+			now := time.Now().UnixMilli()
+			cache.Sample(n, volatile, func(v ai.Victim) { p.add(candidate{cache: &v, score: cacheScore(&v, now)}) })
+		}
 		for len(p.c) > 0 {
 			best := p.c[len(p.c)-1]
 			p.c = p.c[:len(p.c)-1]
-			if s.evictKey(best.db, best.shard, best.key, volatile) {
-				return true
+			if freed, ok := s.evict(best, volatile); ok {
+				return freed, true
 			}
 		}
 	}
-	return false
+	return 0, false
 }
 
-// evictRandom evicts the first key found from a random place.
-func (s *Server) evictRandom(volatile bool) bool {
+// evict deletes a candidate if it is still there, and returns the bytes it
+// is credited.
+func (s *Server) evict(c candidate, volatile bool) (int64, bool) {
+	if c.cache != nil {
+		return c.cache.Bytes, s.ks.AI.Evict(*c.cache, volatile)
+	}
+	return s.ev.unit.Load(), s.evictKey(c.db, c.shard, c.key, volatile)
+}
+
+// evictRandom evicts the first key or cache entry found from a random
+// place: a cache or a shard, in proportion to their entries and keys.
+func (s *Server) evictRandom(volatile bool) (int64, bool) {
 	for range 16 { // the key drawn may go (DEL, another eviction) before it is evicted
-		d, idx, sh := s.pickShard(volatile)
-		if sh == nil {
-			return false
+		keys := 0
+		if counts := s.ev.dbKeys.Load(); counts != nil {
+			for _, c := range *counts {
+				keys += c.pick(volatile)
+			}
 		}
-		var key string
-		sh.Sample(1, volatile, keyspace.RandomScore, func(k string, _ uint64) { key = strings.Clone(k) })
-		sh.Unlock()
-		if key != "" && s.evictKey(d, idx, key, volatile) {
-			return true
+		var c candidate
+		if cache := s.pickCache(volatile, keys); cache != nil {
+			cache.Sample(1, volatile, func(v ai.Victim) { c.cache = &v })
+		} else if d, idx, sh := s.pickShard(volatile); sh != nil {
+			sh.Sample(1, volatile, keyspace.RandomScore, func(k string, _ uint64) { c = candidate{db: d, shard: idx, key: strings.Clone(k)} })
+			sh.Unlock()
+		} else if cache := s.pickCache(volatile, -1); cache != nil { // the key counts are a tick old
+			cache.Sample(1, volatile, func(v ai.Victim) { c.cache = &v })
+		} else {
+			return 0, false
+		}
+		if c.cache != nil || c.key != "" {
+			if freed, ok := s.evict(c, volatile); ok {
+				return freed, true
+			}
 		}
 	}
-	return false
+	return 0, false
+}
+
+// pickCache draws a cache by its share of the entries (those with an expiry
+// if volatile) as of the last measurement, nil if none has any. With keys
+// >= 0 the draw is among the entries and that many keys too, and a key
+// drawn is nil as well.
+func (s *Server) pickCache(volatile bool, keys int) *ai.Cache {
+	p := s.ev.caches.Load()
+	if p == nil {
+		return nil
+	}
+	caches := *p
+	entries := func(c *ai.Cache) int {
+		if volatile {
+			return c.Volatile
+		}
+		return c.Entries
+	}
+	total := 0
+	for i := range caches {
+		total += entries(&caches[i])
+	}
+	if total == 0 {
+		return nil
+	}
+	r := rand.IntN(total + max(keys, 0))
+	for i := range caches {
+		if r -= entries(&caches[i]); r < 0 {
+			return &caches[i]
+		}
+	}
+	return nil
 }
 
 // pickShard returns a random shard holding keys (keys with an expiry if
@@ -473,19 +583,23 @@ type evictPool struct {
 	c      []candidate
 }
 
+// candidate is a key of a shard, or a cache entry.
 type candidate struct {
 	db, shard int
 	key       string
+	cache     *ai.Victim
 	score     uint64
 }
 
 const poolSize = 16
 
-func (p *evictPool) add(db, shard int, key string, score uint64) {
-	if len(p.c) == poolSize && score <= p.c[0].score {
+// add keeps c if it scores better than the worst kept; a key's string is
+// cloned (the shard's own).
+func (p *evictPool) add(c candidate) {
+	if len(p.c) == poolSize && c.score <= p.c[0].score {
 		return
 	}
-	i, _ := slices.BinarySearchFunc(p.c, score, func(c candidate, v uint64) int { return cmp.Compare(c.score, v) })
+	i, _ := slices.BinarySearchFunc(p.c, c.score, func(c candidate, v uint64) int { return cmp.Compare(c.score, v) })
 	if len(p.c) == poolSize { // drop the worst to make room
 		copy(p.c, p.c[1:i])
 		i--
@@ -493,7 +607,8 @@ func (p *evictPool) add(db, shard int, key string, score uint64) {
 		p.c = append(p.c, candidate{})
 		copy(p.c[i+1:], p.c[i:])
 	}
-	p.c[i] = candidate{db, shard, strings.Clone(key), score}
+	c.key = strings.Clone(c.key)
+	p.c[i] = c
 }
 
 // deniedOnOOM reports whether cmd is refused while the data is over the
@@ -504,4 +619,22 @@ func (p *evictPool) add(db, shard int, key string, score uint64) {
 func (c *client) deniedOnOOM(cmd *command.Cmd, args [][]byte) bool {
 	f, _ := c.s.scriptFlags(cmd, args)
 	return f&command.DenyOOM != 0 || cmd.Name == "exec" && c.multi != nil && c.multi.denyOOM
+}
+
+// families is the memory of what is not keys, by its own accounting.
+type families struct {
+	indexes int64 // named vector indexes
+	usage   ai.Usage
+	caches  []ai.Cache // the caches with entries
+}
+
+func (s *Server) families() families {
+	_, _, ix := s.ks.Indexes.Stats()
+	u, c := s.ks.AI.Measure()
+	return families{ix, u, c}
+}
+
+// others is the whole of it.
+func (f *families) others() int64 {
+	return f.indexes + f.usage.Prompt + f.usage.Sem + f.usage.Memory
 }

@@ -3,6 +3,8 @@ package server
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hotkv/hotkv/internal/value/vset"
 )
 
 // infoMemory is INFO's memory section, Redis's fields in its order, from the
@@ -84,4 +86,17 @@ func (s *Server) infoMemory(b *strings.Builder, c *client) {
 	kv(b, "vector_index_vectors", nvec)
 	kv(b, "vector_index_bytes", vbytes)
 	kv(b, "vector_index_bytes_per_vector", vbytes/int64(max(nvec, 1)))
+	// The dataset by family (docs/configuration.md, "Memory limit and
+	// eviction"): what is not keys by its own accounting, the keys the
+	// rest of the dataset.
+	u, _ := s.ks.AI.Measure()
+	aiBytes := u.Prompt + u.Sem + u.Memory
+	kv(b, "used_memory_keys", max(int64(o.dataset)-vbytes-aiBytes, 0))
+	kv(b, "used_memory_vector_sets", vset.LiveBytes())
+	kv(b, "used_memory_vector_indexes", vbytes)
+	kv(b, "used_memory_ai", aiBytes)
+	kv(b, "used_memory_prompt_cache", u.Prompt)
+	kv(b, "used_memory_semantic_cache", u.Sem)
+	kv(b, "used_memory_agent_memory", u.Memory)
+	kv(b, "used_memory_not_evictable", vbytes+u.Memory)
 }

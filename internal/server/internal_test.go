@@ -123,7 +123,7 @@ func TestEvictPoolKeepsBest(t *testing.T) {
 	var p evictPool
 	scores := rand.Perm(100)
 	for _, v := range scores {
-		p.add(0, v%7, fmt.Sprint("k", v), uint64(v))
+		p.add(candidate{shard: v % 7, key: fmt.Sprint("k", v), score: uint64(v)})
 	}
 	if len(p.c) != poolSize {
 		t.Fatalf("pool holds %d, want %d", len(p.c), poolSize)
@@ -134,7 +134,7 @@ func TestEvictPoolKeepsBest(t *testing.T) {
 			t.Fatalf("pool[%d] = %+v, want score %d", i, c, want)
 		}
 	}
-	p.add(0, 0, "low", 1) // worse than all: ignored
+	p.add(candidate{key: "low", score: 1}) // worse than all: ignored
 	if p.c[0].score != 100-poolSize {
 		t.Fatalf("a worse candidate displaced %+v", p.c[0])
 	}
