@@ -367,3 +367,70 @@ func TestInfoMemoryFamilies(t *testing.T) {
 		return read()["used_memory_vector_sets"] == 0
 	})
 }
+
+// Cache entries are evicted while other clients store, look up and delete
+// them (the race detector's test of eviction among the AI layer's locks and
+// the vector graph's concurrent inserts and deletes): nothing panics, and
+// every refusal is OOM.
+func TestEvictionCachesConcurrent(t *testing.T) {
+	s := start(t, "--maxmemory-policy", "allkeys-lru")
+	ctx := context.Background()
+	c := s.client(t)
+	for _, cmd := range [][]any{{"PCACHE.CREATE", "p"}, {"SCACHE.CREATE", "s", "DIM", 8}} {
+		if err := c.Do(ctx, cmd...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 9))
+	pl := c.Pipeline()
+	for i := range 400 {
+		prompt := "prompt " + strconv.Itoa(i)
+		pl.Do(ctx, "PCACHE.SET", "p", prompt, "response", "EX", 100)
+		pl.Do(ctx, "SCACHE.STORE", "s", prompt, "response", "FP32", randBlob(rng, 8))
+	}
+	if _, err := pl.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil { // everything is over it
+		t.Fatal(err)
+	}
+	errc := make(chan error, 4)
+	for w := range 4 {
+		c := s.client(t)
+		go func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			var err error
+			for i := 0; i < 300 && (err == nil || err.Error() == oomText); i++ {
+				prompt := "prompt " + strconv.Itoa(rng.IntN(100))
+				switch i % 5 {
+				case 0:
+					err = c.Do(ctx, "PCACHE.SET", "p", prompt, "response", "EX", 100).Err()
+				case 1:
+					err = c.Do(ctx, "SCACHE.STORE", "s", prompt, "response", "FP32", randBlob(rng, 8)).Err()
+				case 2:
+					err = c.Do(ctx, "SCACHE.LOOKUP", "s", "FP32", randBlob(rng, 8)).Err()
+				case 3:
+					err = c.Do(ctx, "SCACHE.INVALIDATE", "s", "ID", rng.IntN(800)+1).Err()
+				case 4:
+					err = c.Set(ctx, prompt, "v", 0).Err()
+				}
+				if err == redis.Nil {
+					err = nil
+				}
+			}
+			if err != nil && err.Error() == oomText {
+				err = nil
+			}
+			errc <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
+	}
+	if aiInfo(t, c, "PCACHE.INFO", "p", "evicted")+aiInfo(t, c, "SCACHE.INFO", "s", "evicted") == 0 {
+		t.Error("no cache entry evicted")
+	}
+	s.noPanics(t)
+}
