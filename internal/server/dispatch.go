@@ -14,10 +14,14 @@ import (
 
 // execute checks and runs (or queues, inside MULTI) one command, cmd =
 // command.Lookup(args[0]), with the checks in the order Redis's
-// processCommand makes them: existence, arity, protected commands,
+// processCommand makes them: HTTP (crossProtocol), existence, arity, protected commands,
 // authentication, MULTI restrictions, subscribed context.
 func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 	if cmd == nil {
+		if crossProtocol(args[0]) {
+			c.crossProtocolAttack()
+			return
+		}
 		c.reject(nil, unknownCommand(args))
 		return
 	}
