@@ -456,32 +456,6 @@ func seqOf(name string) int {
 	return 0
 }
 
-// readManifest returns the base and incremental files it names.
-func readManifest(path string) (base string, incrs []string, err error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", nil, err
-	}
-	for i, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		if len(f) != 6 || f[0] != "file" || f[2] != "seq" || f[4] != "type" || strings.ContainsAny(f[1], "/\\") {
-			return "", nil, fmt.Errorf("invalid manifest %s line %d: %q", path, i+1, line)
-		}
-		switch f[5] {
-		case "b":
-			base = f[1]
-		case "i":
-			incrs = append(incrs, f[1])
-		default:
-			return "", nil, fmt.Errorf("invalid manifest %s line %d: %q", path, i+1, line)
-		}
-	}
-	return base, incrs, nil
-}
-
 // openIncr starts a new incremental log with sequence seq. Caller holds wmu
 // (or nothing else runs yet).
 func (a *aofLog) openIncr(seq int) error {
@@ -551,7 +525,7 @@ func (s *Server) runRewrite(a *aofLog) error {
 	if s.aof.Load() != a {
 		// Being turned on: the log a manifest names now (an earlier one's,
 		// or BGREWRITEAOF's with the log off) is replaced by this one.
-		if base, incrs, err := readManifest(a.manifestPath()); err == nil {
+		if base, incrs, err := persist.ReadManifest(a.manifestPath()); err == nil {
 			a.old = append(incrs, base)
 		}
 	}
@@ -672,7 +646,7 @@ func (s *Server) checkRewrite() {
 // incremental log) into the empty keyspace and opens it for appending. A
 // torn last record is cut off with a warning when aof-load-truncated is on.
 func (s *Server) loadAOF(a *aofLog) error {
-	base, incrs, err := readManifest(a.manifestPath())
+	base, incrs, err := persist.ReadManifest(a.manifestPath())
 	if err != nil {
 		return err
 	}
