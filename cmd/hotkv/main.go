@@ -18,11 +18,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) == 3 && os.Args[1] == "--check" {
-		os.Exit(check(os.Args[2]))
-	}
-	if len(os.Args) == 4 && os.Args[1] == "--check" && os.Args[2] == "--fix" {
-		os.Exit(fix(os.Args[3]))
+	if len(os.Args) > 1 && os.Args[1] == "--check" {
+		os.Exit(checkCmd(os.Args[2:]))
 	}
 	for _, a := range os.Args[1:] {
 		switch a {
@@ -31,8 +28,9 @@ func main() {
 			return
 		case "-h", "--help":
 			fmt.Println("Usage: hotkv [/path/to/hotkv.conf] [--config FILE] [--directive value ...]")
-			fmt.Println("       hotkv --check FILE   (verify a snapshot or append-only log file)")
-			fmt.Println("       hotkv --check --fix FILE   (cut a damaged log at its first bad record, keeping FILE.bak)")
+			for _, u := range checkUsage {
+				fmt.Println("       " + u)
+			}
 			fmt.Println("Examples: hotkv --port 7000; hotkv hotkv.conf --requirepass secret")
 			fmt.Println("Directives: see docs/configuration.md")
 			return
