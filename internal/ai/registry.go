@@ -106,3 +106,15 @@ func (r *Registry) DropMemory(name string) bool { return drop(r, r.mem, name) }
 
 // MemoryNames lists the memory namespaces, sorted.
 func (r *Registry) MemoryNames() []string { return names(r, r.mem) }
+
+// Replace makes o's namespaces r's, in one step (a replica's full
+// synchronization); o is left empty.
+func (r *Registry) Replace(o *Registry) {
+	o.mu.Lock()
+	p, s, m := o.prompt, o.sem, o.mem
+	o.prompt, o.sem, o.mem = map[string]*PromptCache{}, map[string]*SemCache{}, map[string]*Memory{}
+	o.mu.Unlock()
+	r.mu.Lock()
+	r.prompt, r.sem, r.mem = p, s, m
+	r.mu.Unlock()
+}

@@ -384,7 +384,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	}
 	start := time.Now()
 	staging := keyspace.New(len(s.ks.DBs))
-	res, err := s.loadRDB(src, staging, time.Now().UnixMilli(), rdbLoad{keepExpired: true})
+	res, err := s.loadRDB(src, staging, time.Now().UnixMilli(), rdbLoad{keepExpired: true, registries: true})
 	if err != nil {
 		return fmt.Errorf("loading the RDB from the master: %w", err)
 	}
@@ -413,6 +413,10 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	mc.master = true
 	release := s.holdAll(mc)
 	s.replaceData(mc, staging, 0, true)
+	// The master's named indexes and AI layer (from its hotkv-snapshot
+	// AUX field; none from a Redis master) replace the replica's too.
+	s.ks.Indexes.Replace(staging.Indexes)
+	s.ks.AI.Replace(staging.AI)
 	s.repl.newHistory()
 	release()
 	mc.out.B = mc.out.B[:0]
