@@ -178,3 +178,26 @@ func TestFeedSplitsHotKVCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestPropagationPanics: Redis 8.0.2's propagation-error-behavior.
+func TestPropagationPanics(t *testing.T) {
+	for _, c := range []struct {
+		behavior             string
+		fromMaster, readOnly bool
+		want                 bool
+	}{
+		{"ignore", true, true, false},
+		{"ignore", false, true, false},
+		{"panic-on-replicas", true, true, true},
+		{"panic-on-replicas", true, false, false}, // a writable replica only logs
+		{"panic-on-replicas", false, true, false}, // the append-only log's load goes on
+		{"panic", true, true, true},
+		{"panic", true, false, false},
+		{"panic", false, true, true},
+		{"panic", false, false, true},
+	} {
+		if got := propagationPanics(c.behavior, c.fromMaster, c.readOnly); got != c.want {
+			t.Errorf("propagationPanics(%q, fromMaster %v, read-only %v) = %v", c.behavior, c.fromMaster, c.readOnly, got)
+		}
+	}
+}
