@@ -1,6 +1,7 @@
 package ai
 
 import (
+	"maps"
 	"slices"
 	"sync"
 )
@@ -108,13 +109,20 @@ func (r *Registry) DropMemory(name string) bool { return drop(r, r.mem, name) }
 func (r *Registry) MemoryNames() []string { return names(r, r.mem) }
 
 // Replace makes o's namespaces r's, in one step (a replica's full
-// synchronization); o is left empty.
+// synchronization); o is left empty. The maps are refilled in place: the
+// accessors (get, put, ...) are handed them before they take mu.
 func (r *Registry) Replace(o *Registry) {
 	o.mu.Lock()
-	p, s, m := o.prompt, o.sem, o.mem
-	o.prompt, o.sem, o.mem = map[string]*PromptCache{}, map[string]*SemCache{}, map[string]*Memory{}
-	o.mu.Unlock()
+	defer o.mu.Unlock()
 	r.mu.Lock()
-	r.prompt, r.sem, r.mem = p, s, m
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	clear(r.prompt)
+	maps.Copy(r.prompt, o.prompt)
+	clear(o.prompt)
+	clear(r.sem)
+	maps.Copy(r.sem, o.sem)
+	clear(o.sem)
+	clear(r.mem)
+	maps.Copy(r.mem, o.mem)
+	clear(o.mem)
 }
