@@ -781,7 +781,7 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 		c.ctx.TakeEffects() // what it would log is what is being replayed
 		// An error here is one Redis counts as unexpected, from its AOF client.
 		if len(c.out.B) > 0 && c.out.B[0] == '-' {
-			r.s.stats.unexpectedErrors.Add(1)
+			r.s.propagationError(false, cmd.Name, c.out.B)
 		}
 		c.out.B = c.out.B[:0]
 		r.commands++

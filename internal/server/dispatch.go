@@ -292,6 +292,9 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 		} else {
 			c.s.stats.failed(cmd, c.out.B[mark+1:])
 		}
+		if c.master { // each of a transaction's too
+			c.s.propagationError(true, cmd.Name, c.out.B[mark:])
+		}
 	}
 	if c.s.mon.n.Load() > 0 { // after it ran, as Redis: SELECT shows its new database, EXEC follows what it ran
 		c.feedMonitors(cmd, args)

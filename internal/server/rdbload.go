@@ -23,8 +23,9 @@ type rdbLoad struct {
 	funcs       bool // replace the function libraries with the file's
 	keepExpired bool // keep keys whose time has passed (a replica: its master deletes them)
 	// registries: load the named vector indexes and the AI layer a HotKV
-	// master put in its hotkv-snapshot AUX field (at start-up only: they
-	// are not replaced under a serving server; its keys are always loaded).
+	// master put in its hotkv-snapshot AUX field into ks's registries (at
+	// start-up, and into a replica's staging keyspace; DEBUG RELOAD keeps
+	// the server's; its keys are always loaded).
 	registries bool
 }
 

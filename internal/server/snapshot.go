@@ -357,11 +357,11 @@ func (s *Server) encodeRegistries(now int64, funcs bool) (aux []byte, blocks int
 	return aux, blocks, nil
 }
 
-// loadRegistry loads an aux block into the (empty) registries.
-func (s *Server) loadRegistry(kind byte, body []byte, now int64) (err error) {
+// loadRegistry loads an aux block into ks's (empty) registries.
+func (s *Server) loadRegistry(ks *keyspace.Keyspace, kind byte, body []byte, now int64) (err error) {
 	switch kind {
 	case persist.AuxIndexes:
-		return persist.DecodeIndexes(&persist.Dec{B: body}, s.ks.Indexes)
+		return persist.DecodeIndexes(&persist.Dec{B: body}, ks.Indexes)
 	case persist.AuxFuncs:
 		if err := s.scripts.RestoreFunctions(body, script.RestoreFlush); err != nil {
 			return fmt.Errorf("%w: functions: %v", persist.ErrCorrupt, err)
@@ -375,7 +375,7 @@ func (s *Server) loadRegistry(kind byte, body []byte, now int64) (err error) {
 			err = fmt.Errorf("%w: AI registry: %v", persist.ErrCorrupt, p)
 		}
 	}()
-	if err := s.ks.AI.Load(bytes.NewReader(body), now); err != nil {
+	if err := ks.AI.Load(bytes.NewReader(body), now); err != nil {
 		return fmt.Errorf("%w: AI registry: %v", persist.ErrCorrupt, err)
 	}
 	return nil
@@ -423,8 +423,9 @@ func (s *Server) loadSnapshot(path string, ks *keyspace.Keyspace, startup bool) 
 }
 
 // readSnapshot is loadSnapshot from r (a file, or the hotkv-snapshot AUX
-// field of an RDB file, rdbsave.go).
-func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, startup bool) (persist.LoadStats, int, error) {
+// field of an RDB file, rdbsave.go); registries loads the named indexes
+// and the AI layer into ks's registries, which must be empty.
+func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, registries bool) (persist.LoadStats, int, error) {
 	now := time.Now().UnixMilli()
 	var keys, expired atomic.Int64
 	type block struct {
@@ -496,10 +497,10 @@ func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, startup bool) 
 		work <- block{off, payload}
 		return nil
 	}, func(off int64, kind byte, body []byte) error {
-		if !startup {
+		if !registries {
 			return nil
 		}
-		if err := s.loadRegistry(kind, body, now); err != nil {
+		if err := s.loadRegistry(ks, kind, body, now); err != nil {
 			return &persist.FormatError{Offset: off, Err: err}
 		}
 		return nil

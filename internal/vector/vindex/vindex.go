@@ -102,3 +102,15 @@ func (r *Registry) Put(x *Index) bool {
 	r.m[x.Name] = x
 	return true
 }
+
+// Replace makes o's indexes r's, in one step (a replica's full
+// synchronization); o is left empty.
+func (r *Registry) Replace(o *Registry) {
+	o.mu.Lock()
+	m := o.m
+	o.m = map[string]*Index{}
+	o.mu.Unlock()
+	r.mu.Lock()
+	r.m = m
+	r.mu.Unlock()
+}
