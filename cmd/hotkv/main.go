@@ -6,12 +6,10 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/server"
@@ -57,7 +55,9 @@ func main() {
 		}
 	}
 	s := server.New(cfg)
-	if err := s.Listen(); err != nil {
+	// The addresses first, as Redis: a port in use fails before a long
+	// load, and clients connecting during the load are answered (LOADING).
+	if err := s.Bind(); err != nil {
 		fmt.Fprintln(os.Stderr, "hotkv:", err)
 		os.Exit(1)
 	}
@@ -65,22 +65,31 @@ func main() {
 		writePidFile(pidFile)
 		defer os.Remove(pidFile)
 	}
-	notifyReady(supervised)
+	go func() {
+		if err := s.Load(); err != nil {
+			fmt.Fprintln(os.Stderr, "hotkv:", err)
+			if pidFile != "" {
+				os.Remove(pidFile)
+			}
+			os.Exit(1)
+		}
+		notifyReady(supervised)
+	}()
+	// A signal is the server's to act on, as shutdown-on-sigint and
+	// shutdown-on-sigterm say: it may keep running if its final save fails.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
-		select {
-		case <-sig:
-		case <-s.Done():
+		for n := range sig {
+			if s.Signal(n) {
+				os.Exit(1) // a second SIGINT: the user insists
+			}
 		}
+	}()
+	go func() {
+		<-s.Done()
 		if supervised == "systemd" {
 			sdNotify("STOPPING=1\n")
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := s.Shutdown(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "hotkv: clients did not stop in time:", err)
-			os.Exit(1)
 		}
 	}()
 	if err := s.Serve(); err != nil {

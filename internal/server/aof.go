@@ -652,6 +652,12 @@ func (s *Server) loadAOF(a *aofLog) error {
 	}
 	a.base, a.incrs = base, incrs
 	a.removeStale()
+	if base != "" {
+		s.toLoad(filepath.Join(a.dir, base))
+	}
+	for _, f := range incrs {
+		s.toLoad(filepath.Join(a.dir, f))
+	}
 	baseSize, size, last, err := s.readAOF(a.dir, base, incrs, s.ks, true)
 	if err != nil {
 		return err
@@ -694,7 +700,7 @@ func (s *Server) readAOF(dir, base string, incrs []string, ks *keyspace.Keyspace
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		end, err := persist.ReadLog(f, r.replay)
+		end, err := persist.ReadLog(s.progress(f, startup), r.replay)
 		f.Close()
 		if errors.Is(err, persist.ErrTruncated) && i == len(incrs)-1 {
 			if !s.Config().AOFLoadTruncated {
@@ -777,7 +783,15 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 		c.ctx.DB, c.ctx.DBID = r.ks.DBs[lc.DB], lc.DB
 		c.ctx.Now = lc.Now
 		c.ctx.Args = lc.Args
-		c.run(cmd)
+		if r.ks == r.s.ks { // at start-up, beside the clients answered while loading
+			r.s.keyLoaded()
+			c.lock(cmd, lc.Args)
+			c.run(cmd)
+			c.unlock(cmd, c.ctx.DB)
+			c.ctx.SetKeyShard(nil, nil)
+		} else {
+			c.run(cmd)
+		}
 		c.ctx.TakeEffects() // what it would log is what is being replayed
 		// An error here is one Redis counts as unexpected, from its AOF client.
 		if len(c.out.B) > 0 && c.out.B[0] == '-' {
@@ -880,7 +894,7 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 	}
 	rw := as.rewriting.Load()
 	bg := st.bgStart.Load()
-	kv(b, "loading", 0)
+	kv(b, "loading", b2i(s.loading.Load()))
 	kv(b, "async_loading", 0)
 	kv(b, "current_cow_peak", 0)
 	kv(b, "current_cow_size", 0)
@@ -931,6 +945,9 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 		kv(b, "aof_buffer_length", pending)
 		kv(b, "aof_pending_bio_fsync", 0)
 		kv(b, "aof_delayed_fsync", 0)
+	}
+	if s.loading.Load() {
+		s.infoLoading(b)
 	}
 }
 

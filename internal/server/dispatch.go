@@ -15,7 +15,7 @@ import (
 // execute checks and runs (or queues, inside MULTI) one command, cmd =
 // command.Lookup(args[0]), with the checks in the order Redis's
 // processCommand makes them: HTTP (crossProtocol), existence, arity, protected commands,
-// authentication, MULTI restrictions, subscribed context.
+// authentication, MULTI restrictions, subscribed context, ..., loading.
 func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 	if cmd == nil {
 		if crossProtocol(args[0]) {
@@ -97,6 +97,10 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 			c.reject(cmd, errMasterDown)
 			return
 		}
+	}
+	if c.s.loading.Load() && c.deniedWhileLoading(cmd) {
+		c.reject(cmd, errLoading)
+		return
 	}
 	if c.s.scripts.Started() != 0 && cmd.Flags&command.AllowBusy == 0 {
 		if msg := c.s.scripts.Busy(c.s.Config().BusyReplyThreshold()); msg != "" {
@@ -189,6 +193,10 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	}
 	c.running = cmd
 	c.lock(cmd, args)
+	if c.stopping() { // the final save is made: nothing runs after it (shutdown.go)
+		c.unlock(cmd, db)
+		return
+	}
 	c.runLocked(cmd, args)
 	c.ctx.SetKeyShard(nil, nil)
 	var h *holding

@@ -64,6 +64,7 @@ func (s *Server) loadRDB(r io.Reader, ks *keyspace.Keyspace, now int64, opt rdbL
 			return nil
 		},
 		Key: func(k *rdb.Key) error {
+			s.keyLoaded()
 			if k.DB >= len(ks.DBs) {
 				return fmt.Errorf("the file has database %d, and HotKV is configured with databases %d (raise it)", k.DB, len(ks.DBs))
 			}
@@ -112,7 +113,7 @@ func isRDBFile(path string) bool {
 }
 
 // loadRDBFile is loadSnapshot for a Redis RDB file.
-func (s *Server) loadRDBFile(f *os.File, ks *keyspace.Keyspace, now int64, startup bool) (persist.LoadStats, int, error) {
+func (s *Server) loadRDBFile(f io.Reader, ks *keyspace.Keyspace, now int64, startup bool) (persist.LoadStats, int, error) {
 	res, err := s.loadRDB(bufio.NewReaderSize(f, 1<<20), ks, now, rdbLoad{funcs: startup, registries: startup})
 	st := persist.LoadStats{Keys: res.Keys, Bytes: res.Bytes}
 	if err != nil {
