@@ -27,8 +27,17 @@ type proc struct {
 }
 
 // startBinary runs the built binary with args (a free --port is added) and
-// waits until it accepts connections.
+// waits until it accepts connections and has loaded its data.
 func startBinary(t *testing.T, args ...string) *proc {
+	t.Helper()
+	p := startBinaryLoading(t, args...)
+	waitLoaded(t, p.addr)
+	return p
+}
+
+// startBinaryLoading is startBinary without waiting for the data: the
+// port is open before the load, whose commands get LOADING.
+func startBinaryLoading(t *testing.T, args ...string) *proc {
 	t.Helper()
 	port := freePort(t)
 	p := &proc{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), stderr: &bytes.Buffer{}, done: make(chan error, 1)}
@@ -44,6 +53,23 @@ func startBinary(t *testing.T, args ...string) *proc {
 	})
 	waitPort(t, p.addr)
 	return p
+}
+
+// waitLoaded waits (up to 30 seconds, for the larger data sets some tests
+// load) until the server at addr answers PING with anything but LOADING;
+// NOAUTH too, as authentication is checked first.
+func waitLoaded(t *testing.T, addr string) {
+	t.Helper()
+	r := (&testServer{Addr: addr}).raw(t)
+	defer r.conn.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if v, ok := r.do("PING").(Err); !ok || !strings.HasPrefix(string(v), "LOADING") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still loading after 30 seconds", addr)
+		}
+	}
 }
 
 // wait returns the exit code once the process has ended.

@@ -152,6 +152,11 @@ func TestReplicaOfRedis(t *testing.T) {
 				t.Errorf("the master's sync counts after the drop: sync_full %s, sync_partial_ok %s (want 1 and 1)", st["sync_full"], st["sync_partial_ok"])
 			}
 
+			// Every command of the stream applied without an error.
+			if n := infoFields(t, h, "stats")["unexpected_error_replies"]; n != "0" {
+				t.Errorf("unexpected_error_replies = %s", n)
+			}
+
 			// REPLICAOF NO ONE: a master again, with the data.
 			h.expect(Status("OK"), "REPLICAOF", "NO", "ONE")
 			h.expect([]any{"master", int64(0), []any{}}, "ROLE")

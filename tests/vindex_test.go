@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -317,5 +318,125 @@ func TestVectorIndexConcurrent(t *testing.T) {
 	want := writers * (per/2 - per/2/4)
 	if got, _ := s.client(t).Do(ctx, "VSIM.INFO", "c").Result(); !strings.Contains(fmt.Sprint(got), fmt.Sprintf("size:%d", want)) {
 		t.Errorf("VSIM.INFO = %v, want size %d", got, want)
+	}
+}
+
+// TestVectorIndexFilterReturnsK (issue 24): a filtered VSIM.SEARCH returns
+// K hits whenever K elements match, nearest first. With 3 matches among
+// 5,000 elements and K 3 the graph walk used to stop at its default
+// FILTER-EF with fewer. Selective filters (here up to 1% of the
+// elements) are answered by an exact scan: the brute-force top K, no
+// tolerance but float32 rounding. Common ones walk the graph: K hits,
+// recall@10 >= 0.9. Fewer matches than K: all of them.
+func TestVectorIndexFilterReturnsK(t *testing.T) {
+	if vecRace {
+		t.Skip("too slow under -race")
+	}
+	s := start(t)
+	ctx := context.Background()
+	c := s.client(t)
+	const n, dim = 5000, 16
+	rng := rand.New(rand.NewPCG(24, 6))
+	base := vsClustered(rng, n, dim, 20)
+	rank := rng.Perm(n) // element i matches ".r < m" when rank[i] < m
+	if err := c.Do(ctx, "VSIM.CREATEINDEX", "f", "DIM", dim).Err(); err != nil {
+		t.Fatal(err)
+	}
+	pipe := c.Pipeline()
+	for i, v := range base {
+		pipe.Do(ctx, "VSIM.SET", "f", strconv.Itoa(i), "FP32", vsBlob(v...), "ATTRS", fmt.Sprintf(`{"r":%d}`, rank[i]))
+		if i%500 == 499 {
+			if _, err := pipe.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// search returns the ids and distances of a filtered VSIM.SEARCH, and
+	// the brute-force ranking of the matching elements.
+	type hit struct {
+		id int
+		d  float64
+	}
+	search := func(q []float32, k, matches int) (got, truth []hit) {
+		res, err := c.Do(ctx, "VSIM.SEARCH", "f", "FP32", vsBlob(q...), "K", k,
+			"FILTER", fmt.Sprintf(".r < %d", matches)).Slice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(res); i += 2 {
+			id, _ := strconv.Atoi(res[i].(string))
+			got = append(got, hit{id, res[i+1].(float64)})
+		}
+		for i, v := range base {
+			if rank[i] < matches {
+				truth = append(truth, hit{i, vsCosine(v, q)})
+			}
+		}
+		slices.SortFunc(truth, func(a, b hit) int { return cmp.Compare(a.d, b.d) })
+		return got, truth
+	}
+	const tol = 1e-5 // float32 distances against float64 ones
+	// check: min(k, matches) distinct matching hits, nearest first, each at
+	// its true distance; it returns how many are in the true top k.
+	check := func(label string, q []float32, got, truth []hit, k int) int {
+		if len(got) != min(k, len(truth)) {
+			t.Fatalf("%s: %d hits, want %d", label, len(got), min(k, len(truth)))
+		}
+		good, seen := 0, map[int]bool{}
+		for j, h := range got {
+			if rank[h.id] >= len(truth) || seen[h.id] {
+				t.Fatalf("%s: hit %d does not match, or repeats", label, h.id)
+			}
+			seen[h.id] = true
+			if d := vsCosine(base[h.id], q); math.Abs(d-h.d) > tol {
+				t.Fatalf("%s: hit %d at distance %v, true %v", label, h.id, h.d, d)
+			}
+			if j > 0 && h.d < got[j-1].d {
+				t.Fatalf("%s: hits out of order: %v", label, got)
+			}
+			if h.d <= truth[len(got)-1].d+tol {
+				good++
+			}
+		}
+		return good
+	}
+	exact := func(label string, q []float32, got, truth []hit, k int) {
+		check(label, q, got, truth, k)
+		for j, h := range got {
+			if math.Abs(h.d-truth[j].d) > tol {
+				t.Fatalf("%s: hit %d is %d at %v, brute force has %d at %v", label, j, h.id, h.d, truth[j].id, truth[j].d)
+			}
+		}
+	}
+	queries := make([][]float32, 20)
+	for i := range queries {
+		queries[i] = slices.Clone(base[rng.IntN(n)])
+		for j := range queries[i] {
+			queries[i][j] += 0.2 * float32(rng.NormFloat64())
+		}
+	}
+	for qi, q := range queries {
+		got, truth := search(q, 3, 3) // the issue's case, default FILTER-EF
+		exact(fmt.Sprintf("query %d, 3 matches, K 3", qi), q, got, truth, 3)
+		got, truth = search(q, 10, 3)
+		exact(fmt.Sprintf("query %d, 3 matches, K 10", qi), q, got, truth, 10)
+	}
+	for _, tc := range []struct {
+		matches int
+		exact   bool
+	}{{5, true}, {50, true}, {500, false}, {2500, false}} {
+		good := 0
+		for qi, q := range queries {
+			label := fmt.Sprintf("query %d, %d matches", qi, tc.matches)
+			got, truth := search(q, 10, tc.matches)
+			if tc.exact {
+				exact(label, q, got, truth, 10)
+				continue
+			}
+			good += check(label, q, got, truth, 10)
+		}
+		if r := float64(good) / float64(10*len(queries)); !tc.exact && r < 0.9 {
+			t.Errorf("%d matches: recall@10 %.3f", tc.matches, r)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package ai
 
 import (
+	"maps"
 	"slices"
 	"sync"
 )
@@ -106,3 +107,22 @@ func (r *Registry) DropMemory(name string) bool { return drop(r, r.mem, name) }
 
 // MemoryNames lists the memory namespaces, sorted.
 func (r *Registry) MemoryNames() []string { return names(r, r.mem) }
+
+// Replace makes o's namespaces r's, in one step (a replica's full
+// synchronization); o is left empty. The maps are refilled in place: the
+// accessors (get, put, ...) are handed them before they take mu.
+func (r *Registry) Replace(o *Registry) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	clear(r.prompt)
+	maps.Copy(r.prompt, o.prompt)
+	clear(o.prompt)
+	clear(r.sem)
+	maps.Copy(r.sem, o.sem)
+	clear(o.sem)
+	clear(r.mem)
+	maps.Copy(r.mem, o.mem)
+	clear(o.mem)
+}

@@ -124,7 +124,7 @@ const (
 	whyEncoding    = "as in Redis, a collection converts to its larger encoding at the write that takes it past this (RESTORE checks a listpack's count only), and never back because this changed: OBJECT ENCODING, the replies and cursors of HSCAN, SSCAN and ZSCAN, DUMP and MEMORY USAGE follow"
 	whyStreamNode  = "as in Redis, XADD opens a new stream node when the last one's listpack plus the new entry's field and value bytes would reach stream-node-max-bytes, or it holds stream-node-max-entries entries, deleted ones included (0: no limit): XINFO STREAM's radix-tree-keys and radix-tree-nodes, and trimming with ~ (whose default LIMIT is 100 times stream-node-max-entries) follow"
 	whyDebug       = "a hidden Redis debugging or test knob with no HotKV counterpart"
-	whyShutdown    = "SIGINT and SIGTERM always shut down as SHUTDOWN without arguments does (saving when save points are set)"
+	whyShutdown    = "what the signal does, as in Redis: default shuts down as SHUTDOWN without arguments does (saving when save points are set), save, nosave, now and force as SHUTDOWN's options do, several of them together (nosave force); a failed final save or log flush keeps the server running unless force is given (docs/persistence.md#safety-and-failure-behaviour)"
 )
 
 var redisSpecs = [...]redisSpec{
@@ -189,7 +189,8 @@ var redisSpecs = [...]redisSpec{
 	{name: "ignore-warnings", kind: kString, def: "", why: "Redis's start-up warnings about kernel bugs: HotKV prints none"},
 	{name: "io-threads", kind: kInt, def: "1", min: 1, max: 128, immutable: true, why: whyThreads},
 	{name: "jemalloc-bg-thread", kind: kBool, def: "yes", why: whyAllocator},
-	{name: "key-load-delay", kind: kInt, def: "0", min: math.MinInt32, max: math.MaxInt32, hidden: true, why: whyDebug},
+	{name: "key-load-delay", kind: kInt, def: "0", min: math.MinInt32, max: math.MaxInt32, hidden: true, effect: Honoured,
+		why: "a test knob, as in Redis: loading at start-up sleeps this many microseconds after each key (a negative -N: one microsecond, once in N keys), so that a test can watch the LOADING state; a change applies to the key being loaded"},
 	{name: "lazyfree-lazy-eviction", kind: kBool, def: "no", why: whyLazyfree},
 	{name: "lazyfree-lazy-expire", kind: kBool, def: "no", why: whyLazyfree},
 	{name: "lazyfree-lazy-server-del", kind: kBool, def: "no", why: whyLazyfree},
@@ -198,7 +199,8 @@ var redisSpecs = [...]redisSpec{
 	{name: "list-compress-depth", kind: kInt, def: "0", min: 0, max: math.MaxInt32, why: "Redis's LZF compression of inner quicklist nodes: HotKV's lists are not compressed, and nothing a client sees depends on it"},
 	{name: "list-max-listpack-size", alias: "list-max-ziplist-size", kind: kInt, def: "-2", min: math.MinInt32, max: math.MaxInt32, effect: Honoured,
 		why: "the size of a list's listpack and of its quicklist nodes, as in Redis: -1 to -5 bound them to 4, 8, 16, 32 or 64 KB (lower values to 64 KB), a positive value to that many elements within 8 KB; a list converts to a quicklist at the write that takes it past this, and back to a listpack when it shrinks to one node within half of it (OBJECT ENCODING and DUMP follow); a quicklist keeps the node size it was created with"},
-	{name: "loading-process-events-interval-bytes", kind: kInt, def: "524288", min: 1024, max: math.MaxInt32, hidden: true, why: whyDebug},
+	{name: "loading-process-events-interval-bytes", kind: kInt, def: "524288", min: 1024, max: math.MaxInt32, hidden: true,
+		why: "how often Redis's single thread stops loading to answer clients: HotKV's connections are answered throughout a load"},
 	{name: "locale-collate", accepts: `"", C, POSIX`, kind: kString, def: "", effect: Refused, check: checkLocale,
 		why: "HotKV compares strings (SORT ALPHA, Lua) byte by byte, as the C locale does"},
 	{name: "lua-enable-deprecated-api", kind: kBool, def: "no", immutable: true, hidden: true, effect: NotHonoured,
@@ -219,8 +221,8 @@ var redisSpecs = [...]redisSpec{
 	{name: "oom-score-adj", kind: kEnum, def: "no", enum: []string{"no", "yes", "relative", "absolute"}, why: whyOOM},
 	{name: "oom-score-adj-values", kind: kMulti, def: "0 200 800", set: setOOMValues, words: oomWords, lines: oomLines, why: whyOOM},
 	{name: "proc-title-template", kind: kString, def: "{title} {listen-addr} {server-mode}", check: checkProcTitle, why: whyProcess},
-	{name: "propagation-error-behavior", kind: kEnum, def: "ignore", enum: []string{"ignore", "panic", "panic-on-replicas"},
-		why: "errors of commands replayed from the append-only log are ignored, as with ignore; there are no replicas"},
+	{name: "propagation-error-behavior", kind: kEnum, def: "ignore", enum: []string{"ignore", "panic", "panic-on-replicas"}, effect: Honoured,
+		why: "an error applying the master's stream or replaying the append-only log is logged as critical and counted (unexpected_error_replies); with panic-on-replicas a read-only replica then exits, with panic a server loading its append-only log too, as Redis panics (docs/replication.md)"},
 	{name: "rdb-del-sync-files", kind: kBool, def: "no", why: whyReplication},
 	{name: "rdb-key-save-delay", kind: kInt, def: "0", min: math.MinInt32, max: math.MaxInt32, hidden: true, why: whyDebug},
 	{name: "rdb-save-incremental-fsync", kind: kBool, def: "yes", why: "HotKV fsyncs a snapshot once, when it is complete"},
@@ -260,10 +262,12 @@ var redisSpecs = [...]redisSpec{
 	{name: "set-max-listpack-entries", kind: kInt, def: "128", min: 0, max: math.MaxInt64, effect: Honoured, why: whyEncoding},
 	{name: "set-max-listpack-value", kind: kInt, def: "64", min: 0, max: math.MaxInt64, effect: Honoured, why: whyEncoding},
 	{name: "set-proc-title", kind: kBool, def: "yes", immutable: true, why: whyProcess},
-	{name: "shutdown-on-sigint", accepts: "default", kind: kEnum, def: "default", enum: shutdownModes, effect: Refused,
-		check: refuseUnless("choosing what SIGINT does", "default", "default"), why: whyShutdown},
-	{name: "shutdown-on-sigterm", accepts: "default", kind: kEnum, def: "default", enum: shutdownModes, effect: Refused,
-		check: refuseUnless("choosing what SIGTERM does", "default", "default"), why: whyShutdown},
+	{name: "shutdown-on-sigint", kind: kMulti, def: "default", set: setShutdownOn,
+		words: shutdownOnWords("shutdown-on-sigint"), lines: shutdownOnLines("shutdown-on-sigint"),
+		effect: Honoured, why: whyShutdown},
+	{name: "shutdown-on-sigterm", kind: kMulti, def: "default", set: setShutdownOn,
+		words: shutdownOnWords("shutdown-on-sigterm"), lines: shutdownOnLines("shutdown-on-sigterm"),
+		effect: Honoured, why: whyShutdown},
 	{name: "shutdown-timeout", kind: kInt, def: "10", min: 0, max: math.MaxInt32, why: "how long SHUTDOWN waits for replicas to catch up: " + whyReplication},
 	{name: "socket-mark-id", accepts: "0", kind: kInt, def: "0", min: 0, max: math.MaxUint32, immutable: true, effect: Refused,
 		check: refuseUnless("socket marks", "0", "0"), why: "HotKV does not mark its sockets (SO_MARK) for routing and firewalls"},
@@ -307,7 +311,94 @@ var redisSpecs = [...]redisSpec{
 // redisCount must be the table's length.
 var _ [redisCount]redisSpec = redisSpecs
 
-var shutdownModes = []string{"default", "save", "nosave", "now", "force"}
+// ShutdownFlags are SHUTDOWN's options, and what shutdown-on-sigint and
+// shutdown-on-sigterm say a signal does, with Redis's values (0: default).
+type ShutdownFlags uint8
+
+// The flags, as Redis's SHUTDOWN_* (and its enum's order).
+const (
+	ShutdownSave ShutdownFlags = 1 << iota
+	ShutdownNoSave
+	ShutdownNow
+	ShutdownForce
+)
+
+var shutdownNames = []string{"save", "nosave", "now", "force"}
+
+// setShutdownOn is Redis's bit-flag enum set (configEnumGetValue) and
+// isValidShutdownOnSigFlags: any of the names, together, but not save
+// with nosave; default alone or with others adds nothing.
+func setShutdownOn(c *Config, name string, v []string) error {
+	if len(v) == 0 {
+		return errShutdownNames
+	}
+	var f ShutdownFlags
+	for _, w := range v {
+		switch i := slices.IndexFunc(shutdownNames, func(n string) bool { return strings.EqualFold(n, w) }); {
+		case i >= 0:
+			f |= 1 << i
+		case !strings.EqualFold(w, "default"):
+			return errShutdownNames
+		}
+	}
+	if f&ShutdownSave != 0 && f&ShutdownNoSave != 0 {
+		return errors.New("shutdown options SAVE and NOSAVE can't be used simultaneously")
+	}
+	c.redis[specOf[redisByName[name]].slot] = strings.Join(shutdownWords(f), " ")
+	return nil
+}
+
+var errShutdownNames = errors.New("argument(s) must be one of the following: default, save, nosave, now, force")
+
+// shutdownWords names the flags as Redis's configEnumGetName does, in the
+// enum's order ("default" for none).
+func shutdownWords(f ShutdownFlags) []string {
+	if f == 0 {
+		return []string{"default"}
+	}
+	var w []string
+	for i, n := range shutdownNames {
+		if f&(1<<i) != 0 {
+			w = append(w, n)
+		}
+	}
+	return w
+}
+
+func shutdownOnWords(name string) func(c *Config) []string {
+	return func(c *Config) []string { return strings.Fields(c.redisValue(name)) }
+}
+
+// shutdownOnLines is the CONFIG REWRITE line, appended when not default.
+func shutdownOnLines(name string) func(c *Config) []rewriteLine {
+	return func(c *Config) []rewriteLine {
+		v := c.redisValue(name)
+		return []rewriteLine{{name + " " + v, v != "default"}}
+	}
+}
+
+// ShutdownOn is what the signal (SIGINT if sigint, else SIGTERM) does:
+// shutdown-on-sigint or shutdown-on-sigterm.
+func (c *Config) ShutdownOn(sigint bool) ShutdownFlags {
+	name := "shutdown-on-sigterm"
+	if sigint {
+		name = "shutdown-on-sigint"
+	}
+	var f ShutdownFlags
+	for _, w := range strings.Fields(c.redisValue(name)) {
+		if i := slices.Index(shutdownNames, w); i >= 0 {
+			f |= 1 << i
+		}
+	}
+	return f
+}
+
+// KeyLoadDelay is key-load-delay: microseconds to sleep after each key
+// loaded at start-up (negative -N: one microsecond once in N keys).
+func (c *Config) KeyLoadDelay() int64 {
+	n, _ := strconv.ParseInt(c.redisValue("key-load-delay"), 10, 64)
+	return n
+}
 
 // deprecatedDirectives are read from a configuration file and ignored, as
 // Redis 8.0.2 does (with exactly one argument); CONFIG GET/SET do not know

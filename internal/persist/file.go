@@ -386,18 +386,24 @@ func damaged(br *bufio.Reader, off int64, what string) error {
 // CheckFile verifies a snapshot or a log without loading it anywhere and
 // describes what it found; err is the first problem, a *FormatError naming
 // the offset.
-func CheckFile(path string) (string, error) {
+func CheckFile(path string) (string, error) { return CheckKind(path, "") }
+
+// CheckKind is CheckFile for a file that must be of one kind, SnapshotMagic
+// or LogMagic ("": either), as a manifest's base and logs must be: a log
+// where a snapshot belongs fails as loading it would.
+func CheckKind(path, magic string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	magic, err := readHeader(f)
-	if err != nil {
-		return "", err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", err
+	if magic == "" {
+		if magic, err = readHeader(f); err != nil {
+			return "", err
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return "", err
+		}
 	}
 	if magic == SnapshotMagic {
 		st, err := ReadSnapshot(f, func(int, []byte, *keyspace.Entry) error { return nil })

@@ -399,6 +399,14 @@ func (e *Engine) Abort() {
 	}
 }
 
+// Resume lets scripts run again after Abort: the shutdown it was for did
+// not happen.
+func (e *Engine) Resume() {
+	e.mu.Lock()
+	e.closed = false
+	e.mu.Unlock()
+}
+
 // ErrNoScript is EVALSHA's answer for a script not in the cache.
 const ErrNoScript = "NOSCRIPT No matching script. Please use EVAL."
 

@@ -185,6 +185,7 @@ func (s *Server) applyRedisParams(cfg *config.Config) {
 	zset.SetThresholds(e.ZSetListpackEntries, e.ZSetListpackValue)
 	list.SetFill(e.ListListpackSize)
 	stream.SetNodeLimits(e.StreamNodeMaxEntries, e.StreamNodeMaxBytes)
+	s.load.delay.Store(cfg.KeyLoadDelay())
 }
 
 // configRewrite is CONFIG REWRITE: the configuration file the server was
@@ -212,43 +213,6 @@ func configRewrite(x *command.Ctx) {
 	}
 	s.logf("notice", "CONFIG REWRITE executed with success.")
 	x.W.OK()
-}
-
-// shutdown is SHUTDOWN [NOSAVE | SAVE] [NOW] [FORCE] [ABORT], checked as
-// Redis does. There is nothing to save yet and no delayed shutdown to abort.
-func shutdown(x *command.Ctx) {
-	c := cl(x)
-	var save, nosave, other, abort bool
-	for _, a := range x.Args[1:] {
-		switch {
-		case command.Is(a, "nosave"):
-			nosave = true
-		case command.Is(a, "save"):
-			save = true
-		case command.Is(a, "now"), command.Is(a, "force"):
-			other = true
-		case command.Is(a, "abort"):
-			abort = true
-		default:
-			x.Error(command.ErrSyntax)
-			return
-		}
-	}
-	if (abort && (save || nosave || other)) || (save && nosave) {
-		x.Error(command.ErrSyntax)
-		return
-	}
-	if abort {
-		x.Error("ERR No shutdown in progress.")
-		return
-	}
-	switch {
-	case save:
-		c.s.shutdownSave.Store(1)
-	case nosave:
-		c.s.shutdownSave.Store(-1)
-	}
-	c.closing, c.shutdown = true, true
 }
 
 // timeCmd answers the time; inside a transaction or script, the same time

@@ -456,32 +456,6 @@ func seqOf(name string) int {
 	return 0
 }
 
-// readManifest returns the base and incremental files it names.
-func readManifest(path string) (base string, incrs []string, err error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", nil, err
-	}
-	for i, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		if len(f) != 6 || f[0] != "file" || f[2] != "seq" || f[4] != "type" || strings.ContainsAny(f[1], "/\\") {
-			return "", nil, fmt.Errorf("invalid manifest %s line %d: %q", path, i+1, line)
-		}
-		switch f[5] {
-		case "b":
-			base = f[1]
-		case "i":
-			incrs = append(incrs, f[1])
-		default:
-			return "", nil, fmt.Errorf("invalid manifest %s line %d: %q", path, i+1, line)
-		}
-	}
-	return base, incrs, nil
-}
-
 // openIncr starts a new incremental log with sequence seq. Caller holds wmu
 // (or nothing else runs yet).
 func (a *aofLog) openIncr(seq int) error {
@@ -551,7 +525,7 @@ func (s *Server) runRewrite(a *aofLog) error {
 	if s.aof.Load() != a {
 		// Being turned on: the log a manifest names now (an earlier one's,
 		// or BGREWRITEAOF's with the log off) is replaced by this one.
-		if base, incrs, err := readManifest(a.manifestPath()); err == nil {
+		if base, incrs, err := persist.ReadManifest(a.manifestPath()); err == nil {
 			a.old = append(incrs, base)
 		}
 	}
@@ -672,12 +646,18 @@ func (s *Server) checkRewrite() {
 // incremental log) into the empty keyspace and opens it for appending. A
 // torn last record is cut off with a warning when aof-load-truncated is on.
 func (s *Server) loadAOF(a *aofLog) error {
-	base, incrs, err := readManifest(a.manifestPath())
+	base, incrs, err := persist.ReadManifest(a.manifestPath())
 	if err != nil {
 		return err
 	}
 	a.base, a.incrs = base, incrs
 	a.removeStale()
+	if base != "" {
+		s.toLoad(filepath.Join(a.dir, base))
+	}
+	for _, f := range incrs {
+		s.toLoad(filepath.Join(a.dir, f))
+	}
 	baseSize, size, last, err := s.readAOF(a.dir, base, incrs, s.ks, true)
 	if err != nil {
 		return err
@@ -720,7 +700,7 @@ func (s *Server) readAOF(dir, base string, incrs []string, ks *keyspace.Keyspace
 		if err != nil {
 			return 0, 0, 0, err
 		}
-		end, err := persist.ReadLog(f, r.replay)
+		end, err := persist.ReadLog(s.progress(f, startup), r.replay)
 		f.Close()
 		if errors.Is(err, persist.ErrTruncated) && i == len(incrs)-1 {
 			if !s.Config().AOFLoadTruncated {
@@ -803,11 +783,19 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 		c.ctx.DB, c.ctx.DBID = r.ks.DBs[lc.DB], lc.DB
 		c.ctx.Now = lc.Now
 		c.ctx.Args = lc.Args
-		c.run(cmd)
+		if r.ks == r.s.ks { // at start-up, beside the clients answered while loading
+			r.s.keyLoaded()
+			c.lock(cmd, lc.Args)
+			c.run(cmd)
+			c.unlock(cmd, c.ctx.DB)
+			c.ctx.SetKeyShard(nil, nil)
+		} else {
+			c.run(cmd)
+		}
 		c.ctx.TakeEffects() // what it would log is what is being replayed
 		// An error here is one Redis counts as unexpected, from its AOF client.
 		if len(c.out.B) > 0 && c.out.B[0] == '-' {
-			r.s.stats.unexpectedErrors.Add(1)
+			r.s.propagationError(false, cmd.Name, c.out.B)
 		}
 		c.out.B = c.out.B[:0]
 		r.commands++
@@ -906,7 +894,7 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 	}
 	rw := as.rewriting.Load()
 	bg := st.bgStart.Load()
-	kv(b, "loading", 0)
+	kv(b, "loading", b2i(s.loading.Load()))
 	kv(b, "async_loading", 0)
 	kv(b, "current_cow_peak", 0)
 	kv(b, "current_cow_size", 0)
@@ -957,6 +945,9 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 		kv(b, "aof_buffer_length", pending)
 		kv(b, "aof_pending_bio_fsync", 0)
 		kv(b, "aof_delayed_fsync", 0)
+	}
+	if s.loading.Load() {
+		s.infoLoading(b)
 	}
 }
 

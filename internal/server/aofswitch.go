@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/internal/config"
+	"github.com/hotkv/hotkv/internal/persist"
 )
 
 // Turning the append-only log on and off at run time (CONFIG SET
@@ -219,7 +220,7 @@ func (s *Server) runRewriteOff() error {
 	var old []string
 	err := os.MkdirAll(a.dir, 0o755)
 	if err == nil {
-		if base, incrs, err := readManifest(a.manifestPath()); err == nil {
+		if base, incrs, err := persist.ReadManifest(a.manifestPath()); err == nil {
 			old = append(incrs, base)
 		}
 		var seq int

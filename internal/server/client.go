@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"crypto/tls"
 	"net"
 	"runtime/debug"
@@ -328,7 +327,7 @@ func (c *client) afterRead(n int) bool {
 	ok := c.flush()
 	c.publishBufs()
 	if c.shutdown {
-		go c.s.Shutdown(context.Background())
+		c.s.stopSoon()
 	}
 	return ok && !c.closing
 }

@@ -671,7 +671,7 @@ func debugLoadAOF(x *command.Ctx, c *client) {
 	switch {
 	case a == nil: // off: the log on disk, if any (as Redis loads it)
 		dir = s.aofDir()
-		base, incrs, err = readManifest(filepath.Join(dir, s.Config().AppendFilename+".manifest"))
+		base, incrs, err = persist.ReadManifest(filepath.Join(dir, s.Config().AppendFilename+".manifest"))
 	case a.pending.Load(): // turned on, and the rewrite writing its first base failed
 		err = errors.New("the log has no base yet")
 	default:

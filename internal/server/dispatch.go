@@ -14,10 +14,14 @@ import (
 
 // execute checks and runs (or queues, inside MULTI) one command, cmd =
 // command.Lookup(args[0]), with the checks in the order Redis's
-// processCommand makes them: existence, arity, protected commands,
-// authentication, MULTI restrictions, subscribed context.
+// processCommand makes them: HTTP (crossProtocol), existence, arity, protected commands,
+// authentication, MULTI restrictions, subscribed context, ..., loading.
 func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 	if cmd == nil {
+		if crossProtocol(args[0]) {
+			c.crossProtocolAttack()
+			return
+		}
 		c.reject(nil, unknownCommand(args))
 		return
 	}
@@ -93,6 +97,10 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 			c.reject(cmd, errMasterDown)
 			return
 		}
+	}
+	if c.s.loading.Load() && c.deniedWhileLoading(cmd) {
+		c.reject(cmd, errLoading)
+		return
 	}
 	if c.s.scripts.Started() != 0 && cmd.Flags&command.AllowBusy == 0 {
 		if msg := c.s.scripts.Busy(c.s.Config().BusyReplyThreshold()); msg != "" {
@@ -185,6 +193,10 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	}
 	c.running = cmd
 	c.lock(cmd, args)
+	if c.stopping() { // the final save is made: nothing runs after it (shutdown.go)
+		c.unlock(cmd, db)
+		return
+	}
 	c.runLocked(cmd, args)
 	c.ctx.SetKeyShard(nil, nil)
 	var h *holding
@@ -287,6 +299,9 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 			c.s.stats.failed(cmd, nil)
 		} else {
 			c.s.stats.failed(cmd, c.out.B[mark+1:])
+		}
+		if c.master { // each of a transaction's too
+			c.s.propagationError(true, cmd.Name, c.out.B[mark:])
 		}
 	}
 	if c.s.mon.n.Load() > 0 { // after it ran, as Redis: SELECT shows its new database, EXEC follows what it ran

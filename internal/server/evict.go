@@ -190,6 +190,9 @@ func (s *Server) evictLoop() {
 			hz = h
 			t.Reset(time.Second / time.Duration(hz))
 		}
+		if s.loading.Load() { // Redis evicts nothing while loading
+			continue
+		}
 		gen := s.checkMemory(time.Now())
 		ev.done.Store(gen)
 		if s.Config().MaxMemoryPolicy == "noeviction" {

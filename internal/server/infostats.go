@@ -10,7 +10,7 @@ import (
 )
 
 // infoStats is INFO's stats section, Redis's fields in its order, then
-// HotKV's recovered_panics. What HotKV has no mechanism for is what Redis
+// HotKV's recovered_panics and cross_protocol_disconnections. What HotKV has no mechanism for is what Redis
 // shows without it: no fork (latest_fork_usec), no active defragmentation,
 // no I/O threads, no timer resizing reply buffers, no expiry tracking of a
 // writable replica's keys.
@@ -96,4 +96,5 @@ func (s *Server) infoStats(b *strings.Builder) {
 	kv(b, "acl_access_denied_key", s.acl.denied[acl.DeniedKey].Load())
 	kv(b, "acl_access_denied_channel", s.acl.denied[acl.DeniedChannel].Load())
 	kv(b, "recovered_panics", s.stats.panics.Load())
+	kv(b, "cross_protocol_disconnections", s.stats.crossProtocol.Load())
 }

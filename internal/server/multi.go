@@ -143,6 +143,7 @@ func (c *client) execLocked(cmds []queued) {
 	c.inExec = true
 	c.execTime = 0
 	var h *holding
+	stop := c.stopping() // the final save is made (shutdown.go)
 	defer func() {
 		c.inExec = false
 		switch {
@@ -162,6 +163,9 @@ func (c *client) execLocked(cmds []queued) {
 			c.s.serveLater(h)
 		}
 	}()
+	if stop {
+		return
+	}
 	if c.watchDirty() {
 		c.out.NullArray()
 		return

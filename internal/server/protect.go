@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/hotkv/hotkv/internal/command"
 )
@@ -69,3 +71,29 @@ var errProtectedMode = strings.Join([]string{
 	"4) Set up an authentication password for the default user.",
 	"NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n",
 }, " ")
+
+// crossProtocol reports whether a command name is the POST or "Host:" of an
+// HTTP request, compared as Redis's processCommand does (strcasecmp: up to a
+// NUL). A web page can make a browser send such a request to a local port;
+// the request's body would then run as commands ("cross protocol
+// scripting"). Only unknown names are asked: neither is a command.
+func crossProtocol(name []byte) bool {
+	name = cstr(name, -1)
+	return bytes.EqualFold(name, []byte("post")) || bytes.EqualFold(name, []byte("host:"))
+}
+
+// crossProtocolAttack ends the connection as Redis's securityWarningCommand
+// does: nothing after it runs and nothing is answered, not even the replies
+// of the commands before it in the same read; the warning is logged at
+// most once a minute, so that an attacker cannot flood the log.
+func (c *client) crossProtocolAttack() {
+	c.s.stats.crossProtocol.Add(1)
+	now := time.Now().Unix()
+	if last := c.s.stats.attackLogged.Load(); (now-last > 60 || last-now > 60) && c.s.stats.attackLogged.CompareAndSwap(last, now) {
+		c.s.logf("warning", "Possible SECURITY ATTACK detected. It looks like somebody is sending POST or Host: commands to Redis. "+
+			"This is likely due to an attacker attempting to use Cross Protocol Scripting to compromise your Redis instance. "+
+			"Connection from %s aborted.", c.addr())
+	}
+	c.resetOut()
+	c.closing = true
+}

@@ -23,8 +23,9 @@ type rdbLoad struct {
 	funcs       bool // replace the function libraries with the file's
 	keepExpired bool // keep keys whose time has passed (a replica: its master deletes them)
 	// registries: load the named vector indexes and the AI layer a HotKV
-	// master put in its hotkv-snapshot AUX field (at start-up only: they
-	// are not replaced under a serving server; its keys are always loaded).
+	// master put in its hotkv-snapshot AUX field into ks's registries (at
+	// start-up, and into a replica's staging keyspace; DEBUG RELOAD keeps
+	// the server's; its keys are always loaded).
 	registries bool
 }
 
@@ -63,6 +64,7 @@ func (s *Server) loadRDB(r io.Reader, ks *keyspace.Keyspace, now int64, opt rdbL
 			return nil
 		},
 		Key: func(k *rdb.Key) error {
+			s.keyLoaded()
 			if k.DB >= len(ks.DBs) {
 				return fmt.Errorf("the file has database %d, and HotKV is configured with databases %d (raise it)", k.DB, len(ks.DBs))
 			}
@@ -111,7 +113,7 @@ func isRDBFile(path string) bool {
 }
 
 // loadRDBFile is loadSnapshot for a Redis RDB file.
-func (s *Server) loadRDBFile(f *os.File, ks *keyspace.Keyspace, now int64, startup bool) (persist.LoadStats, int, error) {
+func (s *Server) loadRDBFile(f io.Reader, ks *keyspace.Keyspace, now int64, startup bool) (persist.LoadStats, int, error) {
 	res, err := s.loadRDB(bufio.NewReaderSize(f, 1<<20), ks, now, rdbLoad{funcs: startup, registries: startup})
 	st := persist.LoadStats{Keys: res.Keys, Bytes: res.Bytes}
 	if err != nil {

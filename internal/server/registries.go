@@ -39,6 +39,9 @@ func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
 			defer c.s.regMu.RUnlock()
 		}
 	}
+	if c.stopping() { // the final save is made (shutdown.go)
+		return
+	}
 	// regMu held: the log is not switched until this returns (aofswitch.go).
 	logged := c.s.logging()
 	c.ctx.Logged = logged

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -384,7 +385,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	}
 	start := time.Now()
 	staging := keyspace.New(len(s.ks.DBs))
-	res, err := s.loadRDB(src, staging, time.Now().UnixMilli(), rdbLoad{keepExpired: true})
+	res, err := s.loadRDB(src, staging, time.Now().UnixMilli(), rdbLoad{keepExpired: true, registries: true})
 	if err != nil {
 		return fmt.Errorf("loading the RDB from the master: %w", err)
 	}
@@ -413,6 +414,10 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	mc.master = true
 	release := s.holdAll(mc)
 	s.replaceData(mc, staging, 0, true)
+	// The master's named indexes and AI layer (from its hotkv-snapshot
+	// AUX field; none from a Redis master) replace the replica's too.
+	s.ks.Indexes.Replace(staging.Indexes)
+	s.ks.AI.Replace(staging.AI)
 	s.repl.newHistory()
 	release()
 	mc.out.B = mc.out.B[:0]
@@ -600,8 +605,13 @@ func (c *client) applyFromMaster(args [][]byte) {
 	if cmd != nil && cmd.Subs != nil && len(args) > 1 {
 		cmd = cmd.Sub(args[1])
 	}
-	if cmd == nil || cmd.Run == nil || !cmd.CheckArity(len(args)) {
-		c.s.logf("warning", "Replication: the master sent a command this server cannot run: %q", cstr(args[0], 128))
+	if cmd == nil || cmd.Run == nil {
+		name := string(cstr(args[0], 128))
+		c.s.propagationError(true, name, []byte("ERR unknown command '"+name+"'"))
+		return
+	}
+	if !cmd.CheckArity(len(args)) {
+		c.s.propagationError(true, cmd.Name, []byte("ERR wrong number of arguments for '"+cmd.Name+"' command"))
 		return
 	}
 	c.ctx.Now = time.Now().UnixMilli()
@@ -609,12 +619,43 @@ func (c *client) applyFromMaster(args [][]byte) {
 		c.multi.queue(cmd, args, cmd.Flags)
 		return
 	}
-	c.call(cmd, args)
-	if len(c.out.B) > 0 && c.out.B[0] == '-' {
-		c.s.stats.unexpectedErrors.Add(1)
-		c.s.logf("verbose", "Replication: %q from the master failed: %s", cstr(args[0], 128), bytes.TrimSpace(c.out.B))
-	}
+	c.call(cmd, args) // each command's error goes to propagationError (runLocked)
 	c.out.B = c.out.B[:0]
+}
+
+// propagationError handles an error reply to a command of the master's
+// stream (fromMaster) or of the append-only log being loaded, as Redis's
+// afterErrorReply: logged as critical, counted in INFO's
+// unexpected_error_replies, and fatal as propagation-error-behavior says
+// (propagationPanics). reply is the error, its leading '-' and all.
+func (s *Server) propagationError(fromMaster bool, cmd string, reply []byte) {
+	from, to := "server", "AOF-loading-client"
+	if fromMaster {
+		from, to = "replica", "master"
+	}
+	msg, _, _ := bytes.Cut(bytes.TrimPrefix(reply, []byte("-")), []byte("\r\n"))
+	s.logf("warning", "== CRITICAL == This %s is sending an error to its %s: '%s' after processing the command '%s'", from, to, cstr(msg, 4096), cmd)
+	s.stats.unexpectedErrors.Add(1)
+	cfg := s.Config()
+	if propagationPanics(cfg.RedisValue("propagation-error-behavior"), fromMaster, cfg.ReplicaReadOnly()) {
+		s.logf("warning", "This %s panicked sending an error to its %s after processing the command '%s' (propagation-error-behavior %s): exiting", from, to, cmd, cfg.RedisValue("propagation-error-behavior"))
+		exitProcess(1)
+	}
+}
+
+// exitProcess ends the process (a variable for the tests).
+var exitProcess = os.Exit
+
+// propagationPanics is Redis 8.0.2's decision: with behavior panic or
+// panic-on-replicas, an error applying the master's stream stops a
+// read-only replica (a writable one, replica-read-only no, may have
+// diverged on purpose: it only logs); with panic, an error replaying the
+// append-only log stops the server too.
+func propagationPanics(behavior string, fromMaster, readOnly bool) bool {
+	if fromMaster {
+		return readOnly && (behavior == "panic" || behavior == "panic-on-replicas")
+	}
+	return behavior == "panic"
 }
 
 // replicaofCmd is REPLICAOF (SLAVEOF) host port | NO ONE.

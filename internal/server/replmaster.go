@@ -1,12 +1,14 @@
 package server
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/command"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/persist"
 	"github.com/hotkv/hotkv/internal/resp"
@@ -187,17 +189,48 @@ func (m *replMaster) feedUnit(n int, cmd func(i int) (int, int64, [][]byte)) int
 	return m.feedLocked(n, cmd)
 }
 
-// feedLocked is feedUnit with mu held.
+// feedLocked is feedUnit with mu held. A unit mixing key writes with
+// writes to HotKV's own state (hotkvCommand) goes as two: the key writes,
+// then the others. A Redis replica, which has no such commands, would
+// discard a whole transaction that held one (EXECABORT); nothing orders
+// the two kinds, as no command touches both.
 func (m *replMaster) feedLocked(n int, cmd func(i int) (int, int64, [][]byte)) int64 {
 	if m.backlog == nil || n == 0 {
 		return m.off
 	}
+	var own, keyed bool
+	if n > 1 {
+		for i := range n {
+			_, _, args := cmd(i)
+			own = own || hotkvCommand(args[0])
+			keyed = keyed || !hotkvCommand(args[0])
+		}
+	}
+	buf := m.scratch[:0]
+	if own && keyed {
+		buf = m.appendUnit(buf, n, cmd, func(args [][]byte) bool { return !hotkvCommand(args[0]) })
+		buf = m.appendUnit(buf, n, cmd, func(args [][]byte) bool { return hotkvCommand(args[0]) })
+	} else {
+		buf = m.appendUnit(buf, n, cmd, nil)
+	}
+	m.publish(buf)
+	m.scratch = buf
+	return m.off
+}
+
+// appendUnit appends to buf the Redis forms of the commands pick selects
+// (nil: all), in MULTI/EXEC when two or more have one. mu is held.
+func (m *replMaster) appendUnit(buf []byte, n int, cmd func(i int) (int, int64, [][]byte), pick func([][]byte) bool) []byte {
 	// MULTI first, as Redis: a SELECT goes inside the transaction. It is
 	// cut when fewer than two commands have a form to send.
-	buf := resp.AppendCommand(m.scratch[:0], bMulti)
+	start := len(buf)
+	buf = resp.AppendCommand(buf, bMulti)
 	head, sent := len(buf), 0
 	for i := range n {
 		db, now, args := cmd(i)
+		if pick != nil && !pick(args) {
+			continue
+		}
 		if args = redisForm(args, now, &m.settings); args != nil {
 			buf = m.selectDB(buf, db)
 			buf = resp.AppendCommand(buf, args...)
@@ -205,13 +238,21 @@ func (m *replMaster) feedLocked(n int, cmd func(i int) (int, int64, [][]byte)) i
 		}
 	}
 	if sent > 1 {
-		buf = resp.AppendCommand(buf, bExec)
-		m.publish(buf)
-	} else {
-		m.publish(buf[head:])
+		return resp.AppendCommand(buf, bExec)
 	}
-	m.scratch = buf
-	return m.off
+	return append(buf[:start], buf[head:]...)
+}
+
+// hotkvCommand reports whether name is a command Redis does not have: the
+// named vector indexes' (VSIM.*) and the AI layer's (PCACHE.*, SCACHE.*,
+// AMEM.*).
+func hotkvCommand(name []byte) bool {
+	i := bytes.IndexByte(name, '.')
+	if i < 0 {
+		return false
+	}
+	p := name[:i+1]
+	return command.Is(p, "vsim.") || command.Is(p, "pcache.") || command.Is(p, "scache.") || command.Is(p, "amem.")
 }
 
 // selectDB appends a SELECT when the stream is in another database.

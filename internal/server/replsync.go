@@ -411,9 +411,8 @@ type hotkvOnly struct {
 
 // loadRDBAux loads an RDB file's AUX field into ks when it is HotKV's
 // (hotkv-snapshot), reporting whether it was; with registries set, the
-// named indexes and the AI layer it holds are loaded into the server's
-// registries, which must be empty (a replica's full synchronization
-// flushes them first).
+// named indexes and the AI layer it holds are loaded into ks's registries,
+// which must be empty.
 func (s *Server) loadRDBAux(key string, val []byte, ks *keyspace.Keyspace, registries bool) (bool, error) {
 	if key != hotkvAux {
 		return false, nil

@@ -150,6 +150,10 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 	r.oom = c.s.ev.over.Load() && sc.Mode&(script.AllowOOM|script.NoWrites) == 0 && (r.nested || !c.s.makeRoom())
 	if !r.nested {
 		c.s.gate.exclusive()
+		if c.stopping() { // the final save is made (shutdown.go)
+			c.s.gate.release()
+			return
+		}
 		defer func() { // a bug must not leave every multi-key command waiting
 			if p := recover(); p != nil {
 				c.inExec = false

@@ -100,8 +100,9 @@ type Server struct {
 	upstream    replicaState // the replica side of replication: the link to this server's master (replica.go)
 	replicaFlag atomic.Bool  // REPLICAOF names a master: writes may be refused (readOnlyReplica)
 
-	exitOnce     sync.Once
-	shutdownSave atomic.Int32 // SHUTDOWN SAVE 1, NOSAVE -1, plain 0
+	shut    shutdownState // SHUTDOWN and the signals (shutdown.go)
+	loading atomic.Bool   // the data on disk is being loaded: commands get LOADING (loading.go)
+	load    loadState
 }
 
 // New makes a server from cfg; Serve or ListenAndServe starts it.
@@ -112,6 +113,7 @@ func New(cfg *config.Config) *Server {
 		scripts: script.New(),
 		clients: make(map[int64]*client),
 		closed:  make(chan struct{}),
+		shut:    shutdownState{stopped: make(chan struct{})},
 		started: time.Now(),
 		runID:   randomHex(40),
 		log:     log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds),
@@ -154,15 +156,28 @@ func New(cfg *config.Config) *Server {
 // Config returns the settings in force.
 func (s *Server) Config() *config.Config { return s.cfg.Load() }
 
-// Listen loads the data on disk, then opens the configured addresses.
+// Listen opens the configured addresses, then loads the data on disk and
+// returns (Bind, then Load): connections made meanwhile wait for Serve.
 func (s *Server) Listen() error {
-	if err := s.loadUsers(s.Config()); err != nil {
+	if err := s.Bind(); err != nil {
 		return err
 	}
-	if err := s.loadData(); err != nil {
-		return err
-	}
+	return s.Load()
+}
+
+// Bind checks the data directory and opens the configured addresses, as
+// Redis does before it loads anything: a port in use fails at once, and
+// clients that connect during a long load are answered (LOADING). The
+// server is loading until Load returns.
+func (s *Server) Bind() error {
 	cfg := s.Config()
+	if err := s.loadUsers(cfg); err != nil {
+		return err
+	}
+	if err := checkDir(cfg); err != nil {
+		return err
+	}
+	s.loading.Store(true)
 	ls, err := s.listenTCP(cfg.Bind, cfg.Port)
 	if err != nil {
 		return err
@@ -183,6 +198,19 @@ func (s *Server) Listen() error {
 	if s.listeners.count() == 0 {
 		return errors.New("no address to listen on")
 	}
+	return nil
+}
+
+// Load loads the data on disk, which Serve may answer clients beside
+// (LOADING to the commands Redis refuses while loading), then starts
+// replicating when replicaof names a master.
+func (s *Server) Load() error {
+	if err := s.loadData(); err == errStopped {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	s.loading.Store(false)
 	s.startReplicaFromConfig()
 	return nil
 }
@@ -229,7 +257,8 @@ func (s *Server) port() int {
 	return s.Config().Port
 }
 
-// Serve accepts connections until Shutdown; it returns nil after a clean stop.
+// Serve accepts connections until the server stops (SHUTDOWN, a signal,
+// Shutdown); it returns nil after a clean stop.
 func (s *Server) Serve() error {
 	s.logf("notice", "HotKV %s (Redis %s compatible) ready to accept connections on %v", Version, RedisVersion, s.Addr())
 	s.wg.Add(4)
@@ -241,8 +270,10 @@ func (s *Server) Serve() error {
 		s.ks.Lazy.Run(s.closed)
 	}()
 	first := s.listeners.serve(s)
-	s.wg.Wait()
-	s.persistAtExit() // before returning: the process may exit right after
+	<-s.shut.stopped // the final persistence was made before the listeners closed
+	if s.shut.stopErr != nil {
+		return s.shut.stopErr
+	}
 	return first
 }
 
@@ -338,34 +369,18 @@ func (s *Server) removeClient(c *client) {
 	s.wg.Done()
 }
 
-// Shutdown stops accepting, closes every client and waits for them.
+// Shutdown stops the server as SHUTDOWN FORCE does: the log is written out
+// and the final snapshot saved (when save points are set), a failure
+// logged; then no more connections, and every client closed and waited
+// for, up to ctx.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.closeOnce.Do(func() {
-		s.logf("notice", "User requested shutdown...")
-		close(s.closed)
-		s.closeListeners()
-		s.mu.Lock()
-		for _, c := range s.clients {
-			c.closeConn()
-		}
-		s.mu.Unlock()
-		s.scripts.Abort() // a script in an endless loop would hold its client forever
-	})
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		s.migrate.closeIdle(-1)
-		s.releaseMemoryLimit()
-		s.persistAtExit()
-		s.logf("notice", "HotKV is now ready to exit, bye bye...")
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	s.scripts.Abort() // a script in an endless loop would hold the final save off
+	s.finishShutdown(config.ShutdownForce)
+	return s.teardown(ctx)
 }
 
-// Done is closed when a shutdown begins (SHUTDOWN command or Shutdown).
+// Done is closed when the server stops (SHUTDOWN, a signal, Shutdown), once
+// the final persistence is made: the connections close then.
 func (s *Server) Done() <-chan struct{} { return s.closed }
 
 func (s *Server) closeListeners() { s.listeners.closeAll() }
@@ -393,6 +408,10 @@ func (s *Server) cron() {
 			return
 		case now := <-t.C:
 			if s.cronPaused.Load() {
+				continue
+			}
+			s.checkSignal()
+			if s.loading.Load() || s.shut.done.Load() { // nothing else runs while loading, as in Redis, or once stopping
 				continue
 			}
 			began := time.Now()

@@ -137,7 +137,7 @@ var errSaveInProgress = errors.New("ERR Background save already in progress")
 // writeFile makes path's contents what fill writes, through a temporary
 // file, fsynced, then renamed.
 func writeFile(path string, fill func(w *bufio.Writer) error) (err error) {
-	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	tmp := tempSnapshot(path)
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
@@ -166,6 +166,9 @@ func writeFile(path string, fill func(w *bufio.Writer) error) (err error) {
 	}
 	return syncDir(filepath.Dir(path))
 }
+
+// tempSnapshot is the temporary file writeFile fills for path.
+func tempSnapshot(path string) string { return fmt.Sprintf("%s.tmp-%d", path, os.Getpid()) }
 
 // writeSnapshot writes a point-in-time snapshot of the whole keyspace to
 // path. atInstant, if not nil, runs while every shard is locked, at the
@@ -357,11 +360,11 @@ func (s *Server) encodeRegistries(now int64, funcs bool) (aux []byte, blocks int
 	return aux, blocks, nil
 }
 
-// loadRegistry loads an aux block into the (empty) registries.
-func (s *Server) loadRegistry(kind byte, body []byte, now int64) (err error) {
+// loadRegistry loads an aux block into ks's (empty) registries.
+func (s *Server) loadRegistry(ks *keyspace.Keyspace, kind byte, body []byte, now int64) (err error) {
 	switch kind {
 	case persist.AuxIndexes:
-		return persist.DecodeIndexes(&persist.Dec{B: body}, s.ks.Indexes)
+		return persist.DecodeIndexes(&persist.Dec{B: body}, ks.Indexes)
 	case persist.AuxFuncs:
 		if err := s.scripts.RestoreFunctions(body, script.RestoreFlush); err != nil {
 			return fmt.Errorf("%w: functions: %v", persist.ErrCorrupt, err)
@@ -375,7 +378,7 @@ func (s *Server) loadRegistry(kind byte, body []byte, now int64) (err error) {
 			err = fmt.Errorf("%w: AI registry: %v", persist.ErrCorrupt, p)
 		}
 	}()
-	if err := s.ks.AI.Load(bytes.NewReader(body), now); err != nil {
+	if err := ks.AI.Load(bytes.NewReader(body), now); err != nil {
 		return fmt.Errorf("%w: AI registry: %v", persist.ErrCorrupt, err)
 	}
 	return nil
@@ -416,15 +419,17 @@ func (s *Server) loadSnapshot(path string, ks *keyspace.Keyspace, startup bool) 
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return persist.LoadStats{}, 0, err
 	}
+	r := s.progress(f, startup)
 	if rdb.IsFile(magic[:n]) {
-		return s.loadRDBFile(f, ks, time.Now().UnixMilli(), startup)
+		return s.loadRDBFile(r, ks, time.Now().UnixMilli(), startup)
 	}
-	return s.readSnapshot(f, ks, startup)
+	return s.readSnapshot(r, ks, startup)
 }
 
 // readSnapshot is loadSnapshot from r (a file, or the hotkv-snapshot AUX
-// field of an RDB file, rdbsave.go).
-func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, startup bool) (persist.LoadStats, int, error) {
+// field of an RDB file, rdbsave.go); registries loads the named indexes
+// and the AI layer into ks's registries, which must be empty.
+func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, registries bool) (persist.LoadStats, int, error) {
 	now := time.Now().UnixMilli()
 	var keys, expired atomic.Int64
 	type block struct {
@@ -454,6 +459,7 @@ func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, startup bool) 
 			}
 			db = d
 			got = append(got, kv{key, e})
+			s.keyLoaded()
 			return nil
 		})
 		if err != nil || len(got) == 0 {
@@ -496,10 +502,10 @@ func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, startup bool) 
 		work <- block{off, payload}
 		return nil
 	}, func(off int64, kind byte, body []byte) error {
-		if !startup {
+		if !registries {
 			return nil
 		}
-		if err := s.loadRegistry(kind, body, now); err != nil {
+		if err := s.loadRegistry(ks, kind, body, now); err != nil {
 			return &persist.FormatError{Offset: off, Err: err}
 		}
 		return nil
@@ -690,11 +696,12 @@ func init() {
 	)
 }
 
-// loadData loads what is on disk before the server listens: the append-only
-// log when appendonly is on and one exists, else the snapshot.
+// loadData loads what is on disk at start-up: the append-only log when
+// appendonly is on and one exists, else the snapshot.
 func (s *Server) loadData() error {
 	cfg := s.Config()
 	start := time.Now()
+	s.load.start.Store(start.Unix())
 	if cfg.AppendOnly {
 		if _, err := os.Stat(filepath.Join(s.aofDir(), cfg.AppendFilename+".manifest")); err == nil {
 			if err := s.openAOF(); err != nil {
@@ -706,6 +713,7 @@ func (s *Server) loadData() error {
 	}
 	path := s.snapshotPath()
 	if _, err := os.Stat(path); err == nil {
+		s.toLoad(path)
 		st, expired, err := s.loadSnapshot(path, s.ks, true)
 		if err != nil {
 			if isRDBFile(path) {
@@ -718,32 +726,18 @@ func (s *Server) loadData() error {
 		s.logf("notice", "DB loaded from disk: %d keys, %.3f seconds", st.Keys-expired, time.Since(start).Seconds())
 	}
 	if cfg.AppendOnly {
+		// A new log made of the data loaded names no base until its rewrite
+		// is done: a shutdown during the load does not cut that short, nor
+		// lets it begin.
+		s.shut.mu.Lock()
+		defer s.shut.mu.Unlock()
+		if s.shut.done.Load() {
+			return errStopped
+		}
 		return s.openAOF()
 	}
 	return nil
 }
 
-// persistAtExit saves as Redis does on shutdown: a snapshot when save points
-// are configured or SHUTDOWN SAVE asked (not with NOSAVE), and the log
-// written and fsynced.
-func (s *Server) persistAtExit() {
-	s.exitOnce.Do(func() {
-		mode := s.shutdownSave.Load()
-		if mode > 0 || mode == 0 && len(s.Config().Save) > 0 {
-			s.logf("notice", "Saving the final snapshot before exiting.")
-			for s.save(false) == errSaveInProgress {
-				time.Sleep(10 * time.Millisecond)
-			}
-		}
-		if s.aofOn() {
-			// A rewrite switches files, or writes the first base of a log
-			// turned on (Redis refuses to exit before that one): let it finish.
-			for s.persist.running.Load() {
-				time.Sleep(10 * time.Millisecond)
-			}
-			if a := s.aof.Load(); a != nil {
-				a.close()
-			}
-		}
-	})
-}
+// errStopped ends a load the server stopped during.
+var errStopped = errors.New("the server stopped during the load")

@@ -21,6 +21,8 @@ type serverStats struct {
 	// pubsub-output-buffer-limit (INFO's client_*_limit_disconnections)
 	qbufLimitDisconnections atomic.Int64
 	obufLimitDisconnections atomic.Int64
+	crossProtocol           atomic.Int64 // clients closed for sending POST or Host: (protect.go)
+	attackLogged            atomic.Int64 // unix second of the last such warning logged; RESETSTAT keeps it
 	unexpectedErrors        atomic.Int64 // error replies to the log's replay or the master's stream (INFO unexpected_error_replies)
 	sanitizedBase           atomic.Int64 // rdb.Sanitized at the last CONFIG RESETSTAT
 	netIn                   atomic.Int64
@@ -218,5 +220,6 @@ func (s *Server) resetStats() {
 	s.ev.resetStats()
 	s.stats.qbufLimitDisconnections.Store(0)
 	s.stats.obufLimitDisconnections.Store(0)
+	s.stats.crossProtocol.Store(0)
 	s.rates.reset() // last: a sample of counters half reset is dropped
 }

@@ -6,7 +6,9 @@
 // Each Index is a vstore.Store (the element store Redis vector sets use too)
 // with the name and configuration it was created with. Go callers (the AI
 // layer, persistence) use this API directly: Registry.Create, Get, Drop,
-// Names, and the Store methods Set, Delete, Search, Vector, Attrs, Each.
+// Names, Index.Search (which, unlike a vector set's, returns K hits whenever
+// K elements pass a filter: search.go), and the Store methods Set, Delete,
+// Vector, Attrs, Each.
 package vindex
 
 import (
@@ -101,4 +103,16 @@ func (r *Registry) Put(x *Index) bool {
 	}
 	r.m[x.Name] = x
 	return true
+}
+
+// Replace makes o's indexes r's, in one step (a replica's full
+// synchronization); o is left empty.
+func (r *Registry) Replace(o *Registry) {
+	o.mu.Lock()
+	m := o.m
+	o.m = map[string]*Index{}
+	o.mu.Unlock()
+	r.mu.Lock()
+	r.m = m
+	r.mu.Unlock()
 }

@@ -218,6 +218,14 @@ func (s *Store) ID(name string) (uint32, bool) {
 	return id, ok
 }
 
+// Span is above every node id in use: node ids are dense from 0 (deleted
+// ones are reused), so ids drawn below it sample the elements.
+func (s *Store) Span() uint32 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.hi
+}
+
 // Contains reports whether name is an element.
 func (s *Store) Contains(name string) bool {
 	_, ok := s.ID(name)
