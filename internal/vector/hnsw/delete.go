@@ -13,6 +13,7 @@ import (
 type pendingDelete struct {
 	id    uint32
 	saved [][]uint32 // the node's links per layer when it was deleted
+	gens  [][]uint32 // their generations then (see node.gen)
 }
 
 // purgeEvery is the minimum number of pending deletes before a purge; it
@@ -64,13 +65,24 @@ func (x *Index) Delete(id uint32) bool {
 		x.unlinkNear(s, id, l, saved)
 	}
 	x.rescueOrphans(s)
-	x.epoch.exit(slot)
 	if nd.inDeg.Load() == 0 {
+		x.epoch.exit(slot)
 		x.retire(id)
 		return true
 	}
+	// The purge will use the neighbours after this epoch, when their ids
+	// may belong to new nodes: note, while the epoch still holds them,
+	// which nodes they are.
+	p := pendingDelete{id: id, saved: saved, gens: make([][]uint32, len(saved))}
+	for l, ls := range saved {
+		p.gens[l] = make([]uint32, len(ls))
+		for i, c := range ls {
+			p.gens[l][i] = x.node(c).gen.Load()
+		}
+	}
+	x.epoch.exit(slot)
 	x.pendMu.Lock()
-	x.pending = append(x.pending, pendingDelete{id, saved})
+	x.pending = append(x.pending, p)
 	due := len(x.pending) >= max(purgeEvery, x.Len()/64) && !x.purging
 	if due {
 		x.purging = true
@@ -109,6 +121,7 @@ func (x *Index) Purge() {
 	x.fullScans.Add(1)
 	byID := make(map[uint32]*pendingDelete, len(batch))
 	for i := range batch {
+		x.dropReused(&batch[i])
 		byID[batch[i].id] = &batch[i]
 	}
 	n := x.next.Load()
@@ -145,6 +158,27 @@ func (x *Index) Purge() {
 		x.pendMu.Lock()
 		x.pending = append(x.pending, again...)
 		x.pendMu.Unlock()
+	}
+}
+
+// dropReused removes from p's saved neighbours those that are no longer
+// the nodes they were: deleted since (they are of no use to the repair),
+// and so possibly reclaimed and reused by a new node, which may not even
+// have the layer it was saved on. Called in an epoch, so that a neighbour
+// found live is not reclaimed before the purge is done with it.
+func (x *Index) dropReused(p *pendingDelete) {
+	for l, ls := range p.saved {
+		gens := p.gens[l]
+		n := 0
+		for i, c := range ls {
+			// The state first: a node reclaimed and reused since has a
+			// new generation by the time it is live again.
+			if nd := x.node(c); nd.state.Load() == stateLive && nd.gen.Load() == gens[i] {
+				ls[n], gens[n] = c, gens[i]
+				n++
+			}
+		}
+		p.saved[l], p.gens[l] = ls[:n], gens[:n]
 	}
 }
 

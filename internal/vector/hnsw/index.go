@@ -87,9 +87,13 @@ type node struct {
 	// every layer. Before that its lower lists may still be empty, so a walk
 	// must not descend through it (see greedy).
 	linked atomic.Bool
-	upper  uint32 // record in upper[level] holding layers 1..level
-	norm   float32
-	level  uint8
+	// gen counts the times the id has been reclaimed, so that an id kept
+	// beyond the epoch it was read in (a pending delete's neighbours) can
+	// be told from a new node that reuses it.
+	gen   atomic.Uint32
+	upper uint32 // record in upper[level] holding layers 1..level
+	norm  float32
+	level uint8
 }
 
 // Index is an HNSW graph. All methods are safe for concurrent use.
@@ -322,6 +326,7 @@ func (x *Index) reclaim() {
 		if nd.level > 0 {
 			x.upperFree[nd.level] = append(x.upperFree[nd.level], nd.upper)
 		}
+		nd.gen.Add(1)
 		nd.state.Store(stateFree)
 		x.deleting.Add(-1)
 		x.free = append(x.free, id)

@@ -177,20 +177,18 @@ func (x *Index) diverse(cc []uint64, d float32, kept [][]uint64) bool {
 const tie = 1e-6
 
 // ref records a new link to target on a layer and reports whether target
-// is live and has the layer; if not, the link must not be made (and the
-// count is undone). Counting before checking pairs with Delete, which marks
-// the node before reading the count: either the delete sees the link
-// counted, or the link is not made. The layer matters for ids met in a
-// purge's saved lists: one may have been deleted and reused since, at a
-// lower level. A node counted live keeps its level (it is reused only once
-// nothing counts it).
+// is live; if it is not, the link must not be made (and the count is
+// undone). Counting before checking pairs with Delete, which marks the node
+// before reading the count: either the delete sees the link counted, or the
+// link is not made. Callers offer only ids read in their epoch, or checked
+// in it (see dropReused), so target is the node they mean and has the layer.
 func (x *Index) ref(target uint32, level int) bool {
 	n := x.node(target)
 	n.inDeg.Add(1)
 	if level == 0 {
 		n.in0.Add(1)
 	}
-	if n.state.Load() != stateLive || int(n.level) < level {
+	if n.state.Load() != stateLive {
 		x.unref(nil, target, level)
 		return false
 	}

@@ -174,3 +174,70 @@ func TestConcurrentSameNames(t *testing.T) {
 		t.Errorf("elements %d, Len %d, graph %d", live, s.Len(), s.Index().Len())
 	}
 }
+
+// TestConcurrentReplaceDeleteSearch: replacing and deleting elements while
+// searches run once crashed the graph's delete (a purge had linked a node
+// reused by a new element on a layer it does not have). Afterwards the
+// store must agree with what was written, and every link lead to a node
+// that has its layer.
+func TestConcurrentReplaceDeleteSearch(t *testing.T) {
+	const n = 600
+	for round := range uint64(4) {
+		r := rand.New(rand.NewPCG(9, round))
+		data := make([][]float32, n)
+		for i := range data {
+			data[i] = make([]float32, 8)
+			for j := range data[i] {
+				data[i][j] = float32(r.NormFloat64())
+			}
+		}
+		s := newStore(t, hnsw.Config{Dim: 8, EfConstruction: 40, Seed: round})
+		for i, v := range data {
+			s.Set(fmt.Sprint(i), v, "", true)
+		}
+		var wg sync.WaitGroup
+		for w := range 2 {
+			wg.Go(func() {
+				for i := w; i < n; i += 2 {
+					if i%3 == 0 {
+						s.Delete(fmt.Sprint(i))
+					} else {
+						s.Set(fmt.Sprint(i), data[(i+1)%n], "", true)
+					}
+				}
+			})
+		}
+		for range 3 {
+			wg.Go(func() {
+				for j := range 100 {
+					if _, err := s.Search(data[j], Query{K: 5, EF: 10}); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if want := n - n/3; s.Len() != want || s.Index().Len() != want {
+			t.Fatalf("round %d: Len %d, graph %d, want %d", round, s.Len(), s.Index().Len(), want)
+		}
+		x := s.Index()
+		s.Each(func(id uint32, e *Element) bool {
+			for l := range x.Level(id) + 1 {
+				for _, o := range x.Links(id, l) {
+					if x.Level(o) < l {
+						t.Fatalf("round %d: node %d links on layer %d to node %d of level %d", round, id, l, o, x.Level(o))
+					}
+				}
+			}
+			return true
+		})
+		for j := range 50 {
+			hits, _ := s.Search(data[j], Query{K: 10, EF: 50})
+			for _, h := range hits {
+				if id, ok := s.ID(h.Name); !ok || id != h.ID {
+					t.Fatalf("round %d: hit %q at node %d is not a live element", round, h.Name, h.ID)
+				}
+			}
+		}
+	}
+}
