@@ -334,6 +334,19 @@ func (x *Index) reclaim() {
 	x.limbo[prev] = x.limbo[prev][:0]
 }
 
+// Pin is a hold on node ids, from Index.Pin.
+type Pin uint32
+
+// Pin keeps every id that is in the index at some moment from now on (or
+// that a search returns) from being reused until Unpin, so that a caller
+// may still map it to what it stands for: a deleted node's id otherwise
+// goes to the next vector added. Every Pin must be undone, soon: pinned ids
+// are not reused, and the index grows instead.
+func (x *Index) Pin() Pin { return Pin(x.epoch.enter()) }
+
+// Unpin ends a Pin.
+func (x *Index) Unpin(p Pin) { x.epoch.exit(uint32(p)) }
+
 // Contains reports whether id is a vector in the index.
 func (x *Index) Contains(id uint32) bool {
 	return id < x.next.Load() && x.node(id).state.Load() == stateLive

@@ -23,30 +23,40 @@ type Node struct {
 // Export calls fn for every live node, in id order, until fn returns false.
 // Nodes inserted or deleted meanwhile may or may not be seen, and links may
 // point at nodes fn does not see (deleted ones, or ones being inserted):
-// the caller drops those.
+// the caller drops those. While fn runs, n.ID is not reused by another
+// node (see Pin).
 func (x *Index) Export(fn func(n *Node) bool) {
 	var n Node
 	for id := range x.next.Load() {
-		nd := x.node(id)
-		if nd.state.Load() != stateLive || !nd.linked.Load() {
-			continue
-		}
-		n.ID, n.Level, n.Norm, n.Code = id, int(nd.level), nd.norm, x.code(id)
-		n.Exact = nil
-		if x.rerank {
-			n.Exact = x.exact.at(id)
-		}
-		for len(n.Links) <= n.Level {
-			n.Links = append(n.Links, nil)
-		}
-		n.Links = n.Links[:n.Level+1]
-		for l := range n.Links {
-			n.Links[l] = readLinks(n.Links[l][:0], x.links(id, l))
-		}
-		if !fn(&n) {
+		if !x.exportNode(id, &n, fn) {
 			return
 		}
 	}
+}
+
+// exportNode calls fn for node id if it is live, in an epoch: a node
+// deleted meanwhile could otherwise be reused, with another level, between
+// the reads of its level and of its lists. It reports whether to go on.
+func (x *Index) exportNode(id uint32, n *Node, fn func(n *Node) bool) bool {
+	slot := x.epoch.enter()
+	defer x.epoch.exit(slot)
+	nd := x.node(id)
+	if nd.state.Load() != stateLive || !nd.linked.Load() {
+		return true
+	}
+	n.ID, n.Level, n.Norm, n.Code = id, int(nd.level), nd.norm, x.code(id)
+	n.Exact = nil
+	if x.rerank {
+		n.Exact = x.exact.at(id)
+	}
+	for len(n.Links) <= n.Level {
+		n.Links = append(n.Links, nil)
+	}
+	n.Links = n.Links[:n.Level+1]
+	for l := range n.Links {
+		n.Links[l] = readLinks(n.Links[l][:0], x.links(id, l))
+	}
+	return fn(n)
 }
 
 // LevelState returns the state of the level generator, so that a restored

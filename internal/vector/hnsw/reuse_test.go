@@ -99,3 +99,24 @@ func upperLinks(x *Index) map[[2]uint32][]uint32 {
 	}
 	return out
 }
+
+// TestPinHoldsDeletedIDs: an id deleted while a Pin is held goes to no new
+// node until Unpin, and to the next one after.
+func TestPinHoldsDeletedIDs(t *testing.T) {
+	data := clustered(3, 60, 8, 2, 0.5)
+	x, _ := build(t, Config{Dim: 8, M: 4, Seed: 3}, data)
+	pin := x.Pin()
+	if !x.Delete(7) {
+		t.Fatal("delete of id 7 failed")
+	}
+	x.Purge()
+	for _, v := range data[:5] {
+		if id, _ := x.Add(v); id == 7 {
+			t.Fatal("id 7 reused while pinned")
+		}
+	}
+	x.Unpin(pin)
+	if id, _ := x.Add(data[5]); id != 7 {
+		t.Fatalf("first insert after Unpin got id %d, not the freed 7", id)
+	}
+}

@@ -402,6 +402,11 @@ func (s *Store) Search(v []float32, q Query) ([]Hit, error) {
 			return e != nil && q.Filter.Eval(e.Attrs)
 		}
 	}
+	// Pinned, no id found can be deleted and taken by a new element before
+	// it is looked up below (that element would be returned at the
+	// distance of the vector the id had).
+	pin := s.idx.Pin()
+	defer s.idx.Unpin(pin)
 	var res []hnsw.Result
 	var err error
 	if q.Exact {
