@@ -346,14 +346,13 @@ func vindexGet(x *command.Ctx) {
 	if ix == nil {
 		return
 	}
-	id, ok := ix.ID(string(x.Args[2]))
-	e := ix.Element(id)
-	if !ok || e == nil {
+	v, e, ok := ix.Get(string(x.Args[2]))
+	if !ok {
 		x.W.Null()
 		return
 	}
 	x.W.Array(2)
-	writeVector(x.W, ix.VectorOf(id))
+	writeVector(x.W, v)
 	writeAttrs(x.W, e.Attrs)
 }
 

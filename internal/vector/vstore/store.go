@@ -263,11 +263,28 @@ func (s *Store) SetAttrs(name, attrs string) bool {
 // Vector returns name's vector as the caller gave it, up to the stored
 // coding's precision (de-normalised for cosine).
 func (s *Store) Vector(name string) ([]float32, bool) {
-	id, ok := s.ID(name)
-	if !ok {
-		return nil, false
+	v, _, ok := s.Get(name)
+	return v, ok
+}
+
+// Get returns name's vector (as VectorOf) and element, read as one: the pin
+// keeps name's node id from being freed and taken by a concurrent Set or
+// Delete between the lookup and the read, which would return another
+// element's vector.
+func (s *Store) Get(name string) ([]float32, *Element, bool) {
+	pin := s.idx.Pin()
+	defer s.idx.Unpin(pin)
+	s.mu.RLock()
+	id, ok := s.ids[name]
+	var e *Element
+	if ok {
+		e = s.Element(id)
 	}
-	return s.VectorOf(id), true
+	s.mu.RUnlock()
+	if e == nil {
+		return nil, nil, false
+	}
+	return s.VectorOf(id), e, true
 }
 
 // VectorOf returns node id's de-normalised vector.

@@ -241,3 +241,56 @@ func TestConcurrentReplaceDeleteSearch(t *testing.T) {
 		}
 	}
 }
+
+// Get reads a name's vector and attributes as one while Set replaces the
+// name and Delete frees ids for reuse: the vector must always be the one
+// stored with the attributes read (an unpinned read could return the
+// vector of whatever element took the id).
+func TestGetConsistentUnderReplace(t *testing.T) {
+	s := newStore(t, hnsw.Config{Dim: 4, Metric: hnsw.L2})
+	vec := func(i int) []float32 { return []float32{float32(i), float32(i % 7), 1, 2} }
+	s.Set("a", vec(0), `{"i":0}`, true)
+	rounds := 3000
+	if raceEnabled {
+		rounds = 500
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { // replaces "a", with attributes naming its vector
+		defer wg.Done()
+		for i := 1; i <= rounds; i++ {
+			s.Set("a", vec(i), fmt.Sprintf(`{"i":%d}`, i), true)
+		}
+	}()
+	go func() { // churns other names so freed ids are taken again
+		defer wg.Done()
+		for i := range rounds {
+			name := fmt.Sprint("o", i%5)
+			s.Set(name, vec(100000+i), "", false)
+			if i%2 == 0 {
+				s.Delete(name)
+			}
+		}
+	}()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for reads := 0; ; reads++ {
+		select {
+		case <-done:
+			if reads == 0 {
+				t.Fatal("no read overlapped the writers")
+			}
+			return
+		default:
+		}
+		v, e, ok := s.Get("a")
+		if !ok {
+			t.Fatal(`Get("a") found nothing while "a" was only ever replaced`)
+		}
+		var i int
+		fmt.Sscanf(e.Attrs, `{"i":%d}`, &i)
+		if w := vec(i); !slices.Equal(v, w) {
+			t.Fatalf("Get returned vector %v with attributes %s (want %v)", v, e.Attrs, w)
+		}
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package vstore
+
+const raceEnabled = false
