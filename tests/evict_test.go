@@ -137,19 +137,7 @@ func TestMaxmemoryAllkeysLRU(t *testing.T) {
 		prev = n
 		time.Sleep(300 * time.Millisecond)
 	}
-	count := func(prefix string, n int) (kept int) {
-		pl := c.Pipeline()
-		cmds := make([]*redis.IntCmd, n)
-		for i := range n {
-			cmds[i] = pl.Exists(ctx, prefix+":"+strconv.Itoa(i))
-		}
-		pl.Exec(ctx)
-		for _, cmd := range cmds {
-			kept += int(cmd.Val())
-		}
-		return kept
-	}
-	keptHot, keptNew, keptOld := count("hot", hot), count("new", fresh), count("old", old)
+	keptHot, keptNew, keptOld := countKeys(ctx, c, "hot", hot), countKeys(ctx, c, "new", fresh), countKeys(ctx, c, "old", old)
 	evicted := infoField(t, c, "stats", "evicted_keys") - evictedOld
 	t.Logf("%d old keys filled the cache (%d kept); then %d hot and %d new: evicted %d, kept %d old, %d hot, %d new",
 		old, keysOld, hot, fresh, evicted, keptOld, keptHot, keptNew)
