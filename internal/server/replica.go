@@ -409,9 +409,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	}
 	// The master's client has the link's connection as its own, for what
 	// shows a client's address (SLOWLOG, MONITOR); nothing writes to it.
-	mc := newClient(s, conn)
-	mc.ctx.Blocker = nil
-	mc.master = true
+	mc := newMasterClient(s, conn)
 	release := s.holdAll(mc)
 	s.replaceData(mc, staging, 0, true)
 	// The master's named indexes and AI layer (from its hotkv-snapshot
@@ -457,11 +455,18 @@ func (s *Server) continueSync(gen uint64, l *replLink, newID []string, resume *p
 	r.readOffset.Store(r.offset.Load()) // a transaction the last link cut off comes again
 	r.applyMu.Unlock()
 	s.logf("notice", "Successful partial resynchronization with master.")
-	mc := newClient(s, l.conn)
-	mc.ctx.Blocker = nil
-	mc.master = true
+	mc := newMasterClient(s, l.conn)
 	mc.selectDB(resume.db)
 	return l.streamFrom(gen, mc, resume, l.timeout)
+}
+
+// newMasterClient is the client that applies the master's stream.
+func newMasterClient(s *Server, conn net.Conn) *client {
+	mc := newClient(s, conn)
+	mc.ctx.Blocker = nil
+	mc.master = true
+	mc.ctx.Master = true
+	return mc
 }
 
 // streamFrom marks the link up and applies the master's stream with mc,

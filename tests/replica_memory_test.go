@@ -1,0 +1,104 @@
+package tests
+
+import (
+	"encoding/hex"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/hotkv/hotkv/internal/ai"
+)
+
+// A replica never loses quietly what its master holds: it leaves maxmemory
+// to its master (replica-ignore-maxmemory yes), and the entries a master's
+// caches evict, by their own limits or by maxmemory, reach the replica and
+// the append-only log as deletions (docs/replication.md, "Safety and
+// failure behaviour").
+
+// cachePresence is what a client of r sees of each prompt cache entry
+// (PCACHE.TTL: -2 when absent) and each semantic cache entry (an exact
+// LOOKUP: the entry, or the nearest other one).
+func cachePresence(r *raw, prompts, semPrompts []string) []any {
+	var out []any
+	for _, p := range prompts {
+		out = append(out, p, r.do("PCACHE.TTL", "pc", p))
+	}
+	for _, p := range semPrompts {
+		out = append(out, p, r.do("SCACHE.LOOKUP", "sc", "VALUES", "2", "1", "0", "PROMPT", p, "NOREFRESH"))
+	}
+	return out
+}
+
+// The entries a cache's MAXENTRIES evicts depend on the reads it served,
+// which are neither logged nor replicated: the master sends its choice
+// ahead of the write (PCACHE.DELHASH, SCACHE.INVALIDATE ... ID), and the
+// replica, whose own order of use differs, follows it rather than
+// evicting by its own. A restart from the log gets the same entries back.
+func TestReplicaCacheLimitEvictions(t *testing.T) {
+	dir := t.TempDir()
+	margs := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--save", ""}
+	mp, m := startReplicaBinary(t, margs...)
+	_, h := startReplicaBinary(t)
+	h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, mp.addr))
+	for _, c := range [][]string{
+		{"PCACHE.CREATE", "pc", "MAXENTRIES", "4"},
+		{"SCACHE.CREATE", "sc", "DIM", "2", "MAXENTRIES", "2"},
+		{"PCACHE.SET", "pc", "a", "1"}, {"PCACHE.SET", "pc", "b", "2"}, {"PCACHE.SET", "pc", "c", "3"}, {"PCACHE.SET", "pc", "d", "4"},
+		{"SCACHE.STORE", "sc", "x", "1", "VALUES", "2", "1", "0"},
+		{"SCACHE.STORE", "sc", "y", "2", "VALUES", "2", "0", "1"},
+	} {
+		if v := m.do(c...); isErr(v) {
+			t.Fatalf("%q: %v", c, v)
+		}
+	}
+	caughtUp(t, m, h)
+	// Reads on the master make b and y its least recently used entries;
+	// the replica, which saw none of them, would evict a and x.
+	m.do("PCACHE.GET", "pc", "a")
+	m.do("SCACHE.LOOKUP", "sc", "VALUES", "2", "1", "0")
+	h.do("PCACHE.GET", "pc", "b") // the replica's own reads change nothing
+	for _, c := range [][]string{
+		{"PCACHE.SET", "pc", "e", "5"},
+		{"SCACHE.STORE", "sc", "z", "3", "VALUES", "2", "1", "1"},
+		{"MULTI"}, {"PCACHE.SET", "pc", "f", "6"}, {"PCACHE.SET", "pc", "g", "7"}, {"EXEC"},
+	} {
+		if v := m.do(c...); isErr(v) {
+			t.Fatalf("%q: %v", c, v)
+		}
+	}
+	caughtUp(t, m, h)
+	prompts, sems := strings.Fields("a b c d e f g"), strings.Fields("x y z")
+	want := cachePresence(m, prompts, sems)
+	for i, p := range prompts {
+		if present := want[2*i+1] != int64(-2); present != strings.Contains("aefg", p) {
+			t.Fatalf("master: prompt %s present %v; %v", p, present, want)
+		}
+	}
+	if got := cachePresence(h, prompts, sems); !reflect.DeepEqual(got, want) {
+		t.Errorf("replica's entries differ from the master's:\nmaster  %v\nreplica %v", want, got)
+	}
+	if n := infoFields(t, h, "stats")["unexpected_error_replies"]; n != "0" {
+		t.Errorf("unexpected_error_replies on the replica = %s", n)
+	}
+
+	persistKill(t, mp)
+	_, m2 := startReplicaBinary(t, margs...)
+	if got := cachePresence(m2, prompts, sems); !reflect.DeepEqual(got, want) {
+		t.Errorf("entries after a restart from the log differ:\nbefore %v\nafter  %v", want, got)
+	}
+}
+
+// PCACHE.DELHASH deletes entries by their key, as the master sends them.
+func TestPcacheDelHash(t *testing.T) {
+	r := start(t).raw(t)
+	r.expect(Err("ERR no such namespace"), "PCACHE.DELHASH", "pc", strings.Repeat("0", 64))
+	r.do("PCACHE.CREATE", "pc", "MAXENTRIES", "1")
+	r.expect(Err("ERR invalid prompt hash: 64 hexadecimal digits expected"), "PCACHE.DELHASH", "pc", "abc")
+	r.expect(Err("ERR invalid prompt hash: 64 hexadecimal digits expected"), "PCACHE.DELHASH", "pc", strings.Repeat("g", 64))
+	r.expect(Err("ERR wrong number of arguments for 'pcache.delhash' command"), "PCACHE.DELHASH", "pc")
+	r.expect(int64(0), "PCACHE.DELHASH", "pc", strings.Repeat("0", 64))
+	r.do("PCACHE.SET", "pc", "hi", "hello", "MODEL", "m")
+	k := ai.HashPrompt("pc", "m", nil, []byte("hi"))
+	r.expect(int64(1), "PCACHE.DELHASH", "pc", strings.Repeat("0", 64), strings.ToUpper(hex.EncodeToString(k[:])))
+	r.expect(nil, "PCACHE.GET", "pc", "hi", "MODEL", "m")
+}
