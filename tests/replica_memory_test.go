@@ -1,10 +1,13 @@
 package tests
 
 import (
+	"context"
 	"encoding/hex"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hotkv/hotkv/internal/ai"
 )
@@ -101,4 +104,103 @@ func TestPcacheDelHash(t *testing.T) {
 	k := ai.HashPrompt("pc", "m", nil, []byte("hi"))
 	r.expect(int64(1), "PCACHE.DELHASH", "pc", strings.Repeat("0", 64), strings.ToUpper(hex.EncodeToString(k[:])))
 	r.expect(nil, "PCACHE.GET", "pc", "hi", "MODEL", "m")
+}
+
+// sameKeysAtSomeMoment waits (30 seconds at most) for a moment when the
+// replica has the master's keys: the same DEBUG DIGEST and DBSIZE. The
+// master's evictor may still take a key now and then as the heap it
+// measures settles.
+func sameKeysAtSomeMoment(t *testing.T, m, h *raw) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		d1, n1 := m.do("DEBUG", "DIGEST"), m.do("DBSIZE")
+		d2, n2 := h.do("DEBUG", "DIGEST"), h.do("DBSIZE")
+		if d1 == d2 && n1 == n2 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica never had the master's keys: master %v keys (%v), replica %v (%v)", n1, d1, n2, d2)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func statInt(t *testing.T, r *raw, field string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(infoFields(t, r, "stats")[field], 10, 64)
+	if err != nil {
+		t.Fatalf("INFO stats %s: %v", field, err)
+	}
+	return n
+}
+
+// untilStable waits until f stops changing (it settles once eviction
+// has), up to 30 seconds.
+func untilStable(t *testing.T, f func() int64) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for prev := int64(-1); f() != prev; time.Sleep(300 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("eviction went on for 30 seconds")
+		}
+		prev = f()
+	}
+}
+
+// A replica with a smaller maxmemory than its master's data, under an
+// evicting policy: with replica-ignore-maxmemory yes (the default) it
+// evicts nothing and has every key the master has, the master's
+// evictions included (as DELs); with no it evicts on its own, as a master.
+// Either way the master's stream applies: over the limit under
+// noeviction, where the replica's own clients get OOM.
+func TestReplicaIgnoreMaxmemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("eviction follows the collector's timing, which the race detector distorts")
+	}
+	mp, m := startReplicaBinary(t, "--maxmemory", "24mb", "--maxmemory-policy", "allkeys-random")
+	_, h := startReplicaBinary(t, "--maxmemory", "12mb", "--maxmemory-policy", "allkeys-random", "--replica-ignore-maxmemory", "yes")
+	h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, mp.addr))
+	caughtUp(t, m, h)
+	c, ctx := mp.client(t), context.Background()
+	for n := 0; statInt(t, m, "evicted_keys") == 0; n += 2000 {
+		if n == 200_000 {
+			t.Fatal("200 MB written and the master evicted nothing")
+		}
+		if err := fill(ctx, c, "k", n, 2000, 1000, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	untilStable(t, func() int64 { return statInt(t, m, "evicted_keys") })
+	sameKeysAtSomeMoment(t, m, h)
+	if n := statInt(t, h, "evicted_keys"); n != 0 {
+		t.Errorf("the replica evicted %d keys with replica-ignore-maxmemory yes", n)
+	}
+	t.Logf("master: %d keys evicted, %v left", statInt(t, m, "evicted_keys"), m.do("DBSIZE"))
+
+	// no, under noeviction: the replica is over its limit with nothing it
+	// may evict. The master's writes apply; a client's write gets OOM
+	// (once the replica is writable), as on a master.
+	h.expect(Status("OK"), "CONFIG", "SET", "maxmemory-policy", "noeviction")
+	h.expect(Status("OK"), "CONFIG", "SET", "replica-ignore-maxmemory", "no")
+	h.expect([]any{"replica-ignore-maxmemory", "no"}, "CONFIG", "GET", "replica-ignore-maxmemory")
+	m.expect(Status("OK"), "SET", "after", "v")
+	caughtUp(t, m, h)
+	h.expect("v", "GET", "after")
+	if n := statInt(t, h, "unexpected_error_replies"); n != 0 {
+		t.Errorf("unexpected_error_replies on the replica = %d", n)
+	}
+	h.expect(Status("OK"), "CONFIG", "SET", "replica-read-only", "no")
+	h.expect(Err("OOM command not allowed when used memory > 'maxmemory'."), "SET", "mine", "1")
+	h.expect(Status("OK"), "CONFIG", "SET", "replica-ignore-maxmemory", "yes")
+	h.expect(Status("OK"), "SET", "mine", "1")
+	h.expect(int64(1), "DEL", "mine")
+
+	// no, under an evicting policy: the replica evicts on its own.
+	h.expect(Status("OK"), "CONFIG", "SET", "replica-ignore-maxmemory", "no")
+	h.expect(Status("OK"), "CONFIG", "SET", "maxmemory-policy", "allkeys-random")
+	eventually(t, "the replica evicted keys of its own", func() bool { return statInt(t, h, "evicted_keys") > 0 })
+	if hn, mn := h.do("DBSIZE").(int64), m.do("DBSIZE").(int64); hn >= mn {
+		t.Errorf("the replica has %d keys after evicting, the master %d", hn, mn)
+	}
 }
