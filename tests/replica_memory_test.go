@@ -3,11 +3,14 @@ package tests
 import (
 	"context"
 	"encoding/hex"
+	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/hotkv/hotkv/internal/ai"
 )
@@ -203,4 +206,119 @@ func TestReplicaIgnoreMaxmemory(t *testing.T) {
 	if hn, mn := h.do("DBSIZE").(int64), m.do("DBSIZE").(int64); hn >= mn {
 		t.Errorf("the replica has %d keys after evicting, the master %d", hn, mn)
 	}
+}
+
+// promptsPresent reports, for prompts "prompt 0" .. "prompt n-1" of
+// streamCaches, whether each is in prompt cache p and in semantic cache s
+// (an exact LOOKUP finding that prompt).
+func promptsPresent(t *testing.T, addr string, n int) []bool {
+	t.Helper()
+	c := (&proc{addr: addr}).client(t)
+	ctx := context.Background()
+	pl := c.Pipeline()
+	ttls, hits := make([]*redis.Cmd, n), make([]*redis.Cmd, n)
+	query := []any{"VALUES", 16}
+	for range 16 {
+		query = append(query, 1)
+	}
+	for i := range n {
+		prompt := "prompt " + strconv.Itoa(i)
+		ttls[i] = pl.Do(ctx, "PCACHE.TTL", "p", prompt)
+		hits[i] = pl.Do(ctx, append(append([]any{"SCACHE.LOOKUP", "s"}, query...), "PROMPT", prompt, "NOREFRESH")...)
+	}
+	if _, err := pl.Exec(ctx); err != nil && err != redis.Nil {
+		t.Fatal(err)
+	}
+	out := make([]bool, 2*n)
+	for i := range n {
+		out[2*i] = ttls[i].Val() != int64(-2)
+		if m, ok := hits[i].Val().(map[any]any); ok {
+			out[2*i+1] = m["prompt"] == "prompt "+strconv.Itoa(i)
+		}
+	}
+	return out
+}
+
+// Prompt and semantic cache entries a master evicts under maxmemory are
+// gone on its replica (which, with replica-ignore-maxmemory yes, evicts
+// none itself) once the stream has caught up, and stay gone when the
+// master restarts from its append-only log.
+func TestReplicaCacheMaxmemoryEvictions(t *testing.T) {
+	if raceEnabled {
+		t.Skip("eviction follows the collector's timing, which the race detector distorts")
+	}
+	dir := t.TempDir()
+	margs := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--auto-aof-rewrite-percentage", "0", "--save", ""}
+	mp, m := startReplicaBinary(t, append([]string{"--maxmemory", "16mb", "--maxmemory-policy", "allkeys-random"}, margs...)...)
+	_, h := startReplicaBinary(t, "--maxmemory", "16mb", "--maxmemory-policy", "allkeys-random")
+	h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, mp.addr))
+	m.expect(Status("OK"), "PCACHE.CREATE", "p")
+	m.expect(Status("OK"), "SCACHE.CREATE", "s", "DIM", "16")
+	c, ctx := mp.client(t), context.Background()
+	evicted := func() int64 {
+		return aiInfo(t, c, "PCACHE.INFO", "p", "evicted") + aiInfo(t, c, "SCACHE.INFO", "s", "evicted")
+	}
+	rounds := 0
+	for ; evicted() == 0; rounds++ {
+		if rounds == 40 {
+			t.Fatal("16000 cache entries of 4 KB stored and none evicted")
+		}
+		if err := streamCachesFrom(ctx, c, rounds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	untilStable(t, evicted)
+	// No more evictions from here: what the master holds now is what the
+	// replica and a replay of the log must hold.
+	m.expect(Status("OK"), "CONFIG", "SET", "maxmemory", "0")
+	caughtUp(t, m, h)
+	n := rounds * 200
+	want := promptsPresent(t, mp.addr, n)
+	kept := 0
+	for _, in := range want {
+		if in {
+			kept++
+		}
+	}
+	t.Logf("%d prompt and %d semantic entries evicted of %d each; %d left in all", aiInfo(t, c, "PCACHE.INFO", "p", "evicted"), aiInfo(t, c, "SCACHE.INFO", "s", "evicted"), n, kept)
+	if got := promptsPresent(t, h.conn.RemoteAddr().String(), n); !reflect.DeepEqual(got, want) {
+		t.Errorf("the replica's entries differ from the master's (%d of %d differ)", differing(got, want), len(want))
+	}
+	hc := (&proc{addr: h.conn.RemoteAddr().String()}).client(t)
+	if n := aiInfo(t, hc, "PCACHE.INFO", "p", "evicted") + aiInfo(t, hc, "SCACHE.INFO", "s", "evicted"); n != 0 {
+		t.Errorf("the replica's caches evicted %d entries themselves", n)
+	}
+
+	// A write's reply under appendfsync always means the log holds it and
+	// all before it, the background evictions' records too.
+	m.expect(Status("OK"), "SET", "synced", "1")
+	persistKill(t, mp)
+	p2, _ := startReplicaBinary(t, margs...)
+	if got := promptsPresent(t, p2.addr, n); !reflect.DeepEqual(got, want) {
+		t.Errorf("the entries after a restart from the log differ (%d of %d differ)", differing(got, want), len(want))
+	}
+}
+
+func differing(a, b []bool) (n int) {
+	for i := range a {
+		if a[i] != b[i] {
+			n++
+		}
+	}
+	return n
+}
+
+// streamCachesFrom stores round r of streamCaches's entries: prompts
+// r*200 .. r*200+199, 4 KB each, in prompt cache p and semantic cache s.
+func streamCachesFrom(ctx context.Context, c *redis.Client, r int) error {
+	rng := rand.New(rand.NewPCG(uint64(r), 4))
+	resp := string(make([]byte, 4000))
+	pl := c.Pipeline()
+	for i := range 200 {
+		prompt := "prompt " + strconv.Itoa(r*200+i)
+		pl.Do(ctx, "PCACHE.SET", "p", prompt, resp)
+		pl.Do(ctx, "SCACHE.STORE", "s", prompt, resp, "FP32", randBlob(rng, 16))
+	}
+	_, err := pl.Exec(ctx)
+	return err
 }

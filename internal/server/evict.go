@@ -15,6 +15,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/commands"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
@@ -377,9 +378,9 @@ func (s *Server) makeRoom() bool {
 
 // evictOne deletes one key or cache entry chosen by the policy and returns
 // the bytes it is credited. A key is deleted as a DEL would: logged to the
-// append-only file, captured by a snapshot in progress, and failing the
-// transactions watching it. A cache entry is removed as its cache's own
-// size limits remove one, neither logged nor replicated.
+// append-only file, sent to replicas, captured by a snapshot in progress,
+// and failing the transactions watching it. A cache entry is removed as
+// PCACHE.DELHASH or SCACHE.INVALIDATE would (evictEntry).
 //
 // As in Redis, the choice is approximate: each call samples
 // maxmemory-samples keys of a random shard of a random database, or entries
@@ -449,9 +450,41 @@ func (s *Server) evictOne() (int64, bool) {
 // is credited.
 func (s *Server) evict(c candidate, volatile bool) (int64, bool) {
 	if c.cache != nil {
-		return c.cache.Bytes, s.ks.AI.Evict(*c.cache, volatile)
+		return c.cache.Bytes, s.evictEntry(c.cache, volatile)
 	}
 	return s.ev.unit.Load(), s.evictKey(c.db, c.shard, c.key, volatile)
+}
+
+// evictEntry removes a cache entry if it is still there, and logs and
+// replicates its removal as the command that removes one (one record per
+// entry, as a key's DEL), so that neither a replica nor a restart from the
+// log keeps it. regMu, shared, puts the removal and its record wholly
+// before or after a snapshot's instant and each AI write with its record
+// (with the log or a replica on, those hold regMu alone): a store of the
+// same entry is never recorded on the wrong side of its eviction.
+func (s *Server) evictEntry(v *ai.Victim, volatile bool) bool {
+	s.regMu.RLock()
+	defer s.regMu.RUnlock()
+	if !s.ks.AI.Evict(*v, volatile) {
+		return false
+	}
+	if !s.logging() {
+		return true
+	}
+	var args [][]byte
+	if cache, prompt, key, id := v.Entry(); prompt {
+		args = commands.PromptRemoval(cache, key)
+	} else {
+		args = commands.SemRemoval(cache, id)
+	}
+	now := time.Now().UnixMilli()
+	if s.feeding() {
+		s.repl.feedKeyless(now, args)
+	}
+	if a := s.aof.Load(); a != nil {
+		a.appendCmd(0, now, args)
+	}
+	return true
 }
 
 // evictRandom evicts the first key or cache entry found from a random
