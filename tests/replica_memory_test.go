@@ -162,7 +162,7 @@ func TestReplicaIgnoreMaxmemory(t *testing.T) {
 		t.Skip("eviction follows the collector's timing, which the race detector distorts")
 	}
 	mp, m := startReplicaBinary(t, "--maxmemory", "24mb", "--maxmemory-policy", "allkeys-random")
-	_, h := startReplicaBinary(t, "--maxmemory", "12mb", "--maxmemory-policy", "allkeys-random", "--replica-ignore-maxmemory", "yes")
+	_, h := startReplicaBinary(t, "--maxmemory", "8mb", "--maxmemory-policy", "allkeys-random", "--replica-ignore-maxmemory", "yes")
 	h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, mp.addr))
 	caughtUp(t, m, h)
 	c, ctx := mp.client(t), context.Background()
