@@ -21,12 +21,14 @@ func TestPromptCacheLRUAndBytes(t *testing.T) {
 	c := r.Prompt("p")
 	k := func(s string) PromptKey { return HashPrompt("p", "", nil, []byte(s)) }
 	for _, s := range []string{"a", "b", "c"} {
-		if _, err := c.Set(k(s), []byte("xxx"), 0, 1); err != nil {
+		if _, _, err := c.Set(k(s), []byte("xxx"), 0, 1, false); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c.Get(k("a"), 2) // now b is the least recently used
-	c.Set(k("d"), []byte("xxx"), 0, 3)
+	if _, ev, _ := c.Set(k("d"), []byte("xxx"), 0, 3, false); !reflect.DeepEqual(ev, []PromptKey{k("b")}) {
+		t.Errorf("Set d evicted %x, want b's key", ev)
+	}
 	if _, ok := c.Get(k("b"), 4); ok {
 		t.Error("b survived eviction")
 	}
@@ -57,12 +59,12 @@ func TestHashPromptSeparatesFields(t *testing.T) {
 func TestExpiryRefreshAndShorten(t *testing.T) {
 	c := newPromptCache(PromptOptions{Refresh: true})
 	k := PromptKey{1}
-	c.Set(k, []byte("v"), 100, 0) // expires at 100
-	c.Get(k, 90)                  // refreshed to 190
+	c.Set(k, []byte("v"), 100, 0, false) // expires at 100
+	c.Get(k, 90)                         // refreshed to 190
 	if _, ok := c.Get(k, 150); !ok {
 		t.Fatal("a refreshed entry expired at its first deadline")
 	}
-	c.Set(k, []byte("v"), 10, 160) // replaced: expires at 170
+	c.Set(k, []byte("v"), 10, 160, false) // replaced: expires at 170
 	if c.TTL(k, 165) != 5 {
 		t.Fatalf("TTL = %d", c.TTL(k, 165))
 	}
@@ -81,9 +83,9 @@ func unit(dim, axis int, d float64) []float32 {
 func TestSnapshotRoundTrip(t *testing.T) {
 	r := NewRegistry()
 	r.CreatePrompt("p", PromptOptions{MaxEntries: 5, TTL: 1000})
-	r.Prompt("p").Set(PromptKey{7}, []byte("resp"), 0, 10)
+	r.Prompt("p").Set(PromptKey{7}, []byte("resp"), 0, 10, false)
 	r.CreateSem("s", SemOptions{VectorOptions: VectorOptions{Dim: 4}, Threshold: 0.2, Refresh: true})
-	id, _ := r.Sem("s").Store(SemStore{Prompt: "q", Response: "a", Attrs: `{"u":1}`, Vector: unit(4, 1, 0.1), TTL: 500}, 10)
+	id, _, _ := r.Sem("s").Store(SemStore{Prompt: "q", Response: "a", Attrs: `{"u":1}`, Vector: unit(4, 1, 0.1), TTL: 500}, 10)
 	r.CreateMemory("m", MemoryOptions{VectorOptions: VectorOptions{Dim: 4}, Dedup: 0.05, HalfLife: 1000, WorkingMax: 2, WorkingTTL: 100})
 	mid, _, _ := r.Memory("m").Add(MemAdd{Text: "t", Vector: unit(4, 2, 0), Kind: Working, Session: "s", Importance: 0.3}, 10)
 
@@ -102,7 +104,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	if err != nil || !ok || h.ID != id || h.Response != "a" || h.Attrs != `{"u":1}` {
 		t.Errorf("semantic entry = %+v %v %v", h, ok, err)
 	}
-	if n, _ := r2.Sem("s").Store(SemStore{Prompt: "q2", Response: "b", Vector: unit(4, 2, 0)}, 30); n <= id {
+	if n, _, _ := r2.Sem("s").Store(SemStore{Prompt: "q2", Response: "b", Vector: unit(4, 2, 0)}, 30); n <= id {
 		t.Errorf("restored cache reuses id %d", n)
 	}
 	got, ok := r2.Memory("m").Get(mid, 30)

@@ -44,6 +44,12 @@ type Victim struct {
 	Bytes  int64 // what it holds, its share of its cache's graph included
 }
 
+// Entry names v's entry: its cache, and its key in a prompt cache (prompt
+// set) or its id in a semantic cache.
+func (v *Victim) Entry() (cache string, prompt bool, key PromptKey, id uint64) {
+	return v.c.name, v.c.p != nil, v.key, v.id
+}
+
 // Measure returns the memory each family holds and the caches that have
 // entries.
 func (r *Registry) Measure() (Usage, []Cache) {

@@ -18,8 +18,8 @@ func TestMeasureSampleEvict(t *testing.T) {
 		t.Fatalf("caches with entries: %v", caches)
 	}
 	p, s, m := r.Prompt("p"), r.Sem("s"), r.Memory("m")
-	p.Set(PromptKey{1}, make([]byte, 1000), 0, 10)
-	p.Set(PromptKey{2}, make([]byte, 1000), 5000, 20)
+	p.Set(PromptKey{1}, make([]byte, 1000), 0, 10, false)
+	p.Set(PromptKey{2}, make([]byte, 1000), 5000, 20, false)
 	p.Get(PromptKey{2}, 30)
 	s.Store(SemStore{Prompt: "a", Response: string(make([]byte, 1000)), Vector: []float32{1, 0}, TTL: 5000}, 40)
 	m.Add(MemAdd{Text: string(make([]byte, 1000)), Vector: []float32{1, 0}, Kind: Semantic}, 50)
@@ -76,5 +76,50 @@ func TestMeasureSampleEvict(t *testing.T) {
 	}
 	if u2, _ := r.Measure(); u2.Sem >= u.Sem || u2.Prompt >= u.Prompt {
 		t.Fatalf("usage %+v after evicting and dropping, %+v before", u2, u)
+	}
+}
+
+// A cache's own limits report what they evict, for the server to
+// propagate; following a master's stream, they evict nothing (the
+// master's deletions come instead).
+func TestLimitEvictionsReported(t *testing.T) {
+	r := NewRegistry()
+	if r.CreatePrompt("p", PromptOptions{MaxEntries: 2}) != nil ||
+		r.CreateSem("s", SemOptions{VectorOptions: VectorOptions{Dim: 2}, Threshold: 0.1, MaxEntries: 2}) != nil {
+		t.Fatal("create")
+	}
+	p, s := r.Prompt("p"), r.Sem("s")
+	for i := range byte(2) {
+		if _, ev, err := p.Set(PromptKey{i}, []byte("v"), 0, int64(i), false); err != nil || ev != nil {
+			t.Fatalf("Set %d under the limit: evicted %v, %v", i, ev, err)
+		}
+	}
+	if _, ev, _ := p.Set(PromptKey{2}, []byte("v"), 0, 2, false); len(ev) != 1 || ev[0] != (PromptKey{0}) {
+		t.Fatalf("Set over MAXENTRIES evicted %v, want the least recently used", ev)
+	}
+	if _, ev, _ := p.Set(PromptKey{3}, []byte("v"), 0, 3, true); ev != nil || p.Stats(3).Entries != 3 {
+		t.Fatalf("a followed Set evicted %v; %d entries", ev, p.Stats(3).Entries)
+	}
+	if n := p.Delete(3, PromptKey{1}, PromptKey{9}, PromptKey{2}); n != 2 {
+		t.Fatalf("Delete of two present keys and one absent = %d", n)
+	}
+
+	var ids []uint64
+	for i := range 2 {
+		id, ev, err := s.Store(SemStore{Prompt: string(rune('a' + i)), Response: "r", Vector: []float32{1, float32(i)}}, int64(i))
+		if err != nil || ev != nil {
+			t.Fatalf("Store %d under the limit: evicted %v, %v", i, ev, err)
+		}
+		ids = append(ids, id)
+	}
+	_, ev, _ := s.Store(SemStore{Prompt: "c", Response: "r", Vector: []float32{0, 1}}, 2)
+	if len(ev) != 1 || ev[0] != ids[0] && ev[0] != ids[1] {
+		t.Fatalf("Store over MAXENTRIES evicted %v, want one of %v", ev, ids)
+	}
+	if n := s.Delete(ev, 3); n != 0 {
+		t.Fatalf("the evicted entry %d is still there", ev[0])
+	}
+	if _, ev, _ := s.Store(SemStore{Prompt: "d", Response: "r", Vector: []float32{1, 1}, Follow: true}, 3); ev != nil || s.Stats(3).Entries != 3 {
+		t.Fatalf("a followed Store evicted %v; %d entries", ev, s.Stats(3).Entries)
 	}
 }

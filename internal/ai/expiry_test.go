@@ -78,10 +78,10 @@ func TestExpiryHeapModel(t *testing.T) {
 // at once: it kept the response reachable until it would have expired.
 func TestRemovedEntriesLeaveExpiryHeap(t *testing.T) {
 	c := newPromptCache(PromptOptions{})
-	c.Set(PromptKey{1}, []byte("a"), 3600_000, 0)
-	c.Set(PromptKey{2}, []byte("b"), 3600_000, 0)
-	c.Set(PromptKey{2}, []byte("c"), 3600_000, 0) // replaces
-	c.Delete(PromptKey{1}, 0)
+	c.Set(PromptKey{1}, []byte("a"), 3600_000, 0, false)
+	c.Set(PromptKey{2}, []byte("b"), 3600_000, 0, false)
+	c.Set(PromptKey{2}, []byte("c"), 3600_000, 0, false) // replaces
+	c.Delete(0, PromptKey{1})
 	if n := len(c.heap.items); n != 1 {
 		t.Fatalf("prompt cache: %d heap items for 1 entry", n)
 	}
@@ -89,7 +89,7 @@ func TestRemovedEntriesLeaveExpiryHeap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, _ := s.Store(SemStore{Prompt: "p", Response: "r", Vector: []float32{1, 0}, TTL: 3600_000}, 0)
+	id, _, _ := s.Store(SemStore{Prompt: "p", Response: "r", Vector: []float32{1, 0}, TTL: 3600_000}, 0)
 	s.Store(SemStore{Prompt: "q", Response: "r", Vector: []float32{0, 1}, TTL: 3600_000}, 0)
 	s.Store(SemStore{Prompt: "q", Response: "r2", Vector: []float32{0, 1}, TTL: 3600_000}, 0) // replaces
 	s.Delete([]uint64{id}, 0)

@@ -134,13 +134,18 @@ func (c *PromptCache) expire(now int64) {
 }
 
 // Set stores a response; ttl is in ms (0: the namespace default, -1: none).
-// It reports whether the key was new. A response larger than MaxBytes is
-// refused with ErrTooLarge and nothing changes.
-func (c *PromptCache) Set(k PromptKey, val []byte, ttl, now int64) (bool, error) {
+// It reports whether the key was new, and the keys of the entries
+// MaxEntries and MaxBytes evicted to make room, least recently used first,
+// for the caller to propagate. With follow (a replica applying its
+// master's stream, which sends the master's evictions as deletions ahead
+// of the write) it evicts none: the replica's order of use is its own. A
+// response larger than MaxBytes is refused with ErrTooLarge and nothing
+// changes.
+func (c *PromptCache) Set(k PromptKey, val []byte, ttl, now int64, follow bool) (added bool, evicted []PromptKey, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.opt.MaxBytes > 0 && int64(len(val)) > c.opt.MaxBytes {
-		return false, ErrTooLarge
+		return false, nil, ErrTooLarge
 	}
 	c.expire(now)
 	if ttl == 0 {
@@ -157,12 +162,13 @@ func (c *PromptCache) Set(k PromptKey, val []byte, ttl, now int64) (bool, error)
 	}
 	c.add(e)
 	c.stats.Sets++
-	for (c.opt.MaxEntries > 0 && int64(len(c.m)) > c.opt.MaxEntries) ||
-		(c.opt.MaxBytes > 0 && c.stats.Bytes > c.opt.MaxBytes) {
+	for !follow && ((c.opt.MaxEntries > 0 && int64(len(c.m)) > c.opt.MaxEntries) ||
+		(c.opt.MaxBytes > 0 && c.stats.Bytes > c.opt.MaxBytes)) {
+		evicted = append(evicted, c.head.prev.key)
 		c.remove(c.head.prev)
 		c.stats.Evicted++
 	}
-	return old == nil, nil
+	return old == nil, evicted, nil
 }
 
 // Get returns the response for k and counts a hit or a miss. The returned
@@ -203,17 +209,19 @@ func (c *PromptCache) TTL(k PromptKey, now int64) int64 {
 	return -1
 }
 
-// Delete removes k and reports whether it was there.
-func (c *PromptCache) Delete(k PromptKey, now int64) bool {
+// Delete removes the entries of keys and returns how many were there.
+func (c *PromptCache) Delete(now int64, keys ...PromptKey) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.expire(now)
-	e := c.m[k]
-	if e == nil {
-		return false
+	n := 0
+	for _, k := range keys {
+		if e := c.m[k]; e != nil {
+			c.remove(e)
+			n++
+		}
 	}
-	c.remove(e)
-	return true
+	return n
 }
 
 // Stats returns the counters.

@@ -97,19 +97,25 @@ type SemStore struct {
 	Vector                  []float32
 	TTL                     int64
 	ID                      uint64 // restore only: keep this id
+	// Follow: a replica applying its master's stream, which sends the
+	// master's MaxEntries evictions as deletions ahead of the store, so
+	// the cache evicts none itself (the replica's order of use is its own).
+	Follow bool
 }
 
-// Store adds an entry and returns its id. Storing the same prompt with the
-// same attributes again replaces the old entry. Nothing changes on error.
-func (c *SemCache) Store(s SemStore, now int64) (uint64, error) {
+// Store adds an entry and returns its id, and the ids of the entries
+// MaxEntries evicted to make room, for the caller to propagate. Storing the
+// same prompt with the same attributes again replaces the old entry.
+// Nothing changes on error.
+func (c *SemCache) Store(s SemStore, now int64) (id uint64, evicted []uint64, err error) {
 	if err := checkVector(&c.opt.VectorOptions, s.Vector); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if err := checkAttrs(s.Attrs); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if len(s.Prompt)+len(s.Response) > MaxTextBytes {
-		return 0, ErrTooLarge
+		return 0, nil, ErrTooLarge
 	}
 	ttl := s.TTL
 	if ttl == 0 {
@@ -126,7 +132,7 @@ func (c *SemCache) Store(s SemStore, now int64) (uint64, error) {
 	// other stores go on meanwhile.
 	node, err := c.idx.Add(s.Vector)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -141,15 +147,18 @@ func (c *SemCache) Store(s SemStore, now int64) (uint64, error) {
 	}
 	c.byKey[e.key] = e
 	c.byPrompt[e.phash] = append(c.byPrompt[e.phash], e)
-	for c.opt.MaxEntries > 0 && len(c.byID) > c.opt.MaxEntries {
-		c.evict(e)
+	for !s.Follow && c.opt.MaxEntries > 0 && len(c.byID) > c.opt.MaxEntries {
+		if id := c.evict(e); id != 0 {
+			evicted = append(evicted, id)
+		}
 	}
-	return e.id, nil
+	return e.id, evicted, nil
 }
 
 // evict removes the least recently used of a few entries, as Redis's
-// approximated LRU does (map order is random); keep is never chosen.
-func (c *SemCache) evict(keep *sentry) {
+// approximated LRU does (map order is random), and returns its id (0:
+// none); keep is never chosen.
+func (c *SemCache) evict(keep *sentry) uint64 {
 	var victim *sentry
 	n := 0
 	for _, e := range c.byID {
@@ -160,10 +169,12 @@ func (c *SemCache) evict(keep *sentry) {
 			break
 		}
 	}
-	if victim != nil {
-		c.remove(victim)
-		c.evicted.Add(1)
+	if victim == nil {
+		return 0
 	}
+	c.remove(victim)
+	c.evicted.Add(1)
+	return victim.id
 }
 
 // SemLookup is a lookup request. Threshold NaN means the cache default.

@@ -113,7 +113,7 @@ func (r *Registry) Restore(s *Snapshot, now int64) error {
 			if !live(e.Expire, now) {
 				continue
 			}
-			if _, err := c.Store(SemStore{Prompt: e.Prompt, Response: e.Response, Attrs: e.Attrs, Vector: e.Vector, TTL: -1, ID: e.ID}, now); err != nil {
+			if _, _, err := c.Store(SemStore{Prompt: e.Prompt, Response: e.Response, Attrs: e.Attrs, Vector: e.Vector, TTL: -1, ID: e.ID}, now); err != nil {
 				return err
 			}
 			x := c.byID[e.ID]

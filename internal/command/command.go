@@ -130,6 +130,11 @@ type Ctx struct {
 	// key (VSIM). The dispatcher clears it.
 	After func()
 
+	// Master is set on a replica for the commands of its master's stream
+	// (Redis's CLIENT_MASTER): a cache's own size limits then evict
+	// nothing, as the master sends what they evicted there as deletions.
+	Master bool
+
 	// Logged is set when the server logs writes (appendonly yes): without
 	// it, a handler on a hot path may skip building what it would Propagate.
 	Logged bool

@@ -1,7 +1,9 @@
 package commands
 
 import (
+	"encoding/hex"
 	"math"
+	"slices"
 
 	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/command"
@@ -10,7 +12,10 @@ import (
 // PCACHE.*: the exact prompt cache (package ai holds the state), and
 // PCACHE.PREFIX, the KV-cache offload probe over ordinary keys.
 
-const errNoNamespace = "ERR no such namespace"
+const (
+	errNoNamespace = "ERR no such namespace"
+	errPromptHash  = "ERR invalid prompt hash: 64 hexadecimal digits expected"
+)
 
 // promptRequest is the part of PCACHE.GET/SET/DEL/TTL that names an entry:
 // the prompt, then [MODEL m] [PARAMS n name value ...].
@@ -122,12 +127,44 @@ func pcacheSet(x *command.Ctx) {
 		x.Error(errNoNamespace)
 		return
 	}
-	added, err := c.Set(ai.HashPrompt(string(x.Args[1]), r.model, r.params, r.prompt), x.Args[3], ttl, x.Now)
+	added, evicted, err := c.Set(ai.HashPrompt(string(x.Args[1]), r.model, r.params, r.prompt), x.Args[3], ttl, x.Now, x.Master)
 	if err != nil {
 		x.Error(err.Error())
 		return
 	}
+	if len(evicted) > 0 {
+		propagateEvicted(x, PromptRemoval(string(x.Args[1]), evicted...), "PCACHE.SET")
+	}
 	x.W.Int(b2i(added))
+}
+
+// PromptRemoval is PCACHE.DELHASH of the entries of keys in namespace ns:
+// how the removal of entries the cache's limits or maxmemory evicted is
+// logged and sent to replicas.
+func PromptRemoval(ns string, keys ...ai.PromptKey) [][]byte {
+	args := [][]byte{[]byte("PCACHE.DELHASH"), []byte(ns)}
+	for _, k := range keys {
+		args = append(args, hex.AppendEncode(nil, k[:]))
+	}
+	return args
+}
+
+// propagateEvicted logs and replicates the entries a cache's own limits
+// evicted for the running write (removal), ahead of the write itself
+// (named name, its arguments those the client sent), as one unit: a
+// replica, whose caches follow the master's evictions rather than their
+// own order of use, and a replay of the log then remove the same entries.
+func propagateEvicted(x *command.Ctx, removal [][]byte, name string) {
+	if !x.Logged {
+		return
+	}
+	self := make([][]byte, len(x.Args))
+	self[0] = []byte(name)
+	for i, a := range x.Args[1:] {
+		self[i+1] = slices.Clone(a)
+	}
+	x.Propagate(removal...)
+	x.Propagate(self...)
 }
 
 func pcacheGet(x *command.Ctx) {
@@ -144,8 +181,32 @@ func pcacheGet(x *command.Ctx) {
 
 func pcacheDel(x *command.Ctx) {
 	if c, k := promptCache(x); c != nil {
-		x.W.Int(b2i(c.Delete(k, x.Now)))
+		x.W.Int(int64(c.Delete(x.Now, k)))
 	}
+}
+
+// pcacheDelHash is PCACHE.DELHASH namespace hash [hash ...]: deletes
+// entries by their key, the SHA-256 of the request in hex, the form in
+// which the entries the namespace's limits or maxmemory evict reach the
+// append-only log and replicas (PromptRemoval).
+func pcacheDelHash(x *command.Ctx) {
+	keys := make([]ai.PromptKey, len(x.Args)-2)
+	for i, a := range x.Args[2:] {
+		if len(a) != hex.EncodedLen(len(keys[i])) {
+			x.Error(errPromptHash)
+			return
+		}
+		if _, err := hex.Decode(keys[i][:], a); err != nil {
+			x.Error(errPromptHash)
+			return
+		}
+	}
+	c := x.KS.AI.Prompt(string(x.Args[1]))
+	if c == nil {
+		x.Error(errNoNamespace)
+		return
+	}
+	x.W.Int(int64(c.Delete(x.Now, keys...)))
 }
 
 func pcacheTTL(x *command.Ctx) {
@@ -205,6 +266,9 @@ func init() {
 			Summary: "Returns the cached response (a hit) or nil (a miss).", Args: entry},
 		&command.Cmd{Name: "pcache.del", Arity: -3, Flags: command.Write | command.Fast, Run: pcacheDel, Group: g, Since: "1.0.0",
 			Summary: "Deletes a cached response. Returns 1 if it existed.", Args: entry},
+		&command.Cmd{Name: "pcache.delhash", Arity: -3, Flags: command.Write | command.Fast, Run: pcacheDelHash, Group: g, Since: "1.0.0",
+			Summary: "Deletes cached responses by their key, the request's SHA-256 in hex, as evictions are logged and replicated. Returns how many existed.",
+			Args:    "namespace hash [hash ...]"},
 		&command.Cmd{Name: "pcache.ttl", Arity: -3, Flags: r | command.Fast, Run: pcacheTTL, Group: g, Since: "1.0.0",
 			Summary: "Returns a cached response's remaining time to live in milliseconds (-1: none, -2: absent).", Args: entry},
 		&command.Cmd{Name: "pcache.info", Arity: 2, Flags: r, Run: pcacheInfo, Group: g, Since: "1.0.0",

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/command"
@@ -84,12 +85,28 @@ func parseSemStore(args [][]byte) (ai.SemStore, string) {
 
 func scacheStore(x *command.Ctx) {
 	aiCall(x, parseSemStore, semCache, func(s ai.SemStore, c *ai.SemCache) error {
-		id, err := c.Store(s, x.Now)
-		if err == nil {
-			x.W.Int(int64(id))
+		s.Follow = x.Master
+		id, evicted, err := c.Store(s, x.Now)
+		if err != nil {
+			return err
 		}
-		return err
+		if len(evicted) > 0 {
+			propagateEvicted(x, SemRemoval(string(x.Args[1]), evicted...), "SCACHE.STORE")
+		}
+		x.W.Int(int64(id))
+		return nil
 	})
+}
+
+// SemRemoval is SCACHE.INVALIDATE of the entries ids of cache name: how
+// the removal of entries its MAXENTRIES or maxmemory evicted is logged and
+// sent to replicas.
+func SemRemoval(name string, ids ...uint64) [][]byte {
+	args := [][]byte{[]byte("SCACHE.INVALIDATE"), []byte(name), []byte("ID")}
+	for _, id := range ids {
+		args = append(args, strconv.AppendUint(nil, id, 10))
+	}
+	return args
 }
 
 // parseSemLookup parses SCACHE.LOOKUP's arguments after the cache name:

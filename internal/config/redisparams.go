@@ -247,7 +247,8 @@ var redisSpecs = [...]redisSpec{
 	{name: "replica-announced", kind: kBool, def: "yes", why: whyReplication},
 	{name: "replica-full-sync-buffer-limit", kind: kMem, def: "0", min: 0, max: math.MaxInt64, why: whyReplication},
 	{name: "replica-ignore-disk-write-errors", kind: kBool, def: "no", why: whyReplication},
-	{name: "replica-ignore-maxmemory", alias: "slave-ignore-maxmemory", kind: kBool, def: "yes", why: whyReplication},
+	{name: "replica-ignore-maxmemory", alias: "slave-ignore-maxmemory", kind: kBool, def: "yes", effect: Honoured,
+		why: "as in Redis, yes: a replica neither evicts keys or cache entries nor refuses writes for memory, however far over maxmemory it is, and holds what its master holds (the master's deletions of what it evicts keep it in step); no: a replica evicts, and refuses its clients' writes with OOM, as a master does; unlike Redis, HotKV never refuses its master's stream with OOM (docs/replication.md)"},
 	{name: "replica-lazy-flush", alias: "slave-lazy-flush", kind: kBool, def: "no", why: whyReplication},
 	{name: "replica-priority", alias: "slave-priority", kind: kInt, def: "100", min: 0, max: math.MaxInt32, why: whyReplication},
 	{name: "replica-read-only", alias: "slave-read-only", kind: kBool, def: "yes", effect: Honoured, why: whyReplica},
@@ -791,6 +792,11 @@ func (c *Config) MasterAuth() (user, pass string) {
 
 // ReplicaReadOnly is replica-read-only.
 func (c *Config) ReplicaReadOnly() bool { return c.redisValue("replica-read-only") == "yes" }
+
+// ReplicaIgnoreMaxMemory is replica-ignore-maxmemory.
+func (c *Config) ReplicaIgnoreMaxMemory() bool {
+	return c.redisValue("replica-ignore-maxmemory") == "yes"
+}
 
 // ReplicaServeStale is replica-serve-stale-data.
 func (c *Config) ReplicaServeStale() bool { return c.redisValue("replica-serve-stale-data") == "yes" }

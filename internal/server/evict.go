@@ -15,6 +15,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/commands"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
@@ -104,35 +105,50 @@ func newEvictor() *evictor {
 	}
 }
 
+// memoryLimit is the limit the data is kept to: maxmemory, or none on a
+// replica with replica-ignore-maxmemory yes (Redis's default), which
+// neither evicts nor refuses writes for memory, as in Redis: it holds what
+// its master holds, the master's deletions of what it evicts keeping it in
+// step.
+func (s *Server) memoryLimit(cfg *config.Config) int64 {
+	if s.replicaFlag.Load() && cfg.ReplicaIgnoreMaxMemory() {
+		return 0
+	}
+	return cfg.MaxMemory
+}
+
 // applyMemoryConfig makes a new configuration's policy and limit take
 // effect: the access bits keys record, the runtime's memory limit, and a
 // measurement against the new limit. When the limit is new or lower it
 // returns the generation of that measurement, for awaitMeasurement, else 0.
+// It runs again when the server becomes a replica or a master, which may
+// change the limit (memoryLimit).
 func (s *Server) applyMemoryConfig(cfg *config.Config) (tighter uint64) {
 	keyspace.SetLFU(strings.HasSuffix(cfg.MaxMemoryPolicy, "-lfu"), int(cfg.LFULogFactor), int(cfg.LFUDecayTime))
 	ev := s.ev
 	s.evMu.Lock()
 	defer s.evMu.Unlock()
+	limit := s.memoryLimit(cfg)
 	switch {
-	case cfg.MaxMemory > 0 && ev.limit == 0:
+	case limit > 0 && ev.limit == 0:
 		ev.goLimit = debug.SetMemoryLimit(-1)
-		debug.SetMemoryLimit(runtimeLimit(cfg.MaxMemory, ev.goLimit)) // a lower GOMEMLIMIT stays
-	case cfg.MaxMemory > 0:
-		debug.SetMemoryLimit(runtimeLimit(cfg.MaxMemory, ev.goLimit))
+		debug.SetMemoryLimit(runtimeLimit(limit, ev.goLimit)) // a lower GOMEMLIMIT stays
+	case limit > 0:
+		debug.SetMemoryLimit(runtimeLimit(limit, ev.goLimit))
 	case ev.limit > 0:
 		debug.SetMemoryLimit(ev.goLimit)
 	}
 	gen := ev.gen.Add(1)
-	if cfg.MaxMemory > 0 && (ev.limit == 0 || cfg.MaxMemory < ev.limit) {
+	if limit > 0 && (ev.limit == 0 || limit < ev.limit) {
 		tighter = gen
 	}
-	if cfg.MaxMemory == 0 || ev.limit > 0 && cfg.MaxMemory > ev.limit {
+	if limit == 0 || ev.limit > 0 && limit > ev.limit {
 		// More room: writes need not wait for the next measurement.
 		ev.over.Store(false)
 		ev.excess.Store(0)
 		ev.pinned.Store(false)
 	}
-	ev.limit = cfg.MaxMemory
+	ev.limit = limit
 	select {
 	case ev.wake <- struct{}{}:
 	default:
@@ -222,8 +238,9 @@ func (s *Server) checkMemory(now time.Time) uint64 {
 	ev := s.ev
 	gen := ev.gen.Load() // before reading the config it measures against
 	cfg := s.Config()
+	limit := s.memoryLimit(cfg)
 	ev.nothing.Store(false)
-	if cfg.MaxMemory == 0 {
+	if limit == 0 {
 		ev.over.Store(false)
 		ev.excess.Store(0)
 		ev.pinned.Store(false)
@@ -246,7 +263,7 @@ func (s *Server) checkMemory(now time.Time) uint64 {
 	// keys), or the data has stayed over the limit for a second while
 	// writes ran (a deletion inside a collection shows only in a collection;
 	// an idle server is left alone).
-	if cfg.MaxMemory < ev.measured || ev.measured == 0 {
+	if limit < ev.measured || ev.measured == 0 {
 		runtime.GC()
 	} else if ev.over.Load() && now.Sub(ev.lastGC) > time.Second {
 		if d := s.dirty() + uint64(ev.evicted.Load()); d != ev.dirtyGC { // writes or evictions ran
@@ -254,7 +271,7 @@ func (s *Server) checkMemory(now time.Time) uint64 {
 			runtime.GC()
 		}
 	}
-	ev.measured = cfg.MaxMemory
+	ev.measured = limit
 	metrics.Read(ev.samples)
 	if cycles := ev.samples[0].Value.Uint64(); cycles != ev.cycles {
 		ev.cycles, ev.liveGC, ev.keysGC, ev.othersGC, ev.lastGC = cycles, ev.samples[1].Value.Uint64(), keys, f.others(), now
@@ -272,7 +289,7 @@ func (s *Server) checkMemory(now time.Time) uint64 {
 		charge = min(avg, 1024)
 	}
 	est := int64(ev.liveGC) + (keys-ev.keysGC)*charge + f.others() - ev.othersGC
-	target := int64(float64(cfg.MaxMemory) * dataShare)
+	target := int64(float64(limit) * dataShare)
 	if ev.gen.Load() != gen {
 		return gen // the limit changed meanwhile: applyMemoryConfig woke the next measurement
 	}
@@ -335,7 +352,7 @@ func (ev *evictor) resetStats() {
 func (s *Server) makeRoom() bool {
 	ev := s.ev
 	cfg := s.Config()
-	if cfg.MaxMemory == 0 {
+	if s.memoryLimit(cfg) == 0 {
 		return true // the limit was just lifted
 	}
 	if cfg.MaxMemoryPolicy == "noeviction" || ev.nothing.Load() || ev.pinned.Load() {
@@ -361,9 +378,9 @@ func (s *Server) makeRoom() bool {
 
 // evictOne deletes one key or cache entry chosen by the policy and returns
 // the bytes it is credited. A key is deleted as a DEL would: logged to the
-// append-only file, captured by a snapshot in progress, and failing the
-// transactions watching it. A cache entry is removed as its cache's own
-// size limits remove one, neither logged nor replicated.
+// append-only file, sent to replicas, captured by a snapshot in progress,
+// and failing the transactions watching it. A cache entry is removed as
+// PCACHE.DELHASH or SCACHE.INVALIDATE would (evictEntry).
 //
 // As in Redis, the choice is approximate: each call samples
 // maxmemory-samples keys of a random shard of a random database, or entries
@@ -433,9 +450,41 @@ func (s *Server) evictOne() (int64, bool) {
 // is credited.
 func (s *Server) evict(c candidate, volatile bool) (int64, bool) {
 	if c.cache != nil {
-		return c.cache.Bytes, s.ks.AI.Evict(*c.cache, volatile)
+		return c.cache.Bytes, s.evictEntry(c.cache, volatile)
 	}
 	return s.ev.unit.Load(), s.evictKey(c.db, c.shard, c.key, volatile)
+}
+
+// evictEntry removes a cache entry if it is still there, and logs and
+// replicates its removal as the command that removes one (one record per
+// entry, as a key's DEL), so that neither a replica nor a restart from the
+// log keeps it. regMu, shared, puts the removal and its record wholly
+// before or after a snapshot's instant and each AI write with its record
+// (with the log or a replica on, those hold regMu alone): a store of the
+// same entry is never recorded on the wrong side of its eviction.
+func (s *Server) evictEntry(v *ai.Victim, volatile bool) bool {
+	s.regMu.RLock()
+	defer s.regMu.RUnlock()
+	if !s.ks.AI.Evict(*v, volatile) {
+		return false
+	}
+	if !s.logging() {
+		return true
+	}
+	var args [][]byte
+	if cache, prompt, key, id := v.Entry(); prompt {
+		args = commands.PromptRemoval(cache, key)
+	} else {
+		args = commands.SemRemoval(cache, id)
+	}
+	now := time.Now().UnixMilli()
+	if s.feeding() {
+		s.repl.feedKeyless(now, args)
+	}
+	if a := s.aof.Load(); a != nil {
+		a.appendCmd(0, now, args)
+	}
+	return true
 }
 
 // evictRandom evicts the first key or cache entry found from a random

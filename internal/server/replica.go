@@ -142,6 +142,8 @@ func (s *Server) replicaOf(host string, port int, inExec bool) bool {
 	if host == "" {
 		s.replicaFlag.Store(false)
 		keyspace.StopExpiry(false)
+		// A master keeps to maxmemory.
+		s.applyMemoryConfig(s.Config())
 		if wasReplica { // a new history starts here, as Redis's shiftReplicationId
 			old := *s.replID.Load()
 			r.replid2.Store(&old)
@@ -154,6 +156,8 @@ func (s *Server) replicaOf(host string, port int, inExec bool) bool {
 	}
 	s.replicaFlag.Store(true)
 	keyspace.StopExpiry(true)
+	// With replica-ignore-maxmemory yes, it no longer evicts.
+	s.applyMemoryConfig(s.Config())
 	r.downSince.Store(0) // master_link_down_since_seconds is -1 until a link drops
 	s.logf("notice", "Connecting to MASTER %s:%d", host, port)
 	go s.replicaLink(r.gen, host, port)
@@ -409,9 +413,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	}
 	// The master's client has the link's connection as its own, for what
 	// shows a client's address (SLOWLOG, MONITOR); nothing writes to it.
-	mc := newClient(s, conn)
-	mc.ctx.Blocker = nil
-	mc.master = true
+	mc := newMasterClient(s, conn)
 	release := s.holdAll(mc)
 	s.replaceData(mc, staging, 0, true)
 	// The master's named indexes and AI layer (from its hotkv-snapshot
@@ -457,11 +459,18 @@ func (s *Server) continueSync(gen uint64, l *replLink, newID []string, resume *p
 	r.readOffset.Store(r.offset.Load()) // a transaction the last link cut off comes again
 	r.applyMu.Unlock()
 	s.logf("notice", "Successful partial resynchronization with master.")
-	mc := newClient(s, l.conn)
-	mc.ctx.Blocker = nil
-	mc.master = true
+	mc := newMasterClient(s, l.conn)
 	mc.selectDB(resume.db)
 	return l.streamFrom(gen, mc, resume, l.timeout)
+}
+
+// newMasterClient is the client that applies the master's stream.
+func newMasterClient(s *Server, conn net.Conn) *client {
+	mc := newClient(s, conn)
+	mc.ctx.Blocker = nil
+	mc.master = true
+	mc.ctx.Master = true
+	return mc
 }
 
 // streamFrom marks the link up and applies the master's stream with mc,
@@ -598,8 +607,11 @@ func readCommand(br *bufio.Reader) (args [][]byte, n int64, err error) {
 }
 
 // applyFromMaster runs one command of the master's stream as Redis runs
-// its master client's: no ACL, read-only, OOM or pause checks, replies
-// dropped; MULTI ... EXEC applies as one transaction.
+// its master client's: no ACL, read-only or pause checks, replies dropped;
+// MULTI ... EXEC applies as one transaction. It is never refused for
+// memory: with replica-ignore-maxmemory no it evicts first, as a client's
+// write does, and applies whatever that found (Redis would answer OOM,
+// leaving the replica without the write).
 func (c *client) applyFromMaster(args [][]byte) {
 	cmd := c.s.lookup(args[0])
 	if cmd != nil && cmd.Subs != nil && len(args) > 1 {
@@ -618,6 +630,9 @@ func (c *client) applyFromMaster(args [][]byte) {
 	if c.multi != nil && !txControl[cmd.Name] {
 		c.multi.queue(cmd, args, cmd.Flags)
 		return
+	}
+	if c.s.ev.over.Load() && c.deniedOnOOM(cmd, args) {
+		c.s.makeRoom()
 	}
 	c.call(cmd, args) // each command's error goes to propagationError (runLocked)
 	c.out.B = c.out.B[:0]

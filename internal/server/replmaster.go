@@ -367,6 +367,14 @@ func (m *replMaster) deleted(db int, key string, lazy func(*config.ReplMaster) b
 	m.feedLocked(1, func(int) (int, int64, [][]byte) { return db, 0, [][]byte{del, []byte(key)} })
 }
 
+// feedKeyless feeds one command that names no key (the eviction of a cache
+// entry), in whatever database the stream has selected.
+func (m *replMaster) feedKeyless(now int64, args [][]byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.feedLocked(1, func(int) (int, int64, [][]byte) { return m.db, now, args })
+}
+
 // attach adds r to the replicas fed from now on. mu is held.
 func (m *replMaster) attach(r *replica) {
 	m.startFeeding()
