@@ -1,0 +1,85 @@
+package tests
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The master's client on a HotKV replica: what it applies counts as the
+// server's writes and calls, as Redis's master client's do, and CLIENT
+// LIST and CLIENT KILL show and reach it (Redis's test suite breaks the
+// link with CLIENT KILL <master addr> to test partial resyncs).
+
+// TestReplicaCountsMasterWrites: the master's writes count in the
+// replica's rdb_changes_since_last_save and commandstats. They did not, so
+// a replica's save points never saved what its master sent.
+func TestReplicaCountsMasterWrites(t *testing.T) {
+	mp, m := startReplicaBinary(t)
+	_, h := startReplicaBinary(t)
+	h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, mp.addr))
+	caughtUp(t, m, h)
+	base := infoFields(t, h, "persistence")["rdb_changes_since_last_save"]
+	m.do("SET", "a", "1")
+	m.do("SET", "b", "2")
+	m.do("INCR", "n")
+	caughtUp(t, m, h)
+	if got := infoFields(t, h, "persistence")["rdb_changes_since_last_save"]; base != "0" || got != "3" {
+		t.Errorf("replica's rdb_changes_since_last_save: %s after the sync, %s after SET, SET, INCR (want 0 and 3)", base, got)
+	}
+	if got := infoFields(t, h, "commandstats")["cmdstat_set"]; !strings.HasPrefix(got, "calls=2,") {
+		t.Errorf("replica's cmdstat_set = %q, want calls=2", got)
+	}
+}
+
+// TestReplicaSavesMasterWrites: a replica with save points saves the data
+// its master sends.
+func TestReplicaSavesMasterWrites(t *testing.T) {
+	mp, m := startReplicaBinary(t)
+	_, h := startReplicaBinary(t, "--save", "1 1")
+	h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, mp.addr))
+	caughtUp(t, m, h)
+	saves := infoFields(t, h, "persistence")["rdb_saves"]
+	m.do("SET", "k", "v")
+	caughtUp(t, m, h)
+	eventually(t, "the replica's save point saving the master's write", func() bool {
+		f := infoFields(t, h, "persistence")
+		return f["rdb_saves"] != saves && f["rdb_changes_since_last_save"] == "0"
+	})
+}
+
+// TestReplicaClientKillMaster: CLIENT LIST shows the master's client
+// (flags=M), CLIENT KILL in each form closes the link, and the replica
+// continues from its offset (a partial resync), as in Redis.
+func TestReplicaClientKillMaster(t *testing.T) {
+	mp, m := startReplicaBinary(t)
+	_, h := startReplicaBinary(t)
+	h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, mp.addr))
+	caughtUp(t, m, h)
+	list, _ := h.do("CLIENT", "LIST", "TYPE", "master").(string)
+	if !containsAll(list, "addr="+mp.addr+" ", " flags=M ", " user=(superuser) ") || strings.Count(list, "\n") != 1 {
+		t.Fatalf("CLIENT LIST TYPE master on the replica:\n%s", list)
+	}
+	if normal, _ := h.do("CLIENT", "LIST", "TYPE", "normal").(string); strings.Contains(normal, "flags=M") {
+		t.Errorf("CLIENT LIST TYPE normal lists the master:\n%s", normal)
+	}
+	for i, kill := range [][]string{
+		{"CLIENT", "KILL", "TYPE", "master"},
+		{"CLIENT", "KILL", mp.addr},
+		{"CLIENT", "KILL", "ADDR", mp.addr, "SKIPME", "yes"},
+	} {
+		want := any(int64(1))
+		if len(kill) == 3 {
+			want = Status("OK")
+		}
+		h.expect(want, kill...)
+		m.do("SET", "after", strings.Repeat("x", i+1))
+		caughtUp(t, m, h)
+		if got := h.do("GET", "after"); got != strings.Repeat("x", i+1) {
+			t.Fatalf("after %v: GET after on the replica = %v", kill, got)
+		}
+		if st := infoFields(t, m, "stats"); st["sync_full"] != "1" || st["sync_partial_ok"] != strconv.Itoa(i+1) {
+			t.Errorf("after %v: master's sync_full %s, sync_partial_ok %s (want 1 and %d)", kill, st["sync_full"], st["sync_partial_ok"], i+1)
+		}
+	}
+}
