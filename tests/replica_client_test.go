@@ -83,3 +83,22 @@ func TestReplicaClientKillMaster(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugReplicate: DEBUG REPLICATE sends a command to the replicas only,
+// as Redis's, for tests of what a replica does with one it cannot run
+// (Redis's "Data divergence can happen under default conditions").
+func TestDebugReplicate(t *testing.T) {
+	mp, m := startReplicaBinary(t)
+	_, h := startReplicaBinary(t)
+	h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, mp.addr))
+	caughtUp(t, m, h)
+	m.expect(Status("OK"), "DEBUG", "REPLICATE", "set", "only-on-replica", "1")
+	m.expect(Status("OK"), "DEBUG", "REPLICATE", "fake-command-1")
+	caughtUp(t, m, h)
+	m.expect(nil, "GET", "only-on-replica")
+	h.expect("1", "GET", "only-on-replica")
+	if n := infoFields(t, h, "stats")["unexpected_error_replies"]; n != "1" {
+		t.Errorf("replica's unexpected_error_replies = %s, want 1", n)
+	}
+	m.expect(Err("ERR unknown subcommand or wrong number of arguments for 'REPLICATE'. Try DEBUG HELP."), "DEBUG", "REPLICATE")
+}
