@@ -102,3 +102,25 @@ func TestDebugReplicate(t *testing.T) {
 	}
 	m.expect(Err("ERR unknown subcommand or wrong number of arguments for 'REPLICATE'. Try DEBUG HELP."), "DEBUG", "REPLICATE")
 }
+
+// TestReplicaOfUnblocksClients: a server turned into a replica ends its
+// clients' blocking commands with Redis's UNBLOCKED error, and closes them. A BLPOP left
+// waiting popped what the new master's stream pushed, and the replica's
+// list lost the element its master kept (Redis's "BLPOP followed by role
+// change, issue #2473").
+func TestReplicaOfUnblocksClients(t *testing.T) {
+	mp, m := startReplicaBinary(t)
+	hp, h := startReplicaBinary(t)
+	b := (&testServer{Addr: hp.addr}).raw(t)
+	b.send(encode("BLPOP", "foo", "0"))
+	eventually(t, "BLPOP blocked", func() bool { return infoFields(t, h, "clients")["blocked_clients"] == "1" })
+	h.expect(Status("OK"), "REPLICAOF", "127.0.0.1", portOf(t, mp.addr))
+	b.closedAfter(Err("UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"))
+	caughtUp(t, m, h)
+	m.do("RPUSH", "foo", "a", "b", "c")
+	caughtUp(t, m, h)
+	h.expect([]any{"a", "b", "c"}, "LRANGE", "foo", "0", "-1")
+	if got := infoFields(t, h, "commandstats")["cmdstat_blpop"]; !strings.Contains(got, "calls=1,") || !strings.HasSuffix(got, "failed_calls=1") {
+		t.Errorf("cmdstat_blpop = %q, want calls=1 and failed_calls=1", got)
+	}
+}

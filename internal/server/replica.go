@@ -132,10 +132,20 @@ func (s *Server) replicaOf(host string, port int, inExec bool) bool {
 		r.applyMu.Lock()
 		defer r.applyMu.Unlock()
 	}
+	var clients []*client
+	if host != "" {
+		clients = s.clientList() // (before r.mu: s.mu is not taken under it)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if host != "" && r.host == host && r.port == port {
 		return false
+	}
+	// As Redis: a blocked command would be served by the master's stream
+	// (a BLPOP popping what the master keeps) or wait for writes that
+	// can no longer come from clients. It ends with an error first.
+	for _, c := range clients {
+		c.unblock(unblockRole)
 	}
 	r.gen++
 	if r.conn != nil {
