@@ -178,6 +178,7 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 			{"CONFIG", "SET", "lazyfree-lazy-server-del", "no"}, {"CONFIG", "SET", "lazyfree-lazy-expire", "no"},
 			{"SADD", "s", "a", "b"}, {"SPOP", "s", "3"}},
 		"multi of one write": {{"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"EXEC"}},
+		"getset":             {{"SET", "a", "1"}, {"GETSET", "a", "2"}, {"GETSET", "b", "3"}},
 	}
 	for name, script := range cases {
 		t.Run(name, func(t *testing.T) {
