@@ -3,6 +3,8 @@ package tests
 import (
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"testing"
@@ -217,5 +219,27 @@ func TestConfigSetPortAndBind(t *testing.T) {
 	r.expect([]any{"bind", "127.0.0.1 -::1"}, "CONFIG", "GET", "bind")
 	if !dials(addr) {
 		t.Fatalf("after CONFIG SET bind the server does not serve %s", addr)
+	}
+}
+
+// TestConfigFileBareSave: a save line with no arguments (Redis's test
+// harness writes one for save "") is read as Redis 8.0.2 reads it, a save
+// line with no points: the first drops the default points, a later one
+// adds none. HotKV refused it and did not start.
+func TestConfigFileBareSave(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"save\n", ""},
+		{"save 900 1\nsave\nsave 60 10\n", "900 1 60 10"},
+	} {
+		dir := t.TempDir()
+		conf := filepath.Join(dir, "hotkv.conf")
+		if err := os.WriteFile(conf, []byte("dir "+dir+"\n"+tc.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := startBinary(t, conf)
+		r := (&testServer{Addr: p.addr}).raw(t)
+		if got := pairs(t, r.do("CONFIG", "GET", "save"))["save"]; got != tc.want {
+			t.Errorf("%q: save is %q, want %q", tc.body, got, tc.want)
+		}
 	}
 }

@@ -178,6 +178,7 @@ func TestReplicationStreamMatchesRedis(t *testing.T) {
 			{"CONFIG", "SET", "lazyfree-lazy-server-del", "no"}, {"CONFIG", "SET", "lazyfree-lazy-expire", "no"},
 			{"SADD", "s", "a", "b"}, {"SPOP", "s", "3"}},
 		"multi of one write": {{"MULTI"}, {"SET", "a", "1"}, {"GET", "a"}, {"EXEC"}},
+		"getset":             {{"SET", "a", "1"}, {"GETSET", "a", "2"}, {"GETSET", "b", "3"}},
 	}
 	for name, script := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -245,4 +246,28 @@ func TestServeStaleMatchesRedis(t *testing.T) {
 		{0, []string{"MULTI"}}, {1, []string{"REPLICAOF", "NO", "ONE"}}, {0, []string{"GET", "x"}}, {0, []string{"EXEC"}},
 		{0, []string{"CONFIG", "SET", "replica-serve-stale-data", "yes"}},
 	})
+}
+
+// TestSpopStreamBatches: SPOP with a count reaches replicas (and the log)
+// as Redis 8.0.2 sends it, SREMs of up to 1024 members in one transaction
+// (Redis's replication-4 "spopwithcount rewrite srem command"); HotKV sent
+// one SREM of them all.
+func TestSpopStreamBatches(t *testing.T) {
+	s := start(t)
+	sadd := []string{"SADD", "s"}
+	for i := range 2500 {
+		sadd = append(sadd, strconv.Itoa(i))
+	}
+	var shape []string
+	for _, cmd := range streamOf(t, s, [][]string{sadd, {"SPOP", "s", "2049"}, {"SPOP", "s", "1"}}) {
+		switch f := strings.Fields(cmd); f[0] {
+		case "srem":
+			shape = append(shape, "srem:"+strconv.Itoa(len(f)-2))
+		case "multi", "exec":
+			shape = append(shape, f[0])
+		}
+	}
+	if got := strings.Join(shape, " "); got != "multi srem:1024 srem:1024 srem:1 exec srem:1" {
+		t.Errorf("the stream of SPOP s 2049, SPOP s 1: %s", got)
+	}
 }

@@ -582,6 +582,16 @@ func (ps *parser) parse(text string, depth int) error {
 			c.Renames = append(c.Renames, r)
 			continue
 		}
+		if len(args) == 1 && strings.EqualFold(args[0], "save") {
+			// A bare save line (Redis's test harness writes one for
+			// save ""): Redis reads it as a save line with no points,
+			// which drops the defaults if it is the first and adds none.
+			if !ps.savesSeen {
+				c.Save = nil
+			}
+			ps.savesSeen = true
+			continue
+		}
 		prevSave := c.Save
 		if err := Apply(c, args[0], args[1:]); err != nil {
 			return fail(err.Error())

@@ -77,18 +77,19 @@ func (a *aofLog) manifestPath() string {
 func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten bool) {
 	if !rewritten {
 		args = c.s.ownName(cmd, args)
+		effects = [][][]byte{args}
 		if cmd.Name == "spop" { // random: log what it removed instead
 			key := args[1]
 			if args = spopAsSrem(args, c.out.B[mark:]); args == nil {
 				return
 			}
+			effects = sremBatches(args)
 			if len(c.ctx.Args) == 3 && c.ctx.DB.ShardFor(key).Get(key) == nil { // all of it, as Redis: the set deleted
-				args = [][]byte{delOrUnlink(c.s.Config().LazyFree("server-del")), args[1]}
+				effects = [][][]byte{{delOrUnlink(c.s.Config().LazyFree("server-del")), args[1]}}
 			}
 		} else if f := poppedForm(cmd.Name, args, c.out.B[mark:]); f != nil {
-			args = f
+			effects[0] = f
 		}
-		effects = [][][]byte{args}
 	}
 	if len(effects) == 0 {
 		return
@@ -192,6 +193,19 @@ func noEffect(name string, args [][]byte, reply []byte) bool {
 func isNullReply(reply []byte) bool {
 	return bytes.HasPrefix(reply, []byte("$-1\r\n")) || bytes.HasPrefix(reply, []byte("*-1\r\n")) ||
 		bytes.HasPrefix(reply, []byte("_\r\n"))
+}
+
+// sremBatches splits an SREM as Redis propagates SPOP's: up to 1024 members
+// each (several go as one transaction).
+func sremBatches(srem [][]byte) [][][]byte {
+	const batch = 1024
+	var out [][][]byte
+	for m := srem[2:]; len(m) > 0; {
+		n := min(len(m), batch)
+		out = append(out, append([][]byte{srem[0], srem[1]}, m[:n]...))
+		m = m[n:]
+	}
+	return out
 }
 
 // spopAsSrem turns SPOP's reply into the SREM that removes the same members,

@@ -62,17 +62,23 @@ type blocked struct {
 
 	mu      sync.Mutex
 	state   int
-	unblock int // set by CLIENT UNBLOCK: unblockTimeout or unblockError
+	unblock int // set by CLIENT UNBLOCK or REPLICAOF: unblockTimeout, unblockError or unblockRole
 }
 
-// CLIENT UNBLOCK's reasons: answer as at the timeout, or with an error.
+// Why a wait ends early: CLIENT UNBLOCK's reasons, answer as at the
+// timeout or with an error; or the server turned into a replica.
 const (
 	unblockTimeout = 1 + iota
 	unblockError
+	unblockRole
 )
 
-// errUnblocked is the reply of a command CLIENT UNBLOCK ... ERROR ends.
-const errUnblocked = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+// errUnblocked is the reply of a command CLIENT UNBLOCK ... ERROR ends;
+// errUnblockedRole, Redis's, of one ended by REPLICAOF.
+const (
+	errUnblocked     = "UNBLOCKED client unblocked via CLIENT UNBLOCK"
+	errUnblockedRole = "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)"
+)
 
 // awaited is the kind of value a blocking command of each group waits for:
 // writes that leave another kind do not wake it, as in Redis.
@@ -439,9 +445,14 @@ func (c *client) waitBlocked() bool {
 			b.mu.Unlock()
 			c.leave(b)
 			switch {
-			case b.unblock == unblockError:
-				c.out.Error(errUnblocked)
-				c.s.stats.failed(b.cmd, []byte(errUnblocked))
+			case b.unblock == unblockError || b.unblock == unblockRole:
+				msg := errUnblocked
+				if b.unblock == unblockRole {
+					msg = errUnblockedRole
+					c.closing = true // as Redis: closed after the reply
+				}
+				c.out.Error(msg)
+				c.s.stats.failed(b.cmd, []byte(msg))
 			case b.timeoutFn != nil:
 				b.timeoutFn(&c.out)
 			case b.timeoutReply != nil:
@@ -494,7 +505,8 @@ func (c *client) waitBlocked() bool {
 }
 
 // unblock ends c's wait in a blocking command as CLIENT UNBLOCK asks (reason
-// unblockTimeout or unblockError), reporting whether c was waiting. The
+// unblockTimeout or unblockError) or REPLICAOF (unblockRole), reporting
+// whether c was waiting. The
 // client's own goroutine answers: its deadline is moved to now.
 func (c *client) unblock(reason int) bool {
 	b := c.waiting.Load()

@@ -38,6 +38,9 @@ func (c *client) describe() string {
 	} else if c.isReplica() {
 		flags = append(flags, 'S')
 	}
+	if c.master {
+		flags = append(flags, 'M')
+	}
 	if sub+psub+ssub > 0 {
 		flags = append(flags, 'P')
 	}
@@ -67,13 +70,17 @@ func (c *client) describe() string {
 	if lc := c.lastCmd.Load(); lc != nil {
 		cmd = lc.Name
 	}
+	user := c.user.Load().Name
+	if c.master { // it runs with no user's rights, as Redis's
+		user = "(superuser)"
+	}
 	qbuf, free := c.queryBuf()
 	omem := c.queuedOutput()
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s io-thread=0",
 		c.id, c.addr(), c.laddr(), c.fd, name,
 		int64(now.Sub(c.created).Seconds()), (now.UnixMilli()-c.lastSeen.Load())/1000,
 		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), qbuf, free, qbuf+free, omem, c.totalMem(omem),
-		cmd, c.user.Load().Name, c.redirection(), c.proto.Load(), lib, ver)
+		cmd, user, c.redirection(), c.proto.Load(), lib, ver)
 }
 
 func (s *Server) clientList() []*client {
@@ -125,6 +132,20 @@ func (s *Server) clientByID(id int64) *client {
 	return nil
 }
 
+// listedClients is what CLIENT LIST and CLIENT KILL see: the connected
+// clients and, on a replica, the master's client of its link.
+func (s *Server) listedClients() []*client {
+	out := s.clientList()
+	s.mu.Lock()
+	mc := s.upstream.client
+	s.mu.Unlock()
+	if mc != nil && !mc.killed.Load() {
+		out = append(out, mc)
+		sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	}
+	return out
+}
+
 // clientType parses a CLIENT LIST/KILL TYPE argument; ok is false (and the
 // error answered) for an unknown one.
 func clientType(x *command.Ctx, arg []byte) (typ string, ok bool) {
@@ -140,12 +161,14 @@ func clientType(x *command.Ctx, arg []byte) (typ string, ok bool) {
 // hasType reports whether o is of a CLIENT LIST/KILL type.
 func (o *client) hasType(typ string) bool {
 	switch typ {
+	case "master":
+		return o.master
 	case "replica", "slave":
 		return o.isReplica()
 	case "pubsub":
 		return o.subscribed() && !o.isReplica()
 	case "normal":
-		return !o.subscribed() && !o.isReplica()
+		return !o.subscribed() && !o.isReplica() && !o.master
 	}
 	return false
 }
@@ -157,7 +180,7 @@ func clientList(x *command.Ctx) {
 	var b strings.Builder
 	switch {
 	case len(x.Args) == 2:
-		for _, o := range s.clientList() {
+		for _, o := range s.listedClients() {
 			b.WriteString(o.describe())
 			b.WriteByte('\n')
 		}
@@ -166,7 +189,7 @@ func clientList(x *command.Ctx) {
 		if !ok {
 			return
 		}
-		for _, o := range s.clientList() {
+		for _, o := range s.listedClients() {
 			if o.hasType(typ) {
 				b.WriteString(o.describe())
 				b.WriteByte('\n')
@@ -201,7 +224,7 @@ func clientKill(x *command.Ctx) {
 	c := cl(x)
 	args := x.Args[2:]
 	if len(args) == 1 {
-		for _, o := range c.s.clientList() {
+		for _, o := range c.s.listedClients() {
 			if o.addr() == string(args[0]) {
 				o.kill(c)
 				x.W.OK()
@@ -273,13 +296,13 @@ func clientKill(x *command.Ctx) {
 		}
 	}
 	killed := 0
-	for _, o := range c.s.clientList() {
+	for _, o := range c.s.listedClients() {
 		switch {
 		case id != 0 && o.id != id,
 			addr != "" && o.addr() != addr,
 			laddr != "" && o.laddr() != laddr,
 			typ != "" && !o.hasType(typ),
-			user != nil && o.user.Load() != user,
+			user != nil && (o.master || o.user.Load() != user),
 			skipMe && o == c,
 			maxAge > 0 && time.Since(o.created) < time.Duration(maxAge)*time.Second:
 			continue

@@ -59,6 +59,8 @@ var debugHelp = []string{
 	"    Like HTSTATS but for the hash table stored at <key>'s value.",
 	"LOADAOF",
 	"    Flush the AOF buffers on disk and reload the AOF in memory.",
+	"REPLICATE <string>",
+	"    Replicates the provided string to replicas, allowing data divergence.",
 	"OBJECT <key>",
 	"    Show low level info about `key` and associated value.",
 	"POPULATE <count> [<prefix>] [<size>]",
@@ -181,6 +183,13 @@ func debugCmd(x *command.Ctx) {
 		debugHTStats(x, c)
 	case is("htstats-key", n >= 3):
 		debugHTStatsKey(x, c)
+	case is("replicate", n >= 3):
+		// To the replicas only, not the log, as Redis's: for tests of
+		// what a replica does with a command it cannot run.
+		if c.s.feeding() {
+			c.s.repl.feed(c.ctx.DBID, x.Now, [][][]byte{x.Args[2:]})
+		}
+		x.W.OK()
 	case is("change-repl-id", n == 2):
 		c.s.logf("notice", "Changing replication IDs after receiving DEBUG change-repl-id")
 		id := randomHex(40)

@@ -308,7 +308,7 @@ func (s *Server) latencyTotals(want []bool) []*latCounts {
 		}
 	}
 	s.stats.mu.Unlock()
-	for _, c := range s.clients {
+	for c := range s.liveClients() {
 		clientLatency(c, out, want)
 	}
 	s.mu.Unlock()

@@ -174,6 +174,10 @@ func redisForm(args [][]byte, now int64, st *config.ReplMaster) [][]byte {
 		}
 	case "getdel":
 		return [][]byte{bDel, args[1]}
+	case "getset":
+		if len(args) == 3 {
+			return [][]byte{[]byte("SET"), args[1], args[2]}
+		}
 	case "hgetdel": // HDEL of the fields asked for, as Redis
 		if len(args) > 4 {
 			return append([][]byte{[]byte("HDEL"), args[1]}, args[4:]...)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net"
 	"os"
 	"strconv"
@@ -64,6 +65,12 @@ type replicaState struct {
 	readOffset atomic.Int64           // replication offset read
 	secondOff  atomic.Int64           // INFO second_repl_offset after REPLICAOF NO ONE
 	replid2    atomic.Pointer[string] // INFO master_replid2: the master's replid a former replica continues
+
+	// client is the master's client while the link streams (nil
+	// otherwise; under the server's mu): as Redis's master client, what it
+	// applies counts as the server's writes and calls, and CLIENT LIST and
+	// CLIENT KILL show and reach it.
+	client *client
 }
 
 const (
@@ -125,10 +132,20 @@ func (s *Server) replicaOf(host string, port int, inExec bool) bool {
 		r.applyMu.Lock()
 		defer r.applyMu.Unlock()
 	}
+	var clients []*client
+	if host != "" {
+		clients = s.clientList() // (before r.mu: s.mu is not taken under it)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if host != "" && r.host == host && r.port == port {
 		return false
+	}
+	// As Redis: a blocked command would be served by the master's stream
+	// (a BLPOP popping what the master keeps) or wait for writes that
+	// can no longer come from clients. It ends with an error first.
+	for _, c := range clients {
+		c.unblock(unblockRole)
 	}
 	r.gen++
 	if r.conn != nil {
@@ -479,6 +496,10 @@ func newMasterClient(s *Server, conn net.Conn) *client {
 // and every second.
 func (l *replLink) streamFrom(gen uint64, mc *client, resume *psyncPoint, timeout time.Duration) error {
 	r := &l.s.upstream
+	l.s.mu.Lock()
+	r.client = mc
+	l.s.mu.Unlock()
+	defer l.s.masterGone(mc)
 	l.s.linkState(gen, replConnected)
 	r.lastIO.Store(time.Now().UnixMilli())
 	l.timeout = 0
@@ -552,6 +573,35 @@ func (l *replLink) stream(gen uint64, mc *client) error {
 			pending = 0
 		}
 		r.applyMu.Unlock()
+		if l.br.Buffered() == 0 { // the end of what came, as a client's batch: publish its counts
+			mc.flushStats()
+		}
+	}
+}
+
+// masterGone moves the counts of the master's client of a link that ended
+// into the server's, as for a client that closes.
+func (s *Server) masterGone(mc *client) {
+	mc.flushStats()
+	s.mu.Lock()
+	s.upstream.client = nil
+	s.stats.dirty += mc.dirty.Load()
+	s.stats.addClosed(mc)
+	s.mu.Unlock()
+}
+
+// liveClients yields the connected clients and the master's client of a
+// replica's link: those whose counts are the server's (s.mu held).
+func (s *Server) liveClients() iter.Seq[*client] {
+	return func(yield func(*client) bool) {
+		for _, c := range s.clients {
+			if !yield(c) {
+				return
+			}
+		}
+		if mc := s.upstream.client; mc != nil {
+			yield(mc)
+		}
 	}
 }
 

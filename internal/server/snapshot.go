@@ -544,7 +544,7 @@ func (s *Server) dirty() uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := s.stats.dirty
-	for _, c := range s.clients {
+	for c := range s.liveClients() {
 		n += c.dirty.Load()
 	}
 	return n

@@ -134,7 +134,7 @@ func (s *Server) commandTotals() (calls, nanos []uint64, hits, misses int64) {
 	nanos = append([]uint64(nil), s.stats.nanos...)
 	hits, misses = s.stats.hits, s.stats.misses
 	s.stats.mu.Unlock()
-	for _, c := range s.clients {
+	for c := range s.liveClients() {
 		for i := range c.calls {
 			calls[i] += c.calls[i].Load()
 			nanos[i] += c.nanos[i].Load()
@@ -192,7 +192,7 @@ func (s *Server) resetStats() {
 	s.stats.netOut.Store(0)
 	s.stats.reads.Store(0)
 	s.stats.writes.Store(0)
-	for _, c := range s.clients {
+	for c := range s.liveClients() {
 		for i := range c.calls {
 			c.calls[i].Store(0)
 			c.nanos[i].Store(0)
