@@ -34,6 +34,7 @@ DEFAULT_UNITS="type/incr type/string type/list type/list-2 type/list-3 type/hash
   dump multi pubsub pubsubshard tracking info-command introspection introspection-2 protocol quit auth acl
   scripting functions latency-monitor slowlog info querybuf limits networking other pause lazyfree obuf-limits"
 UNITS=${*:-$DEFAULT_UNITS}
+# ARGS is evaluated as shell words, so that quoted patterns stay whole.
 eval "extra=(${ARGS:-})"
 
 if ! command -v tclsh >/dev/null 2>&1; then
@@ -74,7 +75,11 @@ if [ -n "${HARNESS:-}" ]; then
   cp scripts/redis-testsuite-server.sh "$tree/src/redis-server"
   peers=${HOTKV_PEERS_DIR:-$HOME/.hotkv-peers}/bin
   for t in cli benchmark; do
-    [ ! -x "$peers/redis8-$t" ] || ln -s "$peers/redis8-$t" "$tree/src/redis-$t"
+    if [ -x "$peers/redis8-$t" ]; then
+      ln -s "$peers/redis8-$t" "$tree/src/redis-$t"
+    else
+      echo "warning: $peers/redis8-$t not found (the peers installer, ../shared/peers/install.sh, puts it there); tests that run redis-$t will fail" >&2
+    fi
   done
   # One test is skipped, a failure: it looks for the forked child of a
   # BGSAVE, which HotKV does not fork, and that raises an exception, which
