@@ -193,17 +193,19 @@ func (m *replMaster) feedUnit(n int, cmd func(i int) (int, int64, [][]byte)) int
 // writes to HotKV's own state (hotkvCommand) goes as two: the key writes,
 // then the others. A Redis replica, which has no such commands, would
 // discard a whole transaction that held one (EXECABORT); nothing orders
-// the two kinds, as no command touches both.
+// the two kinds, as no command touches both. A HotKV replica then applies
+// the two parts one after the other, not as one transaction.
 func (m *replMaster) feedLocked(n int, cmd func(i int) (int, int64, [][]byte)) int64 {
 	if m.backlog == nil || n == 0 {
 		return m.off
 	}
 	var own, keyed bool
-	if n > 1 {
-		for i := range n {
-			_, _, args := cmd(i)
-			own = own || hotkvCommand(args[0])
-			keyed = keyed || !hotkvCommand(args[0])
+	for i := 0; n > 1 && i < n && !(own && keyed); i++ {
+		_, _, args := cmd(i)
+		if hotkvCommand(args[0]) {
+			own = true
+		} else {
+			keyed = true
 		}
 	}
 	buf := m.scratch[:0]
