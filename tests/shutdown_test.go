@@ -86,6 +86,26 @@ func TestShutdownFailedSaveKeepsServing(t *testing.T) {
 	(&testServer{Addr: p.addr}).raw(t).expect(int64(20), "DBSIZE")
 }
 
+// With the append-only log on, a shutdown whose final save fails leaves the
+// log open: writes acknowledged after it are on disk (here: a SIGKILL, then
+// a restart from the log, keeps them).
+func TestShutdownFailedSaveKeepsLogging(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always"}
+	p := startBinary(t, args...)
+	r := (&testServer{Addr: p.addr}).raw(t)
+	r.expect(Status("OK"), "SET", "before", "1")
+	blockSnapshot(t, dir)
+	r.expect(Err("ERR Errors trying to SHUTDOWN. Check logs."), "SHUTDOWN")
+	r.expect(Status("OK"), "SET", "after", "2")
+	p.cmd.Process.Kill()
+	p.wait(t)
+	p = startBinary(t, args...)
+	r = (&testServer{Addr: p.addr}).raw(t)
+	r.expect("1", "GET", "before")
+	r.expect("2", "GET", "after")
+}
+
 // shutdown.tcl: "SHUTDOWN can proceed if shutdown command was with nosave";
 // FORCE goes on past the failed save.
 func TestShutdownNoSaveOrForceStops(t *testing.T) {

@@ -87,7 +87,7 @@ func (s *Server) finishShutdown(flags config.ShutdownFlags) bool {
 		fail("The append only file turned on has no base yet")
 	} else if a := s.aof.Load(); a != nil {
 		s.logf("notice", "Calling fsync() on the AOF file.")
-		if err := a.closeAtExit(force); err != nil {
+		if err := a.flushAtExit(); err != nil {
 			s.logf("warning", "Error writing the AOF file at shutdown: %v", err)
 			fail("Error trying to write the append only file")
 		}
@@ -108,32 +108,29 @@ func (s *Server) finishShutdown(flags config.ShutdownFlags) bool {
 		return false
 	}
 	st.done.Store(true) // persist.running stays claimed: no save starts after the final one
+	// Closed only now: a shutdown that failed after the log's flush (a
+	// failed final save) goes on serving, and its writes must still reach
+	// the log. Nothing was written since the flush: every lock is held.
+	if a := s.aof.Load(); a != nil {
+		a.close()
+	}
 	release()
 	return true
 }
 
-// closeAtExit writes out and fsyncs what was appended and closes the file.
-// On a failure the log stays open (writes are refused until a write
-// succeeds) unless force.
-func (a *aofLog) closeAtExit(force bool) error {
+// flushAtExit writes out and fsyncs what was appended and reports a failed
+// write; the log stays open (writes are refused until a write succeeds).
+func (a *aofLog) flushAtExit() error {
 	a.wmu.Lock()
 	defer a.wmu.Unlock()
 	if a.closed {
 		return nil
 	}
 	a.writeOut(true)
-	var err error
 	if p := a.writeErr.Load(); p != nil {
-		err = *p
-		if !force {
-			return err
-		}
+		return *p
 	}
-	if cerr := a.f.Close(); err == nil {
-		err = cerr
-	}
-	a.closed = true
-	return err
+	return nil
 }
 
 // stopping reports, once the final persistence is done, that the command
