@@ -6,6 +6,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -66,7 +67,9 @@ func main() {
 		defer os.Remove(pidFile)
 	}
 	go func() {
-		if err := s.Load(); err != nil {
+		if err := s.Load(); errors.Is(err, server.ErrStopped) {
+			return // shut down during the load: never ready
+		} else if err != nil {
 			fmt.Fprintln(os.Stderr, "hotkv:", err)
 			if pidFile != "" {
 				os.Remove(pidFile)

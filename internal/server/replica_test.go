@@ -3,9 +3,12 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"net"
 	"testing"
+
+	"github.com/hotkv/hotkv/internal/config"
 )
 
 // The offset a replica acknowledges, and continues from after a drop,
@@ -63,5 +66,28 @@ func TestKillDetachesReplica(t *testing.T) {
 	m.publish([]byte("*1\r\n$4\r\nPING\r\n"))
 	if len(m.replicas) != 0 || len(r.pending) != 0 {
 		t.Fatalf("after the kill: %d replicas attached, %q queued for the killed one", len(m.replicas), r.pending)
+	}
+}
+
+// A shutdown during the load ends it: Load reports ErrStopped and the
+// server does not start following the master replicaof names.
+func TestShutdownDuringLoadStartsNoReplication(t *testing.T) {
+	cfg, err := config.FromArgs([]string{"--port", "0", "--loglevel", "warning", "--replicaof", "127.0.0.1", "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(cfg)
+	if err := s.Bind(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.closeListeners()
+	if !s.finishShutdown(0) {
+		t.Fatal("a shutdown while loading did not stop")
+	}
+	if err := s.Load(); !errors.Is(err, ErrStopped) {
+		t.Fatalf("Load = %v, want ErrStopped", err)
+	}
+	if s.replicaFlag.Load() {
+		t.Error("replication started after the shutdown")
 	}
 }

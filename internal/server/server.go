@@ -203,12 +203,14 @@ func (s *Server) Bind() error {
 
 // Load loads the data on disk, which Serve may answer clients beside
 // (LOADING to the commands Redis refuses while loading), then starts
-// replicating when replicaof names a master.
+// replicating when replicaof names a master. A shutdown during the load
+// makes it return ErrStopped.
 func (s *Server) Load() error {
-	if err := s.loadData(); err == errStopped {
-		return nil
-	} else if err != nil {
+	if err := s.loadData(); err != nil {
 		return err
+	}
+	if s.shut.done.Load() {
+		return ErrStopped
 	}
 	s.loading.Store(false)
 	s.startReplicaFromConfig()

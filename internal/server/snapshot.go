@@ -732,12 +732,13 @@ func (s *Server) loadData() error {
 		s.shut.mu.Lock()
 		defer s.shut.mu.Unlock()
 		if s.shut.done.Load() {
-			return errStopped
+			return ErrStopped
 		}
 		return s.openAOF()
 	}
 	return nil
 }
 
-// errStopped ends a load the server stopped during.
-var errStopped = errors.New("the server stopped during the load")
+// ErrStopped is Load's answer when the server was shut down during the
+// load: it neither serves nor replicates.
+var ErrStopped = errors.New("the server stopped during the load")
