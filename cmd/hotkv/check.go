@@ -54,13 +54,15 @@ func check(path string) int {
 // (unless magic asks for a log), or a HotKV file of that kind (magic: "",
 // either).
 func checkFile(path, magic string) bool {
-	if f, err := os.Open(path); err == nil && magic != persist.LogMagic {
-		defer f.Close()
-		var head [9]byte
-		n, _ := io.ReadFull(f, head[:])
-		if rdb.IsFile(head[:n]) {
-			f.Seek(0, io.SeekStart)
-			return checkRDB(path, f)
+	if magic != persist.LogMagic {
+		if f, err := os.Open(path); err == nil {
+			defer f.Close()
+			var head [9]byte
+			n, _ := io.ReadFull(f, head[:])
+			if rdb.IsFile(head[:n]) {
+				f.Seek(0, io.SeekStart)
+				return checkRDB(path, f)
+			}
 		}
 	}
 	msg, err := persist.CheckKind(path, magic)
