@@ -190,7 +190,7 @@ var redisSpecs = [...]redisSpec{
 	{name: "io-threads", kind: kInt, def: "1", min: 1, max: 128, immutable: true, why: whyThreads},
 	{name: "jemalloc-bg-thread", kind: kBool, def: "yes", why: whyAllocator},
 	{name: "key-load-delay", kind: kInt, def: "0", min: math.MinInt32, max: math.MaxInt32, hidden: true, effect: Honoured,
-		why: "a test knob, as in Redis: loading at start-up sleeps this many microseconds after each key (a negative -N: one microsecond, once in N keys), so that a test can watch the LOADING state; a change applies to the key being loaded"},
+		why: "a test knob, as in Redis: loading at start-up sleeps this many microseconds after each key (a negative -N: one microsecond, once in N keys), so that a test can watch the LOADING state; a change applies to the key being loaded. A HotKV snapshot decodes its blocks on every core at once, each worker sleeping, so it loads faster than the delay times its keys"},
 	{name: "lazyfree-lazy-eviction", kind: kBool, def: "no", why: whyLazyfree},
 	{name: "lazyfree-lazy-expire", kind: kBool, def: "no", why: whyLazyfree},
 	{name: "lazyfree-lazy-server-del", kind: kBool, def: "no", why: whyLazyfree},
