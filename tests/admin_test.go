@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // TestCommandInfoShape: COMMAND INFO entries have Redis 7+'s ten fields,
@@ -50,8 +50,8 @@ func TestCommandCountListDocsGetKeys(t *testing.T) {
 	s := start(t)
 	r := s.raw(t)
 	count := r.do("COMMAND", "COUNT").(int64)
-	if int(count) != len(command.All()) {
-		t.Fatalf("COMMAND COUNT = %d, table has %d", count, len(command.All()))
+	if int(count) != len(cmdtable.All()) {
+		t.Fatalf("COMMAND COUNT = %d, table has %d", count, len(cmdtable.All()))
 	}
 	all := r.do("COMMAND").([]any)
 	if len(all) != int(count) {

@@ -7,13 +7,13 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // callable lists a well-formed call of every command and subcommand in the
 // table (dummy arguments up to the arity), with its table entry.
-func callable() (calls [][]string, cmds []*command.Cmd) {
-	add := func(c *command.Cmd, words []string) {
+func callable() (calls [][]string, cmds []*cmdtable.Cmd) {
+	add := func(c *cmdtable.Cmd, words []string) {
 		n := c.Arity
 		if n < 0 {
 			n = -n
@@ -24,7 +24,7 @@ func callable() (calls [][]string, cmds []*command.Cmd) {
 		calls = append(calls, words)
 		cmds = append(cmds, c)
 	}
-	for _, c := range command.All() {
+	for _, c := range cmdtable.All() {
 		if len(c.Subs) > 0 {
 			for _, sc := range c.Subs {
 				add(sc, []string{c.Name, sc.Name[len(c.Name)+1:]})
@@ -45,7 +45,7 @@ func TestNoAuthForEveryCommand(t *testing.T) {
 	calls, cmds := callable()
 	for i, call := range calls {
 		switch {
-		case cmds[i].Flags&command.NoAuth != 0:
+		case cmds[i].Flags&cmdtable.NoAuth != 0:
 		case cmds[i].Name == "exec": // a refused EXEC says why it discards
 			r.expect(Err("EXECABORT Transaction discarded because of: NOAUTH Authentication required."), call...)
 		default:

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // fuzzSkip are commands a fuzzer must not run against a shared server: they
@@ -35,7 +35,7 @@ var fuzzSkip = map[string]bool{
 // that name it.
 func fuzzCommands() [][]string {
 	var out [][]string
-	for _, c := range command.All() {
+	for _, c := range cmdtable.All() {
 		if len(c.Subs) == 0 || c.Run != nil {
 			if !fuzzSkip[c.Name] {
 				out = append(out, []string{c.Name})

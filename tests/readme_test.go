@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	_ "github.com/hotkv/hotkv/internal/server" // registers every command
 )
 
@@ -24,7 +24,7 @@ const (
 func commandList() string {
 	groups := map[string][]string{}
 	var order []string
-	for _, c := range command.All() {
+	for _, c := range cmdtable.All() {
 		if _, ok := groups[c.Group]; !ok {
 			order = append(order, c.Group)
 		}
@@ -40,7 +40,7 @@ func commandList() string {
 	}
 	sort.Strings(order)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d commands:\n\n", len(command.All()))
+	fmt.Fprintf(&b, "%d commands:\n\n", len(cmdtable.All()))
 	for _, g := range order {
 		fmt.Fprintf(&b, "- **%s**: %s\n", g, strings.Join(groups[g], ", "))
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/glob"
 )
 
@@ -26,15 +26,15 @@ const (
 // its commands (subcommands included), in Redis's order.
 type Catalog struct {
 	Order   []string
-	members map[string][]*command.Cmd
+	members map[string][]*cmdtable.Cmd
 }
 
 // NewCatalog builds the categories from the command table, catsOf giving a
 // command's categories (without '@').
-func NewCatalog(order []string, catsOf func(*command.Cmd) []string) *Catalog {
-	c := &Catalog{Order: order, members: map[string][]*command.Cmd{}}
-	for _, cmd := range command.All() {
-		for _, x := range append([]*command.Cmd{cmd}, cmd.Subs...) {
+func NewCatalog(order []string, catsOf func(*cmdtable.Cmd) []string) *Catalog {
+	c := &Catalog{Order: order, members: map[string][]*cmdtable.Cmd{}}
+	for _, cmd := range cmdtable.All() {
+		for _, x := range append([]*cmdtable.Cmd{cmd}, cmd.Subs...) {
 			for _, cat := range catsOf(x) {
 				c.members[cat] = append(c.members[cat], x)
 			}
@@ -45,7 +45,7 @@ func NewCatalog(order []string, catsOf func(*command.Cmd) []string) *Catalog {
 
 // Members lists the commands of a category (false if there is no such
 // category).
-func (c *Catalog) Members(cat string) ([]*command.Cmd, bool) {
+func (c *Catalog) Members(cat string) ([]*cmdtable.Cmd, bool) {
 	if !slices.Contains(c.Order, cat) {
 		return nil, false
 	}
@@ -60,7 +60,7 @@ type keyPattern struct {
 // selector is one set of permissions: the root one of a user, or one of
 // its "(...)" selectors. A command runs if some selector allows it whole.
 type selector struct {
-	cmds      []uint64         // a bit per command.Cmd.ID
+	cmds      []uint64         // a bit per cmdtable.Cmd.ID
 	firstArgs map[int][]string // allowed first arguments of commands whose bit is clear (+select|0)
 	allCmds   bool             // started from +@all (ACL LIST says "+@all", not "-@all")
 	rules     []string         // command rules since the last +@all/-@all, as ACL LIST shows them
@@ -71,7 +71,7 @@ type selector struct {
 }
 
 func newSelector(allChans bool) *selector {
-	return &selector{cmds: make([]uint64, (command.Count()+63)/64), allChans: allChans}
+	return &selector{cmds: make([]uint64, (cmdtable.Count()+63)/64), allChans: allChans}
 }
 
 func (s *selector) clone() *selector {
@@ -101,7 +101,7 @@ func (s *selector) set(id int, on bool) {
 }
 
 // setCmd allows or denies a command, a container with all its subcommands.
-func (s *selector) setCmd(c *command.Cmd, on bool) {
+func (s *selector) setCmd(c *cmdtable.Cmd, on bool) {
 	s.set(c.ID, on)
 	for _, sc := range c.Subs {
 		s.set(sc.ID, on)
@@ -109,7 +109,7 @@ func (s *selector) setCmd(c *command.Cmd, on bool) {
 }
 
 func (s *selector) everyCommand() bool {
-	for id := range command.Count() {
+	for id := range cmdtable.Count() {
 		if !s.has(id) {
 			return false
 		}
@@ -206,7 +206,7 @@ func (p *Profile) ChecksKeys() bool {
 
 // Check tells whether the profile allows cmd (a subcommand, when args name
 // one) with args, whose keys are keys (needed only if ChecksKeys).
-func (p *Profile) Check(cmd *command.Cmd, args [][]byte, keys []Key) Denial {
+func (p *Profile) Check(cmd *cmdtable.Cmd, args [][]byte, keys []Key) Denial {
 	best := Denial{}
 	for i, s := range p.sels {
 		d := s.check(cmd, args, keys)
@@ -220,10 +220,10 @@ func (p *Profile) Check(cmd *command.Cmd, args [][]byte, keys []Key) Denial {
 	return best
 }
 
-func (s *selector) check(cmd *command.Cmd, args [][]byte, keys []Key) Denial {
+func (s *selector) check(cmd *cmdtable.Cmd, args [][]byte, keys []Key) Denial {
 	// AUTH, HELLO, QUIT and RESET are never refused, as in Redis: a user
 	// without them could not log in as another.
-	if cmd.Flags&command.NoAuth == 0 && !s.has(cmd.ID) && !s.firstArgAllowed(cmd, args) {
+	if cmd.Flags&cmdtable.NoAuth == 0 && !s.has(cmd.ID) && !s.firstArgAllowed(cmd, args) {
 		return Denial{Reason: DeniedCmd}
 	}
 	if !s.allKeys {
@@ -250,7 +250,7 @@ func (s *selector) check(cmd *command.Cmd, args [][]byte, keys []Key) Denial {
 	return Denial{}
 }
 
-func (s *selector) firstArgAllowed(cmd *command.Cmd, args [][]byte) bool {
+func (s *selector) firstArgAllowed(cmd *cmdtable.Cmd, args [][]byte) bool {
 	if len(args) < 2 || s.firstArgs == nil {
 		return false
 	}
@@ -274,7 +274,7 @@ func (s *selector) keyAllowed(key []byte, need uint8) bool {
 // channelArgs is where a pub/sub command names channels that ACLs guard
 // (publishing and subscribing; unsubscribing is always allowed), and
 // whether they are patterns.
-func channelArgs(cmd *command.Cmd) (first int, pattern bool) {
+func channelArgs(cmd *cmdtable.Cmd) (first int, pattern bool) {
 	switch cmd.Name {
 	case "publish", "spublish", "subscribe", "ssubscribe":
 		return 1, false
@@ -299,7 +299,7 @@ func (s *selector) channelAllowed(ch []byte, pattern bool) bool {
 // read every key (allkeys, or a "*" pattern with read): SORT's BY and GET
 // patterns reach keys no check saw, so Redis allows them only then
 // (ACLUserCheckCmdWithUnrestrictedKeyAccess).
-func (p *Profile) AllKeysFor(cmd *command.Cmd, args [][]byte, keys []Key) bool {
+func (p *Profile) AllKeysFor(cmd *cmdtable.Cmd, args [][]byte, keys []Key) bool {
 	for _, s := range p.sels {
 		if s.check(cmd, args, keys).Reason != OK {
 			continue

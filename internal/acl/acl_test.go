@@ -4,34 +4,34 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // A small command table of its own: package acl only needs names, IDs,
 // subcommands and categories.
 func init() {
-	run := func(*command.Ctx) {}
-	command.Register(
-		&command.Cmd{Name: "get", Arity: 2, Flags: command.ReadOnly | command.Fast, First: 1, Last: 1, Step: 1, Run: run},
-		&command.Cmd{Name: "set", Arity: -3, Flags: command.Write, First: 1, Last: 1, Step: 1, Run: run},
-		&command.Cmd{Name: "publish", Arity: 3, Flags: command.PubSub, Run: run},
-		&command.Cmd{Name: "psubscribe", Arity: -2, Flags: command.PubSub, Run: run},
-		&command.Cmd{Name: "select", Arity: 2, Run: run},
-		&command.Cmd{Name: "config", Arity: -2, Subs: []*command.Cmd{
-			{Name: "config|get", Arity: -3, Flags: command.Admin, Run: run},
-			{Name: "config|set", Arity: -4, Flags: command.Admin, Run: run},
+	run := func(*cmdtable.Ctx) {}
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "get", Arity: 2, Flags: cmdtable.ReadOnly | cmdtable.Fast, First: 1, Last: 1, Step: 1, Run: run},
+		&cmdtable.Cmd{Name: "set", Arity: -3, Flags: cmdtable.Write, First: 1, Last: 1, Step: 1, Run: run},
+		&cmdtable.Cmd{Name: "publish", Arity: 3, Flags: cmdtable.PubSub, Run: run},
+		&cmdtable.Cmd{Name: "psubscribe", Arity: -2, Flags: cmdtable.PubSub, Run: run},
+		&cmdtable.Cmd{Name: "select", Arity: 2, Run: run},
+		&cmdtable.Cmd{Name: "config", Arity: -2, Subs: []*cmdtable.Cmd{
+			{Name: "config|get", Arity: -3, Flags: cmdtable.Admin, Run: run},
+			{Name: "config|set", Arity: -4, Flags: cmdtable.Admin, Run: run},
 		}},
 	)
 }
 
 func testCatalog() *Catalog {
-	return NewCatalog([]string{"read", "write", "admin"}, func(c *command.Cmd) []string {
+	return NewCatalog([]string{"read", "write", "admin"}, func(c *cmdtable.Cmd) []string {
 		switch {
-		case c.Flags&command.ReadOnly != 0:
+		case c.Flags&cmdtable.ReadOnly != 0:
 			return []string{"read"}
-		case c.Flags&command.Write != 0:
+		case c.Flags&cmdtable.Write != 0:
 			return []string{"write"}
-		case c.Flags&command.Admin != 0:
+		case c.Flags&cmdtable.Admin != 0:
 			return []string{"admin"}
 		}
 		return nil
@@ -46,8 +46,8 @@ func argv(s string) [][]byte {
 	return out
 }
 
-func lookup(args [][]byte) *command.Cmd {
-	c := command.Lookup(args[0])
+func lookup(args [][]byte) *cmdtable.Cmd {
+	c := cmdtable.Lookup(args[0])
 	if c.Subs != nil {
 		c = c.Sub(args[1])
 	}
@@ -55,7 +55,7 @@ func lookup(args [][]byte) *command.Cmd {
 }
 
 // keysOf gives the test commands' keys: GET reads its key, SET writes it.
-func keysOf(c *command.Cmd) []Key {
+func keysOf(c *cmdtable.Cmd) []Key {
 	switch c.Name {
 	case "get":
 		return []Key{{1, Read}}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // Rule errors, with Redis's texts (ACL SETUSER wraps them with the rule).
@@ -249,7 +249,7 @@ func (s *selector) applyCommandRule(lr string, cat *Catalog) error {
 		}
 	case strings.Contains(name, "|"):
 		parent, arg, _ := strings.Cut(name, "|")
-		c := command.Lookup([]byte(parent))
+		c := cmdtable.Lookup([]byte(parent))
 		switch {
 		case c == nil:
 			return errUnknown
@@ -280,7 +280,7 @@ func (s *selector) applyCommandRule(lr string, cat *Catalog) error {
 		}
 		s.set(sc.ID, allow)
 	default:
-		c := command.Lookup([]byte(name))
+		c := cmdtable.Lookup([]byte(name))
 		if c == nil {
 			return errUnknown
 		}

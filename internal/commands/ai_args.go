@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/hotkv/hotkv/internal/ai"
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/resp"
 	"github.com/hotkv/hotkv/internal/vector/filter"
 	"github.com/hotkv/hotkv/internal/vector/hnsw"
@@ -29,7 +29,7 @@ func (o *opts) more() bool { return o.err == "" && o.i < len(o.args) }
 
 // kw consumes the next argument if it is the keyword k.
 func (o *opts) kw(k string) bool {
-	if o.more() && command.Is(o.args[o.i], k) {
+	if o.more() && cmdtable.Is(o.args[o.i], k) {
 		o.i++
 		return true
 	}
@@ -44,7 +44,7 @@ func (o *opts) fail(msg string) {
 
 func (o *opts) next() []byte {
 	if !o.more() {
-		o.fail(command.ErrSyntax)
+		o.fail(cmdtable.ErrSyntax)
 		return nil
 	}
 	o.i++
@@ -58,9 +58,9 @@ func (o *opts) int(lo, hi int64) int64 {
 	if o.err != "" {
 		return 0
 	}
-	n, ok := command.ParseInt(b)
+	n, ok := cmdtable.ParseInt(b)
 	if !ok {
-		o.fail(command.ErrNotInt)
+		o.fail(cmdtable.ErrNotInt)
 	} else if n < lo || n > hi {
 		o.fail("ERR value is out of range, must be between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10))
 	}
@@ -72,9 +72,9 @@ func (o *opts) float() float64 {
 	if o.err != "" {
 		return 0
 	}
-	f, ok := command.ParseFloat(b)
+	f, ok := cmdtable.ParseFloat(b)
 	if !ok || math.IsInf(f, 0) {
-		o.fail(command.ErrNotFloat)
+		o.fail(cmdtable.ErrNotFloat)
 	}
 	return f
 }
@@ -113,7 +113,7 @@ func (o *opts) vector() []float32 {
 			return nil
 		}
 		if len(o.args)-o.i < int(n) {
-			o.fail(command.ErrSyntax)
+			o.fail(cmdtable.ErrSyntax)
 			return nil
 		}
 		v := make([]float32, n)
@@ -213,7 +213,7 @@ func (o *opts) idList() []uint64 {
 		ids = append(ids, uint64(o.int(1, math.MaxInt64)))
 	}
 	if len(ids) == 0 {
-		o.fail(command.ErrSyntax)
+		o.fail(cmdtable.ErrSyntax)
 	}
 	return ids
 }
@@ -223,7 +223,7 @@ func (o *opts) idList() []uint64 {
 func (o *opts) options(opt func() bool) string {
 	for o.more() {
 		if !opt() {
-			o.fail(command.ErrSyntax)
+			o.fail(cmdtable.ErrSyntax)
 		}
 	}
 	return o.err
@@ -232,7 +232,7 @@ func (o *opts) options(opt func() bool) string {
 // aiCall is the order every AI command answers errors in: its arguments
 // after the object's name (parse), then the object (obj answers its own
 // error when it does not exist), then the operation (do).
-func aiCall[R, O any](x *command.Ctx, parse func([][]byte) (R, string), obj func(*command.Ctx) *O, do func(R, *O) error) {
+func aiCall[R, O any](x *cmdtable.Ctx, parse func([][]byte) (R, string), obj func(*cmdtable.Ctx) *O, do func(R, *O) error) {
 	r, msg := parse(x.Args[2:])
 	if msg != "" {
 		x.Error(msg)

@@ -4,13 +4,13 @@ import (
 	"math"
 
 	"github.com/hotkv/hotkv/internal/ai"
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
 // AMEM.*: agent memory namespaces (MEMORY is Redis's own command).
 
-func amemCreate(x *command.Ctx) {
+func amemCreate(x *cmdtable.Ctx) {
 	o := opts{args: x.Args, i: 2}
 	m := ai.MemoryOptions{Dedup: ai.DefaultDedup, HalfLife: ai.DefaultHalfLife,
 		WorkingMax: ai.DefaultWorkingMax, WorkingTTL: ai.DefaultWorkingTTL}
@@ -26,7 +26,7 @@ func amemCreate(x *command.Ctx) {
 		case o.kw("workingttl"):
 			m.WorkingTTL = o.seconds()
 		default:
-			o.fail(command.ErrSyntax)
+			o.fail(cmdtable.ErrSyntax)
 		}
 	}
 	if o.err == "" {
@@ -65,7 +65,7 @@ func (o *opts) kind() ai.MemKind {
 	return ai.MemKind(o.choice(ai.KindNames[:], ai.ErrMemoryKind.Error()))
 }
 
-func memory(x *command.Ctx) *ai.Memory {
+func memory(x *cmdtable.Ctx) *ai.Memory {
 	m := x.KS.AI.Memory(string(x.Args[1]))
 	if m == nil {
 		x.Error(errNoNamespace)
@@ -103,7 +103,7 @@ func parseMemAdd(args [][]byte) (ai.MemAdd, string) {
 	return a, msg
 }
 
-func amemAdd(x *command.Ctx) {
+func amemAdd(x *cmdtable.Ctx) {
 	aiCall(x, parseMemAdd, memory, func(a ai.MemAdd, m *ai.Memory) error {
 		id, created, err := m.Add(a, x.Now)
 		if err == nil {
@@ -157,7 +157,7 @@ func parseRecall(args [][]byte) (ai.Recall, string) {
 	return r, msg
 }
 
-func amemRecall(x *command.Ctx) {
+func amemRecall(x *cmdtable.Ctx) {
 	aiCall(x, parseRecall, memory, func(r ai.Recall, m *ai.Memory) error {
 		recs, err := m.Recall(r, x.Now)
 		if err == nil {
@@ -215,10 +215,10 @@ func writeRecords(w *resp.Writer, recs []ai.Record, scored bool) {
 	}
 }
 
-func amemGet(x *command.Ctx) {
-	id, ok := command.ParseInt(x.Args[2])
+func amemGet(x *cmdtable.Ctx) {
+	id, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok || id < 1 {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	m := memory(x)
@@ -234,7 +234,7 @@ func amemGet(x *command.Ctx) {
 
 // amemRange is AMEM.RANGE ns [SINCE ms] [UNTIL ms] [KIND k ...] [SESSION s]
 // [COUNT n]: memories by creation time, oldest first.
-func amemRange(x *command.Ctx) {
+func amemRange(x *cmdtable.Ctx) {
 	o := opts{args: x.Args, i: 2}
 	var since, until int64
 	var kinds uint8
@@ -253,7 +253,7 @@ func amemRange(x *command.Ctx) {
 		case o.kw("count"):
 			count = int(o.int(1, math.MaxInt32))
 		default:
-			o.fail(command.ErrSyntax)
+			o.fail(cmdtable.ErrSyntax)
 		}
 	}
 	if o.err != "" {
@@ -267,14 +267,14 @@ func amemRange(x *command.Ctx) {
 
 // amemWorking is AMEM.WORKING ns session [COUNT n]: the session's
 // working-memory buffer, oldest first.
-func amemWorking(x *command.Ctx) {
+func amemWorking(x *cmdtable.Ctx) {
 	o := opts{args: x.Args, i: 3}
 	count := 0
 	if o.kw("count") {
 		count = int(o.int(1, math.MaxInt32))
 	}
 	if o.more() {
-		o.fail(command.ErrSyntax)
+		o.fail(cmdtable.ErrSyntax)
 	}
 	if o.err != "" {
 		x.Error(o.err)
@@ -287,7 +287,7 @@ func amemWorking(x *command.Ctx) {
 
 // amemForget is AMEM.FORGET ns (ID id [id ...] | FILTER expr |
 // BEFORE unix-ms | IDLE seconds).
-func amemForget(x *command.Ctx) {
+func amemForget(x *cmdtable.Ctx) {
 	o := opts{args: x.Args, i: 2}
 	var run func(m *ai.Memory) int
 	switch {
@@ -304,10 +304,10 @@ func amemForget(x *command.Ctx) {
 		idle := o.seconds()
 		run = func(m *ai.Memory) int { return m.ForgetIdle(idle, x.Now) }
 	default:
-		o.fail(command.ErrSyntax)
+		o.fail(cmdtable.ErrSyntax)
 	}
 	if o.more() {
-		o.fail(command.ErrSyntax)
+		o.fail(cmdtable.ErrSyntax)
 	}
 	if o.err != "" {
 		x.Error(o.err)
@@ -318,7 +318,7 @@ func amemForget(x *command.Ctx) {
 	}
 }
 
-func amemInfo(x *command.Ctx) {
+func amemInfo(x *cmdtable.Ctx) {
 	m := memory(x)
 	if m == nil {
 		return
@@ -333,7 +333,7 @@ func amemInfo(x *command.Ctx) {
 		info{"sessions", s.Sessions}, info{"expired", s.Expired})...)
 }
 
-func amemDrop(x *command.Ctx) {
+func amemDrop(x *cmdtable.Ctx) {
 	if !x.KS.AI.DropMemory(string(x.Args[1])) {
 		x.Error(errNoNamespace)
 		return
@@ -343,33 +343,33 @@ func amemDrop(x *command.Ctx) {
 
 func init() {
 	const g = "ai"
-	w, r := command.Write|command.DenyOOM, command.ReadOnly
+	w, r := cmdtable.Write|cmdtable.DenyOOM, cmdtable.ReadOnly
 	vec := "(VALUES dim value [value ...] | FP32 blob)"
-	command.Register(
-		&command.Cmd{Name: "amem.create", Arity: -4, Flags: w, Run: amemCreate, Group: g, Since: "1.0.0",
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "amem.create", Arity: -4, Flags: w, Run: amemCreate, Group: g, Since: "1.0.0",
 			Summary: "Creates an agent memory namespace.",
 			Args:    "namespace DIM dim [METRIC COSINE | L2 | IP] [TYPE FLOAT32 | INT8 | BINARY] [DEDUP distance | OFF] [HALFLIFE seconds] [WORKINGMAX count] [WORKINGTTL seconds] [M links] [EF breadth]"},
-		&command.Cmd{Name: "amem.add", Arity: -5, Flags: w, Run: amemAdd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.add", Arity: -5, Flags: w, Run: amemAdd, Group: g, Since: "1.0.0",
 			Summary: "Adds a memory, or merges it into one within the de-duplication distance. Returns its id and whether it is new.",
 			Args:    "namespace text " + vec + " [KIND WORKING | EPISODIC | SEMANTIC] [IMPORTANCE 0..1] [SESSION session] [ATTRS json] [EX seconds | PX milliseconds | PERSIST] [DEDUP distance | OFF] [AT unix-ms]"},
-		&command.Cmd{Name: "amem.recall", Arity: -4, Flags: r, Run: amemRecall, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.recall", Arity: -4, Flags: r, Run: amemRecall, Group: g, Since: "1.0.0",
 			Summary: "Returns the top memories by weighted similarity, recency (half-life decay) and importance, and updates their last access.",
 			Args:    "namespace " + vec + " [K count] [WEIGHTS similarity recency importance] [HALFLIFE seconds] [KIND kind [KIND kind ...]] [SESSION session] [FILTER expression] [CANDIDATES count] [NOTOUCH]"},
-		&command.Cmd{Name: "amem.get", Arity: 3, Flags: r | command.Fast, Run: amemGet, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.get", Arity: 3, Flags: r | cmdtable.Fast, Run: amemGet, Group: g, Since: "1.0.0",
 			Summary: "Returns a memory by id, or nil.", Args: "namespace id"},
-		&command.Cmd{Name: "amem.range", Arity: -2, Flags: r, Run: amemRange, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.range", Arity: -2, Flags: r, Run: amemRange, Group: g, Since: "1.0.0",
 			Summary: "Returns memories by creation time, oldest first.",
 			Args:    "namespace [SINCE unix-ms] [UNTIL unix-ms] [KIND kind [KIND kind ...]] [SESSION session] [COUNT count]"},
-		&command.Cmd{Name: "amem.working", Arity: -3, Flags: r, Run: amemWorking, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.working", Arity: -3, Flags: r, Run: amemWorking, Group: g, Since: "1.0.0",
 			Summary: "Returns a session's bounded working-memory buffer, oldest first.", Args: "namespace session [COUNT count]"},
-		&command.Cmd{Name: "amem.forget", Arity: -4, Flags: command.Write, Run: amemForget, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.forget", Arity: -4, Flags: cmdtable.Write, Run: amemForget, Group: g, Since: "1.0.0",
 			Summary: "Deletes memories by id, by filter, by creation time or by idle time. Returns how many.",
 			Args:    "namespace (ID id [id ...] | FILTER expression | BEFORE unix-ms | IDLE seconds)"},
-		&command.Cmd{Name: "amem.info", Arity: 2, Flags: r, Run: amemInfo, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.info", Arity: 2, Flags: r, Run: amemInfo, Group: g, Since: "1.0.0",
 			Summary: "Returns a memory namespace's configuration and counts.", Args: "namespace"},
-		&command.Cmd{Name: "amem.drop", Arity: 2, Flags: command.Write, Run: amemDrop, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.drop", Arity: 2, Flags: cmdtable.Write, Run: amemDrop, Group: g, Since: "1.0.0",
 			Summary: "Deletes a memory namespace.", Args: "namespace"},
-		&command.Cmd{Name: "amem.list", Arity: 1, Flags: r, Run: func(x *command.Ctx) { writeNames(x.W, x.KS.AI.MemoryNames()) },
+		&cmdtable.Cmd{Name: "amem.list", Arity: 1, Flags: r, Run: func(x *cmdtable.Ctx) { writeNames(x.W, x.KS.AI.MemoryNames()) },
 			Group: g, Since: "1.0.0", Summary: "Lists the memory namespaces."},
 	)
 }

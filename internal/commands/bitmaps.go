@@ -3,7 +3,7 @@ package commands
 import (
 	"math/bits"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
 )
@@ -23,7 +23,7 @@ func bitOffset(arg []byte, width int64) (int64, bool) {
 	if hash {
 		arg = arg[1:]
 	}
-	n, ok := command.ParseInt(arg)
+	n, ok := cmdtable.ParseInt(arg)
 	if !ok || n < 0 {
 		return 0, false
 	}
@@ -41,13 +41,13 @@ func bitOffset(arg []byte, width int64) (int64, bool) {
 
 // bitString returns key's string for writing, created or zero-padded to hold
 // byte index last; ok is false after a WRONGTYPE reply.
-func bitString(x *command.Ctx, key []byte, last int64) (e *keyspace.Entry, grew, ok bool) {
+func bitString(x *cmdtable.Ctx, key []byte, last int64) (e *keyspace.Entry, grew, ok bool) {
 	sh := x.Shard(key)
 	e = sh.Lookup(key, x.Now)
 	if e == nil {
 		e = sh.SetString(key, nil, 0, false)
 	} else if e.Kind != keyspace.KindString {
-		x.Error(command.ErrWrongType)
+		x.Error(cmdtable.ErrWrongType)
 		return nil, false, false
 	}
 	if b := e.Bytes(); int64(len(b)) <= last {
@@ -73,7 +73,7 @@ func setBit(b []byte, off int64, v int) {
 	}
 }
 
-func setbit(x *command.Ctx) {
+func setbit(x *cmdtable.Ctx) {
 	off, ok := bitOffset(x.Args[2], 1)
 	if !ok {
 		x.Error(errBitOffset)
@@ -99,7 +99,7 @@ func setbit(x *command.Ctx) {
 	x.W.Int(int64(old))
 }
 
-func getbit(x *command.Ctx) {
+func getbit(x *cmdtable.Ctx) {
 	off, ok := bitOffset(x.Args[2], 1)
 	if !ok {
 		x.Error(errBitOffset)
@@ -126,18 +126,18 @@ type bitRange struct {
 // arguments before the key, so callers parse first. BITCOUNT reads start,
 // end, then the unit; BITPOS (unitFirst) reads the unit before the end, so
 // "BITPOS k 0 1 x FOO" is a syntax error rather than a bad integer.
-func parseBitRange(x *command.Ctx, args [][]byte, unitFirst bool) (r bitRange, ok bool) {
+func parseBitRange(x *cmdtable.Ctx, args [][]byte, unitFirst bool) (r bitRange, ok bool) {
 	r.end = -1
 	if len(args) >= 1 {
-		if r.start, ok = command.ParseInt(args[0]); !ok {
-			x.Error(command.ErrNotInt)
+		if r.start, ok = cmdtable.ParseInt(args[0]); !ok {
+			x.Error(cmdtable.ErrNotInt)
 			return r, false
 		}
 	}
 	parseEnd := func() bool {
 		if len(args) >= 2 {
-			if r.end, ok = command.ParseInt(args[1]); !ok {
-				x.Error(command.ErrNotInt)
+			if r.end, ok = cmdtable.ParseInt(args[1]); !ok {
+				x.Error(cmdtable.ErrNotInt)
 				return false
 			}
 			r.endGiven = true
@@ -149,11 +149,11 @@ func parseBitRange(x *command.Ctx, args [][]byte, unitFirst bool) (r bitRange, o
 	}
 	if len(args) == 3 {
 		switch {
-		case command.Is(args[2], "bit"):
+		case cmdtable.Is(args[2], "bit"):
 			r.isBit = true
-		case command.Is(args[2], "byte"):
+		case cmdtable.Is(args[2], "byte"):
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return r, false
 		}
 	}
@@ -195,9 +195,9 @@ func (r bitRange) bits(n int64, count bool) (first, last int64, empty bool) {
 	return start * 8, end*8 + 7, false
 }
 
-func bitcount(x *command.Ctx) {
+func bitcount(x *cmdtable.Ctx) {
 	if len(x.Args) != 2 && len(x.Args) != 4 && len(x.Args) != 5 {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	r, ok := parseBitRange(x, x.Args[2:], false)
@@ -237,10 +237,10 @@ func popcount(s []byte, first, last int64) int64 {
 	return n
 }
 
-func bitpos(x *command.Ctx) {
-	b, ok := command.ParseInt(x.Args[2])
+func bitpos(x *cmdtable.Ctx) {
+	b, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	if b != 0 && b != 1 {
@@ -248,7 +248,7 @@ func bitpos(x *command.Ctx) {
 		return
 	}
 	if len(x.Args) > 6 {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	r, ok := parseBitRange(x, x.Args[3:], true)
@@ -294,25 +294,25 @@ func findBit(s []byte, first, last int64, bit int) int64 {
 	return -1
 }
 
-func bitop(x *command.Ctx) {
+func bitop(x *cmdtable.Ctx) {
 	op := x.Args[1]
 	srcs := x.Args[3:]
 	var kind byte
 	switch {
-	case command.Is(op, "and"):
+	case cmdtable.Is(op, "and"):
 		kind = '&'
-	case command.Is(op, "or"):
+	case cmdtable.Is(op, "or"):
 		kind = '|'
-	case command.Is(op, "xor"):
+	case cmdtable.Is(op, "xor"):
 		kind = '^'
-	case command.Is(op, "not"):
+	case cmdtable.Is(op, "not"):
 		kind = '~'
 		if len(srcs) != 1 {
 			x.Error("ERR BITOP NOT must be called with a single source key.")
 			return
 		}
 	default:
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	vals := make([][]byte, len(srcs))
@@ -323,7 +323,7 @@ func bitop(x *command.Ctx) {
 			continue
 		}
 		if e.Kind != keyspace.KindString {
-			x.Error(command.ErrWrongType)
+			x.Error(cmdtable.ErrWrongType)
 			return
 		}
 		vals[i] = e.Bytes()
@@ -384,14 +384,14 @@ func parseBitfieldType(b []byte) (signed bool, width int64, ok bool) {
 		return false, 0, false
 	}
 	signed = b[0] == 'i' || b[0] == 'I'
-	width, ok = command.ParseInt(b[1:])
+	width, ok = cmdtable.ParseInt(b[1:])
 	if !ok || width < 1 || (signed && width > 64) || (!signed && width > 63) {
 		return false, 0, false
 	}
 	return signed, width, true
 }
 
-func parseBitfield(x *command.Ctx, readOnly bool) ([]bitfieldOp, bool) {
+func parseBitfield(x *cmdtable.Ctx, readOnly bool) ([]bitfieldOp, bool) {
 	var ops []bitfieldOp
 	writes := false
 	overflow := byte('w')
@@ -400,19 +400,19 @@ func parseBitfield(x *command.Ctx, readOnly bool) ([]bitfieldOp, bool) {
 		a := args[i]
 		var op byte
 		switch {
-		case command.Is(a, "get") && i+2 < len(args):
+		case cmdtable.Is(a, "get") && i+2 < len(args):
 			op = 'g'
-		case command.Is(a, "set") && i+3 < len(args):
+		case cmdtable.Is(a, "set") && i+3 < len(args):
 			op = 's'
-		case command.Is(a, "incrby") && i+3 < len(args):
+		case cmdtable.Is(a, "incrby") && i+3 < len(args):
 			op = 'i'
-		case command.Is(a, "overflow") && i+1 < len(args):
+		case cmdtable.Is(a, "overflow") && i+1 < len(args):
 			switch v := args[i+1]; {
-			case command.Is(v, "wrap"):
+			case cmdtable.Is(v, "wrap"):
 				overflow = 'w'
-			case command.Is(v, "sat"):
+			case cmdtable.Is(v, "sat"):
 				overflow = 's'
-			case command.Is(v, "fail"):
+			case cmdtable.Is(v, "fail"):
 				overflow = 'f'
 			default:
 				x.Error("ERR Invalid OVERFLOW type specified")
@@ -421,7 +421,7 @@ func parseBitfield(x *command.Ctx, readOnly bool) ([]bitfieldOp, bool) {
 			i++
 			continue
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return nil, false
 		}
 		signed, width, ok := parseBitfieldType(args[i+1])
@@ -437,8 +437,8 @@ func parseBitfield(x *command.Ctx, readOnly bool) ([]bitfieldOp, bool) {
 		f := bitfieldOp{op: op, signed: signed, width: width, offset: off, overflow: overflow}
 		if op != 'g' {
 			writes = true
-			if f.value, ok = command.ParseInt(args[i+3]); !ok {
-				x.Error(command.ErrNotInt)
+			if f.value, ok = cmdtable.ParseInt(args[i+3]); !ok {
+				x.Error(cmdtable.ErrNotInt)
 				return nil, false
 			}
 			i++
@@ -531,7 +531,7 @@ func fieldOverflow(f bitfieldOp, value, incr int64) (int64, bool) {
 	return int64((v + uint64(incr)) & maxv), true
 }
 
-func bitfieldRun(x *command.Ctx, readOnly bool) {
+func bitfieldRun(x *cmdtable.Ctx, readOnly bool) {
 	ops, ok := parseBitfield(x, readOnly)
 	if !ok {
 		return
@@ -603,22 +603,22 @@ func bitfieldRun(x *command.Ctx, readOnly bool) {
 
 func init() {
 	const g = "bitmap"
-	key1 := func(c *command.Cmd) *command.Cmd { c.First, c.Last, c.Step, c.Group = 1, 1, 1, g; return c }
-	command.Register(
-		key1(&command.Cmd{Name: "setbit", Arity: 4, Flags: command.Write | command.DenyOOM | command.SelfTouch, Run: setbit, Since: "2.2.0",
+	key1 := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.First, c.Last, c.Step, c.Group = 1, 1, 1, g; return c }
+	cmdtable.Register(
+		key1(&cmdtable.Cmd{Name: "setbit", Arity: 4, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, Run: setbit, Since: "2.2.0",
 			Summary: "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.", Args: "key offset value"}),
-		key1(&command.Cmd{Name: "getbit", Arity: 3, Flags: command.ReadOnly | command.Fast, Run: getbit, Since: "2.2.0",
+		key1(&cmdtable.Cmd{Name: "getbit", Arity: 3, Flags: cmdtable.ReadOnly | cmdtable.Fast, Run: getbit, Since: "2.2.0",
 			Summary: "Returns a bit value by offset.", Args: "key offset"}),
-		key1(&command.Cmd{Name: "bitcount", Arity: -2, Flags: command.ReadOnly, Run: bitcount, Since: "2.6.0",
+		key1(&cmdtable.Cmd{Name: "bitcount", Arity: -2, Flags: cmdtable.ReadOnly, Run: bitcount, Since: "2.6.0",
 			Summary: "Counts the number of set bits (population counting) in a string.", Args: "key [start end [BYTE | BIT]]"}),
-		key1(&command.Cmd{Name: "bitpos", Arity: -3, Flags: command.ReadOnly, Run: bitpos, Since: "2.8.7",
+		key1(&cmdtable.Cmd{Name: "bitpos", Arity: -3, Flags: cmdtable.ReadOnly, Run: bitpos, Since: "2.8.7",
 			Summary: "Finds the first set (1) or clear (0) bit in a string.", Args: "key bit [start [end [BYTE | BIT]]]"}),
-		&command.Cmd{Name: "bitop", Arity: -4, Flags: command.Write | command.DenyOOM | command.SelfTouch, First: 2, Last: -1, Step: 1, Run: bitop, Group: g, Since: "2.6.0",
+		&cmdtable.Cmd{Name: "bitop", Arity: -4, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, First: 2, Last: -1, Step: 1, Run: bitop, Group: g, Since: "2.6.0",
 			Summary: "Performs bitwise operations on multiple strings, and stores the result.", Args: "<AND | OR | XOR | NOT> destkey key [key ...]"},
-		key1(&command.Cmd{Name: "bitfield", Arity: -2, Flags: command.Write | command.DenyOOM | command.SelfTouch, Run: func(x *command.Ctx) { bitfieldRun(x, false) }, Since: "3.2.0",
+		key1(&cmdtable.Cmd{Name: "bitfield", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, Run: func(x *cmdtable.Ctx) { bitfieldRun(x, false) }, Since: "3.2.0",
 			Summary: "Performs arbitrary bitfield integer operations on strings.",
 			Args:    "key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]]"}),
-		key1(&command.Cmd{Name: "bitfield_ro", Arity: -2, Flags: command.ReadOnly | command.Fast, Run: func(x *command.Ctx) { bitfieldRun(x, true) }, Since: "6.0.0",
+		key1(&cmdtable.Cmd{Name: "bitfield_ro", Arity: -2, Flags: cmdtable.ReadOnly | cmdtable.Fast, Run: func(x *cmdtable.Ctx) { bitfieldRun(x, true) }, Since: "6.0.0",
 			Summary: "Performs arbitrary read-only bitfield integer operations on strings.", Args: "key [GET encoding offset [GET encoding offset ...]]"}),
 	)
 }

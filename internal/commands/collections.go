@@ -4,7 +4,7 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
 )
@@ -18,21 +18,21 @@ func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(
 // typedEntry returns key's entry when it holds kind (nil when the key does not
 // exist); ok is false, with WRONGTYPE answered, for another type. read counts
 // the lookup as a keyspace hit or miss, as Redis's read lookups do.
-func typedEntry(x *command.Ctx, key []byte, kind keyspace.Kind, read bool) (e *keyspace.Entry, ok bool) {
+func typedEntry(x *cmdtable.Ctx, key []byte, kind keyspace.Kind, read bool) (e *keyspace.Entry, ok bool) {
 	if read {
 		e = x.LookupRead(key)
 	} else {
 		e = x.Lookup(key)
 	}
 	if e != nil && e.Kind != kind {
-		x.Error(command.ErrWrongType)
+		x.Error(cmdtable.ErrWrongType)
 		return nil, false
 	}
 	return e, true
 }
 
 // typed is typedEntry for the value object itself.
-func typed[T any](x *command.Ctx, key []byte, kind keyspace.Kind, read bool) (v T, ok bool) {
+func typed[T any](x *cmdtable.Ctx, key []byte, kind keyspace.Kind, read bool) (v T, ok bool) {
 	e, ok := typedEntry(x, key, kind, read)
 	if e == nil {
 		return v, ok
@@ -43,7 +43,7 @@ func typed[T any](x *command.Ctx, key []byte, kind keyspace.Kind, read bool) (v 
 // dropIfEmpty deletes key once its collection is empty: Redis keeps no empty
 // collections. Call it after notifying the command's own event: the del
 // event follows it.
-func dropIfEmpty(x *command.Ctx, key []byte, c interface{ Len() int }) {
+func dropIfEmpty(x *cmdtable.Ctx, key []byte, c interface{ Len() int }) {
 	if c.Len() == 0 {
 		x.Shard(key).Delete(key, x.Now)
 		x.Notify(notify.Generic, "del", key)
@@ -52,13 +52,13 @@ func dropIfEmpty(x *command.Ctx, key []byte, c interface{ Len() int }) {
 
 // popCount parses the optional count of LPOP/RPOP/ZPOPMIN/ZPOPMAX (args[2]):
 // -1 when absent; ok is false after Redis's error for a bad or negative one.
-func popCount(x *command.Ctx) (count int64, ok bool) {
+func popCount(x *cmdtable.Ctx) (count int64, ok bool) {
 	if len(x.Args) < 3 {
 		return -1, true
 	}
-	n, ok := command.ParseInt(x.Args[2])
+	n, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok || n < 0 {
-		x.Error(command.ErrNotPositive)
+		x.Error(cmdtable.ErrNotPositive)
 		return 0, false
 	}
 	return n, true
@@ -67,10 +67,10 @@ func popCount(x *command.Ctx) (count int64, ok bool) {
 // randomCount parses the count of SRANDMEMBER, HRANDFIELD and ZRANDMEMBER:
 // any int64 but the one whose negation overflows (a negative count means
 // "allow repeats").
-func randomCount(x *command.Ctx, arg []byte) (int64, bool) {
-	n, ok := command.ParseInt(arg)
+func randomCount(x *cmdtable.Ctx, arg []byte) (int64, bool) {
+	n, ok := cmdtable.ParseInt(arg)
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return 0, false
 	}
 	if n == math.MinInt64 {

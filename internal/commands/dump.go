@@ -4,7 +4,7 @@ import (
 	"errors"
 	"math"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/rdb"
 )
@@ -13,7 +13,7 @@ import (
 // keys move between HotKV and Redis (MIGRATE-style tools, RIOT,
 // redis-shake) in both directions.
 
-func dump(x *command.Ctx) {
+func dump(x *cmdtable.Ctx) {
 	e := x.LookupRead(x.Args[1])
 	if e == nil {
 		x.W.Null()
@@ -33,28 +33,28 @@ func dump(x *command.Ctx) {
 // restore follows Redis's restoreCommand: options first, then BUSYKEY, the
 // TTL, the payload's footer and its value. A TTL already in the past
 // creates nothing (deleting the key under REPLACE).
-func restore(x *command.Ctx) {
+func restore(x *cmdtable.Ctx) {
 	var replace, absTTL bool
 	idle, freq := int64(-1), int64(-1)
 	for j := 4; j < len(x.Args); j++ {
 		a, more := x.Args[j], j+1 < len(x.Args)
 		switch {
-		case command.Is(a, "replace"):
+		case cmdtable.Is(a, "replace"):
 			replace = true
-		case command.Is(a, "absttl"):
+		case cmdtable.Is(a, "absttl"):
 			absTTL = true
-		case command.Is(a, "idletime") && more && freq == -1:
+		case cmdtable.Is(a, "idletime") && more && freq == -1:
 			j++
 			if idle = restoreOpt(x, x.Args[j], math.MaxInt64, "ERR Invalid IDLETIME value, must be >= 0"); idle < 0 {
 				return
 			}
-		case command.Is(a, "freq") && more && idle == -1:
+		case cmdtable.Is(a, "freq") && more && idle == -1:
 			j++
 			if freq = restoreOpt(x, x.Args[j], 255, "ERR Invalid FREQ value, must be >= 0 and <= 255"); freq < 0 {
 				return
 			}
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
@@ -64,10 +64,10 @@ func restore(x *command.Ctx) {
 		x.Error("BUSYKEY Target key name already exists.")
 		return
 	}
-	ttl, ok := command.ParseInt(x.Args[2])
+	ttl, ok := cmdtable.ParseInt(x.Args[2])
 	switch {
 	case !ok:
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	case ttl < 0:
 		x.Error("ERR Invalid TTL value, must be >= 0")
@@ -111,11 +111,11 @@ func restore(x *command.Ctx) {
 
 // restoreOpt parses IDLETIME's or FREQ's value, from 0 to max; after an
 // error it answers -1.
-func restoreOpt(x *command.Ctx, arg []byte, max int64, outOfRange string) int64 {
-	v, ok := command.ParseInt(arg)
+func restoreOpt(x *cmdtable.Ctx, arg []byte, max int64, outOfRange string) int64 {
+	v, ok := cmdtable.ParseInt(arg)
 	switch {
 	case !ok:
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 	case v < 0 || v > max:
 		x.Error(outOfRange)
 	default:
@@ -127,16 +127,16 @@ func restoreOpt(x *command.Ctx, arg []byte, max int64, outOfRange string) int64 
 func init() {
 	const (
 		g = "generic"
-		w = command.Write | command.SelfTouch | command.DenyOOM
+		w = cmdtable.Write | cmdtable.SelfTouch | cmdtable.DenyOOM
 	)
 	restoreArgs := "key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds] [FREQ frequency]"
-	command.Register(
-		&command.Cmd{Name: "dump", Arity: 2, Flags: command.ReadOnly, First: 1, Last: 1, Step: 1, Run: dump, Group: g,
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "dump", Arity: 2, Flags: cmdtable.ReadOnly, First: 1, Last: 1, Step: 1, Run: dump, Group: g,
 			Since: "2.6.0", Summary: "Returns a serialized representation of the value stored at a key.", Args: "key"},
-		&command.Cmd{Name: "restore", Arity: -4, Flags: w, First: 1, Last: 1, Step: 1, Run: restore, Group: g,
+		&cmdtable.Cmd{Name: "restore", Arity: -4, Flags: w, First: 1, Last: 1, Step: 1, Run: restore, Group: g,
 			Since: "2.6.0", Summary: "Creates a key from the serialized representation of a value.", Args: restoreArgs,
 			ACL: []string{"dangerous"}},
-		&command.Cmd{Name: "restore-asking", Arity: -4, Flags: w | command.Asking, First: 1, Last: 1, Step: 1, Run: restore, Group: "server",
+		&cmdtable.Cmd{Name: "restore-asking", Arity: -4, Flags: w | cmdtable.Asking, First: 1, Last: 1, Step: 1, Run: restore, Group: "server",
 			Since: "3.0.0", Summary: "An internal command for migrating keys in a cluster.", Args: restoreArgs,
 			ACL: []string{"keyspace", "dangerous"}},
 	)

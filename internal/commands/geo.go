@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/geohash"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/value/zset"
@@ -32,11 +32,11 @@ func cstr(b []byte) []byte {
 }
 
 // geoIs reports whether arg is the keyword kw as Redis's strcasecmp sees it.
-func geoIs(arg []byte, kw string) bool { return command.Is(cstr(arg), kw) }
+func geoIs(arg []byte, kw string) bool { return cmdtable.Is(cstr(arg), kw) }
 
 // geoDouble parses a double as getDoubleFromObjectOrReply (strtod, no
 // NaN), answering "ERR "+msg when it is not one.
-func geoDouble(x *command.Ctx, b []byte, msg string) (float64, bool) {
+func geoDouble(x *cmdtable.Ctx, b []byte, msg string) (float64, bool) {
 	f, ok := zset.ParseScore(b)
 	if !ok {
 		x.Error("ERR " + msg)
@@ -45,7 +45,7 @@ func geoDouble(x *command.Ctx, b []byte, msg string) (float64, bool) {
 }
 
 // geoLonLat parses a longitude and a latitude (extractLongLatOrReply).
-func geoLonLat(x *command.Ctx, lonArg, latArg []byte) (lon, lat float64, ok bool) {
+func geoLonLat(x *cmdtable.Ctx, lonArg, latArg []byte) (lon, lat float64, ok bool) {
 	const notFloat = "value is not a valid float"
 	if lon, ok = geoDouble(x, lonArg, notFloat); !ok {
 		return 0, 0, false
@@ -72,7 +72,7 @@ func cFloat(f float64) string {
 }
 
 // geoUnit is the unit's length in meters (extractUnitOrReply).
-func geoUnit(x *command.Ctx, b []byte) (float64, bool) {
+func geoUnit(x *cmdtable.Ctx, b []byte) (float64, bool) {
 	switch {
 	case geoIs(b, "m"):
 		return 1, true
@@ -88,7 +88,7 @@ func geoUnit(x *command.Ctx, b []byte) (float64, bool) {
 }
 
 // geoRadius parses "radius unit" (extractDistanceOrReply).
-func geoRadius(x *command.Ctx, args [][]byte) (radius, conversion float64, ok bool) {
+func geoRadius(x *cmdtable.Ctx, args [][]byte) (radius, conversion float64, ok bool) {
 	if radius, ok = geoDouble(x, args[0], "need numeric radius"); !ok {
 		return 0, 0, false
 	}
@@ -101,7 +101,7 @@ func geoRadius(x *command.Ctx, args [][]byte) (radius, conversion float64, ok bo
 }
 
 // geoBox parses "width height unit" (extractBoxOrReply).
-func geoBox(x *command.Ctx, args [][]byte) (width, height, conversion float64, ok bool) {
+func geoBox(x *cmdtable.Ctx, args [][]byte) (width, height, conversion float64, ok bool) {
 	if width, ok = geoDouble(x, args[0], "need numeric width"); !ok {
 		return 0, 0, 0, false
 	}
@@ -128,7 +128,7 @@ func geoMemberPos(z *zset.ZSet, member []byte) (lon, lat float64, ok bool) {
 
 // GEOADD key [NX|XX] [CH] longitude latitude member [...]: Redis turns it
 // into ZADD key [NX|XX] [CH] score member..., which this does directly.
-func geoadd(x *command.Ctx) {
+func geoadd(x *cmdtable.Ctx) {
 	args := x.Args
 	var nx, xx, ch bool
 	i := 2
@@ -146,12 +146,12 @@ func geoadd(x *command.Ctx) {
 	}
 elements:
 	if (len(args)-i)%3 != 0 || (nx && xx) {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	n := (len(args) - i) / 3
 	if n == 0 { // only options: ZADD finds no score-member pair
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	scores := make([]float64, n)
@@ -205,7 +205,7 @@ elements:
 }
 
 // GEOPOS key member [member ...]
-func geopos(x *command.Ctx) {
+func geopos(x *cmdtable.Ctx) {
 	eachMemberPos(x, x.W.NullArray, func(lon, lat float64) {
 		x.W.Array(2)
 		x.W.Double(lon)
@@ -214,13 +214,13 @@ func geopos(x *command.Ctx) {
 }
 
 // GEOHASH key member [member ...]
-func geohashCmd(x *command.Ctx) {
+func geohashCmd(x *cmdtable.Ctx) {
 	eachMemberPos(x, x.W.Null, func(lon, lat float64) { x.W.BulkString(geohash.String(lon, lat)) })
 }
 
 // eachMemberPos answers GEOPOS and GEOHASH: an array with, per member
 // argument, found's reply for its position or missing's.
-func eachMemberPos(x *command.Ctx, missing func(), found func(lon, lat float64)) {
+func eachMemberPos(x *cmdtable.Ctx, missing func(), found func(lon, lat float64)) {
 	z, ok := zsetAt(x, x.Args[1], true)
 	if !ok {
 		return
@@ -238,7 +238,7 @@ func eachMemberPos(x *command.Ctx, missing func(), found func(lon, lat float64))
 }
 
 // GEODIST key member1 member2 [M|KM|FT|MI]
-func geodist(x *command.Ctx) {
+func geodist(x *cmdtable.Ctx) {
 	args := x.Args
 	toMeter := 1.0
 	if len(args) == 5 {
@@ -247,7 +247,7 @@ func geodist(x *command.Ctx) {
 			return
 		}
 	} else if len(args) > 5 {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	z, ok := zsetAt(x, args[1], true)
@@ -288,12 +288,12 @@ const (
 	geoSortDesc
 )
 
-func georadius(x *command.Ctx)           { geoSearchGeneric(x, 1, geoRadiusCoords) }
-func georadiusbymember(x *command.Ctx)   { geoSearchGeneric(x, 1, geoRadiusMember) }
-func georadiusRO(x *command.Ctx)         { geoSearchGeneric(x, 1, geoRadiusCoords|geoNoStore) }
-func georadiusbymemberRO(x *command.Ctx) { geoSearchGeneric(x, 1, geoRadiusMember|geoNoStore) }
-func geosearch(x *command.Ctx)           { geoSearchGeneric(x, 1, geoSearch) }
-func geosearchstore(x *command.Ctx)      { geoSearchGeneric(x, 2, geoSearch|geoSearchStore) }
+func georadius(x *cmdtable.Ctx)           { geoSearchGeneric(x, 1, geoRadiusCoords) }
+func georadiusbymember(x *cmdtable.Ctx)   { geoSearchGeneric(x, 1, geoRadiusMember) }
+func georadiusRO(x *cmdtable.Ctx)         { geoSearchGeneric(x, 1, geoRadiusCoords|geoNoStore) }
+func georadiusbymemberRO(x *cmdtable.Ctx) { geoSearchGeneric(x, 1, geoRadiusMember|geoNoStore) }
+func geosearch(x *cmdtable.Ctx)           { geoSearchGeneric(x, 1, geoSearch) }
+func geosearchstore(x *cmdtable.Ctx)      { geoSearchGeneric(x, 2, geoSearch|geoSearchStore) }
 
 // geoQuery is a parsed search.
 type geoQuery struct {
@@ -308,7 +308,7 @@ type geoQuery struct {
 
 // geoSearchGeneric serves every search command (georadiusGeneric): the
 // source sorted set is args[src].
-func geoSearchGeneric(x *command.Ctx, src int, flags geoFlags) {
+func geoSearchGeneric(x *cmdtable.Ctx, src int, flags geoFlags) {
 	z, ok := zsetAt(x, x.Args[src], true)
 	if !ok {
 		return
@@ -366,7 +366,7 @@ func geoSearchGeneric(x *command.Ctx, src int, flags geoFlags) {
 // first error: the centre and radius GEORADIUS and GEORADIUSBYMEMBER take
 // first, then the options left to right (a FROMMEMBER's member is looked
 // up as it comes), then the checks between options.
-func parseGeoQuery(x *command.Ctx, z *zset.ZSet, flags geoFlags) (q geoQuery, ok bool) {
+func parseGeoQuery(x *cmdtable.Ctx, z *zset.ZSet, flags geoFlags) (q geoQuery, ok bool) {
 	args := x.Args
 	shape := &q.shape
 	var base int
@@ -421,9 +421,9 @@ func parseGeoQuery(x *command.Ctx, z *zset.ZSet, flags geoFlags) (q geoQuery, ok
 		case geoIs(a, "desc"):
 			q.sort = geoSortDesc
 		case geoIs(a, "count") && left >= 1:
-			n, isInt := command.ParseInt(rest[i+1])
+			n, isInt := cmdtable.ParseInt(rest[i+1])
 			if !isInt {
-				x.Error(command.ErrNotInt)
+				x.Error(cmdtable.ErrNotInt)
 				return q, false
 			}
 			if n <= 0 {
@@ -470,7 +470,7 @@ func parseGeoQuery(x *command.Ctx, z *zset.ZSet, flags geoFlags) (q geoQuery, ok
 			byBox = true
 			i += 3
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return q, false
 		}
 	}
@@ -496,7 +496,7 @@ func parseGeoQuery(x *command.Ctx, z *zset.ZSet, flags geoFlags) (q geoQuery, ok
 
 // geoReply answers a search's points: members, or [member, distance,
 // hash, [lon, lat]] with the options asked.
-func geoReply(x *command.Ctx, q *geoQuery, points []geohash.Point) {
+func geoReply(x *cmdtable.Ctx, q *geoQuery, points []geohash.Point) {
 	options := 0
 	for _, on := range []bool{q.withDist, q.withHash, q.withCoord} {
 		if on {
@@ -569,7 +569,7 @@ func geoScan(z *zset.ZSet, shape *geohash.Shape, limit int) []geohash.Point {
 // geoStore writes a search's result to dst: the members with their
 // geohash scores, or their distances (in the query's unit) with
 // STOREDIST. No result deletes dst.
-func geoStore(x *command.Ctx, dst []byte, points []geohash.Point, storeDist bool, flags geoFlags) {
+func geoStore(x *cmdtable.Ctx, dst []byte, points []geohash.Point, storeDist bool, flags geoFlags) {
 	if len(points) == 0 {
 		if x.Shard(dst).Delete(dst, x.Now) {
 			x.Touch(dst)
@@ -619,37 +619,37 @@ func georadiusKeys(args [][]byte, dst []int) []int {
 
 func init() {
 	const g = "geo"
-	key1 := func(c *command.Cmd) *command.Cmd { c.First, c.Last, c.Step = 1, 1, 1; return c }
-	w := command.Write | command.DenyOOM | command.SelfTouch
-	ro := command.ReadOnly
+	key1 := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.First, c.Last, c.Step = 1, 1, 1; return c }
+	w := cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch
+	ro := cmdtable.ReadOnly
 	const radiusArgs = "[WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC | DESC]"
-	command.Register(
-		key1(&command.Cmd{Name: "geoadd", Member: 4, Arity: -5, Flags: w, Run: geoadd, Group: g, Since: "3.2.0",
+	cmdtable.Register(
+		key1(&cmdtable.Cmd{Name: "geoadd", Member: 4, Arity: -5, Flags: w, Run: geoadd, Group: g, Since: "3.2.0",
 			Summary: "Adds one or more members to a geospatial index. The key is created if it doesn't exist.",
 			Args:    "key [NX | XX] [CH] longitude latitude member [longitude latitude member ...]"}),
-		key1(&command.Cmd{Name: "geopos", Member: 2, Arity: -2, Flags: ro, Run: geopos, Group: g, Since: "3.2.0",
+		key1(&cmdtable.Cmd{Name: "geopos", Member: 2, Arity: -2, Flags: ro, Run: geopos, Group: g, Since: "3.2.0",
 			Summary: "Returns the longitude and latitude of members from a geospatial index.", Args: "key [member [member ...]]"}),
-		key1(&command.Cmd{Name: "geohash", Member: 2, Arity: -2, Flags: ro, Run: geohashCmd, Group: g, Since: "3.2.0",
+		key1(&cmdtable.Cmd{Name: "geohash", Member: 2, Arity: -2, Flags: ro, Run: geohashCmd, Group: g, Since: "3.2.0",
 			Summary: "Returns members from a geospatial index as geohash strings.", Args: "key [member [member ...]]"}),
-		key1(&command.Cmd{Name: "geodist", Member: 2, Arity: -4, Flags: ro, Run: geodist, Group: g, Since: "3.2.0",
+		key1(&cmdtable.Cmd{Name: "geodist", Member: 2, Arity: -4, Flags: ro, Run: geodist, Group: g, Since: "3.2.0",
 			Summary: "Returns the distance between two members of a geospatial index.", Args: "key member1 member2 [M | KM | FT | MI]"}),
-		&command.Cmd{Name: "georadius", Arity: -6, Flags: w, First: 1, Last: 1, Step: 1, Keys: georadiusKeys, Run: georadius, Group: g, Since: "3.2.0",
+		&cmdtable.Cmd{Name: "georadius", Arity: -6, Flags: w, First: 1, Last: 1, Step: 1, Keys: georadiusKeys, Run: georadius, Group: g, Since: "3.2.0",
 			Summary: "Queries a geospatial index for members within a distance from a coordinate, optionally stores the result.",
 			Args:    "key longitude latitude radius M | KM | FT | MI " + radiusArgs + " [STORE key | STOREDIST key]"},
-		&command.Cmd{Name: "georadiusbymember", Arity: -5, Flags: w, First: 1, Last: 1, Step: 1, Keys: georadiusKeys, Run: georadiusbymember, Group: g, Since: "3.2.0",
+		&cmdtable.Cmd{Name: "georadiusbymember", Arity: -5, Flags: w, First: 1, Last: 1, Step: 1, Keys: georadiusKeys, Run: georadiusbymember, Group: g, Since: "3.2.0",
 			Summary: "Queries a geospatial index for members within a distance from a member, optionally stores the result.",
 			Args:    "key member radius M | KM | FT | MI " + radiusArgs + " [STORE key | STOREDIST key]"},
-		key1(&command.Cmd{Name: "georadius_ro", Arity: -6, Flags: ro, Run: georadiusRO, Group: g, Since: "3.2.10",
+		key1(&cmdtable.Cmd{Name: "georadius_ro", Arity: -6, Flags: ro, Run: georadiusRO, Group: g, Since: "3.2.10",
 			Summary: "Returns members from a geospatial index that are within a distance from a coordinate.",
 			Args:    "key longitude latitude radius M | KM | FT | MI " + radiusArgs}),
-		key1(&command.Cmd{Name: "georadiusbymember_ro", Arity: -5, Flags: ro, Run: georadiusbymemberRO, Group: g, Since: "3.2.10",
+		key1(&cmdtable.Cmd{Name: "georadiusbymember_ro", Arity: -5, Flags: ro, Run: georadiusbymemberRO, Group: g, Since: "3.2.10",
 			Summary: "Returns members from a geospatial index that are within a distance from a member.",
 			Args:    "key member radius M | KM | FT | MI " + radiusArgs}),
-		key1(&command.Cmd{Name: "geosearch", Arity: -7, Flags: ro, Run: geosearch, Group: g, Since: "6.2.0",
+		key1(&cmdtable.Cmd{Name: "geosearch", Arity: -7, Flags: ro, Run: geosearch, Group: g, Since: "6.2.0",
 			Summary: "Queries a geospatial index for members inside an area of a box or a circle.",
 			Args: "key FROMMEMBER member | FROMLONLAT longitude latitude BYRADIUS radius M | KM | FT | MI | BYBOX width height M | KM | FT | MI " +
 				"[ASC | DESC] [COUNT count [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]"}),
-		&command.Cmd{Name: "geosearchstore", Arity: -8, Flags: w, First: 1, Last: 2, Step: 1, Run: geosearchstore, Group: g, Since: "6.2.0",
+		&cmdtable.Cmd{Name: "geosearchstore", Arity: -8, Flags: w, First: 1, Last: 2, Step: 1, Run: geosearchstore, Group: g, Since: "6.2.0",
 			Summary: "Queries a geospatial index for members inside an area of a box or a circle, optionally stores the result.",
 			Args: "destination source FROMMEMBER member | FROMLONLAT longitude latitude BYRADIUS radius M | KM | FT | MI | BYBOX width height M | KM | FT | MI " +
 				"[ASC | DESC] [COUNT count [ANY]] [STOREDIST]"},

@@ -10,7 +10,7 @@ import (
 	"github.com/hotkv/hotkv/internal/ldouble"
 	"github.com/hotkv/hotkv/internal/scan"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
@@ -59,7 +59,7 @@ func (runtimeSource) Uint64() uint64 { return rand.Uint64() }
 // hashOf returns key's hash with its expired fields reclaimed; h is nil when
 // the key does not exist (or just lost its last field). ok is false when the
 // key holds another type: WRONGTYPE has been answered.
-func hashOf(x *command.Ctx, key []byte, read bool) (h *hash.Hash, e *keyspace.Entry, ok bool) {
+func hashOf(x *cmdtable.Ctx, key []byte, read bool) (h *hash.Hash, e *keyspace.Entry, ok bool) {
 	if e, ok = typedEntry(x, key, keyspace.KindHash, read); e == nil {
 		return nil, nil, ok
 	}
@@ -81,7 +81,7 @@ func hashOf(x *command.Ctx, key []byte, read bool) (h *hash.Hash, e *keyspace.En
 
 // createHash stores a new empty hash under key. The caller adds at least one
 // field (or deletes the key again): Redis never keeps an empty hash.
-func createHash(x *command.Ctx, key []byte) (*hash.Hash, *keyspace.Entry) {
+func createHash(x *cmdtable.Ctx, key []byte) (*hash.Hash, *keyspace.Entry) {
 	h := hash.New()
 	e := &keyspace.Entry{Kind: keyspace.KindHash, Obj: h}
 	x.Shard(key).Put(key, e)
@@ -91,7 +91,7 @@ func createHash(x *command.Ctx, key []byte) (*hash.Hash, *keyspace.Entry) {
 // settle deletes key when its hash lost every field, or registers it for
 // active field expiry when a field just got an expiry time. Call it after
 // notifying the command's events: the del event follows them.
-func settle(x *command.Ctx, key []byte, h *hash.Hash, e *keyspace.Entry, gotExpiry bool) {
+func settle(x *cmdtable.Ctx, key []byte, h *hash.Hash, e *keyspace.Entry, gotExpiry bool) {
 	switch {
 	case h.Len() == 0:
 		x.Shard(key).Delete(key, x.Now)
@@ -101,9 +101,9 @@ func settle(x *command.Ctx, key []byte, h *hash.Hash, e *keyspace.Entry, gotExpi
 	}
 }
 
-func hsetGeneric(x *command.Ctx, name string) {
+func hsetGeneric(x *cmdtable.Ctx, name string) {
 	if len(x.Args)%2 == 1 {
-		x.Error(command.WrongArgs(name))
+		x.Error(cmdtable.WrongArgs(name))
 		return
 	}
 	key := x.Args[1]
@@ -130,10 +130,10 @@ func hsetGeneric(x *command.Ctx, name string) {
 	}
 }
 
-func hset(x *command.Ctx)  { hsetGeneric(x, "hset") }
-func hmset(x *command.Ctx) { hsetGeneric(x, "hmset") }
+func hset(x *cmdtable.Ctx)  { hsetGeneric(x, "hset") }
+func hmset(x *cmdtable.Ctx) { hsetGeneric(x, "hmset") }
 
-func hsetnx(x *command.Ctx) {
+func hsetnx(x *cmdtable.Ctx) {
 	key, f := x.Args[1], x.Args[2]
 	h, _, ok := hashOf(x, key, false)
 	if !ok {
@@ -152,7 +152,7 @@ func hsetnx(x *command.Ctx) {
 	x.W.Int(1)
 }
 
-func hget(x *command.Ctx) {
+func hget(x *cmdtable.Ctx) {
 	h, _, ok := hashOf(x, x.Args[1], true)
 	if !ok {
 		return
@@ -168,7 +168,7 @@ func hget(x *command.Ctx) {
 	}
 }
 
-func hmget(x *command.Ctx) {
+func hmget(x *cmdtable.Ctx) {
 	h, _, ok := hashOf(x, x.Args[1], true)
 	if !ok {
 		return
@@ -185,7 +185,7 @@ func hmget(x *command.Ctx) {
 	}
 }
 
-func hdel(x *command.Ctx) {
+func hdel(x *cmdtable.Ctx) {
 	key := x.Args[1]
 	h, e, ok := hashOf(x, key, false)
 	if !ok {
@@ -209,7 +209,7 @@ func hdel(x *command.Ctx) {
 	x.W.Int(int64(n))
 }
 
-func hlen(x *command.Ctx) {
+func hlen(x *cmdtable.Ctx) {
 	h, _, ok := hashOf(x, x.Args[1], true)
 	if !ok {
 		return
@@ -221,7 +221,7 @@ func hlen(x *command.Ctx) {
 	x.W.Int(int64(h.Len()))
 }
 
-func hstrlen(x *command.Ctx) {
+func hstrlen(x *cmdtable.Ctx) {
 	h, _, ok := hashOf(x, x.Args[1], true)
 	if !ok {
 		return
@@ -233,7 +233,7 @@ func hstrlen(x *command.Ctx) {
 	x.W.Int(int64(len(v)))
 }
 
-func hexists(x *command.Ctx) {
+func hexists(x *cmdtable.Ctx) {
 	h, _, ok := hashOf(x, x.Args[1], true)
 	if !ok {
 		return
@@ -245,10 +245,10 @@ func hexists(x *command.Ctx) {
 	}
 }
 
-func hincrby(x *command.Ctx) {
-	incr, ok := command.ParseInt(x.Args[3])
+func hincrby(x *cmdtable.Ctx) {
+	incr, ok := cmdtable.ParseInt(x.Args[3])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	key, f := x.Args[1], x.Args[2]
@@ -259,14 +259,14 @@ func hincrby(x *command.Ctx) {
 	var old int64
 	if h != nil {
 		if v, found := h.Get(f); found {
-			if old, ok = command.ParseInt(v); !ok {
+			if old, ok = cmdtable.ParseInt(v); !ok {
 				x.Error(errHashNotInt)
 				return
 			}
 		}
 	}
 	if incr < 0 && old < 0 && incr < math.MinInt64-old || incr > 0 && old > 0 && incr > math.MaxInt64-old {
-		x.Error(command.ErrOverflow)
+		x.Error(cmdtable.ErrOverflow)
 		return
 	}
 	if h == nil {
@@ -279,10 +279,10 @@ func hincrby(x *command.Ctx) {
 	x.W.Int(old + incr)
 }
 
-func hincrbyfloat(x *command.Ctx) {
+func hincrbyfloat(x *cmdtable.Ctx) {
 	incr, ok := ldouble.Parse(x.Args[3])
 	if !ok {
-		x.Error(command.ErrNotFloat)
+		x.Error(cmdtable.ErrNotFloat)
 		return
 	}
 	if incr.IsInf() {
@@ -322,7 +322,7 @@ func hincrbyfloat(x *command.Ctx) {
 }
 
 // hgetallGeneric answers HGETALL (a map), HKEYS and HVALS (arrays).
-func hgetallGeneric(x *command.Ctx, keys, vals bool) {
+func hgetallGeneric(x *cmdtable.Ctx, keys, vals bool) {
 	h, _, ok := hashOf(x, x.Args[1], true)
 	if !ok {
 		return
@@ -350,11 +350,11 @@ func hgetallGeneric(x *command.Ctx, keys, vals bool) {
 	})
 }
 
-func hgetall(x *command.Ctx) { hgetallGeneric(x, true, true) }
-func hkeys(x *command.Ctx)   { hgetallGeneric(x, true, false) }
-func hvals(x *command.Ctx)   { hgetallGeneric(x, false, true) }
+func hgetall(x *cmdtable.Ctx) { hgetallGeneric(x, true, true) }
+func hkeys(x *cmdtable.Ctx)   { hgetallGeneric(x, true, false) }
+func hvals(x *cmdtable.Ctx)   { hgetallGeneric(x, false, true) }
 
-func hrandfield(x *command.Ctx) {
+func hrandfield(x *cmdtable.Ctx) {
 	args := x.Args
 	if len(args) == 2 {
 		h, _, ok := hashOf(x, args[1], true)
@@ -373,8 +373,8 @@ func hrandfield(x *command.Ctx) {
 		return
 	}
 	withValues := len(args) == 4
-	if len(args) > 4 || withValues && !command.Is(args[3], "withvalues") {
-		x.Error(command.ErrSyntax)
+	if len(args) > 4 || withValues && !cmdtable.Is(args[3], "withvalues") {
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	if withValues && (l < -math.MaxInt64/2 || l > math.MaxInt64/2) {
@@ -418,7 +418,7 @@ func hrandfield(x *command.Ctx) {
 	})
 }
 
-func hscan(x *command.Ctx) {
+func hscan(x *cmdtable.Ctx) {
 	args := x.Args
 	cursor, ok := scan.ParseCursor(args[2])
 	if !ok {
@@ -460,13 +460,13 @@ func hscan(x *command.Ctx) {
 // fieldsArg parses "FIELDS numfields field..." at args[pos], which must run
 // to the end of the arguments; countErr is the command's message for a bad
 // count.
-func fieldsArg(x *command.Ctx, pos int, countErr string) ([][]byte, bool) {
+func fieldsArg(x *cmdtable.Ctx, pos int, countErr string) ([][]byte, bool) {
 	args := x.Args
-	if !command.Is(args[pos], "fields") {
+	if !cmdtable.Is(args[pos], "fields") {
 		x.Error(errFieldsMissing)
 		return nil, false
 	}
-	n, ok := command.ParseInt(args[pos+1])
+	n, ok := cmdtable.ParseInt(args[pos+1])
 	if !ok || n < 1 {
 		x.Error(countErr)
 		return nil, false
@@ -480,10 +480,10 @@ func fieldsArg(x *command.Ctx, pos int, countErr string) ([][]byte, bool) {
 
 // fieldExpireArg parses a field expiry argument: seconds or milliseconds,
 // relative to base (now) or absolute (base 0). It returns unix ms.
-func fieldExpireArg(x *command.Ctx, arg []byte, seconds bool, base int64) (int64, bool) {
-	v, ok := command.ParseInt(arg)
+func fieldExpireArg(x *cmdtable.Ctx, arg []byte, seconds bool, base int64) (int64, bool) {
+	v, ok := cmdtable.ParseInt(arg)
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return 0, false
 	}
 	if v < 0 {
@@ -518,7 +518,7 @@ const (
 // not in the future, and returns HEXPIRE's reply code (the hash is
 // x.Args[1]'s, as in every command calling this); cond is "", "nx",
 // "xx", "gt" or "lt".
-func expireField(x *command.Ctx, h *hash.Hash, f []byte, at int64, cond string) int64 {
+func expireField(x *cmdtable.Ctx, h *hash.Hash, f []byte, at int64, cond string) int64 {
 	if !h.Exists(f) {
 		return fieldMissing
 	}
@@ -540,7 +540,7 @@ func expireField(x *command.Ctx, h *hash.Hash, f []byte, at int64, cond string) 
 }
 
 // hexpireGeneric is HEXPIRE, HPEXPIRE, HEXPIREAT and HPEXPIREAT.
-func hexpireGeneric(x *command.Ctx, seconds, relative bool) {
+func hexpireGeneric(x *cmdtable.Ctx, seconds, relative bool) {
 	key := x.Args[1]
 	h, e, ok := hashOf(x, key, false)
 	if !ok {
@@ -556,7 +556,7 @@ func hexpireGeneric(x *command.Ctx, seconds, relative bool) {
 	}
 	pos, cond := 3, ""
 	for _, c := range []string{"nx", "xx", "gt", "lt"} {
-		if command.Is(x.Args[3], c) {
+		if cmdtable.Is(x.Args[3], c) {
 			pos, cond = 4, c
 			break
 		}
@@ -587,7 +587,7 @@ func hexpireGeneric(x *command.Ctx, seconds, relative bool) {
 // notifyFieldExpiry publishes what setting field expiry times did: hexpire
 // for fields given a time, hdel for fields deleted by a time in the past;
 // either touches the key.
-func notifyFieldExpiry(x *command.Ctx, key []byte, set, deleted bool) {
+func notifyFieldExpiry(x *cmdtable.Ctx, key []byte, set, deleted bool) {
 	if set {
 		x.Notify(notify.Hash, "hexpire", key)
 	}
@@ -599,14 +599,14 @@ func notifyFieldExpiry(x *command.Ctx, key []byte, set, deleted bool) {
 	}
 }
 
-func hexpire(x *command.Ctx)    { hexpireGeneric(x, true, true) }
-func hpexpire(x *command.Ctx)   { hexpireGeneric(x, false, true) }
-func hexpireat(x *command.Ctx)  { hexpireGeneric(x, true, false) }
-func hpexpireat(x *command.Ctx) { hexpireGeneric(x, false, false) }
+func hexpire(x *cmdtable.Ctx)    { hexpireGeneric(x, true, true) }
+func hpexpire(x *cmdtable.Ctx)   { hexpireGeneric(x, false, true) }
+func hexpireat(x *cmdtable.Ctx)  { hexpireGeneric(x, true, false) }
+func hpexpireat(x *cmdtable.Ctx) { hexpireGeneric(x, false, false) }
 
 // httlGeneric is HTTL, HPTTL, HEXPIRETIME and HPEXPIRETIME: the remaining
 // time (relative) or the expiry time, in seconds (rounded up) or ms.
-func httlGeneric(x *command.Ctx, seconds, relative bool) {
+func httlGeneric(x *cmdtable.Ctx, seconds, relative bool) {
 	h, _, ok := hashOf(x, x.Args[1], true)
 	if !ok {
 		return
@@ -634,12 +634,12 @@ func httlGeneric(x *command.Ctx, seconds, relative bool) {
 	}
 }
 
-func httl(x *command.Ctx)         { httlGeneric(x, true, true) }
-func hpttl(x *command.Ctx)        { httlGeneric(x, false, true) }
-func hexpiretime(x *command.Ctx)  { httlGeneric(x, true, false) }
-func hpexpiretime(x *command.Ctx) { httlGeneric(x, false, false) }
+func httl(x *cmdtable.Ctx)         { httlGeneric(x, true, true) }
+func hpttl(x *cmdtable.Ctx)        { httlGeneric(x, false, true) }
+func hexpiretime(x *cmdtable.Ctx)  { httlGeneric(x, true, false) }
+func hpexpiretime(x *cmdtable.Ctx) { httlGeneric(x, false, false) }
 
-func hpersist(x *command.Ctx) {
+func hpersist(x *cmdtable.Ctx) {
 	h, _, ok := hashOf(x, x.Args[1], false)
 	if !ok {
 		return
@@ -667,7 +667,7 @@ func hpersist(x *command.Ctx) {
 	}
 }
 
-func hgetdel(x *command.Ctx) {
+func hgetdel(x *cmdtable.Ctx) {
 	key := x.Args[1]
 	h, e, ok := hashOf(x, key, false)
 	if !ok {
@@ -699,7 +699,7 @@ func hgetdel(x *command.Ctx) {
 }
 
 // hgetex is HGETEX key [EX s | PX ms | EXAT ts | PXAT ms-ts | PERSIST] FIELDS n field...
-func hgetex(x *command.Ctx) {
+func hgetex(x *cmdtable.Ctx) {
 	args := x.Args
 	key := args[1]
 	h, e, ok := hashOf(x, key, false)
@@ -709,7 +709,7 @@ func hgetex(x *command.Ctx) {
 	var at int64
 	opt, pos := "", 2 // pos: where FIELDS must be
 	for _, o := range []string{"ex", "px", "exat", "pxat", "persist"} {
-		if command.Is(args[2], o) {
+		if cmdtable.Is(args[2], o) {
 			opt = o
 			break
 		}
@@ -729,7 +729,7 @@ func hgetex(x *command.Ctx) {
 		pos = 4
 	}
 	if pos+1 >= len(args) {
-		x.Error(command.WrongArgs("hgetex"))
+		x.Error(cmdtable.WrongArgs("hgetex"))
 		return
 	}
 	fields, ok := fieldsArg(x, pos, errNumFields)
@@ -773,7 +773,7 @@ func hgetex(x *command.Ctx) {
 }
 
 // hsetex is HSETEX key [FNX | FXX] [EX s | PX ms | EXAT ts | PXAT ms-ts | KEEPTTL] FIELDS n field value...
-func hsetex(x *command.Ctx) {
+func hsetex(x *cmdtable.Ctx) {
 	args := x.Args
 	const errOneExpiry = "ERR Only one of EX, PX, EXAT, PXAT or KEEPTTL arguments can be specified"
 	var at int64
@@ -782,34 +782,34 @@ func hsetex(x *command.Ctx) {
 	for i := 2; i < len(args) && first == 0; i++ {
 		a := args[i]
 		switch {
-		case command.Is(a, "fields"):
+		case cmdtable.Is(a, "fields"):
 			if i >= len(args)-3 {
-				x.Error(command.WrongArgs("hsetex"))
+				x.Error(cmdtable.WrongArgs("hsetex"))
 				return
 			}
-			n, ok := command.ParseInt(args[i+1])
+			n, ok := cmdtable.ParseInt(args[i+1])
 			if !ok || n < 1 || n > math.MaxInt32 {
 				x.Error("ERR invalid number of fields")
 				return
 			}
 			if rest := len(args) - i - 2; rest%2 != 0 || n != int64(rest/2) {
-				x.Error(command.WrongArgs("hsetex"))
+				x.Error(cmdtable.WrongArgs("hsetex"))
 				return
 			}
 			first = i + 2
-		case command.Is(a, "fnx") || command.Is(a, "fxx"):
+		case cmdtable.Is(a, "fnx") || cmdtable.Is(a, "fxx"):
 			if cond != "" {
 				x.Error("ERR Only one of FXX or FNX arguments can be specified")
 				return
 			}
 			cond = strings.ToLower(string(a))
-		case command.Is(a, "keepttl"):
+		case cmdtable.Is(a, "keepttl"):
 			if expiry != "" {
 				x.Error(errOneExpiry)
 				return
 			}
 			expiry = "keepttl"
-		case command.Is(a, "ex") || command.Is(a, "px") || command.Is(a, "exat") || command.Is(a, "pxat"):
+		case cmdtable.Is(a, "ex") || cmdtable.Is(a, "px") || cmdtable.Is(a, "exat") || cmdtable.Is(a, "pxat"):
 			if expiry != "" {
 				x.Error(errOneExpiry)
 				return
@@ -882,14 +882,14 @@ func hsetex(x *command.Ctx) {
 
 func init() {
 	const g = "hash"
-	w, r, f, d := command.Write|command.SelfTouch, command.ReadOnly, command.Fast, command.DenyOOM
-	cmd := func(name string, arity int, flags command.Flags, run func(*command.Ctx), since, summary, args string) *command.Cmd {
-		return &command.Cmd{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1, Run: run,
+	w, r, f, d := cmdtable.Write|cmdtable.SelfTouch, cmdtable.ReadOnly, cmdtable.Fast, cmdtable.DenyOOM
+	cmd := func(name string, arity int, flags cmdtable.Flags, run func(*cmdtable.Ctx), since, summary, args string) *cmdtable.Cmd {
+		return &cmdtable.Cmd{Name: name, Arity: arity, Flags: flags, First: 1, Last: 1, Step: 1, Run: run,
 			Group: g, Since: since, Summary: summary, Args: args}
 	}
-	field := func(c *command.Cmd) *command.Cmd { c.Member = 2; return c } // its first field follows the key
+	field := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.Member = 2; return c } // its first field follows the key
 	const fields = "FIELDS numfields field [field ...]"
-	command.Register(
+	cmdtable.Register(
 		field(cmd("hset", -4, w|d|f, hset, "2.0.0", "Creates or modifies the value of a field in a hash.", "key field value [field value ...]")),
 		field(cmd("hmset", -4, w|d|f, hmset, "2.0.0", "Sets the values of multiple fields.", "key field value [field value ...]")),
 		field(cmd("hsetnx", 4, w|d|f, hsetnx, "2.0.0", "Sets the value of a field in a hash only when the field doesn't exist.", "key field value")),

@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
 // benchCtx is a handler context over a fresh keyspace, as the dispatcher
 // would pass it (locking is irrelevant to a single goroutine).
-func benchCtx() *command.Ctx {
+func benchCtx() *cmdtable.Ctx {
 	ks := keyspace.New(1)
-	return &command.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 2}}
+	return &cmdtable.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 2}}
 }
 
-func run(x *command.Ctx, fn func(*command.Ctx), args ...[]byte) {
+func run(x *cmdtable.Ctx, fn func(*cmdtable.Ctx), args ...[]byte) {
 	x.Args = args
 	x.W.B = x.W.B[:0]
 	fn(x)
@@ -48,7 +48,7 @@ func BenchmarkHashCommands(b *testing.B) {
 		}
 		for _, c := range []struct {
 			name string
-			fn   func(*command.Ctx)
+			fn   func(*cmdtable.Ctx)
 			args [][][]byte
 		}{
 			{"HGET", hget, argsFor(fields, "hget", "h")},

@@ -1,7 +1,7 @@
 package commands
 
 import (
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/value/hll"
@@ -18,7 +18,7 @@ const errNotHLL = "WRONGTYPE Key is not a valid HyperLogLog string value."
 // hllValue returns key's entry if it is an HLL (nil if missing); ok is false
 // after an error reply. read looks it up as a read (PFCOUNT, PFMERGE's
 // sources), counting a hit or miss.
-func hllValue(x *command.Ctx, key []byte, read bool) (*keyspace.Entry, bool) {
+func hllValue(x *cmdtable.Ctx, key []byte, read bool) (*keyspace.Entry, bool) {
 	var e *keyspace.Entry
 	if read {
 		e = x.LookupRead(key)
@@ -29,7 +29,7 @@ func hllValue(x *command.Ctx, key []byte, read bool) (*keyspace.Entry, bool) {
 		return nil, true
 	}
 	if e.Kind != keyspace.KindString {
-		x.Error(command.ErrWrongType)
+		x.Error(cmdtable.ErrWrongType)
 		return nil, false
 	}
 	if !hll.Valid(e.Bytes()) {
@@ -39,7 +39,7 @@ func hllValue(x *command.Ctx, key []byte, read bool) (*keyspace.Entry, bool) {
 	return e, true
 }
 
-func pfadd(x *command.Ctx) {
+func pfadd(x *cmdtable.Ctx) {
 	key := x.Args[1]
 	e, ok := hllValue(x, key, false)
 	if !ok {
@@ -71,7 +71,7 @@ func pfadd(x *command.Ctx) {
 	x.W.Int(0)
 }
 
-func pfcount(x *command.Ctx) {
+func pfcount(x *cmdtable.Ctx) {
 	if len(x.Args) == 2 {
 		e, ok := hllValue(x, x.Args[1], true)
 		if !ok {
@@ -109,7 +109,7 @@ func pfcount(x *command.Ctx) {
 	x.W.Int(int64(hll.CountRegisters(&regs)))
 }
 
-func pfmerge(x *command.Ctx) {
+func pfmerge(x *cmdtable.Ctx) {
 	var regs [hll.Registers]uint8
 	dense := false
 	for _, k := range x.Args[1:] {
@@ -147,12 +147,12 @@ func pfmerge(x *command.Ctx) {
 // pfdebug is Redis's PFDEBUG: GETREG (registers, converting to dense),
 // DECODE (a sparse value's opcodes), ENCODING, TODENSE. Like Redis it finds
 // the key before it looks at the subcommand.
-func pfdebug(x *command.Ctx) {
+func pfdebug(x *cmdtable.Ctx) {
 	sub := x.Args[1]
-	if command.Is(sub, "simd") {
+	if cmdtable.Is(sub, "simd") {
 		// HotKV's register loops are plain Go: there is no SIMD path to
 		// switch.
-		if !command.Is(x.Args[2], "on") && !command.Is(x.Args[2], "off") {
+		if !cmdtable.Is(x.Args[2], "on") && !cmdtable.Is(x.Args[2], "off") {
 			x.Error("ERR Argument must be ON or OFF")
 		} else {
 			x.W.Simple("disabled")
@@ -169,13 +169,13 @@ func pfdebug(x *command.Ctx) {
 		x.Error("ERR The specified key does not exist")
 		return
 	}
-	if !command.Is(sub, "getreg") && !command.Is(sub, "decode") && !command.Is(sub, "encoding") && !command.Is(sub, "todense") {
+	if !cmdtable.Is(sub, "getreg") && !cmdtable.Is(sub, "decode") && !cmdtable.Is(sub, "encoding") && !cmdtable.Is(sub, "todense") {
 		x.Error("ERR Unknown PFDEBUG subcommand '" + string(sub) + "'")
 		return
 	}
 	b := e.Bytes()
 	switch {
-	case command.Is(sub, "decode"):
+	case cmdtable.Is(sub, "decode"):
 		x.NoEffects()
 		if hll.IsDense(b) {
 			x.Error("ERR HLL encoding is not sparse")
@@ -183,7 +183,7 @@ func pfdebug(x *command.Ctx) {
 		}
 		x.W.BulkString(hll.Decode(b))
 		return
-	case command.Is(sub, "encoding"):
+	case cmdtable.Is(sub, "encoding"):
 		x.NoEffects()
 		if hll.IsDense(b) {
 			x.W.Simple("dense")
@@ -206,7 +206,7 @@ func pfdebug(x *command.Ctx) {
 	} else {
 		x.NoEffects()
 	}
-	if command.Is(sub, "todense") {
+	if cmdtable.Is(sub, "todense") {
 		if converted {
 			x.W.Int(1)
 		} else {
@@ -220,7 +220,7 @@ func pfdebug(x *command.Ctx) {
 	}
 }
 
-func pfselftest(x *command.Ctx) {
+func pfselftest(x *cmdtable.Ctx) {
 	if err := hll.SelfTest(); err != nil {
 		x.Error(err.Error())
 		return
@@ -230,16 +230,16 @@ func pfselftest(x *command.Ctx) {
 
 func init() {
 	const g = "hyperloglog"
-	command.Register(
-		&command.Cmd{Name: "pfadd", Arity: -2, Flags: command.Write | command.DenyOOM | command.Fast | command.SelfTouch, First: 1, Last: 1, Step: 1, Run: pfadd, Group: g, Since: "2.8.9",
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "pfadd", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.Fast | cmdtable.SelfTouch, First: 1, Last: 1, Step: 1, Run: pfadd, Group: g, Since: "2.8.9",
 			Summary: "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.", Args: "key [element [element ...]]"},
-		&command.Cmd{Name: "pfcount", Arity: -2, Flags: command.ReadOnly, First: 1, Last: -1, Step: 1, Run: pfcount, Group: g, Since: "2.8.9",
+		&cmdtable.Cmd{Name: "pfcount", Arity: -2, Flags: cmdtable.ReadOnly, First: 1, Last: -1, Step: 1, Run: pfcount, Group: g, Since: "2.8.9",
 			Summary: "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).", Args: "key [key ...]"},
-		&command.Cmd{Name: "pfmerge", Arity: -2, Flags: command.Write | command.DenyOOM | command.SelfTouch, First: 1, Last: -1, Step: 1, Run: pfmerge, Group: g, Since: "2.8.9",
+		&cmdtable.Cmd{Name: "pfmerge", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, First: 1, Last: -1, Step: 1, Run: pfmerge, Group: g, Since: "2.8.9",
 			Summary: "Merges one or more HyperLogLog values into a single key.", Args: "destkey [sourcekey [sourcekey ...]]"},
-		&command.Cmd{Name: "pfdebug", Arity: 3, Flags: command.Write | command.DenyOOM | command.Admin | command.SelfTouch, First: 2, Last: 2, Step: 1, Run: pfdebug, Group: g, Since: "2.8.9",
+		&cmdtable.Cmd{Name: "pfdebug", Arity: 3, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.Admin | cmdtable.SelfTouch, First: 2, Last: 2, Step: 1, Run: pfdebug, Group: g, Since: "2.8.9",
 			Summary: "Internal commands for debugging HyperLogLog values.", Args: "subcommand key"},
-		&command.Cmd{Name: "pfselftest", Arity: 1, Flags: command.Admin, Run: pfselftest, Group: g, Since: "2.8.9",
+		&cmdtable.Cmd{Name: "pfselftest", Arity: 1, Flags: cmdtable.Admin, Run: pfselftest, Group: g, Since: "2.8.9",
 			Summary: "An internal command for testing HyperLogLog values."},
 	)
 }

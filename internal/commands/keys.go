@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
@@ -33,7 +33,7 @@ const (
 // peekRead looks key up as Redis's read commands that do not count as an
 // access do (TYPE, TTL, EXISTS, OBJECT): no LRU update, but a keyspace hit or
 // miss, and an expired key is deleted.
-func peekRead(x *command.Ctx, key []byte) *keyspace.Entry {
+func peekRead(x *cmdtable.Ctx, key []byte) *keyspace.Entry {
 	e := peekQuiet(x, key)
 	if e == nil {
 		x.Notify(notify.KeyMiss, "keymiss", key)
@@ -42,7 +42,7 @@ func peekRead(x *command.Ctx, key []byte) *keyspace.Entry {
 }
 
 // peekQuiet is peekRead without the keymiss event (OBJECT's lookup).
-func peekQuiet(x *command.Ctx, key []byte) *keyspace.Entry {
+func peekQuiet(x *cmdtable.Ctx, key []byte) *keyspace.Entry {
 	e := x.Shard(key).Peek(key, x.Now)
 	if e != nil {
 		x.Hits++
@@ -54,15 +54,15 @@ func peekQuiet(x *command.Ctx, key []byte) *keyspace.Entry {
 
 // intArg parses a database index as Redis's getIntFromObjectOrReply does; msg
 // replaces both of its errors when not empty (SWAPDB).
-func intArg(x *command.Ctx, b []byte, msg string) (int, bool) {
-	n, ok := command.ParseInt(b)
+func intArg(x *cmdtable.Ctx, b []byte, msg string) (int, bool) {
+	n, ok := cmdtable.ParseInt(b)
 	switch {
 	case ok && n >= math.MinInt32 && n <= math.MaxInt32:
 		return int(n), true
 	case msg != "":
 		x.Error(msg)
 	case !ok:
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 	default:
 		x.Error(errIntRange)
 	}
@@ -70,20 +70,20 @@ func intArg(x *command.Ctx, b []byte, msg string) (int, bool) {
 }
 
 // dbArg is intArg for a database that must exist.
-func dbArg(x *command.Ctx, b []byte) (int, bool) {
+func dbArg(x *cmdtable.Ctx, b []byte) (int, bool) {
 	n, ok := intArg(x, b, "")
 	if ok && (n < 0 || n >= len(x.KS.DBs)) {
-		x.Error(command.ErrDBIndex)
+		x.Error(cmdtable.ErrDBIndex)
 		return 0, false
 	}
 	return n, ok
 }
 
-func del(x *command.Ctx)    { deleteKeys(x, x.KS.Lazy != nil && x.KS.Lazy.UserDel.Load()) }
-func unlink(x *command.Ctx) { deleteKeys(x, true) }
+func del(x *cmdtable.Ctx)    { deleteKeys(x, x.KS.Lazy != nil && x.KS.Lazy.UserDel.Load()) }
+func unlink(x *cmdtable.Ctx) { deleteKeys(x, true) }
 
 // deleteKeys is DEL and UNLINK; lazy: the values count as freed lazily.
-func deleteKeys(x *command.Ctx, lazy bool) {
+func deleteKeys(x *cmdtable.Ctx, lazy bool) {
 	n := 0
 	f := freeing{lazy: lazy}
 	for _, k := range x.Args[1:] {
@@ -97,7 +97,7 @@ func deleteKeys(x *command.Ctx, lazy bool) {
 	x.W.Int(int64(n))
 }
 
-func exists(x *command.Ctx) {
+func exists(x *cmdtable.Ctx) {
 	n := 0
 	for _, k := range x.Args[1:] {
 		if peekRead(x, k) != nil {
@@ -107,7 +107,7 @@ func exists(x *command.Ctx) {
 	x.W.Int(int64(n))
 }
 
-func touch(x *command.Ctx) {
+func touch(x *cmdtable.Ctx) {
 	n := 0
 	for _, k := range x.Args[1:] {
 		if x.LookupRead(k) != nil {
@@ -117,7 +117,7 @@ func touch(x *command.Ctx) {
 	x.W.Int(int64(n))
 }
 
-func typeCmd(x *command.Ctx) {
+func typeCmd(x *cmdtable.Ctx) {
 	if e := peekRead(x, x.Args[1]); e != nil {
 		x.W.Simple(e.Kind.String())
 	} else {
@@ -125,13 +125,13 @@ func typeCmd(x *command.Ctx) {
 	}
 }
 
-func rename(x *command.Ctx, nx bool) {
+func rename(x *cmdtable.Ctx, nx bool) {
 	src, dst := x.Args[1], x.Args[2]
 	ss := x.Shard(src)
 	e := ss.Lookup(src, x.Now)
 	switch {
 	case e == nil:
-		x.Error(command.ErrNoSuchKey)
+		x.Error(cmdtable.ErrNoSuchKey)
 		return
 	case bytes.Equal(src, dst):
 		if nx {
@@ -161,15 +161,15 @@ func rename(x *command.Ctx, nx bool) {
 	}
 }
 
-func copyCmd(x *command.Ctx) {
+func copyCmd(x *cmdtable.Ctx) {
 	src, dst := x.Args[1], x.Args[2]
 	to, toID := x.DB, x.DBID
 	replace := false
 	for i := 3; i < len(x.Args); i++ {
 		switch a := x.Args[i]; {
-		case command.Is(a, "replace"):
+		case cmdtable.Is(a, "replace"):
 			replace = true
-		case command.Is(a, "db") && i+1 < len(x.Args):
+		case cmdtable.Is(a, "db") && i+1 < len(x.Args):
 			n, ok := dbArg(x, x.Args[i+1])
 			if !ok {
 				return
@@ -177,7 +177,7 @@ func copyCmd(x *command.Ctx) {
 			to, toID = x.KS.DBs[n], n
 			i++
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
@@ -216,9 +216,9 @@ func copyOtherDB(args [][]byte, db int) int {
 	other := db
 	for i := 3; i < len(args); i++ {
 		switch {
-		case command.Is(args[i], "replace"):
-		case command.Is(args[i], "db") && i+1 < len(args):
-			n, ok := command.ParseInt(args[i+1])
+		case cmdtable.Is(args[i], "replace"):
+		case cmdtable.Is(args[i], "db") && i+1 < len(args):
+			n, ok := cmdtable.ParseInt(args[i+1])
 			if !ok || n < 0 || n > math.MaxInt32 {
 				return -1
 			}
@@ -233,7 +233,7 @@ func copyOtherDB(args [][]byte, db int) int {
 
 // moveOtherDB is the database MOVE writes besides the selected one.
 func moveOtherDB(args [][]byte, db int) int {
-	n, ok := command.ParseInt(args[2])
+	n, ok := cmdtable.ParseInt(args[2])
 	if !ok || n < 0 || n > math.MaxInt32 {
 		return -1
 	}
@@ -247,7 +247,7 @@ func otherDB(n, db int) int {
 	return n
 }
 
-func move(x *command.Ctx) {
+func move(x *cmdtable.Ctx) {
 	n, ok := dbArg(x, x.Args[2])
 	if !ok {
 		return
@@ -276,7 +276,7 @@ func move(x *command.Ctx) {
 	x.W.Int(1)
 }
 
-func swapdb(x *command.Ctx) {
+func swapdb(x *cmdtable.Ctx) {
 	a, ok := intArg(x, x.Args[1], "ERR invalid first DB index")
 	if !ok {
 		return
@@ -286,7 +286,7 @@ func swapdb(x *command.Ctx) {
 		return
 	}
 	if a < 0 || a >= len(x.KS.DBs) || b < 0 || b >= len(x.KS.DBs) {
-		x.Error(command.ErrDBIndex)
+		x.Error(cmdtable.ErrDBIndex)
 		return
 	}
 	if a != b {
@@ -298,16 +298,16 @@ func swapdb(x *command.Ctx) {
 // flushArgs parses FLUSHDB/FLUSHALL's optional ASYNC or SYNC, and reports
 // whether the flush is asynchronous (ASYNC, or neither with
 // lazyfree-lazy-user-flush).
-func flushArgs(x *command.Ctx) (async, ok bool) {
+func flushArgs(x *cmdtable.Ctx) (async, ok bool) {
 	switch {
 	case len(x.Args) == 1:
 		return x.KS.Lazy != nil && x.KS.Lazy.UserFlush.Load(), true
-	case len(x.Args) == 2 && command.Is(x.Args[1], "async"):
+	case len(x.Args) == 2 && cmdtable.Is(x.Args[1], "async"):
 		return true, true
-	case len(x.Args) == 2 && command.Is(x.Args[1], "sync"):
+	case len(x.Args) == 2 && cmdtable.Is(x.Args[1], "sync"):
 		return false, true
 	}
-	x.Error(command.ErrSyntax)
+	x.Error(cmdtable.ErrSyntax)
 	return false, false
 }
 
@@ -317,7 +317,7 @@ func flushArgs(x *command.Ctx) (async, ok bool) {
 // MULTI, a script or a master's stream) counts them too, and replies once
 // they are reclaimed; otherwise they are freed as the command runs,
 // uncounted.
-func flushed(x *command.Ctx, keys int, bytes int64, async bool) {
+func flushed(x *cmdtable.Ctx, keys int, bytes int64, async bool) {
 	n := int64(keys)
 	switch {
 	case async:
@@ -335,7 +335,7 @@ func flushed(x *command.Ctx, keys int, bytes int64, async bool) {
 	x.W.OK()
 }
 
-func flushdb(x *command.Ctx) {
+func flushdb(x *cmdtable.Ctx) {
 	if async, ok := flushArgs(x); ok {
 		keys, bytes := x.DB.Size(), DBBytes(x.DB, x.Now)
 		x.DB.Flush()
@@ -343,7 +343,7 @@ func flushdb(x *command.Ctx) {
 	}
 }
 
-func flushall(x *command.Ctx) {
+func flushall(x *cmdtable.Ctx) {
 	if async, ok := flushArgs(x); ok {
 		keys, bytes := 0, int64(0)
 		for _, db := range x.KS.DBs {
@@ -355,7 +355,7 @@ func flushall(x *command.Ctx) {
 	}
 }
 
-func keys(x *command.Ctx) {
+func keys(x *cmdtable.Ctx) {
 	pat := x.Args[1]
 	all := len(pat) == 1 && pat[0] == '*'
 	var out []string
@@ -373,7 +373,7 @@ func keys(x *command.Ctx) {
 	}
 }
 
-func randomkey(x *command.Ctx) {
+func randomkey(x *cmdtable.Ctx) {
 	if k, ok := x.DB.RandomKey(x.Now); ok {
 		x.W.BulkString(k)
 	} else {
@@ -405,7 +405,7 @@ var (
 	_ [1<<shardBits - keyspace.ShardCount]struct{}
 )
 
-func scanCmd(x *command.Ctx) {
+func scanCmd(x *cmdtable.Ctx) {
 	cursor, ok := scan.ParseCursor(x.Args[1])
 	if !ok {
 		x.Error("ERR invalid cursor")
@@ -461,7 +461,7 @@ func scanCmd(x *command.Ctx) {
 // scanFilter appends to out the keys of items that pass MATCH and TYPE, in
 // Redis's order: the pattern first; then the type, looked up as a read (a hit
 // or a miss, deleting an expired key); then expiry, deleting expired keys.
-func scanFilter(x *command.Ctx, s *keyspace.Shard, items []scan.Item[*keyspace.Entry], pat, typ []byte, out []string) []string {
+func scanFilter(x *cmdtable.Ctx, s *keyspace.Shard, items []scan.Item[*keyspace.Entry], pat, typ []byte, out []string) []string {
 	for _, it := range items {
 		if pat != nil && !glob.Match(pat, []byte(it.Key), false) {
 			continue
@@ -485,7 +485,7 @@ func scanFilter(x *command.Ctx, s *keyspace.Shard, items []scan.Item[*keyspace.E
 }
 
 // objectEntry looks up OBJECT's key, answering null when it is missing.
-func objectEntry(x *command.Ctx) *keyspace.Entry {
+func objectEntry(x *cmdtable.Ctx) *keyspace.Entry {
 	e := peekQuiet(x, x.Args[2])
 	if e == nil {
 		x.W.Null()
@@ -493,14 +493,14 @@ func objectEntry(x *command.Ctx) *keyspace.Entry {
 	return e
 }
 
-func objectEncoding(x *command.Ctx) {
+func objectEncoding(x *cmdtable.Ctx) {
 	if e := objectEntry(x); e != nil {
 		x.W.BulkString(e.Encoding())
 	}
 }
 
 // Redis shares the objects of small integers, whose refcount is INT_MAX.
-func objectRefcount(x *command.Ctx) {
+func objectRefcount(x *cmdtable.Ctx) {
 	if e := objectEntry(x); e != nil {
 		if e.SharedInt() {
 			x.W.Int(math.MaxInt32)
@@ -510,7 +510,7 @@ func objectRefcount(x *command.Ctx) {
 	}
 }
 
-func objectIdletime(x *command.Ctx) {
+func objectIdletime(x *cmdtable.Ctx) {
 	if e := objectEntry(x); e != nil {
 		if keyspace.LFU() {
 			x.Error(errLFU)
@@ -524,7 +524,7 @@ func objectIdletime(x *command.Ctx) {
 
 // objectFreq is the key's logarithmic access counter, kept only under an LFU
 // maxmemory policy.
-func objectFreq(x *command.Ctx) {
+func objectFreq(x *cmdtable.Ctx) {
 	if e := objectEntry(x); e != nil {
 		if !keyspace.LFU() {
 			x.Error(errNoLFU)
@@ -551,17 +551,17 @@ var objectHelp = []string{
 
 // expireGeneric is EXPIRE, PEXPIRE, EXPIREAT and PEXPIREAT: base is 0 for an
 // absolute time, now for a relative one; sec when the time is in seconds.
-func expireGeneric(x *command.Ctx, name string, base int64, sec bool) {
+func expireGeneric(x *cmdtable.Ctx, name string, base int64, sec bool) {
 	var nx, xx, gt, lt bool
 	for _, a := range x.Args[3:] { // options are checked before the time, as Redis does
 		switch {
-		case command.Is(a, "nx"):
+		case cmdtable.Is(a, "nx"):
 			nx = true
-		case command.Is(a, "xx"):
+		case cmdtable.Is(a, "xx"):
 			xx = true
-		case command.Is(a, "gt"):
+		case cmdtable.Is(a, "gt"):
 			gt = true
-		case command.Is(a, "lt"):
+		case cmdtable.Is(a, "lt"):
 			lt = true
 		default:
 			x.Error("ERR Unsupported option " + string(a))
@@ -576,9 +576,9 @@ func expireGeneric(x *command.Ctx, name string, base int64, sec bool) {
 		x.Error("ERR GT and LT options at the same time are not compatible")
 		return
 	}
-	when, ok := command.ParseInt(x.Args[2])
+	when, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	if sec {
@@ -617,7 +617,7 @@ func expireGeneric(x *command.Ctx, name string, base int64, sec bool) {
 }
 
 // ttlGeneric is TTL, PTTL, EXPIRETIME and PEXPIRETIME.
-func ttlGeneric(x *command.Ctx, ms, abs bool) {
+func ttlGeneric(x *cmdtable.Ctx, ms, abs bool) {
 	e := peekRead(x, x.Args[1])
 	switch {
 	case e == nil:
@@ -636,7 +636,7 @@ func ttlGeneric(x *command.Ctx, ms, abs bool) {
 	}
 }
 
-func persist(x *command.Ctx) {
+func persist(x *cmdtable.Ctx) {
 	key := x.Args[1]
 	sh := x.Shard(key)
 	e := sh.Lookup(key, x.Now)
@@ -653,17 +653,17 @@ func persist(x *command.Ctx) {
 func init() {
 	const (
 		g = "generic"
-		w = command.Write | command.SelfTouch
-		r = command.ReadOnly
-		f = command.Fast
+		w = cmdtable.Write | cmdtable.SelfTouch
+		r = cmdtable.ReadOnly
+		f = cmdtable.Fast
 	)
-	key := func(c *command.Cmd) *command.Cmd { c.First, c.Last, c.Step = 1, 1, 1; return c }
-	keys2 := func(c *command.Cmd) *command.Cmd { c.First, c.Last, c.Step = 1, 2, 1; return c }
-	many := func(c *command.Cmd) *command.Cmd { c.First, c.Last, c.Step = 1, -1, 1; return c }
-	expire := func(name, since, summary, unit string, base bool, sec bool) *command.Cmd {
-		return key(&command.Cmd{Name: name, Arity: -3, Flags: w | f, Group: g, Since: since, Summary: summary,
+	key := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.First, c.Last, c.Step = 1, 1, 1; return c }
+	keys2 := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.First, c.Last, c.Step = 1, 2, 1; return c }
+	many := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.First, c.Last, c.Step = 1, -1, 1; return c }
+	expire := func(name, since, summary, unit string, base bool, sec bool) *cmdtable.Cmd {
+		return key(&cmdtable.Cmd{Name: name, Arity: -3, Flags: w | f, Group: g, Since: since, Summary: summary,
 			Args: "key " + unit + " [NX | XX | GT | LT]",
-			Run: func(x *command.Ctx) {
+			Run: func(x *cmdtable.Ctx) {
 				var b int64
 				if base {
 					b = x.Now
@@ -671,55 +671,55 @@ func init() {
 				expireGeneric(x, name, b, sec)
 			}})
 	}
-	ttl := func(name, since, summary string, ms, abs bool) *command.Cmd {
-		return key(&command.Cmd{Name: name, Arity: 2, Flags: r | f, Group: g, Since: since, Summary: summary, Args: "key",
-			Run: func(x *command.Ctx) { ttlGeneric(x, ms, abs) }})
+	ttl := func(name, since, summary string, ms, abs bool) *cmdtable.Cmd {
+		return key(&cmdtable.Cmd{Name: name, Arity: 2, Flags: r | f, Group: g, Since: since, Summary: summary, Args: "key",
+			Run: func(x *cmdtable.Ctx) { ttlGeneric(x, ms, abs) }})
 	}
-	objectSub := func(name, since, summary string, run func(*command.Ctx)) *command.Cmd {
-		return &command.Cmd{Name: "object|" + name, Arity: 3, Flags: r, First: 2, Last: 2, Step: 1, Run: run, Group: g,
+	objectSub := func(name, since, summary string, run func(*cmdtable.Ctx)) *cmdtable.Cmd {
+		return &cmdtable.Cmd{Name: "object|" + name, Arity: 3, Flags: r, First: 2, Last: 2, Step: 1, Run: run, Group: g,
 			Since: since, Summary: summary, Args: "key"}
 	}
-	command.Register(
-		many(&command.Cmd{Name: "del", Arity: -2, Flags: w, Run: del, Group: g, Since: "1.0.0",
+	cmdtable.Register(
+		many(&cmdtable.Cmd{Name: "del", Arity: -2, Flags: w, Run: del, Group: g, Since: "1.0.0",
 			Summary: "Deletes one or more keys.", Args: "key [key ...]"}),
-		many(&command.Cmd{Name: "unlink", Arity: -2, Flags: w | f, Run: unlink, Group: g, Since: "4.0.0",
+		many(&cmdtable.Cmd{Name: "unlink", Arity: -2, Flags: w | f, Run: unlink, Group: g, Since: "4.0.0",
 			Summary: "Asynchronously deletes one or more keys.", Args: "key [key ...]"}),
-		many(&command.Cmd{Name: "exists", Arity: -2, Flags: r | f, Run: exists, Group: g, Since: "1.0.0",
+		many(&cmdtable.Cmd{Name: "exists", Arity: -2, Flags: r | f, Run: exists, Group: g, Since: "1.0.0",
 			Summary: "Determines whether one or more keys exist.", Args: "key [key ...]"}),
-		many(&command.Cmd{Name: "touch", Arity: -2, Flags: r | f, Run: touch, Group: g, Since: "3.2.1",
+		many(&cmdtable.Cmd{Name: "touch", Arity: -2, Flags: r | f, Run: touch, Group: g, Since: "3.2.1",
 			Summary: "Returns the number of existing keys out of those specified after updating the time they were last accessed.",
 			Args:    "key [key ...]"}),
-		key(&command.Cmd{Name: "type", Arity: 2, Flags: r | f, Run: typeCmd, Group: g, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "type", Arity: 2, Flags: r | f, Run: typeCmd, Group: g, Since: "1.0.0",
 			Summary: "Determines the type of value stored at a key.", Args: "key"}),
-		keys2(&command.Cmd{Name: "rename", Arity: 3, Flags: w, Run: func(x *command.Ctx) { rename(x, false) }, Group: g, Since: "1.0.0",
+		keys2(&cmdtable.Cmd{Name: "rename", Arity: 3, Flags: w, Run: func(x *cmdtable.Ctx) { rename(x, false) }, Group: g, Since: "1.0.0",
 			Summary: "Renames a key and overwrites the destination.", Args: "key newkey"}),
-		keys2(&command.Cmd{Name: "renamenx", Arity: 3, Flags: w | f, Run: func(x *command.Ctx) { rename(x, true) }, Group: g, Since: "1.0.0",
+		keys2(&cmdtable.Cmd{Name: "renamenx", Arity: 3, Flags: w | f, Run: func(x *cmdtable.Ctx) { rename(x, true) }, Group: g, Since: "1.0.0",
 			Summary: "Renames a key only when the target key name doesn't exist.", Args: "key newkey"}),
-		keys2(&command.Cmd{Name: "copy", Arity: -3, Flags: w | command.DenyOOM, OtherDB: copyOtherDB, Run: copyCmd, Group: g, Since: "6.2.0",
+		keys2(&cmdtable.Cmd{Name: "copy", Arity: -3, Flags: w | cmdtable.DenyOOM, OtherDB: copyOtherDB, Run: copyCmd, Group: g, Since: "6.2.0",
 			Summary: "Copies the value of a key to a new key.", Args: "source destination [DB destination-db] [REPLACE]"}),
-		key(&command.Cmd{Name: "move", Arity: 3, Flags: w | f, OtherDB: moveOtherDB, Run: move, Group: g, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "move", Arity: 3, Flags: w | f, OtherDB: moveOtherDB, Run: move, Group: g, Since: "1.0.0",
 			Summary: "Moves a key to another database.", Args: "key db"}),
-		&command.Cmd{Name: "keys", Arity: 2, Flags: r | command.LockDB, Run: keys, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "keys", Arity: 2, Flags: r | cmdtable.LockDB, Run: keys, Group: g, Since: "1.0.0",
 			Summary: "Returns all key names that match a pattern.", Args: "pattern", ACL: []string{"dangerous"}},
-		&command.Cmd{Name: "scan", Arity: -2, Flags: r | command.LockDB, Run: scanCmd, Group: g, Since: "2.8.0",
+		&cmdtable.Cmd{Name: "scan", Arity: -2, Flags: r | cmdtable.LockDB, Run: scanCmd, Group: g, Since: "2.8.0",
 			Summary: "Iterates over the key names in the database.", Args: "cursor [MATCH pattern] [COUNT count] [TYPE type]"},
-		&command.Cmd{Name: "randomkey", Arity: 1, Flags: r | command.LockDB, Run: randomkey, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "randomkey", Arity: 1, Flags: r | cmdtable.LockDB, Run: randomkey, Group: g, Since: "1.0.0",
 			Summary: "Returns a random key name from the database."},
-		&command.Cmd{Name: "dbsize", Arity: 1, Flags: r | f | command.LockDB, Group: "server", Since: "1.0.0", ACL: []string{"keyspace"},
-			Summary: "Returns the number of keys in the database.", Run: func(x *command.Ctx) { x.W.Int(int64(x.DB.Size())) }},
-		&command.Cmd{Name: "flushdb", Arity: -1, Flags: w | command.LockDB, Run: flushdb, Group: "server", Since: "1.0.0",
+		&cmdtable.Cmd{Name: "dbsize", Arity: 1, Flags: r | f | cmdtable.LockDB, Group: "server", Since: "1.0.0", ACL: []string{"keyspace"},
+			Summary: "Returns the number of keys in the database.", Run: func(x *cmdtable.Ctx) { x.W.Int(int64(x.DB.Size())) }},
+		&cmdtable.Cmd{Name: "flushdb", Arity: -1, Flags: w | cmdtable.LockDB, Run: flushdb, Group: "server", Since: "1.0.0",
 			Summary: "Removes all keys from the current database.", Args: "[ASYNC | SYNC]", ACL: []string{"keyspace", "dangerous"}},
-		&command.Cmd{Name: "flushall", Arity: -1, Flags: w | command.LockAll, Run: flushall, Group: "server", Since: "1.0.0",
+		&cmdtable.Cmd{Name: "flushall", Arity: -1, Flags: w | cmdtable.LockAll, Run: flushall, Group: "server", Since: "1.0.0",
 			Summary: "Removes all keys from all databases.", Args: "[ASYNC | SYNC]", ACL: []string{"keyspace", "dangerous"}},
-		&command.Cmd{Name: "swapdb", Arity: 3, Flags: w | f | command.LockAll, Run: swapdb, Group: "server", Since: "4.0.0",
+		&cmdtable.Cmd{Name: "swapdb", Arity: 3, Flags: w | f | cmdtable.LockAll, Run: swapdb, Group: "server", Since: "4.0.0",
 			Summary: "Swaps two Redis databases.", Args: "index1 index2", ACL: []string{"keyspace", "dangerous"}},
-		&command.Cmd{Name: "object", Arity: -2, Group: g, Since: "2.2.3", Summary: "A container for object introspection commands.",
-			Subs: []*command.Cmd{
+		&cmdtable.Cmd{Name: "object", Arity: -2, Group: g, Since: "2.2.3", Summary: "A container for object introspection commands.",
+			Subs: []*cmdtable.Cmd{
 				objectSub("encoding", "2.2.3", "Returns the internal encoding of a Redis object.", objectEncoding),
 				objectSub("freq", "4.0.0", "Returns the logarithmic access frequency counter of a Redis object.", objectFreq),
 				objectSub("idletime", "2.2.3", "Returns the time since the last access to a Redis object.", objectIdletime),
 				objectSub("refcount", "2.2.3", "Returns the reference count of a value of a key.", objectRefcount),
-				command.HelpCmd("object", g, "6.2.0", objectHelp),
+				cmdtable.HelpCmd("object", g, "6.2.0", objectHelp),
 			}},
 		expire("expire", "1.0.0", "Sets the expiration time of a key in seconds.", "seconds", true, true),
 		expire("pexpire", "2.6.0", "Sets the expiration time of a key in milliseconds.", "milliseconds", true, false),
@@ -729,7 +729,7 @@ func init() {
 		ttl("pttl", "2.6.0", "Returns the expiration time in milliseconds of a key.", true, false),
 		ttl("expiretime", "7.0.0", "Returns the expiration time of a key as a Unix timestamp.", false, true),
 		ttl("pexpiretime", "7.0.0", "Returns the expiration time of a key as a Unix milliseconds timestamp.", true, true),
-		key(&command.Cmd{Name: "persist", Arity: 2, Flags: w | f, Run: persist, Group: g, Since: "2.2.0",
+		key(&cmdtable.Cmd{Name: "persist", Arity: 2, Flags: w | f, Run: persist, Group: g, Since: "2.2.0",
 			Summary: "Removes the expiration time of a key.", Args: "key"}),
 	)
 }

@@ -3,7 +3,7 @@ package commands
 import (
 	"math/rand/v2"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/lazyfree"
 	"github.com/hotkv/hotkv/internal/value/hash"
@@ -90,7 +90,7 @@ func (f *freeing) add(e *keyspace.Entry, klen int) {
 
 // done hands what was gathered to the lazy free: all of it when the
 // command deleted bulkFree or more, else its large values.
-func (f *freeing) done(x *command.Ctx) {
+func (f *freeing) done(x *cmdtable.Ctx) {
 	if f.bytes >= bulkFree {
 		x.KS.Lazy.Drop(f.objects, f.bytes)
 	} else {

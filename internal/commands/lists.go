@@ -3,7 +3,7 @@ package commands
 import (
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/value/list"
@@ -24,17 +24,17 @@ const errOutOfLongRange = "ERR value is out of range, value must between -922337
 // listAt returns key's list, or nil if the key is missing; ok is false (and
 // WRONGTYPE has been answered) when the key holds another type. read counts
 // the lookup as a keyspace hit or miss, as Redis does for read commands.
-func listAt(x *command.Ctx, key []byte, read bool) (*list.List, bool) {
+func listAt(x *cmdtable.Ctx, key []byte, read bool) (*list.List, bool) {
 	return typed[*list.List](x, key, keyspace.KindList, read)
 }
 
-func createList(x *command.Ctx, key []byte) *list.List {
+func createList(x *cmdtable.Ctx, key []byte) *list.List {
 	l := list.New()
 	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindList, Obj: l})
 	return l
 }
 
-func push(x *command.Ctx, front, onlyExisting bool) {
+func push(x *cmdtable.Ctx, front, onlyExisting bool) {
 	key := x.Args[1]
 	l, ok := listAt(x, key, false)
 	if !ok {
@@ -65,10 +65,10 @@ func endEvent(front bool, left, right string) string {
 	return right
 }
 
-func lpush(x *command.Ctx)  { push(x, true, false) }
-func rpush(x *command.Ctx)  { push(x, false, false) }
-func lpushx(x *command.Ctx) { push(x, true, true) }
-func rpushx(x *command.Ctx) { push(x, false, true) }
+func lpush(x *cmdtable.Ctx)  { push(x, true, false) }
+func rpush(x *cmdtable.Ctx)  { push(x, false, false) }
+func lpushx(x *cmdtable.Ctx) { push(x, true, true) }
+func rpushx(x *cmdtable.Ctx) { push(x, false, true) }
 
 // popOne takes one element from the chosen end. The slice is valid until the
 // list changes again.
@@ -82,7 +82,7 @@ func popOne(l *list.List, front bool) []byte {
 }
 
 // popReply pops up to count elements and answers them as an array.
-func popReply(x *command.Ctx, l *list.List, front bool, count int64) {
+func popReply(x *cmdtable.Ctx, l *list.List, front bool, count int64) {
 	n := min(int64(l.Len()), count)
 	x.W.Array(int(n))
 	for range n {
@@ -90,9 +90,9 @@ func popReply(x *command.Ctx, l *list.List, front bool, count int64) {
 	}
 }
 
-func pop(x *command.Ctx, front bool) {
+func pop(x *cmdtable.Ctx, front bool) {
 	if len(x.Args) > 3 {
-		x.Error(command.WrongArgs(string(x.Args[0])))
+		x.Error(cmdtable.WrongArgs(string(x.Args[0])))
 		return
 	}
 	count, ok := popCount(x)
@@ -123,10 +123,10 @@ func pop(x *command.Ctx, front bool) {
 	}
 }
 
-func lpop(x *command.Ctx) { pop(x, true) }
-func rpop(x *command.Ctx) { pop(x, false) }
+func lpop(x *cmdtable.Ctx) { pop(x, true) }
+func rpop(x *cmdtable.Ctx) { pop(x, false) }
 
-func llen(x *command.Ctx) {
+func llen(x *cmdtable.Ctx) {
 	l, ok := listAt(x, x.Args[1], true)
 	if !ok {
 		return
@@ -139,11 +139,11 @@ func llen(x *command.Ctx) {
 }
 
 // parseRange reads LRANGE/LTRIM's start and stop.
-func parseRange(x *command.Ctx) (start, stop int64, ok bool) {
-	start, ok1 := command.ParseInt(x.Args[2])
-	stop, ok2 := command.ParseInt(x.Args[3])
+func parseRange(x *cmdtable.Ctx) (start, stop int64, ok bool) {
+	start, ok1 := cmdtable.ParseInt(x.Args[2])
+	stop, ok2 := cmdtable.ParseInt(x.Args[3])
 	if !ok1 || !ok2 {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return 0, 0, false
 	}
 	return start, stop, true
@@ -171,7 +171,7 @@ func clampRange(start, stop int64, n int) (int, int, bool) {
 	return int(start), int(stop), false
 }
 
-func lrange(x *command.Ctx) {
+func lrange(x *cmdtable.Ctx) {
 	start, stop, ok := parseRange(x)
 	if !ok {
 		return
@@ -196,7 +196,7 @@ func lrange(x *command.Ctx) {
 	})
 }
 
-func ltrim(x *command.Ctx) {
+func ltrim(x *cmdtable.Ctx) {
 	start, stop, ok := parseRange(x)
 	if !ok {
 		return
@@ -219,7 +219,7 @@ func ltrim(x *command.Ctx) {
 	x.W.OK()
 }
 
-func lindex(x *command.Ctx) {
+func lindex(x *cmdtable.Ctx) {
 	l, ok := listAt(x, x.Args[1], true)
 	if !ok {
 		return
@@ -228,9 +228,9 @@ func lindex(x *command.Ctx) {
 		x.W.Null()
 		return
 	}
-	i, ok := command.ParseInt(x.Args[2])
+	i, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	if i < -int64(l.Len()) || i >= int64(l.Len()) {
@@ -241,18 +241,18 @@ func lindex(x *command.Ctx) {
 	x.W.Bulk(v)
 }
 
-func lset(x *command.Ctx) {
+func lset(x *cmdtable.Ctx) {
 	l, ok := listAt(x, x.Args[1], false)
 	if !ok {
 		return
 	}
 	if l == nil {
-		x.Error(command.ErrNoSuchKey)
+		x.Error(cmdtable.ErrNoSuchKey)
 		return
 	}
-	i, ok := command.ParseInt(x.Args[2])
+	i, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	// Redis passes the index to listTypeReplaceAtIndex as a C int: only
@@ -274,14 +274,14 @@ func lset(x *command.Ctx) {
 	x.W.OK()
 }
 
-func linsert(x *command.Ctx) {
+func linsert(x *cmdtable.Ctx) {
 	var after bool
 	switch {
-	case command.Is(x.Args[2], "after"):
+	case cmdtable.Is(x.Args[2], "after"):
 		after = true
-	case command.Is(x.Args[2], "before"):
+	case cmdtable.Is(x.Args[2], "before"):
 	default:
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	l, ok := listAt(x, x.Args[1], false)
@@ -313,10 +313,10 @@ func linsert(x *command.Ctx) {
 	x.W.Int(int64(l.Len()))
 }
 
-func lrem(x *command.Ctx) {
-	count, ok := command.ParseInt(x.Args[2])
+func lrem(x *cmdtable.Ctx) {
+	count, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	if count == -1<<63 {
@@ -346,8 +346,8 @@ func lrem(x *command.Ctx) {
 
 // lposLimit parses LPOS's COUNT or MAXLEN: Redis answers anything but a
 // non-negative integer with the same error.
-func lposLimit(x *command.Ctx, arg []byte, name string) (int64, bool) {
-	n, ok := command.ParseInt(arg)
+func lposLimit(x *cmdtable.Ctx, arg []byte, name string) (int64, bool) {
+	n, ok := cmdtable.ParseInt(arg)
 	if !ok || n < 0 {
 		x.Error("ERR " + name + " can't be negative")
 		return 0, false
@@ -355,18 +355,18 @@ func lposLimit(x *command.Ctx, arg []byte, name string) (int64, bool) {
 	return n, true
 }
 
-func lpos(x *command.Ctx) {
+func lpos(x *cmdtable.Ctx) {
 	rank, count, maxlen := int64(1), int64(-1), int64(0) // count -1: no COUNT given
 	args := x.Args
 	ok := true
 	for j := 3; j < len(args); j++ {
 		more := j+1 < len(args)
 		switch {
-		case command.Is(args[j], "rank") && more:
+		case cmdtable.Is(args[j], "rank") && more:
 			j++
-			n, ok := command.ParseInt(args[j])
+			n, ok := cmdtable.ParseInt(args[j])
 			if !ok {
-				x.Error(command.ErrNotInt)
+				x.Error(cmdtable.ErrNotInt)
 				return
 			}
 			if n == -1<<63 {
@@ -378,18 +378,18 @@ func lpos(x *command.Ctx) {
 				return
 			}
 			rank = n
-		case command.Is(args[j], "count") && more:
+		case cmdtable.Is(args[j], "count") && more:
 			j++
 			if count, ok = lposLimit(x, args[j], "COUNT"); !ok {
 				return
 			}
-		case command.Is(args[j], "maxlen") && more:
+		case cmdtable.Is(args[j], "maxlen") && more:
 			j++
 			if maxlen, ok = lposLimit(x, args[j], "MAXLEN"); !ok {
 				return
 			}
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
@@ -452,21 +452,21 @@ func lpos(x *command.Ctx) {
 }
 
 // parseEnd reads LEFT or RIGHT; it reports whether the end is the head.
-func parseEnd(x *command.Ctx, arg []byte) (front, ok bool) {
+func parseEnd(x *cmdtable.Ctx, arg []byte) (front, ok bool) {
 	switch {
-	case command.Is(arg, "left"):
+	case cmdtable.Is(arg, "left"):
 		return true, true
-	case command.Is(arg, "right"):
+	case cmdtable.Is(arg, "right"):
 		return false, true
 	}
-	x.Error(command.ErrSyntax)
+	x.Error(cmdtable.ErrSyntax)
 	return false, false
 }
 
 // listMove pops from src's end and pushes onto dst's end (LMOVE and friends).
 // It answers the element, or reports false without answering when src is
 // empty (the caller decides between a null reply and blocking).
-func listMove(x *command.Ctx, src, dst []byte, fromFront, toFront bool) (done bool) {
+func listMove(x *cmdtable.Ctx, src, dst []byte, fromFront, toFront bool) (done bool) {
 	sl, ok := listAt(x, src, false)
 	if !ok {
 		return true
@@ -500,7 +500,7 @@ func listMove(x *command.Ctx, src, dst []byte, fromFront, toFront bool) (done bo
 	return true
 }
 
-func lmove(x *command.Ctx) {
+func lmove(x *cmdtable.Ctx) {
 	from, ok := parseEnd(x, x.Args[3])
 	if !ok {
 		return
@@ -514,7 +514,7 @@ func lmove(x *command.Ctx) {
 	}
 }
 
-func rpoplpush(x *command.Ctx) {
+func rpoplpush(x *cmdtable.Ctx) {
 	if !listMove(x, x.Args[1], x.Args[2], false, true) {
 		x.W.Null()
 	}
@@ -522,16 +522,16 @@ func rpoplpush(x *command.Ctx) {
 
 // mpopArgs parses LMPOP/BLMPOP's "numkeys key [key ...] LEFT|RIGHT [COUNT
 // count]" starting at args[at].
-func mpopArgs(x *command.Ctx, at int) (keys [][]byte, front bool, count int64, ok bool) {
+func mpopArgs(x *cmdtable.Ctx, at int) (keys [][]byte, front bool, count int64, ok bool) {
 	args := x.Args
-	n, ok := command.ParseInt(args[at])
+	n, ok := cmdtable.ParseInt(args[at])
 	if !ok || n <= 0 {
 		x.Error("ERR numkeys should be greater than 0")
 		return nil, false, 0, false
 	}
 	where := at + 1 + int(min(n, int64(len(args))))
 	if where >= len(args) {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return nil, false, 0, false
 	}
 	if front, ok = parseEnd(x, args[where]); !ok {
@@ -539,15 +539,15 @@ func mpopArgs(x *command.Ctx, at int) (keys [][]byte, front bool, count int64, o
 	}
 	count = -1
 	for j := where + 1; j < len(args); j++ {
-		if count == -1 && command.Is(args[j], "count") && j+1 < len(args) {
+		if count == -1 && cmdtable.Is(args[j], "count") && j+1 < len(args) {
 			j++
-			if count, ok = command.ParseInt(args[j]); !ok || count <= 0 {
+			if count, ok = cmdtable.ParseInt(args[j]); !ok || count <= 0 {
 				x.Error("ERR count should be greater than 0")
 				return nil, false, 0, false
 			}
 			continue
 		}
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return nil, false, 0, false
 	}
 	if count == -1 {
@@ -564,7 +564,7 @@ func mpopKeys(at int) func(args [][]byte, dst []int) []int {
 		if len(args) <= at {
 			return dst
 		}
-		n, ok := command.ParseInt(args[at])
+		n, ok := cmdtable.ParseInt(args[at])
 		if !ok || n <= 0 || n >= int64(len(args)-at) {
 			return dst
 		}
@@ -577,7 +577,7 @@ func mpopKeys(at int) func(args [][]byte, dst []int) []int {
 
 // mpop serves the first non-empty list among keys as [key, [elements]];
 // it reports false without answering when all are empty.
-func mpop(x *command.Ctx, keys [][]byte, front bool, count int64) (done bool) {
+func mpop(x *cmdtable.Ctx, keys [][]byte, front bool, count int64) (done bool) {
 	for _, k := range keys {
 		l, ok := listAt(x, k, false)
 		if !ok {
@@ -597,7 +597,7 @@ func mpop(x *command.Ctx, keys [][]byte, front bool, count int64) (done bool) {
 	return false
 }
 
-func lmpop(x *command.Ctx) {
+func lmpop(x *cmdtable.Ctx) {
 	keys, front, count, ok := mpopArgs(x, 1)
 	if ok && !mpop(x, keys, front, count) {
 		x.W.NullArray()
@@ -608,8 +608,8 @@ func lmpop(x *command.Ctx) {
 // waits on the keys (Blocker.Block), or inside MULTI, where nothing may
 // block, answers what a timeout would.
 
-func timeoutArg(x *command.Ctx, arg []byte) (time.Duration, bool) {
-	d, msg := command.BlockTimeout(arg, x.Now)
+func timeoutArg(x *cmdtable.Ctx, arg []byte) (time.Duration, bool) {
+	d, msg := cmdtable.BlockTimeout(arg, x.Now)
 	if msg != "" {
 		x.Error(msg)
 		return 0, false
@@ -617,7 +617,7 @@ func timeoutArg(x *command.Ctx, arg []byte) (time.Duration, bool) {
 	return d, true
 }
 
-func bpop(x *command.Ctx, front bool) {
+func bpop(x *cmdtable.Ctx, front bool) {
 	keys := x.Args[1 : len(x.Args)-1]
 	timeout, ok := timeoutArg(x, x.Args[len(x.Args)-1])
 	if !ok {
@@ -646,10 +646,10 @@ func bpop(x *command.Ctx, front bool) {
 	x.Blocker.Block(keys, timeout, false)
 }
 
-func blpop(x *command.Ctx) { bpop(x, true) }
-func brpop(x *command.Ctx) { bpop(x, false) }
+func blpop(x *cmdtable.Ctx) { bpop(x, true) }
+func brpop(x *cmdtable.Ctx) { bpop(x, false) }
 
-func bmove(x *command.Ctx, src, dst []byte, from, to bool, timeoutArgv []byte) {
+func bmove(x *cmdtable.Ctx, src, dst []byte, from, to bool, timeoutArgv []byte) {
 	timeout, ok := timeoutArg(x, timeoutArgv)
 	if !ok || listMove(x, src, dst, from, to) {
 		return
@@ -661,7 +661,7 @@ func bmove(x *command.Ctx, src, dst []byte, from, to bool, timeoutArgv []byte) {
 	x.Blocker.Block([][]byte{src}, timeout, false)
 }
 
-func blmove(x *command.Ctx) {
+func blmove(x *cmdtable.Ctx) {
 	from, ok := parseEnd(x, x.Args[3])
 	if !ok {
 		return
@@ -673,11 +673,11 @@ func blmove(x *command.Ctx) {
 	bmove(x, x.Args[1], x.Args[2], from, to, x.Args[5])
 }
 
-func brpoplpush(x *command.Ctx) {
+func brpoplpush(x *cmdtable.Ctx) {
 	bmove(x, x.Args[1], x.Args[2], false, true, x.Args[3])
 }
 
-func blmpop(x *command.Ctx) {
+func blmpop(x *cmdtable.Ctx) {
 	keys, front, count, ok := mpopArgs(x, 2)
 	if !ok {
 		return
@@ -695,66 +695,66 @@ func blmpop(x *command.Ctx) {
 
 func init() {
 	const g = "list"
-	w, r := command.Write|command.SelfTouch, command.ReadOnly
-	wd, f := w|command.DenyOOM, command.Fast
-	key := func(c *command.Cmd) *command.Cmd {
+	w, r := cmdtable.Write|cmdtable.SelfTouch, cmdtable.ReadOnly
+	wd, f := w|cmdtable.DenyOOM, cmdtable.Fast
+	key := func(c *cmdtable.Cmd) *cmdtable.Cmd {
 		if c.First == 0 && c.Keys == nil {
 			c.First, c.Last, c.Step = 1, 1, 1
 		}
 		c.Group = g
 		return c
 	}
-	command.Register(
-		key(&command.Cmd{Name: "lpush", Arity: -3, Flags: wd | f, Run: lpush, Since: "1.0.0",
+	cmdtable.Register(
+		key(&cmdtable.Cmd{Name: "lpush", Arity: -3, Flags: wd | f, Run: lpush, Since: "1.0.0",
 			Summary: "Prepends one or more elements to a list. Creates the key if it doesn't exist.", Args: "key element [element ...]"}),
-		key(&command.Cmd{Name: "rpush", Arity: -3, Flags: wd | f, Run: rpush, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "rpush", Arity: -3, Flags: wd | f, Run: rpush, Since: "1.0.0",
 			Summary: "Appends one or more elements to a list. Creates the key if it doesn't exist.", Args: "key element [element ...]"}),
-		key(&command.Cmd{Name: "lpushx", Arity: -3, Flags: wd | f, Run: lpushx, Since: "2.2.0",
+		key(&cmdtable.Cmd{Name: "lpushx", Arity: -3, Flags: wd | f, Run: lpushx, Since: "2.2.0",
 			Summary: "Prepends one or more elements to a list only when the list exists.", Args: "key element [element ...]"}),
-		key(&command.Cmd{Name: "rpushx", Arity: -3, Flags: wd | f, Run: rpushx, Since: "2.2.0",
+		key(&cmdtable.Cmd{Name: "rpushx", Arity: -3, Flags: wd | f, Run: rpushx, Since: "2.2.0",
 			Summary: "Appends an element to a list only when the list exists.", Args: "key element [element ...]"}),
-		key(&command.Cmd{Name: "linsert", Arity: 5, Flags: wd, Run: linsert, Since: "2.2.0",
+		key(&cmdtable.Cmd{Name: "linsert", Arity: 5, Flags: wd, Run: linsert, Since: "2.2.0",
 			Summary: "Inserts an element before or after another element in a list.", Args: "key <BEFORE | AFTER> pivot element"}),
-		key(&command.Cmd{Name: "lpop", Arity: -2, Flags: w | f, Run: lpop, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "lpop", Arity: -2, Flags: w | f, Run: lpop, Since: "1.0.0",
 			Summary: "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.", Args: "key [count]"}),
-		key(&command.Cmd{Name: "rpop", Arity: -2, Flags: w | f, Run: rpop, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "rpop", Arity: -2, Flags: w | f, Run: rpop, Since: "1.0.0",
 			Summary: "Returns and removes the last elements of a list. Deletes the list if the last element was popped.", Args: "key [count]"}),
-		key(&command.Cmd{Name: "llen", Arity: 2, Flags: r | f, Run: llen, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "llen", Arity: 2, Flags: r | f, Run: llen, Since: "1.0.0",
 			Summary: "Returns the length of a list.", Args: "key"}),
-		key(&command.Cmd{Name: "lrange", Arity: 4, Flags: r, Run: lrange, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "lrange", Arity: 4, Flags: r, Run: lrange, Since: "1.0.0",
 			Summary: "Returns a range of elements from a list.", Args: "key start stop"}),
-		key(&command.Cmd{Name: "lindex", Arity: 3, Flags: r, Run: lindex, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "lindex", Arity: 3, Flags: r, Run: lindex, Since: "1.0.0",
 			Summary: "Returns an element from a list by its index.", Args: "key index"}),
-		key(&command.Cmd{Name: "lset", Arity: 4, Flags: wd, Run: lset, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "lset", Arity: 4, Flags: wd, Run: lset, Since: "1.0.0",
 			Summary: "Sets the value of an element in a list by its index.", Args: "key index element"}),
-		key(&command.Cmd{Name: "lrem", Arity: 4, Flags: w, Run: lrem, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "lrem", Arity: 4, Flags: w, Run: lrem, Since: "1.0.0",
 			Summary: "Removes elements from a list. Deletes the list if the last element was removed.", Args: "key count element"}),
-		key(&command.Cmd{Name: "ltrim", Arity: 4, Flags: w, Run: ltrim, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "ltrim", Arity: 4, Flags: w, Run: ltrim, Since: "1.0.0",
 			Summary: "Removes elements from both ends a list. Deletes the list if all elements were trimmed.", Args: "key start stop"}),
-		key(&command.Cmd{Name: "lpos", Arity: -3, Flags: r, Run: lpos, Since: "6.0.6",
+		key(&cmdtable.Cmd{Name: "lpos", Arity: -3, Flags: r, Run: lpos, Since: "6.0.6",
 			Summary: "Returns the index of matching elements in a list.", Args: "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"}),
-		key(&command.Cmd{Name: "lmove", Arity: 5, Flags: wd, First: 1, Last: 2, Step: 1, Run: lmove, Since: "6.2.0",
+		key(&cmdtable.Cmd{Name: "lmove", Arity: 5, Flags: wd, First: 1, Last: 2, Step: 1, Run: lmove, Since: "6.2.0",
 			Summary: "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.",
 			Args:    "source destination <LEFT | RIGHT> <LEFT | RIGHT>"}),
-		key(&command.Cmd{Name: "rpoplpush", Arity: 3, Flags: wd, First: 1, Last: 2, Step: 1, Run: rpoplpush, Since: "1.2.0",
+		key(&cmdtable.Cmd{Name: "rpoplpush", Arity: 3, Flags: wd, First: 1, Last: 2, Step: 1, Run: rpoplpush, Since: "1.2.0",
 			Summary: "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.",
 			Args:    "source destination"}),
-		key(&command.Cmd{Name: "lmpop", Arity: -4, Flags: w, Keys: mpopKeys(1), Run: lmpop, Since: "7.0.0",
+		key(&cmdtable.Cmd{Name: "lmpop", Arity: -4, Flags: w, Keys: mpopKeys(1), Run: lmpop, Since: "7.0.0",
 			Summary: "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.",
 			Args:    "numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}),
-		key(&command.Cmd{Name: "blpop", Arity: -3, Flags: w | command.Blocking, First: 1, Last: -2, Step: 1, Run: blpop, Since: "2.0.0",
+		key(&cmdtable.Cmd{Name: "blpop", Arity: -3, Flags: w | cmdtable.Blocking, First: 1, Last: -2, Step: 1, Run: blpop, Since: "2.0.0",
 			Summary: "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "key [key ...] timeout"}),
-		key(&command.Cmd{Name: "brpop", Arity: -3, Flags: w | command.Blocking, First: 1, Last: -2, Step: 1, Run: brpop, Since: "2.0.0",
+		key(&cmdtable.Cmd{Name: "brpop", Arity: -3, Flags: w | cmdtable.Blocking, First: 1, Last: -2, Step: 1, Run: brpop, Since: "2.0.0",
 			Summary: "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "key [key ...] timeout"}),
-		key(&command.Cmd{Name: "blmove", Arity: 6, Flags: wd | command.Blocking, First: 1, Last: 2, Step: 1, Run: blmove, Since: "6.2.0",
+		key(&cmdtable.Cmd{Name: "blmove", Arity: 6, Flags: wd | cmdtable.Blocking, First: 1, Last: 2, Step: 1, Run: blmove, Since: "6.2.0",
 			Summary: "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.",
 			Args:    "source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout"}),
-		key(&command.Cmd{Name: "brpoplpush", Arity: 4, Flags: wd | command.Blocking, First: 1, Last: 2, Step: 1, Run: brpoplpush, Since: "2.2.0",
+		key(&cmdtable.Cmd{Name: "brpoplpush", Arity: 4, Flags: wd | cmdtable.Blocking, First: 1, Last: 2, Step: 1, Run: brpoplpush, Since: "2.2.0",
 			Summary: "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "source destination timeout"}),
-		key(&command.Cmd{Name: "blmpop", Arity: -5, Flags: w | command.Blocking, Keys: mpopKeys(2), Run: blmpop, Since: "7.0.0",
+		key(&cmdtable.Cmd{Name: "blmpop", Arity: -5, Flags: w | cmdtable.Blocking, Keys: mpopKeys(2), Run: blmpop, Since: "7.0.0",
 			Summary: "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}),
 	)

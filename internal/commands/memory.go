@@ -3,7 +3,7 @@ package commands
 import (
 	"runtime/debug"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/value/hash"
 	"github.com/hotkv/hotkv/internal/value/list"
@@ -28,20 +28,20 @@ const (
 	objectBytes      = 64 // a collection's header
 )
 
-func memoryUsage(x *command.Ctx) {
+func memoryUsage(x *cmdtable.Ctx) {
 	samples := 5
 	for i := 3; i < len(x.Args); i += 2 {
-		if !command.Is(x.Args[i], "samples") || i+1 == len(x.Args) {
-			x.Error(command.ErrSyntax)
+		if !cmdtable.Is(x.Args[i], "samples") || i+1 == len(x.Args) {
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
-		n, ok := command.ParseInt(x.Args[i+1])
+		n, ok := cmdtable.ParseInt(x.Args[i+1])
 		if !ok {
-			x.Error(command.ErrNotInt)
+			x.Error(cmdtable.ErrNotInt)
 			return
 		}
 		if n < 0 {
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 		samples = int(min(n, 1<<31))
@@ -136,14 +136,14 @@ var memoryHelp = []string{
 
 func init() {
 	const g = "server"
-	command.Register(&command.Cmd{Name: "memory", Arity: -2, Group: g, Since: "4.0.0", Summary: "A container for memory diagnostics commands.",
-		Subs: []*command.Cmd{
-			{Name: "memory|usage", Arity: -3, Flags: command.ReadOnly, First: 2, Last: 2, Step: 1, Run: memoryUsage, Group: g,
+	cmdtable.Register(&cmdtable.Cmd{Name: "memory", Arity: -2, Group: g, Since: "4.0.0", Summary: "A container for memory diagnostics commands.",
+		Subs: []*cmdtable.Cmd{
+			{Name: "memory|usage", Arity: -3, Flags: cmdtable.ReadOnly, First: 2, Last: 2, Step: 1, Run: memoryUsage, Group: g,
 				Since: "4.0.0", Summary: "Estimates the memory usage of a key.", Args: "key [SAMPLES count]"},
 			{Name: "memory|purge", Arity: 2, Group: g, Since: "4.0.0", Summary: "Asks the allocator to release memory.",
-				Run: func(x *command.Ctx) { debug.FreeOSMemory(); x.W.OK() }},
+				Run: func(x *cmdtable.Ctx) { debug.FreeOSMemory(); x.W.OK() }},
 			{Name: "memory|malloc-stats", Arity: 2, Group: g, Since: "4.0.0", Summary: "Returns the allocator statistics.",
-				Run: func(x *command.Ctx) { x.W.BulkString("Stats not supported for the current allocator") }},
-			command.HelpCmd("memory", g, "4.0.0", memoryHelp),
+				Run: func(x *cmdtable.Ctx) { x.W.BulkString("Stats not supported for the current allocator") }},
+			cmdtable.HelpCmd("memory", g, "4.0.0", memoryHelp),
 		}})
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/hotkv/hotkv/internal/ai"
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // PCACHE.*: the exact prompt cache (package ai holds the state), and
@@ -34,7 +34,7 @@ func (o *opts) promptOpt(r *promptRequest) bool {
 	case o.kw("params"):
 		n := o.int(0, math.MaxInt32)
 		if o.err == "" && int64(len(o.args)-o.i) < 2*n {
-			o.fail(command.ErrSyntax)
+			o.fail(cmdtable.ErrSyntax)
 		}
 		for range n {
 			if o.err != "" {
@@ -55,7 +55,7 @@ func parsePromptArgs(args [][]byte) (promptRequest, string) {
 	o := opts{args: args, i: 1}
 	for o.more() {
 		if !o.promptOpt(&r) {
-			o.fail(command.ErrSyntax)
+			o.fail(cmdtable.ErrSyntax)
 		}
 	}
 	return r, o.err
@@ -63,7 +63,7 @@ func parsePromptArgs(args [][]byte) (promptRequest, string) {
 
 // promptCache returns the namespace named by args[1] and the parsed entry
 // key, or answers an error and returns nil.
-func promptCache(x *command.Ctx) (*ai.PromptCache, ai.PromptKey) {
+func promptCache(x *cmdtable.Ctx) (*ai.PromptCache, ai.PromptKey) {
 	r, msg := parsePromptArgs(x.Args[2:])
 	if msg != "" {
 		x.Error(msg)
@@ -77,7 +77,7 @@ func promptCache(x *command.Ctx) (*ai.PromptCache, ai.PromptKey) {
 	return c, ai.HashPrompt(string(x.Args[1]), r.model, r.params, r.prompt)
 }
 
-func pcacheCreate(x *command.Ctx) {
+func pcacheCreate(x *cmdtable.Ctx) {
 	o := opts{args: x.Args, i: 2}
 	p := ai.PromptOptions{Refresh: true}
 	for o.more() {
@@ -93,7 +93,7 @@ func pcacheCreate(x *command.Ctx) {
 		case o.kw("norefresh"):
 			p.Refresh = false
 		default:
-			o.fail(command.ErrSyntax)
+			o.fail(cmdtable.ErrSyntax)
 		}
 	}
 	if o.err != "" {
@@ -109,13 +109,13 @@ func pcacheCreate(x *command.Ctx) {
 
 // pcacheSet is PCACHE.SET ns prompt response [MODEL m] [PARAMS ...]
 // [EX s | PX ms | PERSIST].
-func pcacheSet(x *command.Ctx) {
+func pcacheSet(x *cmdtable.Ctx) {
 	r := promptRequest{prompt: x.Args[2]}
 	var ttl int64
 	o := opts{args: x.Args, i: 4}
 	for o.more() {
 		if !o.promptOpt(&r) && !o.ttl(&ttl) {
-			o.fail(command.ErrSyntax)
+			o.fail(cmdtable.ErrSyntax)
 		}
 	}
 	if o.err != "" {
@@ -154,7 +154,7 @@ func PromptRemoval(ns string, keys ...ai.PromptKey) [][]byte {
 // (named name, its arguments those the client sent), as one unit: a
 // replica, whose caches follow the master's evictions rather than their
 // own order of use, and a replay of the log then remove the same entries.
-func propagateEvicted(x *command.Ctx, removal [][]byte, name string) {
+func propagateEvicted(x *cmdtable.Ctx, removal [][]byte, name string) {
 	if !x.Logged {
 		return
 	}
@@ -167,7 +167,7 @@ func propagateEvicted(x *command.Ctx, removal [][]byte, name string) {
 	x.Propagate(self...)
 }
 
-func pcacheGet(x *command.Ctx) {
+func pcacheGet(x *cmdtable.Ctx) {
 	c, k := promptCache(x)
 	if c == nil {
 		return
@@ -179,7 +179,7 @@ func pcacheGet(x *command.Ctx) {
 	x.W.Null()
 }
 
-func pcacheDel(x *command.Ctx) {
+func pcacheDel(x *cmdtable.Ctx) {
 	if c, k := promptCache(x); c != nil {
 		x.W.Int(int64(c.Delete(x.Now, k)))
 	}
@@ -189,7 +189,7 @@ func pcacheDel(x *command.Ctx) {
 // entries by their key, the SHA-256 of the request in hex, the form in
 // which the entries the namespace's limits or maxmemory evict reach the
 // append-only log and replicas (PromptRemoval).
-func pcacheDelHash(x *command.Ctx) {
+func pcacheDelHash(x *cmdtable.Ctx) {
 	keys := make([]ai.PromptKey, len(x.Args)-2)
 	for i, a := range x.Args[2:] {
 		if len(a) != hex.EncodedLen(len(keys[i])) {
@@ -209,13 +209,13 @@ func pcacheDelHash(x *command.Ctx) {
 	x.W.Int(int64(c.Delete(x.Now, keys...)))
 }
 
-func pcacheTTL(x *command.Ctx) {
+func pcacheTTL(x *cmdtable.Ctx) {
 	if c, k := promptCache(x); c != nil {
 		x.W.Int(c.TTL(k, x.Now))
 	}
 }
 
-func pcacheInfo(x *command.Ctx) {
+func pcacheInfo(x *cmdtable.Ctx) {
 	c := x.KS.AI.Prompt(string(x.Args[1]))
 	if c == nil {
 		x.Error(errNoNamespace)
@@ -228,7 +228,7 @@ func pcacheInfo(x *command.Ctx) {
 		info{"refresh", p.Refresh})
 }
 
-func pcacheDrop(x *command.Ctx) {
+func pcacheDrop(x *cmdtable.Ctx) {
 	if !x.KS.AI.DropPrompt(string(x.Args[1])) {
 		x.Error(errNoNamespace)
 		return
@@ -240,7 +240,7 @@ func pcacheDrop(x *command.Ctx) {
 // the first, exist without a gap. It is the prefix probe of an LLM
 // KV-cache offload (one key per token chunk): one round trip instead of one
 // EXISTS per chunk.
-func pcachePrefix(x *command.Ctx) {
+func pcachePrefix(x *cmdtable.Ctx) {
 	n := 0
 	for _, k := range x.Args[1:] {
 		if x.Lookup(k) == nil {
@@ -253,31 +253,31 @@ func pcachePrefix(x *command.Ctx) {
 
 func init() {
 	const g = "ai"
-	w, r := command.Write|command.DenyOOM, command.ReadOnly
+	w, r := cmdtable.Write|cmdtable.DenyOOM, cmdtable.ReadOnly
 	entry := "namespace prompt [MODEL model] [PARAMS count name value [name value ...]]"
-	command.Register(
-		&command.Cmd{Name: "pcache.create", Arity: -2, Flags: w, Run: pcacheCreate, Group: g, Since: "1.0.0",
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "pcache.create", Arity: -2, Flags: w, Run: pcacheCreate, Group: g, Since: "1.0.0",
 			Summary: "Creates a prompt cache namespace: default TTL in seconds, size caps (LRU eviction), TTL refresh on hit.",
 			Args:    "namespace [TTL seconds] [MAXENTRIES count] [MAXBYTES bytes] [REFRESH | NOREFRESH]"},
-		&command.Cmd{Name: "pcache.set", Arity: -4, Flags: w, Run: pcacheSet, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "pcache.set", Arity: -4, Flags: w, Run: pcacheSet, Group: g, Since: "1.0.0",
 			Summary: "Caches a response under the server-side hash of namespace, model, parameters and prompt. Returns 1 if new, 0 if replaced.",
 			Args:    "namespace prompt response [MODEL model] [PARAMS count name value [name value ...]] [EX seconds | PX milliseconds | PERSIST]"},
-		&command.Cmd{Name: "pcache.get", Arity: -3, Flags: r | command.Fast, Run: pcacheGet, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "pcache.get", Arity: -3, Flags: r | cmdtable.Fast, Run: pcacheGet, Group: g, Since: "1.0.0",
 			Summary: "Returns the cached response (a hit) or nil (a miss).", Args: entry},
-		&command.Cmd{Name: "pcache.del", Arity: -3, Flags: command.Write | command.Fast, Run: pcacheDel, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "pcache.del", Arity: -3, Flags: cmdtable.Write | cmdtable.Fast, Run: pcacheDel, Group: g, Since: "1.0.0",
 			Summary: "Deletes a cached response. Returns 1 if it existed.", Args: entry},
-		&command.Cmd{Name: "pcache.delhash", Arity: -3, Flags: command.Write | command.Fast, Run: pcacheDelHash, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "pcache.delhash", Arity: -3, Flags: cmdtable.Write | cmdtable.Fast, Run: pcacheDelHash, Group: g, Since: "1.0.0",
 			Summary: "Deletes cached responses by their key, the request's SHA-256 in hex, as evictions are logged and replicated. Returns how many existed.",
 			Args:    "namespace hash [hash ...]"},
-		&command.Cmd{Name: "pcache.ttl", Arity: -3, Flags: r | command.Fast, Run: pcacheTTL, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "pcache.ttl", Arity: -3, Flags: r | cmdtable.Fast, Run: pcacheTTL, Group: g, Since: "1.0.0",
 			Summary: "Returns a cached response's remaining time to live in milliseconds (-1: none, -2: absent).", Args: entry},
-		&command.Cmd{Name: "pcache.info", Arity: 2, Flags: r, Run: pcacheInfo, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "pcache.info", Arity: 2, Flags: r, Run: pcacheInfo, Group: g, Since: "1.0.0",
 			Summary: "Returns a namespace's configuration and counters (hits, misses, bytes...).", Args: "namespace"},
-		&command.Cmd{Name: "pcache.drop", Arity: 2, Flags: command.Write, Run: pcacheDrop, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "pcache.drop", Arity: 2, Flags: cmdtable.Write, Run: pcacheDrop, Group: g, Since: "1.0.0",
 			Summary: "Deletes a prompt cache namespace and its entries.", Args: "namespace"},
-		&command.Cmd{Name: "pcache.list", Arity: 1, Flags: r, Run: func(x *command.Ctx) { writeNames(x.W, x.KS.AI.PromptNames()) },
+		&cmdtable.Cmd{Name: "pcache.list", Arity: 1, Flags: r, Run: func(x *cmdtable.Ctx) { writeNames(x.W, x.KS.AI.PromptNames()) },
 			Group: g, Since: "1.0.0", Summary: "Lists the prompt cache namespaces."},
-		&command.Cmd{Name: "pcache.prefix", Arity: -2, Flags: r | command.Fast, First: 1, Last: -1, Step: 1, Run: pcachePrefix, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "pcache.prefix", Arity: -2, Flags: r | cmdtable.Fast, First: 1, Last: -1, Step: 1, Run: pcachePrefix, Group: g, Since: "1.0.0",
 			Summary: "Returns how many of the keys, from the first, exist without a gap (KV-cache chunk prefix probe).", Args: "key [key ...]"},
 	)
 }

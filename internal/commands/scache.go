@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/hotkv/hotkv/internal/ai"
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/resp"
 	"github.com/hotkv/hotkv/internal/vector/filter"
 )
@@ -19,7 +19,7 @@ const errNoCache = "ERR no such cache"
 // DefaultSemThreshold is the default distance threshold (RedisVL's).
 const defaultSemThreshold = 0.1
 
-func scacheCreate(x *command.Ctx) {
+func scacheCreate(x *cmdtable.Ctx) {
 	o := opts{args: x.Args, i: 2}
 	s := ai.SemOptions{Threshold: defaultSemThreshold, Refresh: true}
 	for o.more() {
@@ -34,7 +34,7 @@ func scacheCreate(x *command.Ctx) {
 		case o.kw("norefresh"):
 			s.Refresh = false
 		default:
-			o.fail(command.ErrSyntax)
+			o.fail(cmdtable.ErrSyntax)
 		}
 	}
 	if o.err == "" {
@@ -56,7 +56,7 @@ func scacheCreate(x *command.Ctx) {
 	x.W.OK()
 }
 
-func semCache(x *command.Ctx) *ai.SemCache {
+func semCache(x *cmdtable.Ctx) *ai.SemCache {
 	c := x.KS.AI.Sem(string(x.Args[1]))
 	if c == nil {
 		x.Error(errNoCache)
@@ -83,7 +83,7 @@ func parseSemStore(args [][]byte) (ai.SemStore, string) {
 	return s, msg
 }
 
-func scacheStore(x *command.Ctx) {
+func scacheStore(x *cmdtable.Ctx) {
 	aiCall(x, parseSemStore, semCache, func(s ai.SemStore, c *ai.SemCache) error {
 		s.Follow = x.Master
 		id, evicted, err := c.Store(s, x.Now)
@@ -137,7 +137,7 @@ func parseSemLookup(args [][]byte) (ai.SemLookup, string) {
 	return q, msg
 }
 
-func scacheLookup(x *command.Ctx) {
+func scacheLookup(x *cmdtable.Ctx) {
 	aiCall(x, parseSemLookup, semCache, func(q ai.SemLookup, c *ai.SemCache) error {
 		h, ok, err := c.Lookup(q, x.Now)
 		if err == nil {
@@ -173,7 +173,7 @@ func writeHit(w *resp.Writer, h ai.SemHit, ok bool) {
 }
 
 // scacheInvalidate is SCACHE.INVALIDATE name (ID id [id ...] | FILTER expr).
-func scacheInvalidate(x *command.Ctx) {
+func scacheInvalidate(x *cmdtable.Ctx) {
 	o := opts{args: x.Args, i: 2}
 	var ids []uint64
 	var f *filter.Expr
@@ -183,10 +183,10 @@ func scacheInvalidate(x *command.Ctx) {
 	case o.kw("filter"):
 		f = o.filter()
 		if o.more() {
-			o.fail(command.ErrSyntax)
+			o.fail(cmdtable.ErrSyntax)
 		}
 	default:
-		o.fail(command.ErrSyntax)
+		o.fail(cmdtable.ErrSyntax)
 	}
 	if o.err != "" {
 		x.Error(o.err)
@@ -203,7 +203,7 @@ func scacheInvalidate(x *command.Ctx) {
 	x.W.Int(int64(c.Delete(ids, x.Now)))
 }
 
-func scacheInfo(x *command.Ctx) {
+func scacheInfo(x *cmdtable.Ctx) {
 	c := semCache(x)
 	if c == nil {
 		return
@@ -217,7 +217,7 @@ func scacheInfo(x *command.Ctx) {
 		info{"evicted", s.Evicted}, info{"expired", s.Expired}, info{"index_bytes", s.IndexBytes})...)
 }
 
-func scacheDrop(x *command.Ctx) {
+func scacheDrop(x *cmdtable.Ctx) {
 	if !x.KS.AI.DropSem(string(x.Args[1])) {
 		x.Error(errNoCache)
 		return
@@ -227,25 +227,25 @@ func scacheDrop(x *command.Ctx) {
 
 func init() {
 	const g = "ai"
-	w, r := command.Write|command.DenyOOM, command.ReadOnly
-	command.Register(
-		&command.Cmd{Name: "scache.create", Arity: -4, Flags: w, Run: scacheCreate, Group: g, Since: "1.0.0",
+	w, r := cmdtable.Write|cmdtable.DenyOOM, cmdtable.ReadOnly
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "scache.create", Arity: -4, Flags: w, Run: scacheCreate, Group: g, Since: "1.0.0",
 			Summary: "Creates a semantic cache. THRESHOLD is a distance (COSINE: 1-cos in 0..2, default 0.1).",
 			Args:    "name DIM dim [METRIC COSINE | L2 | IP] [TYPE FLOAT32 | INT8 | BINARY] [THRESHOLD distance] [TTL seconds] [MAXENTRIES count] [NOREFRESH] [M links] [EF breadth]"},
-		&command.Cmd{Name: "scache.store", Arity: -6, Flags: w, Run: scacheStore, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "scache.store", Arity: -6, Flags: w, Run: scacheStore, Group: g, Since: "1.0.0",
 			Summary: "Stores a response with its prompt's embedding; the same prompt and attributes again replace it. Returns the entry id.",
 			Args:    "name prompt response (VALUES dim value [value ...] | FP32 blob) [ATTRS json] [EX seconds | PX milliseconds | PERSIST]"},
-		&command.Cmd{Name: "scache.lookup", Arity: -4, Flags: r, Run: scacheLookup, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "scache.lookup", Arity: -4, Flags: r, Run: scacheLookup, Group: g, Since: "1.0.0",
 			Summary: "Returns the closest entry within the distance threshold (id, response, prompt, distance, match, attributes) or nil.",
 			Args:    "name (VALUES dim value [value ...] | FP32 blob) [THRESHOLD distance] [FILTER expression] [PROMPT prompt] [EF breadth] [NOREFRESH]"},
-		&command.Cmd{Name: "scache.invalidate", Arity: -4, Flags: command.Write, Run: scacheInvalidate, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "scache.invalidate", Arity: -4, Flags: cmdtable.Write, Run: scacheInvalidate, Group: g, Since: "1.0.0",
 			Summary: "Deletes entries by id or by a filter on their attributes. Returns how many.",
 			Args:    "name (ID id [id ...] | FILTER expression)"},
-		&command.Cmd{Name: "scache.info", Arity: 2, Flags: r, Run: scacheInfo, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "scache.info", Arity: 2, Flags: r, Run: scacheInfo, Group: g, Since: "1.0.0",
 			Summary: "Returns a semantic cache's configuration and statistics (hits, misses, hit ratio, average hit distance...).", Args: "name"},
-		&command.Cmd{Name: "scache.drop", Arity: 2, Flags: command.Write, Run: scacheDrop, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "scache.drop", Arity: 2, Flags: cmdtable.Write, Run: scacheDrop, Group: g, Since: "1.0.0",
 			Summary: "Deletes a semantic cache.", Args: "name"},
-		&command.Cmd{Name: "scache.list", Arity: 1, Flags: r, Run: func(x *command.Ctx) { writeNames(x.W, x.KS.AI.SemNames()) },
+		&cmdtable.Cmd{Name: "scache.list", Arity: 1, Flags: r, Run: func(x *cmdtable.Ctx) { writeNames(x.W, x.KS.AI.SemNames()) },
 			Group: g, Since: "1.0.0", Summary: "Lists the semantic caches."},
 	)
 }

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
@@ -21,18 +21,18 @@ import (
 // lookupSet returns key's set, nil when the key does not exist; ok is false
 // (and WRONGTYPE has been answered) when the key holds another type. read
 // counts the lookup as a keyspace hit or miss, as Redis's read lookups do.
-func lookupSet(x *command.Ctx, key []byte, read bool) (*setval.Set, bool) {
+func lookupSet(x *cmdtable.Ctx, key []byte, read bool) (*setval.Set, bool) {
 	return typed[*setval.Set](x, key, keyspace.KindSet, read)
 }
 
-func storeSet(x *command.Ctx, key []byte, s *setval.Set) {
+func storeSet(x *cmdtable.Ctx, key []byte, s *setval.Set) {
 	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindSet, Obj: s})
 }
 
 // deferHeader inserts, at mark in the reply, the header that write produces:
 // for replies whose length is known only after their elements are written
 // (Redis's deferred lengths).
-func setReplyHeader(x *command.Ctx, mark int, write func(w *resp.Writer)) {
+func setReplyHeader(x *cmdtable.Ctx, mark int, write func(w *resp.Writer)) {
 	h := resp.Writer{Proto: x.W.Proto}
 	write(&h)
 	x.W.B = append(x.W.B, h.B...)
@@ -40,7 +40,7 @@ func setReplyHeader(x *command.Ctx, mark int, write func(w *resp.Writer)) {
 	copy(x.W.B[mark:], h.B)
 }
 
-func sadd(x *command.Ctx) {
+func sadd(x *cmdtable.Ctx) {
 	key, members := x.Args[1], x.Args[2:]
 	s, ok := lookupSet(x, key, false)
 	if !ok {
@@ -68,7 +68,7 @@ func sadd(x *command.Ctx) {
 	x.W.Int(int64(added))
 }
 
-func srem(x *command.Ctx) {
+func srem(x *cmdtable.Ctx) {
 	key := x.Args[1]
 	s, ok := lookupSet(x, key, false)
 	if !ok {
@@ -95,7 +95,7 @@ func srem(x *command.Ctx) {
 	x.W.Int(int64(removed))
 }
 
-func smove(x *command.Ctx) {
+func smove(x *cmdtable.Ctx) {
 	srcKey, dstKey, m := x.Args[1], x.Args[2], x.Args[3]
 	src, ok := lookupSet(x, srcKey, false)
 	if !ok {
@@ -138,7 +138,7 @@ func memberInt(b bool) int64 {
 	return 0
 }
 
-func sismember(x *command.Ctx) {
+func sismember(x *cmdtable.Ctx) {
 	s, ok := lookupSet(x, x.Args[1], true)
 	if !ok {
 		return
@@ -146,7 +146,7 @@ func sismember(x *command.Ctx) {
 	x.W.Int(memberInt(s != nil && s.Has(x.Args[2])))
 }
 
-func smismember(x *command.Ctx) {
+func smismember(x *cmdtable.Ctx) {
 	s, ok := lookupSet(x, x.Args[1], true)
 	if !ok {
 		return
@@ -157,7 +157,7 @@ func smismember(x *command.Ctx) {
 	}
 }
 
-func scard(x *command.Ctx) {
+func scard(x *cmdtable.Ctx) {
 	s, ok := lookupSet(x, x.Args[1], true)
 	if !ok {
 		return
@@ -170,12 +170,12 @@ func scard(x *command.Ctx) {
 }
 
 // replyMembers writes every member of s as a RESP3 set (an array in RESP2).
-func replySetMembers(x *command.Ctx, s *setval.Set) {
+func replySetMembers(x *cmdtable.Ctx, s *setval.Set) {
 	x.W.Set(s.Len())
 	s.Range(func(m []byte) bool { x.W.Bulk(m); return true })
 }
 
-func smembers(x *command.Ctx) {
+func smembers(x *cmdtable.Ctx) {
 	s, ok := lookupSet(x, x.Args[1], true)
 	if !ok {
 		return
@@ -187,14 +187,14 @@ func smembers(x *command.Ctx) {
 	replySetMembers(x, s)
 }
 
-func spop(x *command.Ctx) {
+func spop(x *cmdtable.Ctx) {
 	switch len(x.Args) {
 	case 3:
 		spopCount(x)
 		return
 	case 2:
 	default:
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	key := x.Args[1]
@@ -216,10 +216,10 @@ func spop(x *command.Ctx) {
 // maxMemberBuf holds any member a small encoding stores (64 bytes).
 const setMemberBuf = 64
 
-func spopCount(x *command.Ctx) {
-	n, ok := command.ParseInt(x.Args[2])
+func spopCount(x *cmdtable.Ctx) {
+	n, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok || n < 0 {
-		x.Error(command.ErrNotPositive)
+		x.Error(cmdtable.ErrNotPositive)
 		return
 	}
 	key := x.Args[1]
@@ -248,14 +248,14 @@ func spopCount(x *command.Ctx) {
 // is refused instead, as out of range.
 const setMaxSampleReply = 1 << 30
 
-func srandmember(x *command.Ctx) {
+func srandmember(x *cmdtable.Ctx) {
 	switch len(x.Args) {
 	case 3:
 		srandmemberCount(x)
 		return
 	case 2:
 	default:
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	s, ok := lookupSet(x, x.Args[1], true)
@@ -270,7 +270,7 @@ func srandmember(x *command.Ctx) {
 	x.W.Bulk(s.Random(buf[:0]))
 }
 
-func srandmemberCount(x *command.Ctx) {
+func srandmemberCount(x *cmdtable.Ctx) {
 	n, ok := randomCount(x, x.Args[2])
 	if !ok {
 		return
@@ -313,7 +313,7 @@ func avgMemberLen(s *setval.Set) int64 {
 // lookupSets looks keys up as sets, nil for a missing key; ok is false after
 // a WRONGTYPE reply. Every key is checked, as Redis does, even after a
 // missing one.
-func lookupSets(x *command.Ctx, keys [][]byte) (sets []*setval.Set, missing, ok bool) {
+func lookupSets(x *cmdtable.Ctx, keys [][]byte) (sets []*setval.Set, missing, ok bool) {
 	sets = make([]*setval.Set, len(keys))
 	for i, k := range keys {
 		s, ok := lookupSet(x, k, true)
@@ -328,7 +328,7 @@ func lookupSets(x *command.Ctx, keys [][]byte) (sets []*setval.Set, missing, ok 
 
 // storeResult stores a STORE command's result in dst (replacing any value
 // and TTL), or deletes dst when the result is empty, and replies its size.
-func storeSetResult(x *command.Ctx, dst []byte, s *setval.Set) {
+func storeSetResult(x *cmdtable.Ctx, dst []byte, s *setval.Set) {
 	if s.Len() > 0 {
 		storeSet(x, dst, s)
 		x.Touch(dst)
@@ -343,7 +343,7 @@ func storeSetResult(x *command.Ctx, dst []byte, s *setval.Set) {
 // sinter serves SINTER, SINTERSTORE (dst != nil) and SINTERCARD (card,
 // stopping at limit unless it is 0). It walks the smallest set and probes the
 // others, so its reply lists members in that set's order.
-func sinter(x *command.Ctx, keys [][]byte, dst []byte, card bool, limit int64) {
+func sinter(x *cmdtable.Ctx, keys [][]byte, dst []byte, card bool, limit int64) {
 	sets, missing, ok := lookupSets(x, keys)
 	if !ok {
 		return
@@ -399,13 +399,13 @@ func sinter(x *command.Ctx, keys [][]byte, dst []byte, card bool, limit int64) {
 	}
 }
 
-func sinterCmd(x *command.Ctx)      { sinter(x, x.Args[1:], nil, false, 0) }
-func sinterstoreCmd(x *command.Ctx) { sinter(x, x.Args[2:], x.Args[1], false, 0) }
+func sinterCmd(x *cmdtable.Ctx)      { sinter(x, x.Args[1:], nil, false, 0) }
+func sinterstoreCmd(x *cmdtable.Ctx) { sinter(x, x.Args[2:], x.Args[1], false, 0) }
 
 // sintercardKeys finds SINTERCARD's keys (numkeys key [key ...]); none when
 // numkeys is invalid, which the handler then reports.
 func sintercardKeys(args [][]byte, dst []int) []int {
-	n, ok := command.ParseInt(args[1])
+	n, ok := cmdtable.ParseInt(args[1])
 	if !ok || n <= 0 || n > int64(len(args)-2) {
 		return dst
 	}
@@ -415,8 +415,8 @@ func sintercardKeys(args [][]byte, dst []int) []int {
 	return dst
 }
 
-func sintercard(x *command.Ctx) {
-	numkeys, ok := command.ParseInt(x.Args[1])
+func sintercard(x *cmdtable.Ctx) {
+	numkeys, ok := cmdtable.ParseInt(x.Args[1])
 	if !ok || numkeys <= 0 {
 		x.Error("ERR numkeys should be greater than 0")
 		return
@@ -427,12 +427,12 @@ func sintercard(x *command.Ctx) {
 	}
 	var limit int64
 	for j := 2 + int(numkeys); j < len(x.Args); j++ {
-		if !command.Is(x.Args[j], "limit") || j+1 == len(x.Args) {
-			x.Error(command.ErrSyntax)
+		if !cmdtable.Is(x.Args[j], "limit") || j+1 == len(x.Args) {
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 		j++
-		if limit, ok = command.ParseInt(x.Args[j]); !ok || limit < 0 {
+		if limit, ok = cmdtable.ParseInt(x.Args[j]); !ok || limit < 0 {
 			x.Error("ERR LIMIT can't be negative")
 			return
 		}
@@ -443,7 +443,7 @@ func sintercard(x *command.Ctx) {
 // sunionDiff serves SUNION, SDIFF and their STORE forms. Like Redis it
 // accumulates into an intset when storing or when every input is an intset
 // (so the reply is sorted), and into a hashtable otherwise.
-func sunionDiff(x *command.Ctx, keys [][]byte, dst []byte, diff bool) {
+func sunionDiff(x *cmdtable.Ctx, keys [][]byte, dst []byte, diff bool) {
 	sets, _, ok := lookupSets(x, keys)
 	if !ok {
 		return
@@ -526,12 +526,12 @@ func diffByProbing(sets []*setval.Set) bool {
 	return true
 }
 
-func sunionCmd(x *command.Ctx)      { sunionDiff(x, x.Args[1:], nil, false) }
-func sunionstoreCmd(x *command.Ctx) { sunionDiff(x, x.Args[2:], x.Args[1], false) }
-func sdiffCmd(x *command.Ctx)       { sunionDiff(x, x.Args[1:], nil, true) }
-func sdiffstoreCmd(x *command.Ctx)  { sunionDiff(x, x.Args[2:], x.Args[1], true) }
+func sunionCmd(x *cmdtable.Ctx)      { sunionDiff(x, x.Args[1:], nil, false) }
+func sunionstoreCmd(x *cmdtable.Ctx) { sunionDiff(x, x.Args[2:], x.Args[1], false) }
+func sdiffCmd(x *cmdtable.Ctx)       { sunionDiff(x, x.Args[1:], nil, true) }
+func sdiffstoreCmd(x *cmdtable.Ctx)  { sunionDiff(x, x.Args[2:], x.Args[1], true) }
 
-func sscan(x *command.Ctx) {
+func sscan(x *cmdtable.Ctx) {
 	cursor, ok := scan.ParseCursor(x.Args[2])
 	if !ok {
 		x.Error("ERR invalid cursor")
@@ -566,41 +566,41 @@ func sscan(x *command.Ctx) {
 
 func init() {
 	const g = "set"
-	r, w := command.ReadOnly, command.Write|command.SelfTouch
-	command.Register(
-		&command.Cmd{Name: "sadd", Arity: -3, Flags: w | command.DenyOOM | command.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: sadd, Group: g, Since: "1.0.0",
+	r, w := cmdtable.ReadOnly, cmdtable.Write|cmdtable.SelfTouch
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "sadd", Arity: -3, Flags: w | cmdtable.DenyOOM | cmdtable.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: sadd, Group: g, Since: "1.0.0",
 			Summary: "Adds one or more members to a set. Creates the key if it doesn't exist.", Args: "key member [member ...]"},
-		&command.Cmd{Name: "srem", Arity: -3, Flags: w | command.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: srem, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "srem", Arity: -3, Flags: w | cmdtable.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: srem, Group: g, Since: "1.0.0",
 			Summary: "Removes one or more members from a set. Deletes the set if the last member was removed.", Args: "key member [member ...]"},
-		&command.Cmd{Name: "smove", Arity: 4, Flags: w | command.Fast, First: 1, Last: 2, Step: 1, Run: smove, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "smove", Arity: 4, Flags: w | cmdtable.Fast, First: 1, Last: 2, Step: 1, Run: smove, Group: g, Since: "1.0.0",
 			Summary: "Moves a member from one set to another.", Args: "source destination member"},
-		&command.Cmd{Name: "sismember", Arity: 3, Flags: r | command.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: sismember, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "sismember", Arity: 3, Flags: r | cmdtable.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: sismember, Group: g, Since: "1.0.0",
 			Summary: "Determines whether a member belongs to a set.", Args: "key member"},
-		&command.Cmd{Name: "smismember", Arity: -3, Flags: r | command.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: smismember, Group: g, Since: "6.2.0",
+		&cmdtable.Cmd{Name: "smismember", Arity: -3, Flags: r | cmdtable.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: smismember, Group: g, Since: "6.2.0",
 			Summary: "Determines whether multiple members belong to a set.", Args: "key member [member ...]"},
-		&command.Cmd{Name: "scard", Arity: 2, Flags: r | command.Fast, First: 1, Last: 1, Step: 1, Run: scard, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "scard", Arity: 2, Flags: r | cmdtable.Fast, First: 1, Last: 1, Step: 1, Run: scard, Group: g, Since: "1.0.0",
 			Summary: "Returns the number of members in a set.", Args: "key"},
-		&command.Cmd{Name: "smembers", Arity: 2, Flags: r, First: 1, Last: 1, Step: 1, Run: smembers, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "smembers", Arity: 2, Flags: r, First: 1, Last: 1, Step: 1, Run: smembers, Group: g, Since: "1.0.0",
 			Summary: "Returns all members of a set.", Args: "key"},
-		&command.Cmd{Name: "spop", Arity: -2, Flags: w | command.Fast, First: 1, Last: 1, Step: 1, Run: spop, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "spop", Arity: -2, Flags: w | cmdtable.Fast, First: 1, Last: 1, Step: 1, Run: spop, Group: g, Since: "1.0.0",
 			Summary: "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", Args: "key [count]"},
-		&command.Cmd{Name: "srandmember", Arity: -2, Flags: r, First: 1, Last: 1, Step: 1, Run: srandmember, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "srandmember", Arity: -2, Flags: r, First: 1, Last: 1, Step: 1, Run: srandmember, Group: g, Since: "1.0.0",
 			Summary: "Get one or multiple random members from a set", Args: "key [count]"},
-		&command.Cmd{Name: "sinter", Arity: -2, Flags: r, First: 1, Last: -1, Step: 1, Run: sinterCmd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "sinter", Arity: -2, Flags: r, First: 1, Last: -1, Step: 1, Run: sinterCmd, Group: g, Since: "1.0.0",
 			Summary: "Returns the intersect of multiple sets.", Args: "key [key ...]"},
-		&command.Cmd{Name: "sintercard", Arity: -3, Flags: r, Keys: sintercardKeys, Run: sintercard, Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "sintercard", Arity: -3, Flags: r, Keys: sintercardKeys, Run: sintercard, Group: g, Since: "7.0.0",
 			Summary: "Returns the number of members of the intersect of multiple sets.", Args: "numkeys key [key ...] [LIMIT limit]"},
-		&command.Cmd{Name: "sinterstore", Arity: -3, Flags: w | command.DenyOOM, First: 1, Last: -1, Step: 1, Run: sinterstoreCmd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "sinterstore", Arity: -3, Flags: w | cmdtable.DenyOOM, First: 1, Last: -1, Step: 1, Run: sinterstoreCmd, Group: g, Since: "1.0.0",
 			Summary: "Stores the intersect of multiple sets in a key.", Args: "destination key [key ...]"},
-		&command.Cmd{Name: "sunion", Arity: -2, Flags: r, First: 1, Last: -1, Step: 1, Run: sunionCmd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "sunion", Arity: -2, Flags: r, First: 1, Last: -1, Step: 1, Run: sunionCmd, Group: g, Since: "1.0.0",
 			Summary: "Returns the union of multiple sets.", Args: "key [key ...]"},
-		&command.Cmd{Name: "sunionstore", Arity: -3, Flags: w | command.DenyOOM, First: 1, Last: -1, Step: 1, Run: sunionstoreCmd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "sunionstore", Arity: -3, Flags: w | cmdtable.DenyOOM, First: 1, Last: -1, Step: 1, Run: sunionstoreCmd, Group: g, Since: "1.0.0",
 			Summary: "Stores the union of multiple sets in a key.", Args: "destination key [key ...]"},
-		&command.Cmd{Name: "sdiff", Arity: -2, Flags: r, First: 1, Last: -1, Step: 1, Run: sdiffCmd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "sdiff", Arity: -2, Flags: r, First: 1, Last: -1, Step: 1, Run: sdiffCmd, Group: g, Since: "1.0.0",
 			Summary: "Returns the difference of multiple sets.", Args: "key [key ...]"},
-		&command.Cmd{Name: "sdiffstore", Arity: -3, Flags: w | command.DenyOOM, First: 1, Last: -1, Step: 1, Run: sdiffstoreCmd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "sdiffstore", Arity: -3, Flags: w | cmdtable.DenyOOM, First: 1, Last: -1, Step: 1, Run: sdiffstoreCmd, Group: g, Since: "1.0.0",
 			Summary: "Stores the difference of multiple sets in a key.", Args: "destination key [key ...]"},
-		&command.Cmd{Name: "sscan", Arity: -3, Flags: r, First: 1, Last: 1, Step: 1, Run: sscan, Group: g, Since: "2.8.0",
+		&cmdtable.Cmd{Name: "sscan", Arity: -3, Flags: r, First: 1, Last: 1, Step: 1, Run: sscan, Group: g, Since: "2.8.0",
 			Summary: "Iterates over members of a set.", Args: "key cursor [MATCH pattern] [COUNT count]"},
 	)
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/pqsort"
@@ -39,7 +39,7 @@ import (
 //     when the result is empty).
 //
 // BY and GET read keys that are not among the command's declared keys, so
-// both commands lock the whole selected database (command.LockDB).
+// both commands lock the whole selected database (cmdtable.LockDB).
 //
 // Where Redis's order is not deterministic (a hashtable set's or a sorted
 // set's internal order, which equal ALPHA BY weights keep), HotKV's is: a
@@ -69,33 +69,33 @@ type sortSpec struct {
 // parseSort reads the options after the key, as Redis does: the last of
 // repeated options wins, and BY without '*' turns sorting off for good.
 // ok is false once the error is answered.
-func parseSort(x *command.Ctx, readonly bool) (s sortSpec, ok bool) {
+func parseSort(x *cmdtable.Ctx, readonly bool) (s sortSpec, ok bool) {
 	s.count = -1
 	args := x.Args
 	for j := 2; j < len(args); j++ {
 		a, left := args[j], len(args)-j-1
 		switch {
-		case command.Is(a, "asc"):
+		case cmdtable.Is(a, "asc"):
 			s.desc = false
-		case command.Is(a, "desc"):
+		case cmdtable.Is(a, "desc"):
 			s.desc = true
-		case command.Is(a, "alpha"):
+		case cmdtable.Is(a, "alpha"):
 			s.alpha = true
-		case command.Is(a, "limit") && left >= 2:
+		case cmdtable.Is(a, "limit") && left >= 2:
 			var ok1, ok2 bool
-			s.start, ok1 = command.ParseInt(args[j+1])
+			s.start, ok1 = cmdtable.ParseInt(args[j+1])
 			if ok1 {
-				s.count, ok2 = command.ParseInt(args[j+2])
+				s.count, ok2 = cmdtable.ParseInt(args[j+2])
 			}
 			if !ok1 || !ok2 {
-				x.Error(command.ErrNotInt)
+				x.Error(cmdtable.ErrNotInt)
 				return s, false
 			}
 			j += 2
-		case !readonly && command.Is(a, "store") && left >= 1:
+		case !readonly && cmdtable.Is(a, "store") && left >= 1:
 			s.store = args[j+1]
 			j++
-		case command.Is(a, "by") && left >= 1:
+		case cmdtable.Is(a, "by") && left >= 1:
 			s.by = args[j+1]
 			if bytes.IndexByte(cstring(s.by), '*') < 0 {
 				s.dontsort = true
@@ -104,7 +104,7 @@ func parseSort(x *command.Ctx, readonly bool) (s sortSpec, ok bool) {
 				return s, false
 			}
 			j++
-		case command.Is(a, "get") && left >= 1:
+		case cmdtable.Is(a, "get") && left >= 1:
 			if !fullKeyAccess(x) {
 				x.Error("ERR GET option of SORT denied due to insufficient ACL permissions.")
 				return s, false
@@ -112,7 +112,7 @@ func parseSort(x *command.Ctx, readonly bool) (s sortSpec, ok bool) {
 			s.gets = append(s.gets, args[j+1])
 			j++
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return s, false
 		}
 	}
@@ -122,7 +122,7 @@ func parseSort(x *command.Ctx, readonly bool) (s sortSpec, ok bool) {
 // fullKeyAccess reports whether the connection's ACL user may read every
 // key: SORT's BY and GET patterns reach keys no ACL check saw, so Redis
 // allows them only then.
-func fullKeyAccess(x *command.Ctx) bool {
+func fullKeyAccess(x *cmdtable.Ctx) bool {
 	c, ok := x.Conn.(interface{ FullKeyAccess([][]byte) bool })
 	return !ok || c.FullKeyAccess(x.Args)
 }
@@ -136,10 +136,10 @@ func cstring(b []byte) []byte {
 	return b
 }
 
-func sortCmd(x *command.Ctx)   { sortGeneric(x, false) }
-func sortROCmd(x *command.Ctx) { sortGeneric(x, true) }
+func sortCmd(x *cmdtable.Ctx)   { sortGeneric(x, false) }
+func sortROCmd(x *cmdtable.Ctx) { sortGeneric(x, true) }
 
-func sortGeneric(x *command.Ctx, readonly bool) {
+func sortGeneric(x *cmdtable.Ctx, readonly bool) {
 	s, ok := parseSort(x, readonly)
 	if !ok {
 		return
@@ -149,7 +149,7 @@ func sortGeneric(x *command.Ctx, readonly bool) {
 	if e != nil {
 		kind = e.Kind
 		if kind != keyspace.KindList && kind != keyspace.KindSet && kind != keyspace.KindZSet {
-			x.Error(command.ErrWrongType)
+			x.Error(cmdtable.ErrWrongType)
 			return
 		}
 	}
@@ -401,7 +401,7 @@ func sortCompare(s *sortSpec) func(a, b *sortItem) int {
 // string value, or with "->field" after the '*' whose hash field, is the
 // result. found is false when there is no '*', no such key or field, or
 // the key holds another type. *buf is scratch space for the key name.
-func sortLookup(x *command.Ctx, pattern, elem []byte, buf *[]byte) (v []byte, found bool) {
+func sortLookup(x *cmdtable.Ctx, pattern, elem []byte, buf *[]byte) (v []byte, found bool) {
 	c := cstring(pattern) // Redis searches the pattern as a C string
 	if len(c) == 1 && c[0] == '#' {
 		return elem, true
@@ -451,7 +451,7 @@ func sortScore(b []byte) (float64, bool) {
 	if b[0] == '+' || b[0] == '-' {
 		i++
 	}
-	if rest := b[i:]; command.Is(rest, "inf") || command.Is(rest, "infinity") {
+	if rest := b[i:]; cmdtable.Is(rest, "inf") || cmdtable.Is(rest, "infinity") {
 		f, _ := strconv.ParseFloat(transient(b), 64)
 		return f, true
 	}
@@ -495,11 +495,11 @@ func sortKeys(args [][]byte, dst []int) []int {
 	store := -1
 	for i := 2; i < len(args); i++ {
 		switch a := args[i]; {
-		case command.Is(a, "limit"):
+		case cmdtable.Is(a, "limit"):
 			i += 2
-		case command.Is(a, "get"), command.Is(a, "by"):
+		case cmdtable.Is(a, "get"), cmdtable.Is(a, "by"):
 			i++
-		case command.Is(a, "store") && i+1 < len(args):
+		case cmdtable.Is(a, "store") && i+1 < len(args):
 			store = i + 1
 			i++
 		}
@@ -513,12 +513,12 @@ func sortKeys(args [][]byte, dst []int) []int {
 func init() {
 	const g = "generic"
 	acl := []string{"set", "sortedset", "list", "dangerous"}
-	command.Register(
-		&command.Cmd{Name: "sort", Arity: -2, Flags: command.Write | command.DenyOOM | command.SelfTouch | command.LockDB,
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "sort", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch | cmdtable.LockDB,
 			First: 1, Last: 1, Step: 1, Keys: sortKeys, Run: sortCmd, Group: g, Since: "1.0.0", ACL: acl,
 			Summary: "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.",
 			Args:    "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA] [STORE destination]"},
-		&command.Cmd{Name: "sort_ro", Arity: -2, Flags: command.ReadOnly | command.LockDB | command.MovableKeys,
+		&cmdtable.Cmd{Name: "sort_ro", Arity: -2, Flags: cmdtable.ReadOnly | cmdtable.LockDB | cmdtable.MovableKeys,
 			First: 1, Last: 1, Step: 1, Run: sortROCmd, Group: g, Since: "7.0.0", ACL: acl,
 			Summary: "Returns the sorted elements of a list, a set, or a sorted set.",
 			Args:    "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA]"},

@@ -3,7 +3,7 @@ package commands
 import (
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/value/stream"
 )
@@ -15,17 +15,17 @@ import (
 
 const errXGroupNoKey = "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically."
 
-func noGroup(x *command.Ctx, key, group []byte) {
+func noGroup(x *cmdtable.Ctx, key, group []byte) {
 	x.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'")
 }
 
-func noGroupForKey(x *command.Ctx, key, group []byte) {
+func noGroupForKey(x *cmdtable.Ctx, key, group []byte) {
 	x.Error("NOGROUP No such consumer group '" + string(group) + "' for key name '" + string(key) + "'")
 }
 
 // groupOf finds key's stream and group for XGROUP's subcommands, answering
 // Redis's errors; g is nil (no error) when the group does not exist.
-func groupOf(x *command.Ctx, needGroup bool) (s *stream.Stream, g *stream.Group, ok bool) {
+func groupOf(x *cmdtable.Ctx, needGroup bool) (s *stream.Stream, g *stream.Group, ok bool) {
 	key, name := x.Args[2], x.Args[3]
 	if s, ok = streamAt(x, key, false); !ok {
 		return nil, nil, false
@@ -43,10 +43,10 @@ func groupOf(x *command.Ctx, needGroup bool) (s *stream.Stream, g *stream.Group,
 }
 
 // entriesReadArg parses ENTRIESREAD's value: a count, or -1 for unknown.
-func entriesReadArg(x *command.Ctx, b []byte) (int64, bool) {
-	n, ok := command.ParseInt(b)
+func entriesReadArg(x *cmdtable.Ctx, b []byte) (int64, bool) {
+	n, ok := cmdtable.ParseInt(b)
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return 0, false
 	}
 	if n < 0 && n != stream.Invalid {
@@ -58,7 +58,7 @@ func entriesReadArg(x *command.Ctx, b []byte) (int64, bool) {
 
 // subcommandSyntax is Redis's reply to a subcommand with bad options or
 // too many arguments (addReplySubcommandSyntaxError).
-func subcommandSyntax(x *command.Ctx) {
+func subcommandSyntax(x *cmdtable.Ctx) {
 	name := x.Args[1]
 	if len(name) > 128 {
 		name = name[:128]
@@ -69,13 +69,13 @@ func subcommandSyntax(x *command.Ctx) {
 
 // groupOptions parses CREATE's and SETID's options after the ID, any
 // number of times each, as Redis reads them.
-func groupOptions(x *command.Ctx, create bool) (mkstream bool, entriesRead int64, ok bool) {
+func groupOptions(x *cmdtable.Ctx, create bool) (mkstream bool, entriesRead int64, ok bool) {
 	entriesRead = stream.Invalid
 	for i := 5; i < len(x.Args); i++ {
 		switch {
-		case create && command.Is(x.Args[i], "mkstream"):
+		case create && cmdtable.Is(x.Args[i], "mkstream"):
 			mkstream = true
-		case command.Is(x.Args[i], "entriesread") && i+1 < len(x.Args):
+		case cmdtable.Is(x.Args[i], "entriesread") && i+1 < len(x.Args):
 			var good bool
 			if entriesRead, good = entriesReadArg(x, x.Args[i+1]); !good {
 				return false, 0, false
@@ -89,7 +89,7 @@ func groupOptions(x *command.Ctx, create bool) (mkstream bool, entriesRead int64
 	return mkstream, entriesRead, true
 }
 
-func xgroupCreate(x *command.Ctx) {
+func xgroupCreate(x *cmdtable.Ctx) {
 	mkstream, entriesRead, ok := groupOptions(x, true)
 	if !ok {
 		return
@@ -127,7 +127,7 @@ func xgroupCreate(x *command.Ctx) {
 	x.W.OK()
 }
 
-func xgroupSetid(x *command.Ctx) {
+func xgroupSetid(x *cmdtable.Ctx) {
 	_, entriesRead, ok := groupOptions(x, false)
 	if !ok {
 		return
@@ -151,7 +151,7 @@ func xgroupSetid(x *command.Ctx) {
 	x.W.OK()
 }
 
-func xgroupDestroy(x *command.Ctx) {
+func xgroupDestroy(x *cmdtable.Ctx) {
 	s, g, ok := groupOf(x, false)
 	if !ok {
 		return
@@ -167,7 +167,7 @@ func xgroupDestroy(x *command.Ctx) {
 	x.W.Int(1)
 }
 
-func xgroupCreateConsumer(x *command.Ctx) {
+func xgroupCreateConsumer(x *cmdtable.Ctx) {
 	_, g, ok := groupOf(x, true)
 	if !ok {
 		return
@@ -181,7 +181,7 @@ func xgroupCreateConsumer(x *command.Ctx) {
 	x.W.Int(1)
 }
 
-func xgroupDelConsumer(x *command.Ctx) {
+func xgroupDelConsumer(x *cmdtable.Ctx) {
 	_, g, ok := groupOf(x, true)
 	if !ok {
 		return
@@ -210,7 +210,7 @@ var xgroupHelp = []string{
 	"    Set the current group ID and entries_read counter.",
 }
 
-func xack(x *command.Ctx) {
+func xack(x *cmdtable.Ctx) {
 	s, ok := streamAt(x, x.Args[1], false)
 	if !ok {
 		return
@@ -237,9 +237,9 @@ func xack(x *command.Ctx) {
 	x.W.Int(n)
 }
 
-func xpending(x *command.Ctx) {
+func xpending(x *cmdtable.Ctx) {
 	if n := len(x.Args); n != 3 && (n < 6 || n > 9) {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	var start, end stream.ID
@@ -247,21 +247,21 @@ func xpending(x *command.Ctx) {
 	var consumerName []byte
 	if len(x.Args) >= 6 {
 		at := 3
-		if command.Is(x.Args[3], "idle") {
+		if cmdtable.Is(x.Args[3], "idle") {
 			var ok bool
-			if minIdle, ok = command.ParseInt(x.Args[4]); !ok {
-				x.Error(command.ErrNotInt)
+			if minIdle, ok = cmdtable.ParseInt(x.Args[4]); !ok {
+				x.Error(cmdtable.ErrNotInt)
 				return
 			}
 			if len(x.Args) < 8 {
-				x.Error(command.ErrSyntax)
+				x.Error(cmdtable.ErrSyntax)
 				return
 			}
 			at += 2
 		}
-		n, ok := command.ParseInt(x.Args[at+2])
+		n, ok := cmdtable.ParseInt(x.Args[at+2])
 		if !ok {
-			x.Error(command.ErrNotInt)
+			x.Error(cmdtable.ErrNotInt)
 			return
 		}
 		count = max(n, 0)
@@ -323,7 +323,7 @@ func xpending(x *command.Ctx) {
 	x.W.FillArray(mark, n)
 }
 
-func pendingSummary(x *command.Ctx, g *stream.Group) {
+func pendingSummary(x *cmdtable.Ctx, g *stream.Group) {
 	x.W.Array(4)
 	x.W.Int(int64(g.PendingCount()))
 	if g.PendingCount() == 0 {
@@ -358,7 +358,7 @@ func pendingSummary(x *command.Ctx, g *stream.Group) {
 }
 
 // claimTarget finds the stream and group of XCLAIM and XAUTOCLAIM.
-func claimTarget(x *command.Ctx) (*stream.Stream, *stream.Group, bool) {
+func claimTarget(x *cmdtable.Ctx) (*stream.Stream, *stream.Group, bool) {
 	key, name := x.Args[1], x.Args[2]
 	s, ok := streamAt(x, key, false)
 	if !ok {
@@ -376,7 +376,7 @@ func claimTarget(x *command.Ctx) (*stream.Stream, *stream.Group, bool) {
 }
 
 // claimConsumer returns the claiming consumer, created if new, seen now.
-func claimConsumer(x *command.Ctx, g *stream.Group) (c *stream.Consumer, created bool) {
+func claimConsumer(x *cmdtable.Ctx, g *stream.Group) (c *stream.Consumer, created bool) {
 	if c, created = g.CreateConsumer(x.Args[3], x.Now); created {
 		x.Notify(notify.Stream, "xgroup-createconsumer", x.Args[1])
 	}
@@ -387,18 +387,18 @@ func claimConsumer(x *command.Ctx, g *stream.Group) (c *stream.Consumer, created
 // claimedBy logs the creation of a consumer that claimed nothing: the
 // XCLAIMs of what it claims create it on a replay, and Redis sends no
 // more than those.
-func claimedBy(x *command.Ctx, created bool, n int) {
+func claimedBy(x *cmdtable.Ctx, created bool, n int) {
 	if created && n == 0 {
 		propagateCreateConsumer(x, x.Args[1], x.Args[2], x.Args[3])
 	}
 }
 
-func xclaim(x *command.Ctx) {
+func xclaim(x *cmdtable.Ctx) {
 	s, g, ok := claimTarget(x)
 	if !ok {
 		return
 	}
-	minIdle, ok := command.ParseInt(x.Args[4])
+	minIdle, ok := cmdtable.ParseInt(x.Args[4])
 	if !ok {
 		x.Error("ERR Invalid min-idle-time argument for XCLAIM")
 		return
@@ -419,32 +419,32 @@ func xclaim(x *command.Ctx) {
 		opt := x.Args[j]
 		intOpt := func(what string) (int64, bool) {
 			j++
-			n, ok := command.ParseInt(x.Args[j])
+			n, ok := cmdtable.ParseInt(x.Args[j])
 			if !ok {
 				x.Error("ERR Invalid " + what + " option argument for XCLAIM")
 			}
 			return n, ok
 		}
 		switch {
-		case command.Is(opt, "force"):
+		case cmdtable.Is(opt, "force"):
 			force = true
-		case command.Is(opt, "justid"):
+		case cmdtable.Is(opt, "justid"):
 			justID = true
-		case command.Is(opt, "idle") && more:
+		case cmdtable.Is(opt, "idle") && more:
 			n, ok := intOpt("IDLE")
 			if !ok {
 				return
 			}
 			deliveryTime = x.Now - n
-		case command.Is(opt, "time") && more:
+		case cmdtable.Is(opt, "time") && more:
 			if deliveryTime, ok = intOpt("TIME"); !ok {
 				return
 			}
-		case command.Is(opt, "retrycount") && more:
+		case cmdtable.Is(opt, "retrycount") && more:
 			if retryCount, ok = intOpt("RETRYCOUNT"); !ok {
 				return
 			}
-		case command.Is(opt, "lastid") && more:
+		case cmdtable.Is(opt, "lastid") && more:
 			j++
 			if lastID, ok = idArg(x, x.Args[j], 0); !ok {
 				return
@@ -514,8 +514,8 @@ func xclaim(x *command.Ctx) {
 // of COUNT.
 const autoclaimAttempts = 10
 
-func xautoclaim(x *command.Ctx) {
-	minIdle, ok := command.ParseInt(x.Args[4])
+func xautoclaim(x *cmdtable.Ctx) {
+	minIdle, ok := cmdtable.ParseInt(x.Args[4])
 	if !ok {
 		x.Error("ERR Invalid min-idle-time argument for XAUTOCLAIM")
 		return
@@ -529,18 +529,18 @@ func xautoclaim(x *command.Ctx) {
 	justID := false
 	for j := 6; j < len(x.Args); j++ {
 		switch {
-		case command.Is(x.Args[j], "count") && j+1 < len(x.Args):
-			n, ok := command.ParseInt(x.Args[j+1])
+		case cmdtable.Is(x.Args[j], "count") && j+1 < len(x.Args):
+			n, ok := cmdtable.ParseInt(x.Args[j+1])
 			if !ok || n < 1 || n > (1<<63-1)/16 {
 				x.Error("ERR COUNT must be > 0")
 				return
 			}
 			count = n
 			j++
-		case command.Is(x.Args[j], "justid"):
+		case cmdtable.Is(x.Args[j], "justid"):
 			justID = true
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
@@ -622,17 +622,17 @@ var xinfoHelp = []string{
 	"    Show information about the stream.",
 }
 
-func infoStream(x *command.Ctx) (*stream.Stream, bool) {
+func infoStream(x *cmdtable.Ctx) (*stream.Stream, bool) {
 	s, ok := streamAt(x, x.Args[2], true)
 	if ok && s == nil {
-		x.Error(command.ErrNoSuchKey)
+		x.Error(cmdtable.ErrNoSuchKey)
 		return nil, false
 	}
 	return s, ok
 }
 
 // writeLag writes a group's lag, null when it cannot be known.
-func writeLag(x *command.Ctx, s *stream.Stream, g *stream.Group) {
+func writeLag(x *cmdtable.Ctx, s *stream.Stream, g *stream.Group) {
 	if lag, ok := s.Lag(g); ok {
 		x.W.Int(lag)
 	} else {
@@ -640,7 +640,7 @@ func writeLag(x *command.Ctx, s *stream.Stream, g *stream.Group) {
 	}
 }
 
-func writeEntriesRead(x *command.Ctx, g *stream.Group) {
+func writeEntriesRead(x *cmdtable.Ctx, g *stream.Group) {
 	if g.EntriesRead == stream.Invalid {
 		x.W.Null()
 	} else {
@@ -648,7 +648,7 @@ func writeEntriesRead(x *command.Ctx, g *stream.Group) {
 	}
 }
 
-func xinfoStream(x *command.Ctx) {
+func xinfoStream(x *cmdtable.Ctx) {
 	// The key first: Redis looks it up before it reads the options.
 	s, ok := infoStream(x)
 	if !ok {
@@ -657,19 +657,19 @@ func xinfoStream(x *command.Ctx) {
 	full := false
 	count := int64(10)
 	if len(x.Args) > 3 {
-		if !command.Is(x.Args[3], "full") {
+		if !cmdtable.Is(x.Args[3], "full") {
 			subcommandSyntax(x)
 			return
 		}
 		full = true
 		if len(x.Args) > 4 {
-			if len(x.Args) != 6 || !command.Is(x.Args[4], "count") {
+			if len(x.Args) != 6 || !cmdtable.Is(x.Args[4], "count") {
 				subcommandSyntax(x)
 				return
 			}
-			n, ok := command.ParseInt(x.Args[5])
+			n, ok := cmdtable.ParseInt(x.Args[5])
 			if !ok {
-				x.Error(command.ErrNotInt)
+				x.Error(cmdtable.ErrNotInt)
 				return
 			}
 			if n >= 0 { // a negative COUNT keeps the default
@@ -754,7 +754,7 @@ func xinfoStream(x *command.Ctx) {
 // writePendingList writes XINFO STREAM FULL's list of up to count (0: all)
 // pending entries: ID, the consumer's name in a group's list (named),
 // delivery time and count.
-func writePendingList(x *command.Ctx, each func(start, end stream.ID, fn func(*stream.Pending) bool), count int64, named bool) {
+func writePendingList(x *cmdtable.Ctx, each func(start, end stream.ID, fn func(*stream.Pending) bool), count int64, named bool) {
 	var n int64
 	mark := x.W.Deferred()
 	each(stream.ID{}, stream.MaxID, func(p *stream.Pending) bool {
@@ -777,7 +777,7 @@ func writePendingList(x *command.Ctx, each func(start, end stream.ID, fn func(*s
 	x.W.FillArray(mark, int(n))
 }
 
-func xinfoGroups(x *command.Ctx) {
+func xinfoGroups(x *cmdtable.Ctx) {
 	s, ok := infoStream(x)
 	if !ok {
 		return
@@ -801,7 +801,7 @@ func xinfoGroups(x *command.Ctx) {
 	}
 }
 
-func xinfoConsumers(x *command.Ctx) {
+func xinfoConsumers(x *cmdtable.Ctx) {
 	s, ok := infoStream(x)
 	if !ok {
 		return
@@ -832,21 +832,21 @@ func xinfoConsumers(x *command.Ctx) {
 
 func init() {
 	const g = "stream"
-	w, r, f, d := command.Write|command.SelfTouch, command.ReadOnly, command.Fast, command.DenyOOM // see streams.go
-	key := func(c *command.Cmd) *command.Cmd {
+	w, r, f, d := cmdtable.Write|cmdtable.SelfTouch, cmdtable.ReadOnly, cmdtable.Fast, cmdtable.DenyOOM // see streams.go
+	key := func(c *cmdtable.Cmd) *cmdtable.Cmd {
 		if c.First == 0 && c.Keys == nil {
 			c.First, c.Last, c.Step = 1, 1, 1
 		}
 		c.Group = g
 		return c
 	}
-	sub := func(parent, name string, arity int, flags command.Flags, run func(*command.Ctx), since, summary, args string) *command.Cmd {
-		return &command.Cmd{Name: parent + "|" + name, Arity: arity, Flags: flags, First: 2, Last: 2, Step: 1,
+	sub := func(parent, name string, arity int, flags cmdtable.Flags, run func(*cmdtable.Ctx), since, summary, args string) *cmdtable.Cmd {
+		return &cmdtable.Cmd{Name: parent + "|" + name, Arity: arity, Flags: flags, First: 2, Last: 2, Step: 1,
 			Run: run, Group: g, Since: since, Summary: summary, Args: args}
 	}
-	command.Register(
-		&command.Cmd{Name: "xgroup", Arity: -2, Group: g, Since: "5.0.0", Summary: "A container for consumer groups commands.",
-			Subs: []*command.Cmd{
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "xgroup", Arity: -2, Group: g, Since: "5.0.0", Summary: "A container for consumer groups commands.",
+			Subs: []*cmdtable.Cmd{
 				sub("xgroup", "create", -5, w|d, xgroupCreate, "5.0.0", "Creates a consumer group.",
 					"key group <id | $> [MKSTREAM] [ENTRIESREAD entries-read]"),
 				sub("xgroup", "setid", -5, w, xgroupSetid, "5.0.0", "Sets the last-delivered ID of a consumer group.",
@@ -856,25 +856,25 @@ func init() {
 					"key group consumer"),
 				sub("xgroup", "delconsumer", 5, w, xgroupDelConsumer, "5.0.0", "Deletes a consumer from a consumer group.",
 					"key group consumer"),
-				command.HelpCmd("xgroup", g, "5.0.0", xgroupHelp),
+				cmdtable.HelpCmd("xgroup", g, "5.0.0", xgroupHelp),
 			}},
-		&command.Cmd{Name: "xinfo", Arity: -2, Group: g, Since: "5.0.0", Summary: "A container for stream introspection commands.",
-			Subs: []*command.Cmd{
+		&cmdtable.Cmd{Name: "xinfo", Arity: -2, Group: g, Since: "5.0.0", Summary: "A container for stream introspection commands.",
+			Subs: []*cmdtable.Cmd{
 				sub("xinfo", "stream", -3, r, xinfoStream, "5.0.0", "Returns information about a stream.", "key [FULL [COUNT count]]"),
 				sub("xinfo", "groups", 3, r, xinfoGroups, "5.0.0", "Returns a list of the consumer groups of a stream.", "key"),
 				sub("xinfo", "consumers", 4, r, xinfoConsumers, "5.0.0", "Returns a list of the consumers in a consumer group.", "key group"),
-				command.HelpCmd("xinfo", g, "5.0.0", xinfoHelp),
+				cmdtable.HelpCmd("xinfo", g, "5.0.0", xinfoHelp),
 			}},
-		key(&command.Cmd{Name: "xack", Arity: -4, Flags: w | f, Run: xack, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xack", Arity: -4, Flags: w | f, Run: xack, Since: "5.0.0",
 			Summary: "Returns the number of messages that were successfully acknowledged by the consumer group member of a stream.",
 			Args:    "key group id [id ...]"}),
-		key(&command.Cmd{Name: "xpending", Arity: -3, Flags: r, Run: xpending, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xpending", Arity: -3, Flags: r, Run: xpending, Since: "5.0.0",
 			Summary: "Returns the information and entries from a stream consumer group's pending entries list.",
 			Args:    "key group [[IDLE min-idle-time] start end count [consumer]]"}),
-		key(&command.Cmd{Name: "xclaim", Arity: -6, Flags: w | f, Run: xclaim, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xclaim", Arity: -6, Flags: w | f, Run: xclaim, Since: "5.0.0",
 			Summary: "Changes, or acquires, ownership of a message in a consumer group, as if the message was delivered a consumer group member.",
 			Args:    "key group consumer min-idle-time id [id ...] [IDLE ms] [TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]"}),
-		key(&command.Cmd{Name: "xautoclaim", Arity: -6, Flags: w | f, Run: xautoclaim, Since: "6.2.0",
+		key(&cmdtable.Cmd{Name: "xautoclaim", Arity: -6, Flags: w | f, Run: xautoclaim, Since: "6.2.0",
 			Summary: "Changes, or acquires, ownership of messages in a consumer group, as if the messages were delivered to as consumer group member.",
 			Args:    "key group consumer min-idle-time start [COUNT count] [JUSTID]"}),
 	)

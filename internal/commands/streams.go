@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/value/stream"
@@ -36,18 +36,18 @@ const (
 
 // streamAt returns key's stream, nil when the key does not exist; ok is
 // false after WRONGTYPE.
-func streamAt(x *command.Ctx, key []byte, read bool) (*stream.Stream, bool) {
+func streamAt(x *cmdtable.Ctx, key []byte, read bool) (*stream.Stream, bool) {
 	return typed[*stream.Stream](x, key, keyspace.KindStream, read)
 }
 
-func createStream(x *command.Ctx, key []byte) *stream.Stream {
+func createStream(x *cmdtable.Ctx, key []byte) *stream.Stream {
 	s := stream.New()
 	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindStream, Obj: s})
 	return s
 }
 
 // idArg parses a strict ID ("-" and "+" refused), answering the error.
-func idArg(x *command.Ctx, b []byte, missingSeq uint64) (stream.ID, bool) {
+func idArg(x *cmdtable.Ctx, b []byte, missingSeq uint64) (stream.ID, bool) {
 	id, _, ok := stream.ParseID(b, missingSeq, false)
 	if !ok {
 		x.Error(errInvalidID)
@@ -57,7 +57,7 @@ func idArg(x *command.Ctx, b []byte, missingSeq uint64) (stream.ID, bool) {
 
 // idList parses every ID of XDEL or XACK before either changes anything:
 // a bad one fails the whole command.
-func idList(x *command.Ctx, args [][]byte) ([]stream.ID, bool) {
+func idList(x *cmdtable.Ctx, args [][]byte) ([]stream.ID, bool) {
 	ids := make([]stream.ID, 0, len(args))
 	for _, a := range args {
 		id, ok := idArg(x, a, 0)
@@ -70,7 +70,7 @@ func idList(x *command.Ctx, args [][]byte) ([]stream.ID, bool) {
 }
 
 // lenientID is idArg that also takes "-" and "+" (streamParseIDOrReply).
-func lenientID(x *command.Ctx, b []byte, missingSeq uint64) (stream.ID, bool) {
+func lenientID(x *cmdtable.Ctx, b []byte, missingSeq uint64) (stream.ID, bool) {
 	switch string(b) {
 	case "-":
 		return stream.ID{}, true
@@ -82,7 +82,7 @@ func lenientID(x *command.Ctx, b []byte, missingSeq uint64) (stream.ID, bool) {
 
 // rangeStart parses a range's start: "-", an ID (sequence 0 if left out),
 // or "(ID" for the ID after it.
-func rangeStart(x *command.Ctx, b []byte) (stream.ID, bool) {
+func rangeStart(x *cmdtable.Ctx, b []byte) (stream.ID, bool) {
 	if len(b) > 1 && b[0] == '(' {
 		id, ok := idArg(x, b[1:], 0)
 		if !ok {
@@ -98,7 +98,7 @@ func rangeStart(x *command.Ctx, b []byte) (stream.ID, bool) {
 
 // rangeEnd parses a range's end: "+", an ID (last sequence if left out), or
 // "(ID" for the ID before it.
-func rangeEnd(x *command.Ctx, b []byte) (stream.ID, bool) {
+func rangeEnd(x *cmdtable.Ctx, b []byte) (stream.ID, bool) {
 	if len(b) > 1 && b[0] == '(' {
 		id, ok := idArg(x, b[1:], math.MaxUint64)
 		if !ok {
@@ -112,7 +112,7 @@ func rangeEnd(x *command.Ctx, b []byte) (stream.ID, bool) {
 	return lenientID(x, b, math.MaxUint64)
 }
 
-func writeID(x *command.Ctx, id stream.ID) {
+func writeID(x *cmdtable.Ctx, id stream.ID) {
 	var buf [42]byte
 	x.W.Bulk(id.Append(buf[:0]))
 }
@@ -120,7 +120,7 @@ func writeID(x *command.Ctx, id stream.ID) {
 func idBytes(id stream.ID) []byte { return id.Append(nil) }
 
 // writeEntry writes an entry as Redis does: its ID and its fields and values.
-func writeEntry(x *command.Ctx, e stream.Entry) {
+func writeEntry(x *cmdtable.Ctx, e stream.Entry) {
 	x.W.Array(2)
 	writeID(x, e.ID)
 	x.W.Array(e.Len())
@@ -128,7 +128,7 @@ func writeEntry(x *command.Ctx, e stream.Entry) {
 }
 
 // writeRange writes the entries from start to end (count 0: all).
-func writeRange(x *command.Ctx, s *stream.Stream, start, end stream.ID, count int64, rev bool) {
+func writeRange(x *cmdtable.Ctx, s *stream.Stream, start, end stream.ID, count int64, rev bool) {
 	var n int64
 	mark := x.W.Deferred()
 	s.Range(start, end, rev, func(e stream.Entry) bool {
@@ -151,7 +151,7 @@ type trimArgs struct {
 // parseTrimAndID reads XADD's options up to its ID, or XTRIM's options
 // (streamParseAddOrTrimArgsOrReply). For XADD it returns the ID's position
 // and what the ID says: given, with its sequence given.
-func parseTrimAndID(x *command.Ctx, xadd bool) (t trimArgs, noMk bool, idPos int, id stream.ID, idGiven, seqGiven, ok bool) {
+func parseTrimAndID(x *cmdtable.Ctx, xadd bool) (t trimArgs, noMk bool, idPos int, id stream.ID, idGiven, seqGiven, ok bool) {
 	limitGiven := false
 	i := 2
 	for ; i < len(x.Args); i++ {
@@ -160,7 +160,7 @@ func parseTrimAndID(x *command.Ctx, xadd bool) (t trimArgs, noMk bool, idPos int
 		switch {
 		case xadd && string(opt) == "*":
 			goto parsed
-		case command.Is(opt, "maxlen") && more > 0, command.Is(opt, "minid") && more > 0:
+		case cmdtable.Is(opt, "maxlen") && more > 0, cmdtable.Is(opt, "minid") && more > 0:
 			if t.strategy != 0 {
 				x.Error(errTrimBoth)
 				return
@@ -170,10 +170,10 @@ func parseTrimAndID(x *command.Ctx, xadd bool) (t trimArgs, noMk bool, idPos int
 				t.approx = next[0] == '~'
 				i++
 			}
-			if command.Is(opt, "maxlen") {
-				n, good := command.ParseInt(x.Args[i+1])
+			if cmdtable.Is(opt, "maxlen") {
+				n, good := cmdtable.ParseInt(x.Args[i+1])
 				if !good {
-					x.Error(command.ErrNotInt)
+					x.Error(cmdtable.ErrNotInt)
 					return
 				}
 				if n < 0 {
@@ -189,10 +189,10 @@ func parseTrimAndID(x *command.Ctx, xadd bool) (t trimArgs, noMk bool, idPos int
 				t.strategy, t.minID = stream.TrimMinID, m
 			}
 			i++
-		case command.Is(opt, "limit") && more > 0:
-			n, good := command.ParseInt(x.Args[i+1])
+		case cmdtable.Is(opt, "limit") && more > 0:
+			n, good := cmdtable.ParseInt(x.Args[i+1])
 			if !good {
-				x.Error(command.ErrNotInt)
+				x.Error(cmdtable.ErrNotInt)
 				return
 			}
 			if n < 0 {
@@ -201,7 +201,7 @@ func parseTrimAndID(x *command.Ctx, xadd bool) (t trimArgs, noMk bool, idPos int
 			}
 			t.limit, limitGiven = n, true
 			i++
-		case xadd && command.Is(opt, "nomkstream"):
+		case xadd && cmdtable.Is(opt, "nomkstream"):
 			noMk = true
 		case xadd:
 			var star, good bool
@@ -212,7 +212,7 @@ func parseTrimAndID(x *command.Ctx, xadd bool) (t trimArgs, noMk bool, idPos int
 			idGiven, seqGiven = true, !star
 			goto parsed
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
@@ -235,7 +235,7 @@ parsed:
 
 // trim applies t, notifies xtrim if it removed anything, and returns the
 // number removed.
-func trim(x *command.Ctx, key []byte, s *stream.Stream, t trimArgs) int64 {
+func trim(x *cmdtable.Ctx, key []byte, s *stream.Stream, t trimArgs) int64 {
 	n := s.Trim(t.strategy, t.maxLen, t.minID, t.approx, t.limit)
 	if n > 0 {
 		x.Notify(notify.Stream, "xtrim", key)
@@ -252,7 +252,7 @@ func exactTrim(key []byte, s *stream.Stream) [][]byte {
 	return [][]byte{[]byte("XTRIM"), key, []byte("MINID"), []byte("="), idBytes(s.FirstID())}
 }
 
-func xadd(x *command.Ctx) {
+func xadd(x *cmdtable.Ctx) {
 	t, noMk, idPos, id, idGiven, seqGiven, ok := parseTrimAndID(x, true)
 	if !ok {
 		return
@@ -262,7 +262,7 @@ func xadd(x *command.Ctx) {
 		fields = x.Args[idPos+1:]
 	}
 	if len(fields) < 2 || len(fields)%2 == 1 {
-		x.Error(command.WrongArgs("xadd"))
+		x.Error(cmdtable.WrongArgs("xadd"))
 		return
 	}
 	if idGiven && seqGiven && id.IsZero() {
@@ -318,13 +318,13 @@ func xadd(x *command.Ctx) {
 	}
 }
 
-func xtrim(x *command.Ctx) {
+func xtrim(x *cmdtable.Ctx) {
 	t, _, idPos, _, _, _, ok := parseTrimAndID(x, false)
 	if !ok {
 		return
 	}
 	if idPos < len(x.Args) { // parseTrimAndID stops early only for XADD
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	key := x.Args[1]
@@ -349,7 +349,7 @@ func xtrim(x *command.Ctx) {
 	}
 }
 
-func xlen(x *command.Ctx) {
+func xlen(x *cmdtable.Ctx) {
 	s, ok := streamAt(x, x.Args[1], true)
 	if !ok {
 		return
@@ -361,7 +361,7 @@ func xlen(x *command.Ctx) {
 	x.W.Int(int64(s.Len()))
 }
 
-func xrangeGeneric(x *command.Ctx, rev bool) {
+func xrangeGeneric(x *cmdtable.Ctx, rev bool) {
 	startArg, endArg := x.Args[2], x.Args[3]
 	if rev {
 		startArg, endArg = endArg, startArg
@@ -376,13 +376,13 @@ func xrangeGeneric(x *command.Ctx, rev bool) {
 	}
 	count := int64(-1)
 	for j := 4; j < len(x.Args); j++ {
-		if !command.Is(x.Args[j], "count") || j+1 >= len(x.Args) {
-			x.Error(command.ErrSyntax)
+		if !cmdtable.Is(x.Args[j], "count") || j+1 >= len(x.Args) {
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
-		n, good := command.ParseInt(x.Args[j+1])
+		n, good := cmdtable.ParseInt(x.Args[j+1])
 		if !good {
-			x.Error(command.ErrNotInt)
+			x.Error(cmdtable.ErrNotInt)
 			return
 		}
 		count = max(n, 0)
@@ -400,10 +400,10 @@ func xrangeGeneric(x *command.Ctx, rev bool) {
 	}
 }
 
-func xrange(x *command.Ctx)    { xrangeGeneric(x, false) }
-func xrevrange(x *command.Ctx) { xrangeGeneric(x, true) }
+func xrange(x *cmdtable.Ctx)    { xrangeGeneric(x, false) }
+func xrevrange(x *cmdtable.Ctx) { xrangeGeneric(x, true) }
 
-func xdel(x *command.Ctx) {
+func xdel(x *cmdtable.Ctx) {
 	key := x.Args[1]
 	s, ok := streamAt(x, key, false)
 	if !ok {
@@ -430,7 +430,7 @@ func xdel(x *command.Ctx) {
 	x.W.Int(n)
 }
 
-func xsetid(x *command.Ctx) {
+func xsetid(x *cmdtable.Ctx) {
 	id, ok := idArg(x, x.Args[2], 0)
 	if !ok {
 		return
@@ -440,10 +440,10 @@ func xsetid(x *command.Ctx) {
 	for i := 3; i < len(x.Args); i += 2 {
 		more := i+1 < len(x.Args)
 		switch {
-		case command.Is(x.Args[i], "entriesadded") && more:
-			n, good := command.ParseInt(x.Args[i+1])
+		case cmdtable.Is(x.Args[i], "entriesadded") && more:
+			n, good := cmdtable.ParseInt(x.Args[i+1])
 			if !good {
-				x.Error(command.ErrNotInt)
+				x.Error(cmdtable.ErrNotInt)
 				return
 			}
 			if n < 0 {
@@ -451,7 +451,7 @@ func xsetid(x *command.Ctx) {
 				return
 			}
 			added = n
-		case command.Is(x.Args[i], "maxdeletedid") && more:
+		case cmdtable.Is(x.Args[i], "maxdeletedid") && more:
 			if maxDel, ok = idArg(x, x.Args[i+1], 0); !ok {
 				return
 			}
@@ -460,7 +460,7 @@ func xsetid(x *command.Ctx) {
 				return
 			}
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
@@ -470,7 +470,7 @@ func xsetid(x *command.Ctx) {
 		return
 	}
 	if s == nil {
-		x.Error(command.ErrNoSuchKey)
+		x.Error(cmdtable.ErrNoSuchKey)
 		return
 	}
 	if id.Less(s.MaxDeleted) {
@@ -510,7 +510,7 @@ type readArgs struct {
 }
 
 // parseRead reads the options before STREAMS, as Redis's xreadCommand.
-func parseRead(x *command.Ctx, group bool) (a readArgs, ok bool) {
+func parseRead(x *cmdtable.Ctx, group bool) (a readArgs, ok bool) {
 	unbalanced := "ERR Unbalanced 'xread' list of streams: for each stream key an ID, '+', or '$' must be specified."
 	if group {
 		unbalanced = "ERR Unbalanced 'xreadgroup' list of streams: for each stream key an ID or '>' must be specified."
@@ -519,9 +519,9 @@ func parseRead(x *command.Ctx, group bool) (a readArgs, ok bool) {
 		more := len(x.Args) - 1 - i
 		o := x.Args[i]
 		switch {
-		case command.Is(o, "block") && more > 0:
+		case cmdtable.Is(o, "block") && more > 0:
 			i++
-			ms, good := command.ParseInt(x.Args[i])
+			ms, good := cmdtable.ParseInt(x.Args[i])
 			if !good {
 				x.Error(errTimeoutInt)
 				return a, false
@@ -538,15 +538,15 @@ func parseRead(x *command.Ctx, group bool) (a readArgs, ok bool) {
 			if ms > 0 && ms < math.MaxInt64/int64(time.Millisecond) {
 				a.block = time.Duration(ms) * time.Millisecond
 			}
-		case command.Is(o, "count") && more > 0:
+		case cmdtable.Is(o, "count") && more > 0:
 			i++
-			n, good := command.ParseInt(x.Args[i])
+			n, good := cmdtable.ParseInt(x.Args[i])
 			if !good {
-				x.Error(command.ErrNotInt)
+				x.Error(cmdtable.ErrNotInt)
 				return a, false
 			}
 			a.count = max(n, 0)
-		case command.Is(o, "streams") && more > 0:
+		case cmdtable.Is(o, "streams") && more > 0:
 			a.streams = i + 1
 			n := len(x.Args) - a.streams
 			if n%2 != 0 {
@@ -555,26 +555,26 @@ func parseRead(x *command.Ctx, group bool) (a readArgs, ok bool) {
 			}
 			a.n = n / 2
 			i = len(x.Args)
-		case command.Is(o, "group") && more >= 2:
+		case cmdtable.Is(o, "group") && more >= 2:
 			if !group {
 				x.Error("ERR The GROUP option is only supported by XREADGROUP. You called XREAD instead.")
 				return a, false
 			}
 			a.group, a.consumer = x.Args[i+1], x.Args[i+2]
 			i += 2
-		case command.Is(o, "noack"):
+		case cmdtable.Is(o, "noack"):
 			if !group {
 				x.Error("ERR The NOACK option is only supported by XREADGROUP. You called XREAD instead.")
 				return a, false
 			}
 			a.noack = true
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return a, false
 		}
 	}
 	if a.streams == 0 {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return a, false
 	}
 	if group && a.group == nil {
@@ -589,12 +589,12 @@ func parseRead(x *command.Ctx, group bool) (a readArgs, ok bool) {
 func readKeys(args [][]byte, dst []int) []int {
 	for i := 1; i < len(args); i++ {
 		switch {
-		case command.Is(args[i], "block"), command.Is(args[i], "count"):
+		case cmdtable.Is(args[i], "block"), cmdtable.Is(args[i], "count"):
 			i++
-		case command.Is(args[i], "group"):
+		case cmdtable.Is(args[i], "group"):
 			i += 2
-		case command.Is(args[i], "noack"):
-		case command.Is(args[i], "streams"):
+		case cmdtable.Is(args[i], "noack"):
+		case cmdtable.Is(args[i], "streams"):
 			n := len(args) - i - 1
 			if n%2 != 0 {
 				return dst
@@ -616,7 +616,7 @@ const errMeaningless = " ID is meaningless in the context of XREADGROUP: you wan
 var newEntries = stream.MaxID
 
 // xreadGeneric is XREAD and XREADGROUP.
-func xreadGeneric(x *command.Ctx, group bool) {
+func xreadGeneric(x *cmdtable.Ctx, group bool) {
 	a, ok := parseRead(x, group)
 	if !ok {
 		return
@@ -756,7 +756,7 @@ func xreadGeneric(x *command.Ctx, group bool) {
 
 // writeHistory writes c's pending entries from start (count 0: all), a
 // deleted entry as its ID and a null; each delivery is counted again.
-func writeHistory(x *command.Ctx, s *stream.Stream, c *stream.Consumer, start stream.ID, count int64) {
+func writeHistory(x *cmdtable.Ctx, s *stream.Stream, c *stream.Consumer, start stream.ID, count int64) {
 	var n int64
 	mark := x.W.Deferred()
 	c.EachPending(start, stream.MaxID, func(p *stream.Pending) bool {
@@ -778,7 +778,7 @@ func writeHistory(x *command.Ctx, s *stream.Stream, c *stream.Consumer, start st
 // deliver writes the group's new entries from start to c, recording them
 // as pending unless NOACK, propagates the group's new state, and returns
 // how many it wrote.
-func deliver(x *command.Ctx, key []byte, s *stream.Stream, g *stream.Group, c *stream.Consumer, a readArgs, start stream.ID) int64 {
+func deliver(x *cmdtable.Ctx, key []byte, s *stream.Stream, g *stream.Group, c *stream.Consumer, a readArgs, start stream.ID) int64 {
 	var n int64
 	moved := false
 	mark := x.W.Deferred()
@@ -805,7 +805,7 @@ func deliver(x *command.Ctx, key []byte, s *stream.Stream, g *stream.Group, c *s
 
 // propagateClaim logs the XCLAIM that gives a replay p as it is now
 // (streamPropagateXCLAIM).
-func propagateClaim(x *command.Ctx, key []byte, g *stream.Group, group []byte, p *stream.Pending) {
+func propagateClaim(x *cmdtable.Ctx, key []byte, g *stream.Group, group []byte, p *stream.Pending) {
 	if x.Logged {
 		x.Propagate([]byte("XCLAIM"), key, group, []byte(p.Consumer.Name), []byte("0"), idBytes(p.ID),
 			[]byte("TIME"), strconv.AppendInt(nil, p.DeliveryTime, 10),
@@ -815,7 +815,7 @@ func propagateClaim(x *command.Ctx, key []byte, g *stream.Group, group []byte, p
 }
 
 // propagateSetID logs the XGROUP SETID that gives a replay g's position.
-func propagateSetID(x *command.Ctx, key []byte, g *stream.Group, group []byte) {
+func propagateSetID(x *cmdtable.Ctx, key []byte, g *stream.Group, group []byte) {
 	if x.Logged {
 		x.Propagate([]byte("XGROUP"), []byte("SETID"), key, group, idBytes(g.LastID),
 			[]byte("ENTRIESREAD"), strconv.AppendInt(nil, g.EntriesRead, 10))
@@ -824,49 +824,49 @@ func propagateSetID(x *command.Ctx, key []byte, g *stream.Group, group []byte) {
 
 // propagateCreateConsumer logs the creation of a consumer that a read or
 // claim made.
-func propagateCreateConsumer(x *command.Ctx, key, group, consumer []byte) {
+func propagateCreateConsumer(x *cmdtable.Ctx, key, group, consumer []byte) {
 	if x.Logged {
 		x.Propagate([]byte("XGROUP"), []byte("CREATECONSUMER"), key, group, consumer)
 	}
 }
 
-func xread(x *command.Ctx)      { xreadGeneric(x, false) }
-func xreadgroup(x *command.Ctx) { xreadGeneric(x, true) }
+func xread(x *cmdtable.Ctx)      { xreadGeneric(x, false) }
+func xreadgroup(x *cmdtable.Ctx) { xreadGeneric(x, true) }
 
 func init() {
 	const g = "stream"
 	// Stream writes signal WATCH only where Redis does (Ctx.Touch): a
 	// consumer group's bookkeeping is not a change of the key.
-	w, r, f, d := command.Write|command.SelfTouch, command.ReadOnly, command.Fast, command.DenyOOM
-	key := func(c *command.Cmd) *command.Cmd {
+	w, r, f, d := cmdtable.Write|cmdtable.SelfTouch, cmdtable.ReadOnly, cmdtable.Fast, cmdtable.DenyOOM
+	key := func(c *cmdtable.Cmd) *cmdtable.Cmd {
 		if c.First == 0 && c.Keys == nil {
 			c.First, c.Last, c.Step = 1, 1, 1
 		}
 		c.Group = g
 		return c
 	}
-	command.Register(
-		key(&command.Cmd{Name: "xadd", Arity: -5, Flags: w | d | f, Run: xadd, Since: "5.0.0",
+	cmdtable.Register(
+		key(&cmdtable.Cmd{Name: "xadd", Arity: -5, Flags: w | d | f, Run: xadd, Since: "5.0.0",
 			Summary: "Appends a new message to a stream. Creates the key if it doesn't exist.",
 			Args:    "key [NOMKSTREAM] [<MAXLEN | MINID> [= | ~] threshold [LIMIT count]] <* | id> field value [field value ...]"}),
-		key(&command.Cmd{Name: "xtrim", Arity: -4, Flags: w, Run: xtrim, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xtrim", Arity: -4, Flags: w, Run: xtrim, Since: "5.0.0",
 			Summary: "Deletes messages from the beginning of a stream.",
 			Args:    "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]"}),
-		key(&command.Cmd{Name: "xlen", Arity: 2, Flags: r | f, Run: xlen, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xlen", Arity: 2, Flags: r | f, Run: xlen, Since: "5.0.0",
 			Summary: "Return the number of messages in a stream.", Args: "key"}),
-		key(&command.Cmd{Name: "xrange", Arity: -4, Flags: r, Run: xrange, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xrange", Arity: -4, Flags: r, Run: xrange, Since: "5.0.0",
 			Summary: "Returns the messages from a stream within a range of IDs.", Args: "key start end [COUNT count]"}),
-		key(&command.Cmd{Name: "xrevrange", Arity: -4, Flags: r, Run: xrevrange, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xrevrange", Arity: -4, Flags: r, Run: xrevrange, Since: "5.0.0",
 			Summary: "Returns the messages from a stream within a range of IDs in reverse order.", Args: "key end start [COUNT count]"}),
-		key(&command.Cmd{Name: "xdel", Arity: -3, Flags: w | f, Run: xdel, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xdel", Arity: -3, Flags: w | f, Run: xdel, Since: "5.0.0",
 			Summary: "Returns the number of messages after removing them from a stream.", Args: "key id [id ...]"}),
-		key(&command.Cmd{Name: "xsetid", Arity: -3, Flags: w | d | f, Run: xsetid, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xsetid", Arity: -3, Flags: w | d | f, Run: xsetid, Since: "5.0.0",
 			Summary: "An internal command for replicating stream values.",
 			Args:    "key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]"}),
-		key(&command.Cmd{Name: "xread", Arity: -4, Flags: r | command.Blocking, Keys: readKeys, Run: xread, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xread", Arity: -4, Flags: r | cmdtable.Blocking, Keys: readKeys, Run: xread, Since: "5.0.0",
 			Summary: "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.",
 			Args:    "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]"}),
-		key(&command.Cmd{Name: "xreadgroup", Arity: -7, Flags: w | command.Blocking, Keys: readKeys, Run: xreadgroup, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xreadgroup", Arity: -7, Flags: w | cmdtable.Blocking, Keys: readKeys, Run: xreadgroup, Since: "5.0.0",
 			Summary: "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.",
 			Args:    "GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] id [id ...]"}),
 	)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/ldouble"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
 )
@@ -22,22 +22,22 @@ const maxStringLen = 512 << 20
 
 // readString returns key's string entry for a read command (counting a hit or
 // miss); ok is false, with WRONGTYPE answered, when it holds another type.
-func readString(x *command.Ctx, key []byte) (*keyspace.Entry, bool) {
+func readString(x *cmdtable.Ctx, key []byte) (*keyspace.Entry, bool) {
 	return typedEntry(x, key, keyspace.KindString, true)
 }
 
 // writeString is readString for a command that modifies the key: like Redis's
 // lookupKeyWrite it counts no hit or miss.
-func writeString(x *command.Ctx, sh *keyspace.Shard, key []byte) (e *keyspace.Entry, ok bool) {
+func writeString(x *cmdtable.Ctx, sh *keyspace.Shard, key []byte) (e *keyspace.Entry, ok bool) {
 	e = sh.Lookup(key, x.Now)
 	if e != nil && e.Kind != keyspace.KindString {
-		x.Error(command.ErrWrongType)
+		x.Error(cmdtable.ErrWrongType)
 		return nil, false
 	}
 	return e, true
 }
 
-func replyString(x *command.Ctx, e *keyspace.Entry) {
+func replyString(x *cmdtable.Ctx, e *keyspace.Entry) {
 	if e == nil {
 		x.W.Null()
 		return
@@ -45,7 +45,7 @@ func replyString(x *command.Ctx, e *keyspace.Entry) {
 	x.W.Bulk(e.Bytes())
 }
 
-func get(x *command.Ctx) {
+func get(x *cmdtable.Ctx) {
 	if e, ok := readString(x, x.Args[1]); ok {
 		replyString(x, e)
 	}
@@ -70,26 +70,26 @@ const (
 // with Redis's rules: conflicting options are a syntax error, repeating one
 // is not (the last expire value wins). The expire value is returned unparsed:
 // Redis reports syntax errors before a bad number.
-func parseSetOpts(x *command.Ctx, from int, getex bool) (flags int, expire []byte, ok bool) {
+func parseSetOpts(x *cmdtable.Ctx, from int, getex bool) (flags int, expire []byte, ok bool) {
 	args := x.Args
 	for j := from; j < len(args); j++ {
 		a := args[j]
 		var f int
 		switch {
-		case !getex && command.Is(a, "nx") && flags&setOptXX == 0:
+		case !getex && cmdtable.Is(a, "nx") && flags&setOptXX == 0:
 			f = setOptNX
-		case !getex && command.Is(a, "xx") && flags&setOptNX == 0:
+		case !getex && cmdtable.Is(a, "xx") && flags&setOptNX == 0:
 			f = setOptXX
-		case !getex && command.Is(a, "get"):
+		case !getex && cmdtable.Is(a, "get"):
 			f = setOptGet
-		case !getex && command.Is(a, "keepttl") && flags&setOptExpire == 0:
+		case !getex && cmdtable.Is(a, "keepttl") && flags&setOptExpire == 0:
 			f = setOptKeepTTL
-		case getex && command.Is(a, "persist") && flags&setOptExpire == 0:
+		case getex && cmdtable.Is(a, "persist") && flags&setOptExpire == 0:
 			f = setOptPersist
 		default:
 			f = setExpireOpt(a)
 			if f == 0 || j+1 == len(args) || flags&(setOptKeepTTL|setOptPersist|setOptExpire&^f) != 0 {
-				x.Error(command.ErrSyntax)
+				x.Error(cmdtable.ErrSyntax)
 				return 0, nil, false
 			}
 			j++
@@ -102,13 +102,13 @@ func parseSetOpts(x *command.Ctx, from int, getex bool) (flags int, expire []byt
 
 func setExpireOpt(a []byte) int {
 	switch {
-	case command.Is(a, "ex"):
+	case cmdtable.Is(a, "ex"):
 		return setOptEX
-	case command.Is(a, "px"):
+	case cmdtable.Is(a, "px"):
 		return setOptPX
-	case command.Is(a, "exat"):
+	case cmdtable.Is(a, "exat"):
 		return setOptEXAT
-	case command.Is(a, "pxat"):
+	case cmdtable.Is(a, "pxat"):
 		return setOptPXAT
 	}
 	return 0
@@ -117,10 +117,10 @@ func setExpireOpt(a []byte) int {
 // parseSetExpire turns an EX/PX/EXAT/PXAT value into absolute unix milliseconds as
 // Redis's getExpireMillisecondsOrReply does; cmd names the command in the
 // error.
-func parseSetExpire(x *command.Ctx, flags int, val []byte, cmd string) (int64, bool) {
-	n, ok := command.ParseInt(val)
+func parseSetExpire(x *cmdtable.Ctx, flags int, val []byte, cmd string) (int64, bool) {
+	n, ok := cmdtable.ParseInt(val)
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return 0, false
 	}
 	seconds := flags&(setOptEX|setOptEXAT) != 0
@@ -143,7 +143,7 @@ func parseSetExpire(x *command.Ctx, flags int, val []byte, cmd string) (int64, b
 
 func invalidSetExpire(cmd string) string { return "ERR invalid expire time in '" + cmd + "' command" }
 
-func set(x *command.Ctx) {
+func set(x *cmdtable.Ctx) {
 	flags, expire, ok := parseSetOpts(x, 3, false)
 	if ok {
 		setGeneric(x, flags, x.Args[1], x.Args[2], expire, "set", false)
@@ -154,7 +154,7 @@ func set(x *command.Ctx) {
 // intReply answers :1/:0 (SETNX) instead of +OK/null. An absolute expiry in
 // the past is stored as is, so the key expires on its next access, as in
 // Redis.
-func setGeneric(x *command.Ctx, flags int, key, val, expire []byte, cmd string, intReply bool) {
+func setGeneric(x *cmdtable.Ctx, flags int, key, val, expire []byte, cmd string, intReply bool) {
 	var at int64
 	if expire != nil {
 		var ok bool
@@ -198,15 +198,15 @@ func setGeneric(x *command.Ctx, flags int, key, val, expire []byte, cmd string, 
 	}
 }
 
-func setnx(x *command.Ctx) { setGeneric(x, setOptNX, x.Args[1], x.Args[2], nil, "setnx", true) }
+func setnx(x *cmdtable.Ctx) { setGeneric(x, setOptNX, x.Args[1], x.Args[2], nil, "setnx", true) }
 
-func setex(x *command.Ctx) { setGeneric(x, setOptEX, x.Args[1], x.Args[3], x.Args[2], "setex", false) }
+func setex(x *cmdtable.Ctx) { setGeneric(x, setOptEX, x.Args[1], x.Args[3], x.Args[2], "setex", false) }
 
-func psetex(x *command.Ctx) {
+func psetex(x *cmdtable.Ctx) {
 	setGeneric(x, setOptPX, x.Args[1], x.Args[3], x.Args[2], "psetex", false)
 }
 
-func getset(x *command.Ctx) {
+func getset(x *cmdtable.Ctx) {
 	key := x.Args[1]
 	e, ok := readString(x, key)
 	if !ok {
@@ -218,7 +218,7 @@ func getset(x *command.Ctx) {
 	x.Notify(notify.String, "set", key)
 }
 
-func getdel(x *command.Ctx) {
+func getdel(x *cmdtable.Ctx) {
 	key := x.Args[1]
 	e, ok := readString(x, key)
 	if !ok {
@@ -234,7 +234,7 @@ func getdel(x *command.Ctx) {
 
 // getex follows Redis's order: syntax, then a missing key (nil even with a
 // bad expire), then the type, then the expire value.
-func getex(x *command.Ctx) {
+func getex(x *cmdtable.Ctx) {
 	flags, expire, ok := parseSetOpts(x, 2, true)
 	if !ok {
 		return
@@ -273,7 +273,7 @@ func getex(x *command.Ctx) {
 }
 
 // mget answers nil for keys of other types, as Redis does.
-func mget(x *command.Ctx) {
+func mget(x *cmdtable.Ctx) {
 	keys := x.Args[1:]
 	x.W.Array(len(keys))
 	var buf [16]*keyspace.Entry
@@ -286,7 +286,7 @@ func mget(x *command.Ctx) {
 	}
 }
 
-func mgetReply(x *command.Ctx, e *keyspace.Entry) {
+func mgetReply(x *cmdtable.Ctx, e *keyspace.Entry) {
 	if e == nil || e.Kind != keyspace.KindString {
 		x.W.Null()
 		return
@@ -294,9 +294,9 @@ func mgetReply(x *command.Ctx, e *keyspace.Entry) {
 	x.W.Bulk(e.Bytes())
 }
 
-func mset(x *command.Ctx) {
+func mset(x *cmdtable.Ctx) {
 	if len(x.Args)%2 == 0 {
-		x.Error(command.WrongArgs("mset"))
+		x.Error(cmdtable.WrongArgs("mset"))
 		return
 	}
 	msetPairs(x)
@@ -304,9 +304,9 @@ func mset(x *command.Ctx) {
 }
 
 // msetnx sets nothing if any key exists.
-func msetnx(x *command.Ctx) {
+func msetnx(x *cmdtable.Ctx) {
 	if len(x.Args)%2 == 0 {
-		x.Error(command.WrongArgs("msetnx"))
+		x.Error(cmdtable.WrongArgs("msetnx"))
 		return
 	}
 	for i := 1; i < len(x.Args); i += 2 {
@@ -319,7 +319,7 @@ func msetnx(x *command.Ctx) {
 	x.W.Int(1)
 }
 
-func msetPairs(x *command.Ctx) {
+func msetPairs(x *cmdtable.Ctx) {
 	var keys [16][]byte
 	for i := 1; i < len(x.Args); {
 		n := 0
@@ -342,7 +342,7 @@ func msetPairs(x *command.Ctx) {
 }
 
 // checkStringLen refuses a string that would grow past proto-max-bulk-len.
-func checkStringLen(x *command.Ctx, size, add int64) bool {
+func checkStringLen(x *cmdtable.Ctx, size, add int64) bool {
 	if add > maxStringLen-size {
 		x.Error("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
 		return false
@@ -351,7 +351,7 @@ func checkStringLen(x *command.Ctx, size, add int64) bool {
 }
 
 // appendCmd keeps the key's TTL.
-func appendCmd(x *command.Ctx) {
+func appendCmd(x *cmdtable.Ctx) {
 	key, val := x.Args[1], x.Args[2]
 	sh := x.Shard(key)
 	e, ok := writeString(x, sh, key)
@@ -374,7 +374,7 @@ func appendCmd(x *command.Ctx) {
 	x.W.Int(int64(len(e.Bytes())))
 }
 
-func strlen(x *command.Ctx) {
+func strlen(x *cmdtable.Ctx) {
 	e, ok := readString(x, x.Args[1])
 	if !ok {
 		return
@@ -387,11 +387,11 @@ func strlen(x *command.Ctx) {
 }
 
 // getrange is Redis's getrangeCommand, index arithmetic included.
-func getrange(x *command.Ctx) {
-	start, ok1 := command.ParseInt(x.Args[2])
-	end, ok2 := command.ParseInt(x.Args[3])
+func getrange(x *cmdtable.Ctx) {
+	start, ok1 := cmdtable.ParseInt(x.Args[2])
+	end, ok2 := cmdtable.ParseInt(x.Args[3])
 	if !ok1 || !ok2 {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	e, ok := readString(x, x.Args[1])
@@ -423,11 +423,11 @@ func getrange(x *command.Ctx) {
 }
 
 // setrange keeps the key's TTL; it creates the key only to write something.
-func setrange(x *command.Ctx) {
+func setrange(x *cmdtable.Ctx) {
 	key, val := x.Args[1], x.Args[3]
-	off, ok := command.ParseInt(x.Args[2])
+	off, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	if off < 0 {
@@ -475,7 +475,7 @@ func setrange(x *command.Ctx) {
 
 // incrBy adds by to key's integer value, keeping its TTL and rewriting the
 // digits in place so that an existing key allocates nothing.
-func incrBy(x *command.Ctx, by int64) {
+func incrBy(x *cmdtable.Ctx, by int64) {
 	key := x.Args[1]
 	sh := x.Shard(key)
 	e, ok := writeString(x, sh, key)
@@ -484,13 +484,13 @@ func incrBy(x *command.Ctx, by int64) {
 	}
 	var v int64
 	if e != nil {
-		if v, ok = command.ParseInt(e.Bytes()); !ok {
-			x.Error(command.ErrNotInt)
+		if v, ok = cmdtable.ParseInt(e.Bytes()); !ok {
+			x.Error(cmdtable.ErrNotInt)
 			return
 		}
 	}
 	if (by < 0 && v < 0 && by < math.MinInt64-v) || (by > 0 && v > 0 && by > math.MaxInt64-v) {
-		x.Error(command.ErrOverflow)
+		x.Error(cmdtable.ErrOverflow)
 		return
 	}
 	v += by
@@ -506,23 +506,23 @@ func incrBy(x *command.Ctx, by int64) {
 	x.W.Int(v)
 }
 
-func incr(x *command.Ctx) { incrBy(x, 1) }
+func incr(x *cmdtable.Ctx) { incrBy(x, 1) }
 
-func decr(x *command.Ctx) { incrBy(x, -1) }
+func decr(x *cmdtable.Ctx) { incrBy(x, -1) }
 
-func incrby(x *command.Ctx) {
-	n, ok := command.ParseInt(x.Args[2])
+func incrby(x *cmdtable.Ctx) {
+	n, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	incrBy(x, n)
 }
 
-func decrby(x *command.Ctx) {
-	n, ok := command.ParseInt(x.Args[2])
+func decrby(x *cmdtable.Ctx) {
+	n, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	if n == math.MinInt64 {
@@ -533,7 +533,7 @@ func decrby(x *command.Ctx) {
 }
 
 // incrbyfloat keeps the key's TTL and stores the result as Redis prints it.
-func incrbyfloat(x *command.Ctx) {
+func incrbyfloat(x *cmdtable.Ctx) {
 	key := x.Args[1]
 	sh := x.Shard(key)
 	e, ok := writeString(x, sh, key)
@@ -543,13 +543,13 @@ func incrbyfloat(x *command.Ctx) {
 	cur := new(big.Float).SetPrec(ldouble.Prec)
 	if e != nil {
 		if cur, ok = ldouble.Parse(e.Bytes()); !ok {
-			x.Error(command.ErrNotFloat)
+			x.Error(cmdtable.ErrNotFloat)
 			return
 		}
 	}
 	by, ok := ldouble.Parse(x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotFloat)
+		x.Error(cmdtable.ErrNotFloat)
 		return
 	}
 	sum, ok := ldouble.Add(cur, by)
@@ -575,7 +575,7 @@ func incrbyfloat(x *command.Ctx) {
 // lcs is Redis's lcsCommand: the dynamic programming table, then a walk back
 // from its end collecting the LCS and (for IDX) the matching ranges, last
 // first.
-func lcs(x *command.Ctx) {
+func lcs(x *cmdtable.Ctx) {
 	ea, eb := x.LookupRead(x.Args[1]), x.LookupRead(x.Args[2])
 	if (ea != nil && ea.Kind != keyspace.KindString) || (eb != nil && eb.Kind != keyspace.KindString) {
 		x.Error("ERR The specified keys must contain string values")
@@ -593,22 +593,22 @@ func lcs(x *command.Ctx) {
 	for j := 3; j < len(x.Args); j++ {
 		opt := x.Args[j]
 		switch {
-		case command.Is(opt, "idx"):
+		case cmdtable.Is(opt, "idx"):
 			getIdx = true
-		case command.Is(opt, "len"):
+		case cmdtable.Is(opt, "len"):
 			getLen = true
-		case command.Is(opt, "withmatchlen"):
+		case cmdtable.Is(opt, "withmatchlen"):
 			withLen = true
-		case command.Is(opt, "minmatchlen") && j+1 < len(x.Args):
-			n, ok := command.ParseInt(x.Args[j+1])
+		case cmdtable.Is(opt, "minmatchlen") && j+1 < len(x.Args):
+			n, ok := cmdtable.ParseInt(x.Args[j+1])
 			if !ok {
-				x.Error(command.ErrNotInt)
+				x.Error(cmdtable.ErrNotInt)
 				return
 			}
 			minLen = max(n, 0)
 			j++
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
@@ -710,71 +710,71 @@ func lcs(x *command.Ctx) {
 func init() {
 	const g = "string"
 	var (
-		w   = command.Write | command.SelfTouch
-		ro  = command.ReadOnly
-		oom = command.DenyOOM
-		f   = command.Fast
+		w   = cmdtable.Write | cmdtable.SelfTouch
+		ro  = cmdtable.ReadOnly
+		oom = cmdtable.DenyOOM
+		f   = cmdtable.Fast
 	)
-	one := func(c *command.Cmd) *command.Cmd {
+	one := func(c *cmdtable.Cmd) *cmdtable.Cmd {
 		c.First, c.Last, c.Step, c.Group = 1, 1, 1, g
 		return c
 	}
-	pairs := func(c *command.Cmd) *command.Cmd {
+	pairs := func(c *cmdtable.Cmd) *cmdtable.Cmd {
 		c.First, c.Last, c.Step, c.Group = 1, -1, 2, g
 		return c
 	}
-	command.Register(
-		one(&command.Cmd{Name: "get", Arity: 2, Flags: ro | f, Run: get, Since: "1.0.0",
+	cmdtable.Register(
+		one(&cmdtable.Cmd{Name: "get", Arity: 2, Flags: ro | f, Run: get, Since: "1.0.0",
 			Summary: "Returns the string value of a key.", Args: "key"}),
-		one(&command.Cmd{Name: "set", Arity: -3, Flags: w | oom, Run: set, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "set", Arity: -3, Flags: w | oom, Run: set, Since: "1.0.0",
 			Summary: "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
 			Args:    "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]"}),
-		one(&command.Cmd{Name: "setnx", Arity: 3, Flags: w | oom | f, Run: setnx, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "setnx", Arity: 3, Flags: w | oom | f, Run: setnx, Since: "1.0.0",
 			Summary: "Set the string value of a key only when the key doesn't exist.", Args: "key value"}),
-		one(&command.Cmd{Name: "setex", Arity: 4, Flags: w | oom, Run: setex, Since: "2.0.0",
+		one(&cmdtable.Cmd{Name: "setex", Arity: 4, Flags: w | oom, Run: setex, Since: "2.0.0",
 			Summary: "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", Args: "key seconds value"}),
-		one(&command.Cmd{Name: "psetex", Arity: 4, Flags: w | oom, Run: psetex, Since: "2.6.0",
+		one(&cmdtable.Cmd{Name: "psetex", Arity: 4, Flags: w | oom, Run: psetex, Since: "2.6.0",
 			Summary: "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.",
 			Args:    "key milliseconds value"}),
-		&command.Cmd{Name: "mget", Arity: -2, Flags: ro | f, First: 1, Last: -1, Step: 1, Run: mget, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "mget", Arity: -2, Flags: ro | f, First: 1, Last: -1, Step: 1, Run: mget, Group: g, Since: "1.0.0",
 			Summary: "Atomically returns the string values of one or more keys.", Args: "key [key ...]"},
-		pairs(&command.Cmd{Name: "mset", Arity: -3, Flags: w | oom, Run: mset, Since: "1.0.1",
+		pairs(&cmdtable.Cmd{Name: "mset", Arity: -3, Flags: w | oom, Run: mset, Since: "1.0.1",
 			Summary: "Atomically creates or modifies the string values of one or more keys.", Args: "key value [key value ...]"}),
-		pairs(&command.Cmd{Name: "msetnx", Arity: -3, Flags: w | oom, Run: msetnx, Since: "1.0.1",
+		pairs(&cmdtable.Cmd{Name: "msetnx", Arity: -3, Flags: w | oom, Run: msetnx, Since: "1.0.1",
 			Summary: "Atomically modifies the string values of one or more keys only when all keys don't exist.",
 			Args:    "key value [key value ...]"}),
-		one(&command.Cmd{Name: "getset", Arity: 3, Flags: w | oom | f, Run: getset, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "getset", Arity: 3, Flags: w | oom | f, Run: getset, Since: "1.0.0",
 			Summary: "Returns the previous string value of a key after setting it to a new value.", Args: "key value"}),
-		one(&command.Cmd{Name: "getdel", Arity: 2, Flags: w | f, Run: getdel, Since: "6.2.0",
+		one(&cmdtable.Cmd{Name: "getdel", Arity: 2, Flags: w | f, Run: getdel, Since: "6.2.0",
 			Summary: "Returns the string value of a key after deleting the key.", Args: "key"}),
-		one(&command.Cmd{Name: "getex", Arity: -2, Flags: w | f, Run: getex, Since: "6.2.0",
+		one(&cmdtable.Cmd{Name: "getex", Arity: -2, Flags: w | f, Run: getex, Since: "6.2.0",
 			Summary: "Returns the string value of a key after setting its expiration time.",
 			Args:    "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]"}),
-		one(&command.Cmd{Name: "append", Arity: 3, Flags: w | oom | f, Run: appendCmd, Since: "2.0.0",
+		one(&cmdtable.Cmd{Name: "append", Arity: 3, Flags: w | oom | f, Run: appendCmd, Since: "2.0.0",
 			Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist.", Args: "key value"}),
-		one(&command.Cmd{Name: "strlen", Arity: 2, Flags: ro | f, Run: strlen, Since: "2.2.0",
+		one(&cmdtable.Cmd{Name: "strlen", Arity: 2, Flags: ro | f, Run: strlen, Since: "2.2.0",
 			Summary: "Returns the length of a string value.", Args: "key"}),
-		one(&command.Cmd{Name: "getrange", Arity: 4, Flags: ro, Run: getrange, Since: "2.4.0",
+		one(&cmdtable.Cmd{Name: "getrange", Arity: 4, Flags: ro, Run: getrange, Since: "2.4.0",
 			Summary: "Returns a substring of the string stored at a key.", Args: "key start end"}),
-		one(&command.Cmd{Name: "substr", Arity: 4, Flags: ro, Run: getrange, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "substr", Arity: 4, Flags: ro, Run: getrange, Since: "1.0.0",
 			Summary: "Returns a substring from a string value.", Args: "key start end"}),
-		one(&command.Cmd{Name: "setrange", Arity: 4, Flags: w | oom, Run: setrange, Since: "2.2.0",
+		one(&cmdtable.Cmd{Name: "setrange", Arity: 4, Flags: w | oom, Run: setrange, Since: "2.2.0",
 			Summary: "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.",
 			Args:    "key offset value"}),
-		one(&command.Cmd{Name: "incr", Arity: 2, Flags: w | oom | f, Run: incr, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "incr", Arity: 2, Flags: w | oom | f, Run: incr, Since: "1.0.0",
 			Summary: "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Args: "key"}),
-		one(&command.Cmd{Name: "decr", Arity: 2, Flags: w | oom | f, Run: decr, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "decr", Arity: 2, Flags: w | oom | f, Run: decr, Since: "1.0.0",
 			Summary: "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Args: "key"}),
-		one(&command.Cmd{Name: "incrby", Arity: 3, Flags: w | oom | f, Run: incrby, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "incrby", Arity: 3, Flags: w | oom | f, Run: incrby, Since: "1.0.0",
 			Summary: "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key increment"}),
-		one(&command.Cmd{Name: "decrby", Arity: 3, Flags: w | oom | f, Run: decrby, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "decrby", Arity: 3, Flags: w | oom | f, Run: decrby, Since: "1.0.0",
 			Summary: "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key decrement"}),
-		one(&command.Cmd{Name: "incrbyfloat", Arity: 3, Flags: w | oom | f, Run: incrbyfloat, Since: "2.6.0",
+		one(&cmdtable.Cmd{Name: "incrbyfloat", Arity: 3, Flags: w | oom | f, Run: incrbyfloat, Since: "2.6.0",
 			Summary: "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key increment"}),
-		&command.Cmd{Name: "lcs", Arity: -3, Flags: ro, First: 1, Last: 2, Step: 1, Run: lcs, Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "lcs", Arity: -3, Flags: ro, First: 1, Last: 2, Step: 1, Run: lcs, Group: g, Since: "7.0.0",
 			Summary: "Finds the longest common substring.", Args: "key1 key2 [LEN] [IDX] [MINMATCHLEN min-match-len] [WITHMATCHLEN]"},
 	)
 }

@@ -3,7 +3,7 @@ package commands
 import (
 	"testing"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // benchStringCmd runs one command b.N times on an existing key, locking its shard
@@ -11,7 +11,7 @@ import (
 func benchStringCmd(b *testing.B, setup []string, args ...string) {
 	k := newStrKV(2)
 	k.do(b, setup...)
-	cmd := command.Lookup([]byte(args[0]))
+	cmd := cmdtable.Lookup([]byte(args[0]))
 	k.x.Args = k.argv(args)
 	k.x.W.B = make([]byte, 0, 4096)
 	sh := k.x.Shard(k.x.Args[1])

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/ldouble"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
 )
@@ -17,13 +17,13 @@ import (
 // strKV runs handlers directly on a keyspace, as the dispatcher would (without
 // locking: tests are single-goroutine).
 type strKV struct {
-	x *command.Ctx
+	x *cmdtable.Ctx
 }
 
 func newStrKV(proto int) *strKV {
 	ks := keyspace.New(1)
 	k := &strKV{}
-	k.x = &command.Ctx{W: &resp.Writer{Proto: proto}, KS: ks, DB: ks.DBs[0], Now: time.Now().UnixMilli()}
+	k.x = &cmdtable.Ctx{W: &resp.Writer{Proto: proto}, KS: ks, DB: ks.DBs[0], Now: time.Now().UnixMilli()}
 	return k
 }
 
@@ -38,7 +38,7 @@ func (k *strKV) argv(args []string) [][]byte {
 // do runs one command and returns its raw reply.
 func (k *strKV) do(t testing.TB, args ...string) string {
 	t.Helper()
-	cmd := command.Lookup([]byte(args[0]))
+	cmd := cmdtable.Lookup([]byte(args[0]))
 	if cmd == nil || !cmd.CheckArity(len(args)) {
 		t.Fatalf("%v: unknown command or bad arity", args)
 	}
@@ -242,7 +242,7 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		{"getrange", "key", "1", "4"},
 		{"mget", "key", "n"},
 	} {
-		cmd := command.Lookup([]byte(args[0]))
+		cmd := cmdtable.Lookup([]byte(args[0]))
 		k.x.Args = k.argv(args)
 		allocs := testing.AllocsPerRun(100, func() {
 			k.x.W.B = k.x.W.B[:0]

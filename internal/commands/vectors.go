@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/resp"
 	"github.com/hotkv/hotkv/internal/vector/filter"
 	"github.com/hotkv/hotkv/internal/vector/vstore"
@@ -24,7 +24,7 @@ const (
 
 // vecArity is the arity error of the vector-set commands: Redis's module
 // API names the command as registered, upper case, whatever the client sent.
-func vecArity(x *command.Ctx, name string) {
+func vecArity(x *cmdtable.Ctx, name string) {
 	x.Error("ERR wrong number of arguments for '" + name + "' command")
 }
 
@@ -36,7 +36,7 @@ func vecArity(x *command.Ctx, name string) {
 // an infinity would make the normalised vector NaN).
 func parseVector(args [][]byte, i int, reduce bool) (v []float32, rdim, consumed int, ok bool) {
 	if reduce && len(args) > i+2 && bytes.EqualFold(args[i], []byte("REDUCE")) {
-		n, ok := command.ParseInt(args[i+1])
+		n, ok := cmdtable.ParseInt(args[i+1])
 		if !ok || n <= 0 || n > maxVectorDim {
 			return nil, 0, 0, false
 		}
@@ -58,7 +58,7 @@ func parseVector(args [][]byte, i int, reduce bool) (v []float32, rdim, consumed
 		if len(args) < i+2 {
 			return nil, 0, 0, false
 		}
-		n, isInt := command.ParseInt(args[i+1])
+		n, isInt := cmdtable.ParseInt(args[i+1])
 		if !isInt || n < 1 || n > int64(len(args)-i-2) {
 			return nil, 0, 0, false
 		}
@@ -99,7 +99,7 @@ func decodeFP32(b []byte) ([]float32, bool) {
 }
 
 // compileFilter compiles a FILTER expression, answering Redis's error.
-func compileFilter(x *command.Ctx, expr []byte) (*filter.Expr, bool) {
+func compileFilter(x *cmdtable.Ctx, expr []byte) (*filter.Expr, bool) {
 	f, err := filter.Compile(string(expr))
 	if err != nil {
 		near := string(expr)
@@ -147,10 +147,10 @@ type searchSyntax struct {
 
 // parseSearchOptions reads search options into q (K, EF, FILTER, FILTER-EF)
 // and reports WITHATTRIBS; ok is false after an error reply.
-func parseSearchOptions(x *command.Ctx, opts [][]byte, syn searchSyntax, q *vstore.Query) (withAttribs, ok bool) {
+func parseSearchOptions(x *cmdtable.Ctx, opts [][]byte, syn searchSyntax, q *vstore.Query) (withAttribs, ok bool) {
 	count, ef, filterEF := syn.count0, syn.ef0, int64(0)
 	num := func(b []byte, dst *int64) bool {
-		n, ok := command.ParseInt(b)
+		n, ok := cmdtable.ParseInt(b)
 		*dst = n
 		return ok && n > 0
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // vecFuzzCmds are the commands whose argument parsing the fuzz target drives.
@@ -40,7 +40,7 @@ func FuzzVectorArgs(f *testing.F) {
 		if len(args) > 1 && args[1] == "" {
 			args = args[:1]
 		}
-		cmd := command.Lookup([]byte(name))
+		cmd := cmdtable.Lookup([]byte(name))
 		k.x.Args = k.argv(args)
 		k.x.W.B = k.x.W.B[:0]
 		before := k.vecState(t)
@@ -51,7 +51,7 @@ func FuzzVectorArgs(f *testing.F) {
 				after()
 			}
 		} else {
-			k.x.W.Error(command.WrongArgs(name))
+			k.x.W.Error(cmdtable.WrongArgs(name))
 		}
 		out := append([]byte(nil), k.x.W.B...)
 		if n, ok := vecReplyLen(out); !ok || n != len(out) {

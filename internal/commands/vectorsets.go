@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/value/vset"
 	"github.com/hotkv/hotkv/internal/vector/filter"
@@ -35,14 +35,14 @@ const (
 	vsetMaxRandom    = 1 << 24 // bound on VRANDMEMBER's negative count
 )
 
-func lookupVset(x *command.Ctx, key []byte, read bool) (*vset.Set, bool) {
+func lookupVset(x *cmdtable.Ctx, key []byte, read bool) (*vset.Set, bool) {
 	return typed[*vset.Set](x, key, keyspace.KindVectorSet, read)
 }
 
 // vsetElement finds the element args[2] of the set at args[1] for a read;
 // ok is false after answering WRONGTYPE, or null for a missing key or
 // element.
-func vsetElement(x *command.Ctx) (s *vset.Set, id uint32, ok bool) {
+func vsetElement(x *cmdtable.Ctx) (s *vset.Set, id uint32, ok bool) {
 	s, ok = lookupVset(x, x.Args[1], true)
 	if !ok {
 		return nil, 0, false
@@ -57,7 +57,7 @@ func vsetElement(x *command.Ctx) (s *vset.Set, id uint32, ok bool) {
 	return s, id, true
 }
 
-func vadd(x *command.Ctx) {
+func vadd(x *cmdtable.Ctx) {
 	a := x.Args
 	if len(a) < 5 {
 		vecArity(x, "VADD")
@@ -82,7 +82,7 @@ func vadd(x *command.Ctx) {
 		case opt == "CAS": // inserts never block the shard for long: nothing to do
 		case opt == "EF" && j+1 < len(a):
 			j++
-			if n, ok := command.ParseInt(a[j]); !ok || n <= 0 || n > vsetMaxEF {
+			if n, ok := cmdtable.ParseInt(a[j]); !ok || n <= 0 || n > vsetMaxEF {
 				x.Error("ERR invalid EF")
 				return
 			} else {
@@ -90,7 +90,7 @@ func vadd(x *command.Ctx) {
 			}
 		case opt == "M" && j+1 < len(a):
 			j++
-			if n, ok := command.ParseInt(a[j]); !ok || n < vsetMinM || n > vsetMaxM {
+			if n, ok := cmdtable.ParseInt(a[j]); !ok || n < vsetMinM || n > vsetMaxM {
 				x.Error("ERR invalid M")
 				return
 			} else {
@@ -168,7 +168,7 @@ type vsimQuery struct {
 	withScores, withAttribs bool
 }
 
-func vsim(x *command.Ctx) {
+func vsim(x *cmdtable.Ctx) {
 	a := x.Args
 	if len(a) < 4 {
 		vecArity(x, "VSIM")
@@ -218,7 +218,7 @@ func vsim(x *command.Ctx) {
 }
 
 // parseVsimOptions reads VSIM's options; false after an error reply.
-func parseVsimOptions(x *command.Ctx, opts [][]byte, r *vsimQuery) bool {
+func parseVsimOptions(x *cmdtable.Ctx, opts [][]byte, r *vsimQuery) bool {
 	eps := 2.0
 	syn := searchSyntax{count: "COUNT", count0: vsetDefaultCount, ef0: vsetDefaultEF,
 		errSyntax: "ERR syntax error in VSIM command", own: func(opt string, arg []byte) (int, string) {
@@ -249,7 +249,7 @@ func parseVsimOptions(x *command.Ctx, opts [][]byte, r *vsimQuery) bool {
 	return true
 }
 
-func (r *vsimQuery) reply(x *command.Ctx) {
+func (r *vsimQuery) reply(x *cmdtable.Ctx) {
 	hits, err := r.set.Search(r.vec, r.q)
 	if err != nil { // cannot happen: the dimension was checked
 		x.Error("ERR " + err.Error())
@@ -285,7 +285,7 @@ func (r *vsimQuery) reply(x *command.Ctx) {
 	}
 }
 
-func vrem(x *command.Ctx) {
+func vrem(x *cmdtable.Ctx) {
 	if len(x.Args) != 3 {
 		vecArity(x, "VREM")
 		return
@@ -306,7 +306,7 @@ func vrem(x *command.Ctx) {
 	x.W.Bool(removed)
 }
 
-func vcard(x *command.Ctx) {
+func vcard(x *cmdtable.Ctx) {
 	if len(x.Args) != 2 {
 		vecArity(x, "VCARD")
 		return
@@ -320,7 +320,7 @@ func vcard(x *command.Ctx) {
 	}
 }
 
-func vdim(x *command.Ctx) {
+func vdim(x *cmdtable.Ctx) {
 	if len(x.Args) != 2 {
 		vecArity(x, "VDIM")
 		return
@@ -334,7 +334,7 @@ func vdim(x *command.Ctx) {
 	}
 }
 
-func vemb(x *command.Ctx) {
+func vemb(x *cmdtable.Ctx) {
 	a := x.Args
 	if len(a) < 3 {
 		vecArity(x, "VEMB")
@@ -373,7 +373,7 @@ func vemb(x *command.Ctx) {
 	}
 }
 
-func vsetattr(x *command.Ctx) {
+func vsetattr(x *cmdtable.Ctx) {
 	if len(x.Args) != 4 {
 		vecArity(x, "VSETATTR")
 		return
@@ -385,7 +385,7 @@ func vsetattr(x *command.Ctx) {
 	x.W.Bool(s != nil && s.SetAttrs(string(x.Args[2]), string(x.Args[3])))
 }
 
-func vgetattr(x *command.Ctx) {
+func vgetattr(x *cmdtable.Ctx) {
 	if len(x.Args) != 3 {
 		vecArity(x, "VGETATTR")
 		return
@@ -401,7 +401,7 @@ func vgetattr(x *command.Ctx) {
 	writeAttrs(x.W, attrs)
 }
 
-func vlinks(x *command.Ctx) {
+func vlinks(x *cmdtable.Ctx) {
 	a := x.Args
 	if len(a) < 3 || len(a) > 4 || len(a) == 4 && !strings.EqualFold(string(a[3]), "WITHSCORES") {
 		vecArity(x, "VLINKS")
@@ -441,7 +441,7 @@ func vlinks(x *command.Ctx) {
 	}
 }
 
-func vinfo(x *command.Ctx) {
+func vinfo(x *cmdtable.Ctx) {
 	if len(x.Args) != 2 {
 		vecArity(x, "VINFO")
 		return
@@ -477,7 +477,7 @@ func vinfo(x *command.Ctx) {
 	}
 }
 
-func vrandmember(x *command.Ctx) {
+func vrandmember(x *cmdtable.Ctx) {
 	a := x.Args
 	if len(a) != 2 && len(a) != 3 {
 		vecArity(x, "VRANDMEMBER")
@@ -486,7 +486,7 @@ func vrandmember(x *command.Ctx) {
 	count, withCount := int64(1), len(a) == 3
 	if withCount {
 		var ok bool
-		if count, ok = command.ParseInt(a[2]); !ok {
+		if count, ok = cmdtable.ParseInt(a[2]); !ok {
 			x.Error("ERR COUNT value is not an integer")
 			return
 		}
@@ -532,7 +532,7 @@ func vrandmember(x *command.Ctx) {
 	}
 }
 
-func vismember(x *command.Ctx) {
+func vismember(x *cmdtable.Ctx) {
 	if len(x.Args) != 3 {
 		vecArity(x, "VISMEMBER")
 		return
@@ -544,24 +544,24 @@ func vismember(x *command.Ctx) {
 
 func init() {
 	const g = "vectorset"
-	r, w := command.ReadOnly, command.Write
-	vc := func(name string, f command.Flags, run func(*command.Ctx), since, summary, args string) *command.Cmd {
-		return &command.Cmd{Name: name, Arity: -1, Flags: f, First: 1, Last: 1, Step: 1, Run: run, Group: g,
+	r, w := cmdtable.ReadOnly, cmdtable.Write
+	vc := func(name string, f cmdtable.Flags, run func(*cmdtable.Ctx), since, summary, args string) *cmdtable.Cmd {
+		return &cmdtable.Cmd{Name: name, Arity: -1, Flags: f, First: 1, Last: 1, Step: 1, Run: run, Group: g,
 			Since: since, Summary: summary, Args: args, ACL: []string{"vectorset"}}
 	}
-	command.Register(
-		vc("vadd", w|command.DenyOOM, vadd, "8.0.0", "Adds one or more elements to a vector set, or updates its vector if it exists.",
+	cmdtable.Register(
+		vc("vadd", w|cmdtable.DenyOOM, vadd, "8.0.0", "Adds one or more elements to a vector set, or updates its vector if it exists.",
 			"key [REDUCE dim] (FP32 vector | VALUES num vector) element [CAS] [NOQUANT | Q8 | BIN] [EF build-exploration-factor] [SETATTR attributes] [M numlinks]"),
 		vc("vsim", r, vsim, "8.0.0", "Returns the elements most similar to a vector or to an element of a vector set.",
 			"key (ELE element | FP32 vector | VALUES num vector) [WITHSCORES] [WITHATTRIBS] [COUNT num] [EPSILON delta] [EF search-exploration-factor] [FILTER expression] [FILTER-EF max-filtering-effort] [TRUTH] [NOTHREAD]"),
 		vc("vrem", w, vrem, "8.0.0", "Removes an element from a vector set.", "key element"),
-		vc("vcard", r|command.Fast, vcard, "8.0.0", "Returns the number of elements in a vector set.", "key"),
-		vc("vdim", r|command.Fast, vdim, "8.0.0", "Returns the dimension of the vectors in a vector set.", "key"),
-		vc("vemb", r|command.Fast, vemb, "8.0.0", "Returns the vector of an element of a vector set.", "key element [RAW]"),
-		vc("vsetattr", w|command.Fast, vsetattr, "8.0.0", "Sets or removes the JSON attributes of an element of a vector set.", "key element json"),
-		vc("vgetattr", r|command.Fast, vgetattr, "8.0.0", "Returns the JSON attributes of an element of a vector set.", "key element"),
-		vc("vlinks", r|command.Fast, vlinks, "8.0.0", "Returns the neighbours of an element in each layer of a vector set's HNSW graph.", "key element [WITHSCORES]"),
-		vc("vinfo", r|command.Fast, vinfo, "8.0.0", "Returns information about a vector set.", "key"),
+		vc("vcard", r|cmdtable.Fast, vcard, "8.0.0", "Returns the number of elements in a vector set.", "key"),
+		vc("vdim", r|cmdtable.Fast, vdim, "8.0.0", "Returns the dimension of the vectors in a vector set.", "key"),
+		vc("vemb", r|cmdtable.Fast, vemb, "8.0.0", "Returns the vector of an element of a vector set.", "key element [RAW]"),
+		vc("vsetattr", w|cmdtable.Fast, vsetattr, "8.0.0", "Sets or removes the JSON attributes of an element of a vector set.", "key element json"),
+		vc("vgetattr", r|cmdtable.Fast, vgetattr, "8.0.0", "Returns the JSON attributes of an element of a vector set.", "key element"),
+		vc("vlinks", r|cmdtable.Fast, vlinks, "8.0.0", "Returns the neighbours of an element in each layer of a vector set's HNSW graph.", "key element [WITHSCORES]"),
+		vc("vinfo", r|cmdtable.Fast, vinfo, "8.0.0", "Returns information about a vector set.", "key"),
 		vc("vrandmember", r, vrandmember, "8.0.0", "Returns one or more random elements of a vector set.", "key [count]"),
 		vc("vismember", r, vismember, "8.2.0", "Determines whether an element belongs to a vector set.", "key element"),
 	)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/vector/hnsw"
 	"github.com/hotkv/hotkv/internal/vector/quant"
 	"github.com/hotkv/hotkv/internal/vector/vindex"
@@ -50,7 +50,7 @@ func typeName(k quant.Kind) string {
 }
 
 // getIndex returns the index named by args[1], or answers "no such index".
-func getIndex(x *command.Ctx) *vindex.Index {
+func getIndex(x *cmdtable.Ctx) *vindex.Index {
 	ix := x.KS.Indexes.Get(string(x.Args[1]))
 	if ix == nil {
 		x.Error(errNoIndex)
@@ -58,11 +58,11 @@ func getIndex(x *command.Ctx) *vindex.Index {
 	return ix
 }
 
-func vindexCreate(x *command.Ctx) {
+func vindexCreate(x *cmdtable.Ctx) {
 	a := x.Args
 	c := hnsw.Config{M: hnsw.DefaultM, EfConstruction: hnsw.DefaultEfConstruction}
 	intOpt := func(j int, lo, hi int64, name string) (int, bool) {
-		n, ok := command.ParseInt(a[j])
+		n, ok := cmdtable.ParseInt(a[j])
 		if !ok || n < lo || n > hi {
 			x.Error("ERR " + name + " must be an integer between " + strconv.FormatInt(lo, 10) + " and " + strconv.FormatInt(hi, 10))
 			return 0, false
@@ -104,7 +104,7 @@ func vindexCreate(x *command.Ctx) {
 		case opt == "RERANK":
 			c.Rerank = true
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
@@ -126,7 +126,7 @@ func vindexCreate(x *command.Ctx) {
 // indexVector parses a vector argument for an index and checks it against
 // the index: its dimension, and no zero vector under cosine. It answers the
 // error itself.
-func indexVector(x *command.Ctx, ix *vindex.Index, args [][]byte, i int) (v []float32, consumed int, ok bool) {
+func indexVector(x *cmdtable.Ctx, ix *vindex.Index, args [][]byte, i int) (v []float32, consumed int, ok bool) {
 	v, _, consumed, ok = parseVector(args, i, false)
 	if !ok {
 		x.Error(errVecSpec)
@@ -135,7 +135,7 @@ func indexVector(x *command.Ctx, ix *vindex.Index, args [][]byte, i int) (v []fl
 	return v, consumed, checkIndexVector(x, ix, v)
 }
 
-func checkIndexVector(x *command.Ctx, ix *vindex.Index, v []float32) bool {
+func checkIndexVector(x *cmdtable.Ctx, ix *vindex.Index, v []float32) bool {
 	switch ix.Check(v, false) {
 	case nil:
 		return true
@@ -148,7 +148,7 @@ func checkIndexVector(x *command.Ctx, ix *vindex.Index, v []float32) bool {
 }
 
 // checkAttrs refuses attributes that are not a JSON object ("" is none).
-func checkAttrs(x *command.Ctx, b []byte) bool {
+func checkAttrs(x *cmdtable.Ctx, b []byte) bool {
 	if len(b) == 0 {
 		return true
 	}
@@ -160,7 +160,7 @@ func checkAttrs(x *command.Ctx, b []byte) bool {
 	return true
 }
 
-func vindexSet(x *command.Ctx) {
+func vindexSet(x *cmdtable.Ctx) {
 	ix := getIndex(x)
 	if ix == nil {
 		return
@@ -178,7 +178,7 @@ func vindexSet(x *command.Ctx) {
 			return
 		}
 	default:
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	added, err := ix.Set(string(a[2]), v, string(attrs), true)
@@ -196,7 +196,7 @@ func b2i(b bool) int64 {
 	return 0
 }
 
-func vindexMSet(x *command.Ctx) {
+func vindexMSet(x *cmdtable.Ctx) {
 	ix := getIndex(x)
 	if ix == nil {
 		return
@@ -206,10 +206,10 @@ func vindexMSet(x *command.Ctx) {
 	per := 1 // arguments per vector
 	if !fp32 {
 		if !strings.EqualFold(string(a[2]), "VALUES") || len(a) < 4 {
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
-		n, ok := command.ParseInt(a[3])
+		n, ok := cmdtable.ParseInt(a[3])
 		if !ok || n < 1 || n > maxVectorDim {
 			x.Error(errVecSpec)
 			return
@@ -221,7 +221,7 @@ func vindexMSet(x *command.Ctx) {
 		items = a[4:]
 	}
 	if len(items) == 0 || len(items)%(1+per) != 0 {
-		x.Error(command.WrongArgs(string(a[0])))
+		x.Error(cmdtable.WrongArgs(string(a[0])))
 		return
 	}
 	// Validate everything first: a bad vector anywhere stores nothing. A
@@ -299,21 +299,21 @@ type vindexQuery struct {
 
 // parseSearch reads VSIM.SEARCH's arguments after the index name; it
 // answers errors itself.
-func parseSearch(x *command.Ctx, ix *vindex.Index) (*vindexQuery, bool) {
+func parseSearch(x *cmdtable.Ctx, ix *vindex.Index) (*vindexQuery, bool) {
 	a := x.Args
 	v, n, ok := indexVector(x, ix, a, 2)
 	if !ok {
 		return nil, false
 	}
 	r := &vindexQuery{vec: v}
-	syn := searchSyntax{count: "K", count0: vindexDefaultK, ef0: vindexDefaultEF, errSyntax: command.ErrSyntax}
+	syn := searchSyntax{count: "K", count0: vindexDefaultK, ef0: vindexDefaultEF, errSyntax: cmdtable.ErrSyntax}
 	if r.withAttribs, ok = parseSearchOptions(x, a[2+n:], syn, &r.q); !ok {
 		return nil, false
 	}
 	return r, true
 }
 
-func vindexSearch(x *command.Ctx) {
+func vindexSearch(x *cmdtable.Ctx) {
 	ix := getIndex(x)
 	if ix == nil {
 		return
@@ -341,7 +341,7 @@ func vindexSearch(x *command.Ctx) {
 	}
 }
 
-func vindexGet(x *command.Ctx) {
+func vindexGet(x *cmdtable.Ctx) {
 	ix := getIndex(x)
 	if ix == nil {
 		return
@@ -356,7 +356,7 @@ func vindexGet(x *command.Ctx) {
 	writeAttrs(x.W, e.Attrs)
 }
 
-func vindexDel(x *command.Ctx) {
+func vindexDel(x *cmdtable.Ctx) {
 	ix := getIndex(x)
 	if ix == nil {
 		return
@@ -370,7 +370,7 @@ func vindexDel(x *command.Ctx) {
 	x.W.Int(n)
 }
 
-func vindexDrop(x *command.Ctx) {
+func vindexDrop(x *cmdtable.Ctx) {
 	if !x.KS.Indexes.Drop(string(x.Args[1])) {
 		x.Error(errNoIndex)
 		return
@@ -378,7 +378,7 @@ func vindexDrop(x *command.Ctx) {
 	x.W.OK()
 }
 
-func vindexInfo(x *command.Ctx) {
+func vindexInfo(x *cmdtable.Ctx) {
 	ix := getIndex(x)
 	if ix == nil {
 		return
@@ -414,7 +414,7 @@ func vindexInfo(x *command.Ctx) {
 	w.Int(bytes / int64(max(n, 1)))
 }
 
-func vindexList(x *command.Ctx) {
+func vindexList(x *cmdtable.Ctx) {
 	names := x.KS.Indexes.Names()
 	x.W.Array(len(names))
 	for _, n := range names {
@@ -424,24 +424,24 @@ func vindexList(x *command.Ctx) {
 
 func init() {
 	const g = "vector-index"
-	r, w := command.ReadOnly, command.Write
-	vi := func(name string, arity int, f command.Flags, run func(*command.Ctx), summary, args string) *command.Cmd {
-		return &command.Cmd{Name: name, Arity: arity, Flags: f, Run: run, Group: g, Since: "0.1.0",
+	r, w := cmdtable.ReadOnly, cmdtable.Write
+	vi := func(name string, arity int, f cmdtable.Flags, run func(*cmdtable.Ctx), summary, args string) *cmdtable.Cmd {
+		return &cmdtable.Cmd{Name: name, Arity: arity, Flags: f, Run: run, Group: g, Since: "0.1.0",
 			Summary: summary, Args: args, ACL: []string{"vectorset"}}
 	}
-	command.Register(
+	cmdtable.Register(
 		vi("vsim.createindex", -4, w, vindexCreate, "Creates a named vector index (HotKV): dimension, metric, graph degree, build effort and storage type.",
 			"name DIM dim [METRIC COSINE | L2 | IP] [M m] [EF_CONSTRUCTION n] [TYPE FLOAT32 | INT8 | BINARY] [RERANK]"),
-		vi("vsim.set", -5, w|command.DenyOOM, vindexSet, "Inserts an id with its vector and attributes into a named vector index, or replaces them.",
+		vi("vsim.set", -5, w|cmdtable.DenyOOM, vindexSet, "Inserts an id with its vector and attributes into a named vector index, or replaces them.",
 			"name id (VALUES n v1 ... vn | FP32 blob) [ATTRS json]"),
-		vi("vsim.mset", -5, w|command.DenyOOM, vindexMSet, "Inserts or replaces many ids with their vectors in a named vector index; nothing is stored if any vector is invalid.",
+		vi("vsim.mset", -5, w|cmdtable.DenyOOM, vindexMSet, "Inserts or replaces many ids with their vectors in a named vector index; nothing is stored if any vector is invalid.",
 			"name (VALUES n | FP32) id vector [id vector ...]"),
 		vi("vsim.search", -4, r, vindexSearch, "Returns the ids nearest to a vector in a named vector index, with their distances.",
 			"name (VALUES n v1 ... vn | FP32 blob) [K k] [EF ef] [FILTER expression] [FILTER-EF n] [WITHATTRIBS]"),
-		vi("vsim.get", 3, r|command.Fast, vindexGet, "Returns the vector and attributes of an id in a named vector index.", "name id"),
-		vi("vsim.del", -3, w|command.Fast, vindexDel, "Removes ids from a named vector index.", "name id [id ...]"),
+		vi("vsim.get", 3, r|cmdtable.Fast, vindexGet, "Returns the vector and attributes of an id in a named vector index.", "name id"),
+		vi("vsim.del", -3, w|cmdtable.Fast, vindexDel, "Removes ids from a named vector index.", "name id [id ...]"),
 		vi("vsim.dropindex", 2, w, vindexDrop, "Deletes a named vector index and everything in it.", "name"),
-		vi("vsim.info", 2, r|command.Fast, vindexInfo, "Returns the configuration, size and memory of a named vector index.", "name"),
+		vi("vsim.info", 2, r|cmdtable.Fast, vindexInfo, "Returns the configuration, size and memory of a named vector index.", "name"),
 		vi("vsim.list", 1, r, vindexList, "Lists the named vector indexes.", ""),
 	)
 }

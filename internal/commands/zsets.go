@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
@@ -29,17 +29,17 @@ const (
 
 // zsetAt returns key's sorted set (nil if the key is missing); ok is false,
 // with WRONGTYPE answered, for another type. Reads count keyspace hits.
-func zsetAt(x *command.Ctx, key []byte, read bool) (*zset.ZSet, bool) {
+func zsetAt(x *cmdtable.Ctx, key []byte, read bool) (*zset.ZSet, bool) {
 	return typed[*zset.ZSet](x, key, keyspace.KindZSet, read)
 }
 
-func storeZSet(x *command.Ctx, key []byte, z *zset.ZSet) {
+func storeZSet(x *cmdtable.Ctx, key []byte, z *zset.ZSet) {
 	x.Shard(key).Put(key, &keyspace.Entry{Kind: keyspace.KindZSet, Obj: z})
 }
 
 // storeResult replaces dst with z, or deletes dst when z is empty, and
 // signals it if anything changed.
-func storeResult(x *command.Ctx, dst []byte, z *zset.ZSet) {
+func storeResult(x *cmdtable.Ctx, dst []byte, z *zset.ZSet) {
 	if z == nil {
 		if x.Shard(dst).Delete(dst, x.Now) {
 			x.Touch(dst)
@@ -74,10 +74,10 @@ func pair(w *resp.Writer, member string, s float64, withScores bool) {
 	w.Double(s)
 }
 
-func zadd(x *command.Ctx)    { zaddGeneric(x, false) }
-func zincrby(x *command.Ctx) { zaddGeneric(x, true) }
+func zadd(x *cmdtable.Ctx)    { zaddGeneric(x, false) }
+func zincrby(x *cmdtable.Ctx) { zaddGeneric(x, true) }
 
-func zaddGeneric(x *command.Ctx, incrCmd bool) {
+func zaddGeneric(x *cmdtable.Ctx, incrCmd bool) {
 	var nx, xx, gt, lt, ch, incr bool
 	args := x.Args
 	i := 2
@@ -86,17 +86,17 @@ func zaddGeneric(x *command.Ctx, incrCmd bool) {
 	} else {
 		for ; i < len(args); i++ {
 			switch a := args[i]; {
-			case command.Is(a, "nx"):
+			case cmdtable.Is(a, "nx"):
 				nx = true
-			case command.Is(a, "xx"):
+			case cmdtable.Is(a, "xx"):
 				xx = true
-			case command.Is(a, "gt"):
+			case cmdtable.Is(a, "gt"):
 				gt = true
-			case command.Is(a, "lt"):
+			case cmdtable.Is(a, "lt"):
 				lt = true
-			case command.Is(a, "ch"):
+			case cmdtable.Is(a, "ch"):
 				ch = true
-			case command.Is(a, "incr"):
+			case cmdtable.Is(a, "incr"):
 				incr = true
 			default:
 				goto pairs
@@ -106,7 +106,7 @@ func zaddGeneric(x *command.Ctx, incrCmd bool) {
 pairs:
 	n := len(args) - i
 	if n == 0 || n%2 != 0 {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	n /= 2
@@ -125,7 +125,7 @@ pairs:
 	for j := range scores {
 		f, ok := zset.ParseScore(args[i+2*j])
 		if !ok {
-			x.Error(command.ErrNotFloat)
+			x.Error(cmdtable.ErrNotFloat)
 			return
 		}
 		scores[j] = f
@@ -206,7 +206,7 @@ pairs:
 	}
 }
 
-func zscore(x *command.Ctx) {
+func zscore(x *cmdtable.Ctx) {
 	z, ok := zsetAt(x, x.Args[1], true)
 	if !ok {
 		return
@@ -220,7 +220,7 @@ func zscore(x *command.Ctx) {
 	x.W.Null()
 }
 
-func zmscore(x *command.Ctx) {
+func zmscore(x *cmdtable.Ctx) {
 	z, ok := zsetAt(x, x.Args[1], true)
 	if !ok {
 		return
@@ -237,7 +237,7 @@ func zmscore(x *command.Ctx) {
 	}
 }
 
-func zcard(x *command.Ctx) {
+func zcard(x *cmdtable.Ctx) {
 	z, ok := zsetAt(x, x.Args[1], true)
 	if !ok {
 		return
@@ -249,10 +249,10 @@ func zcard(x *command.Ctx) {
 	x.W.Int(int64(z.Len()))
 }
 
-func zcount(x *command.Ctx)    { zcountGeneric(x, false) }
-func zlexcount(x *command.Ctx) { zcountGeneric(x, true) }
+func zcount(x *cmdtable.Ctx)    { zcountGeneric(x, false) }
+func zlexcount(x *cmdtable.Ctx) { zcountGeneric(x, true) }
 
-func zcountGeneric(x *command.Ctx, lex bool) {
+func zcountGeneric(x *cmdtable.Ctx, lex bool) {
 	r, ok := parseZRange(x, x.Args[2], x.Args[3], lex)
 	if !ok {
 		return
@@ -269,7 +269,7 @@ func zcountGeneric(x *command.Ctx, lex bool) {
 }
 
 // parseZRange parses a score or lex range, answering the error if it is bad.
-func parseZRange(x *command.Ctx, min, max []byte, lex bool) (zset.Range, bool) {
+func parseZRange(x *cmdtable.Ctx, min, max []byte, lex bool) (zset.Range, bool) {
 	if lex {
 		r, ok := zset.ParseLexRange(min, max)
 		if !ok {
@@ -284,7 +284,7 @@ func parseZRange(x *command.Ctx, min, max []byte, lex bool) (zset.Range, bool) {
 	return r, ok
 }
 
-func zrem(x *command.Ctx) {
+func zrem(x *cmdtable.Ctx) {
 	key := x.Args[1]
 	z, ok := zsetAt(x, key, false)
 	if !ok {
@@ -308,18 +308,18 @@ func zrem(x *command.Ctx) {
 	x.W.Int(int64(n))
 }
 
-func zrank(x *command.Ctx)    { zrankGeneric(x, false) }
-func zrevrank(x *command.Ctx) { zrankGeneric(x, true) }
+func zrank(x *cmdtable.Ctx)    { zrankGeneric(x, false) }
+func zrevrank(x *cmdtable.Ctx) { zrankGeneric(x, true) }
 
-func zrankGeneric(x *command.Ctx, rev bool) {
+func zrankGeneric(x *cmdtable.Ctx, rev bool) {
 	if len(x.Args) > 4 {
-		x.Error(command.WrongArgs(string(x.Args[0])))
+		x.Error(cmdtable.WrongArgs(string(x.Args[0])))
 		return
 	}
 	withScore := false
 	if len(x.Args) == 4 {
-		if !command.Is(x.Args[3], "withscore") {
-			x.Error(command.ErrSyntax)
+		if !cmdtable.Is(x.Args[3], "withscore") {
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 		withScore = true
@@ -431,33 +431,33 @@ const (
 // zrangeGeneric serves ZRANGE, ZRANGESTORE and the legacy variants, which
 // fix kind and direction (kindAuto and dirAuto leave them to the
 // arguments). src is the index of the source key.
-func zrangeGeneric(x *command.Ctx, src int, store bool, kind rangeKind, dir direction) {
+func zrangeGeneric(x *cmdtable.Ctx, src int, store bool, kind rangeKind, dir direction) {
 	args := x.Args
 	s := zrangeSpec{kind: kind, limit: -1, rev: dir == dirRev}
 	for j := src + 3; j < len(args); j++ {
 		a := args[j]
 		switch {
-		case !store && command.Is(a, "withscores"):
+		case !store && cmdtable.Is(a, "withscores"):
 			s.withScores = true
-		case command.Is(a, "limit") && len(args)-j-1 >= 2:
+		case cmdtable.Is(a, "limit") && len(args)-j-1 >= 2:
 			var ok1, ok2 bool
-			s.offset, ok1 = command.ParseInt(args[j+1])
+			s.offset, ok1 = cmdtable.ParseInt(args[j+1])
 			if ok1 {
-				s.limit, ok2 = command.ParseInt(args[j+2])
+				s.limit, ok2 = cmdtable.ParseInt(args[j+2])
 			}
 			if !ok1 || !ok2 {
-				x.Error(command.ErrNotInt)
+				x.Error(cmdtable.ErrNotInt)
 				return
 			}
 			j += 2
-		case dir == dirAuto && command.Is(a, "rev"):
+		case dir == dirAuto && cmdtable.Is(a, "rev"):
 			s.rev, dir = true, dirRev
-		case s.kind == kindAuto && command.Is(a, "bylex"):
+		case s.kind == kindAuto && cmdtable.Is(a, "bylex"):
 			s.kind = byLex
-		case s.kind == kindAuto && command.Is(a, "byscore"):
+		case s.kind == kindAuto && cmdtable.Is(a, "byscore"):
 			s.kind = byScore
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
@@ -479,12 +479,12 @@ func zrangeGeneric(x *command.Ctx, src int, store bool, kind rangeKind, dir dire
 	switch s.kind {
 	case byRank:
 		var ok1, ok2 bool
-		s.start, ok1 = command.ParseInt(minArg)
+		s.start, ok1 = cmdtable.ParseInt(minArg)
 		if ok1 {
-			s.end, ok2 = command.ParseInt(maxArg)
+			s.end, ok2 = cmdtable.ParseInt(maxArg)
 		}
 		if !ok1 || !ok2 {
-			x.Error(command.ErrNotInt)
+			x.Error(cmdtable.ErrNotInt)
 			return
 		}
 	default:
@@ -532,27 +532,27 @@ func zrangeGeneric(x *command.Ctx, src int, store bool, kind rangeKind, dir dire
 	s.each(z, lo, hi, func(m string, sc float64) { pair(x.W, m, sc, s.withScores) })
 }
 
-func zrange(x *command.Ctx)           { zrangeGeneric(x, 1, false, kindAuto, dirAuto) }
-func zrangestore(x *command.Ctx)      { zrangeGeneric(x, 2, true, kindAuto, dirAuto) }
-func zrevrange(x *command.Ctx)        { zrangeGeneric(x, 1, false, byRank, dirRev) }
-func zrangebyscore(x *command.Ctx)    { zrangeGeneric(x, 1, false, byScore, dirFwd) }
-func zrevrangebyscore(x *command.Ctx) { zrangeGeneric(x, 1, false, byScore, dirRev) }
-func zrangebylex(x *command.Ctx)      { zrangeGeneric(x, 1, false, byLex, dirFwd) }
-func zrevrangebylex(x *command.Ctx)   { zrangeGeneric(x, 1, false, byLex, dirRev) }
-func zremrangebyrank(x *command.Ctx)  { zremrange(x, byRank) }
-func zremrangebyscore(x *command.Ctx) { zremrange(x, byScore) }
-func zremrangebylex(x *command.Ctx)   { zremrange(x, byLex) }
+func zrange(x *cmdtable.Ctx)           { zrangeGeneric(x, 1, false, kindAuto, dirAuto) }
+func zrangestore(x *cmdtable.Ctx)      { zrangeGeneric(x, 2, true, kindAuto, dirAuto) }
+func zrevrange(x *cmdtable.Ctx)        { zrangeGeneric(x, 1, false, byRank, dirRev) }
+func zrangebyscore(x *cmdtable.Ctx)    { zrangeGeneric(x, 1, false, byScore, dirFwd) }
+func zrevrangebyscore(x *cmdtable.Ctx) { zrangeGeneric(x, 1, false, byScore, dirRev) }
+func zrangebylex(x *cmdtable.Ctx)      { zrangeGeneric(x, 1, false, byLex, dirFwd) }
+func zrevrangebylex(x *cmdtable.Ctx)   { zrangeGeneric(x, 1, false, byLex, dirRev) }
+func zremrangebyrank(x *cmdtable.Ctx)  { zremrange(x, byRank) }
+func zremrangebyscore(x *cmdtable.Ctx) { zremrange(x, byScore) }
+func zremrangebylex(x *cmdtable.Ctx)   { zremrange(x, byLex) }
 
-func zremrange(x *command.Ctx, kind rangeKind) {
+func zremrange(x *cmdtable.Ctx, kind rangeKind) {
 	s := zrangeSpec{kind: kind, limit: -1}
 	if kind == byRank {
 		var ok1, ok2 bool
-		s.start, ok1 = command.ParseInt(x.Args[2])
+		s.start, ok1 = cmdtable.ParseInt(x.Args[2])
 		if ok1 {
-			s.end, ok2 = command.ParseInt(x.Args[3])
+			s.end, ok2 = cmdtable.ParseInt(x.Args[3])
 		}
 		if !ok1 || !ok2 {
-			x.Error(command.ErrNotInt)
+			x.Error(cmdtable.ErrNotInt)
 			return
 		}
 	} else {
@@ -599,7 +599,7 @@ func zremrange(x *command.Ctx, kind rangeKind) {
 // follow Redis's genericZpopCommand: emitKey prefixes the key (BZPOP*,
 // ZMPOP), nested answers [member, score] pairs, and nilWhenEmpty answers a
 // null array rather than an empty one when no key has a set.
-func zpop(x *command.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nested, nilWhenEmpty bool) {
+func zpop(x *cmdtable.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nested, nilWhenEmpty bool) {
 	var z *zset.ZSet
 	var key []byte
 	for _, k := range keys {
@@ -661,12 +661,12 @@ func zpop(x *command.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nest
 	x.Touch(key)
 }
 
-func zpopmin(x *command.Ctx) { zpopCmd(x, false) }
-func zpopmax(x *command.Ctx) { zpopCmd(x, true) }
+func zpopmin(x *cmdtable.Ctx) { zpopCmd(x, false) }
+func zpopmax(x *cmdtable.Ctx) { zpopCmd(x, true) }
 
-func zpopCmd(x *command.Ctx, popMax bool) {
+func zpopCmd(x *cmdtable.Ctx, popMax bool) {
 	if len(x.Args) > 3 {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	count, ok := popCount(x)
@@ -677,35 +677,35 @@ func zpopCmd(x *command.Ctx, popMax bool) {
 }
 
 // zmpopArgs parses "numkeys key... MIN|MAX [COUNT count]" at args[at:].
-func zmpopArgs(x *command.Ctx, at int) (keys [][]byte, popMax bool, count int64, ok bool) {
+func zmpopArgs(x *cmdtable.Ctx, at int) (keys [][]byte, popMax bool, count int64, ok bool) {
 	args := x.Args
-	numkeys, ok := command.ParseInt(args[at])
+	numkeys, ok := cmdtable.ParseInt(args[at])
 	if !ok || numkeys < 1 {
 		x.Error("ERR numkeys should be greater than 0")
 		return nil, false, 0, false
 	}
 	if numkeys >= int64(len(args)) { // also keeps the sum below from overflowing
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return nil, false, 0, false
 	}
 	where := int64(at) + numkeys + 1
 	if where >= int64(len(args)) {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return nil, false, 0, false
 	}
 	switch {
-	case command.Is(args[where], "min"):
-	case command.Is(args[where], "max"):
+	case cmdtable.Is(args[where], "min"):
+	case cmdtable.Is(args[where], "max"):
 		popMax = true
 	default:
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return nil, false, 0, false
 	}
 	count = -1
 	for j := int(where) + 1; j < len(args); j++ {
-		if count == -1 && command.Is(args[j], "count") && j+1 < len(args) {
+		if count == -1 && cmdtable.Is(args[j], "count") && j+1 < len(args) {
 			j++
-			n, ok := command.ParseInt(args[j])
+			n, ok := cmdtable.ParseInt(args[j])
 			if !ok || n < 1 {
 				x.Error("ERR count should be greater than 0")
 				return nil, false, 0, false
@@ -713,7 +713,7 @@ func zmpopArgs(x *command.Ctx, at int) (keys [][]byte, popMax bool, count int64,
 			count = n
 			continue
 		}
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return nil, false, 0, false
 	}
 	if count == -1 {
@@ -722,14 +722,14 @@ func zmpopArgs(x *command.Ctx, at int) (keys [][]byte, popMax bool, count int64,
 	return args[at+1 : where], popMax, count, true
 }
 
-func zmpop(x *command.Ctx) {
+func zmpop(x *cmdtable.Ctx) {
 	if keys, popMax, count, ok := zmpopArgs(x, 1); ok {
 		zpop(x, keys, popMax, true, count, true, true)
 	}
 }
 
 // bzpopGeneric pops from the first non-empty set among keys, or blocks.
-func bzpopGeneric(x *command.Ctx, keys [][]byte, timeoutRaw []byte, popMax bool, count int64, nested bool) {
+func bzpopGeneric(x *cmdtable.Ctx, keys [][]byte, timeoutRaw []byte, popMax bool, count int64, nested bool) {
 	timeout, ok := timeoutArg(x, timeoutRaw)
 	if !ok {
 		return
@@ -751,17 +751,17 @@ func bzpopGeneric(x *command.Ctx, keys [][]byte, timeoutRaw []byte, popMax bool,
 	x.Blocker.Block(keys, timeout, false)
 }
 
-func bzpopmin(x *command.Ctx) { bzpopCmd(x, false) }
-func bzpopmax(x *command.Ctx) { bzpopCmd(x, true) }
+func bzpopmin(x *cmdtable.Ctx) { bzpopCmd(x, false) }
+func bzpopmax(x *cmdtable.Ctx) { bzpopCmd(x, true) }
 
-func bzpopCmd(x *command.Ctx, popMax bool) {
+func bzpopCmd(x *cmdtable.Ctx, popMax bool) {
 	n := len(x.Args)
 	bzpopGeneric(x, x.Args[1:n-1], x.Args[n-1], popMax, -1, false)
 }
 
 // bzmpop reads the timeout last, after numkeys, MIN|MAX and COUNT, as
 // Redis's zmpopGenericCommand does: their errors come first.
-func bzmpop(x *command.Ctx) {
+func bzmpop(x *cmdtable.Ctx) {
 	if keys, popMax, count, ok := zmpopArgs(x, 2); ok {
 		bzpopGeneric(x, keys, x.Args[1], popMax, count, true)
 	}
@@ -875,7 +875,7 @@ func numkeysKeys(at int, dst bool) func(args [][]byte, out []int) []int {
 		if at >= len(args) {
 			return out
 		}
-		n, ok := command.ParseInt(args[at])
+		n, ok := cmdtable.ParseInt(args[at])
 		if !ok || n < 1 {
 			return out
 		}
@@ -902,11 +902,11 @@ func (r *zresult) Swap(i, j int) {
 
 // zsetOp serves ZUNION/ZINTER/ZDIFF[STORE] and ZINTERCARD (cardOnly); the
 // numkeys argument is at args[at]; dst is the destination key or nil.
-func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
+func zsetOp(x *cmdtable.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 	args := x.Args
-	numkeys, ok := command.ParseInt(args[at])
+	numkeys, ok := cmdtable.ParseInt(args[at])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	if numkeys < 1 {
@@ -914,7 +914,7 @@ func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 		return
 	}
 	if numkeys > int64(len(args)-at-1) {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	srcs := make([]zsrc, numkeys)
@@ -928,12 +928,12 @@ func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 			case keyspace.KindSet:
 				s, isSet := e.Obj.(plainSet)
 				if !isSet {
-					x.Error(command.ErrWrongType)
+					x.Error(cmdtable.ErrWrongType)
 					return
 				}
 				srcs[i].s = s
 			default:
-				x.Error(command.ErrWrongType)
+				x.Error(cmdtable.ErrWrongType)
 				return
 			}
 		}
@@ -945,7 +945,7 @@ func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 	for j < len(args) {
 		rest := len(args) - j
 		switch a := args[j]; {
-		case op != opDiff && !cardOnly && rest >= len(srcs)+1 && command.Is(a, "weights"):
+		case op != opDiff && !cardOnly && rest >= len(srcs)+1 && cmdtable.Is(a, "weights"):
 			j++
 			for i := range srcs {
 				w, ok := zset.ParseScore(args[j])
@@ -956,24 +956,24 @@ func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 				srcs[i].weight = w
 				j++
 			}
-		case op != opDiff && !cardOnly && rest >= 2 && command.Is(a, "aggregate"):
+		case op != opDiff && !cardOnly && rest >= 2 && cmdtable.Is(a, "aggregate"):
 			switch b := args[j+1]; {
-			case command.Is(b, "sum"):
+			case cmdtable.Is(b, "sum"):
 				agg = aggSum
-			case command.Is(b, "min"):
+			case cmdtable.Is(b, "min"):
 				agg = aggMin
-			case command.Is(b, "max"):
+			case cmdtable.Is(b, "max"):
 				agg = aggMax
 			default:
-				x.Error(command.ErrSyntax)
+				x.Error(cmdtable.ErrSyntax)
 				return
 			}
 			j += 2
-		case dst == nil && !cardOnly && command.Is(a, "withscores"):
+		case dst == nil && !cardOnly && cmdtable.Is(a, "withscores"):
 			withScores = true
 			j++
-		case cardOnly && rest >= 2 && command.Is(a, "limit"):
-			n, ok := command.ParseInt(args[j+1])
+		case cardOnly && rest >= 2 && cmdtable.Is(a, "limit"):
+			n, ok := cmdtable.ParseInt(args[j+1])
 			if !ok || n < 0 {
 				x.Error("ERR LIMIT can't be negative")
 				return
@@ -981,7 +981,7 @@ func zsetOp(x *command.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 			limit = n
 			j += 2
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
@@ -1085,15 +1085,15 @@ func interCard(srcs []zsrc, limit int64) int64 {
 }
 
 // cmdName is the command's name in lower case, as Redis's error texts quote it.
-func cmdName(x *command.Ctx) string { return strings.ToLower(string(x.Args[0])) }
+func cmdName(x *cmdtable.Ctx) string { return strings.ToLower(string(x.Args[0])) }
 
-func zunion(x *command.Ctx)      { zsetOp(x, 1, nil, opUnion, false) }
-func zinter(x *command.Ctx)      { zsetOp(x, 1, nil, opInter, false) }
-func zdiff(x *command.Ctx)       { zsetOp(x, 1, nil, opDiff, false) }
-func zintercard(x *command.Ctx)  { zsetOp(x, 1, nil, opInter, true) }
-func zunionstore(x *command.Ctx) { zsetOp(x, 2, x.Args[1], opUnion, false) }
-func zinterstore(x *command.Ctx) { zsetOp(x, 2, x.Args[1], opInter, false) }
-func zdiffstore(x *command.Ctx)  { zsetOp(x, 2, x.Args[1], opDiff, false) }
+func zunion(x *cmdtable.Ctx)      { zsetOp(x, 1, nil, opUnion, false) }
+func zinter(x *cmdtable.Ctx)      { zsetOp(x, 1, nil, opInter, false) }
+func zdiff(x *cmdtable.Ctx)       { zsetOp(x, 1, nil, opDiff, false) }
+func zintercard(x *cmdtable.Ctx)  { zsetOp(x, 1, nil, opInter, true) }
+func zunionstore(x *cmdtable.Ctx) { zsetOp(x, 2, x.Args[1], opUnion, false) }
+func zinterstore(x *cmdtable.Ctx) { zsetOp(x, 2, x.Args[1], opInter, false) }
+func zdiffstore(x *cmdtable.Ctx)  { zsetOp(x, 2, x.Args[1], opDiff, false) }
 
 // ZRANDMEMBER.
 
@@ -1101,7 +1101,7 @@ func zdiffstore(x *command.Ctx)  { zsetOp(x, 2, x.Args[1], opDiff, false) }
 // size (and run out of memory); HotKV refuses counts that large.
 const maxRandCount = 1 << 24
 
-func zrandmember(x *command.Ctx) {
+func zrandmember(x *cmdtable.Ctx) {
 	args := x.Args
 	if len(args) == 2 {
 		z, ok := zsetAt(x, args[1], true)
@@ -1121,8 +1121,8 @@ func zrandmember(x *command.Ctx) {
 		return
 	}
 	withScores := false
-	if len(args) > 4 || (len(args) == 4 && !command.Is(args[3], "withscores")) {
-		x.Error(command.ErrSyntax)
+	if len(args) > 4 || (len(args) == 4 && !cmdtable.Is(args[3], "withscores")) {
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	if len(args) == 4 {
@@ -1194,7 +1194,7 @@ func zrandmember(x *command.Ctx) {
 
 // ZSCAN.
 
-func zscan(x *command.Ctx) {
+func zscan(x *cmdtable.Ctx) {
 	args := x.Args
 	cursor, ok := scan.ParseCursor(args[2])
 	if !ok {
@@ -1275,87 +1275,87 @@ func appendG17(b []byte, f float64) []byte {
 
 func init() {
 	const g = "sorted-set"
-	key1 := func(c *command.Cmd) *command.Cmd { c.First, c.Last, c.Step = 1, 1, 1; return c }
-	w := command.Write | command.SelfTouch
-	rw := w | command.DenyOOM
-	ro := command.ReadOnly
-	command.Register(
-		key1(&command.Cmd{Name: "zadd", Member: 3, Arity: -4, Flags: rw | command.Fast, Run: zadd, Group: g, Since: "1.2.0",
+	key1 := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.First, c.Last, c.Step = 1, 1, 1; return c }
+	w := cmdtable.Write | cmdtable.SelfTouch
+	rw := w | cmdtable.DenyOOM
+	ro := cmdtable.ReadOnly
+	cmdtable.Register(
+		key1(&cmdtable.Cmd{Name: "zadd", Member: 3, Arity: -4, Flags: rw | cmdtable.Fast, Run: zadd, Group: g, Since: "1.2.0",
 			Summary: "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.",
 			Args:    "key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]"}),
-		key1(&command.Cmd{Name: "zincrby", Member: 3, Arity: 4, Flags: rw | command.Fast, Run: zincrby, Group: g, Since: "1.2.0",
+		key1(&cmdtable.Cmd{Name: "zincrby", Member: 3, Arity: 4, Flags: rw | cmdtable.Fast, Run: zincrby, Group: g, Since: "1.2.0",
 			Summary: "Increments the score of a member in a sorted set.", Args: "key increment member"}),
-		key1(&command.Cmd{Name: "zrem", Member: 2, Arity: -3, Flags: w | command.Fast, Run: zrem, Group: g, Since: "1.2.0",
+		key1(&cmdtable.Cmd{Name: "zrem", Member: 2, Arity: -3, Flags: w | cmdtable.Fast, Run: zrem, Group: g, Since: "1.2.0",
 			Summary: "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", Args: "key member [member ...]"}),
-		key1(&command.Cmd{Name: "zscore", Member: 2, Arity: 3, Flags: ro | command.Fast, Run: zscore, Group: g, Since: "1.2.0",
+		key1(&cmdtable.Cmd{Name: "zscore", Member: 2, Arity: 3, Flags: ro | cmdtable.Fast, Run: zscore, Group: g, Since: "1.2.0",
 			Summary: "Returns the score of a member in a sorted set.", Args: "key member"}),
-		key1(&command.Cmd{Name: "zmscore", Member: 2, Arity: -3, Flags: ro | command.Fast, Run: zmscore, Group: g, Since: "6.2.0",
+		key1(&cmdtable.Cmd{Name: "zmscore", Member: 2, Arity: -3, Flags: ro | cmdtable.Fast, Run: zmscore, Group: g, Since: "6.2.0",
 			Summary: "Returns the score of one or more members in a sorted set.", Args: "key member [member ...]"}),
-		key1(&command.Cmd{Name: "zcard", Arity: 2, Flags: ro | command.Fast, Run: zcard, Group: g, Since: "1.2.0",
+		key1(&cmdtable.Cmd{Name: "zcard", Arity: 2, Flags: ro | cmdtable.Fast, Run: zcard, Group: g, Since: "1.2.0",
 			Summary: "Returns the number of members in a sorted set.", Args: "key"}),
-		key1(&command.Cmd{Name: "zcount", Arity: 4, Flags: ro | command.Fast, Run: zcount, Group: g, Since: "2.0.0",
+		key1(&cmdtable.Cmd{Name: "zcount", Arity: 4, Flags: ro | cmdtable.Fast, Run: zcount, Group: g, Since: "2.0.0",
 			Summary: "Returns the count of members in a sorted set that have scores within a range.", Args: "key min max"}),
-		key1(&command.Cmd{Name: "zlexcount", Arity: 4, Flags: ro | command.Fast, Run: zlexcount, Group: g, Since: "2.8.9",
+		key1(&cmdtable.Cmd{Name: "zlexcount", Arity: 4, Flags: ro | cmdtable.Fast, Run: zlexcount, Group: g, Since: "2.8.9",
 			Summary: "Returns the number of members in a sorted set within a lexicographical range.", Args: "key min max"}),
-		key1(&command.Cmd{Name: "zrank", Member: 2, Arity: -3, Flags: ro | command.Fast, Run: zrank, Group: g, Since: "2.0.0",
+		key1(&cmdtable.Cmd{Name: "zrank", Member: 2, Arity: -3, Flags: ro | cmdtable.Fast, Run: zrank, Group: g, Since: "2.0.0",
 			Summary: "Returns the index of a member in a sorted set ordered by ascending scores.", Args: "key member [WITHSCORE]"}),
-		key1(&command.Cmd{Name: "zrevrank", Member: 2, Arity: -3, Flags: ro | command.Fast, Run: zrevrank, Group: g, Since: "2.0.0",
+		key1(&cmdtable.Cmd{Name: "zrevrank", Member: 2, Arity: -3, Flags: ro | cmdtable.Fast, Run: zrevrank, Group: g, Since: "2.0.0",
 			Summary: "Returns the index of a member in a sorted set ordered by descending scores.", Args: "key member [WITHSCORE]"}),
-		key1(&command.Cmd{Name: "zrange", Arity: -4, Flags: ro, Run: zrange, Group: g, Since: "1.2.0",
+		key1(&cmdtable.Cmd{Name: "zrange", Arity: -4, Flags: ro, Run: zrange, Group: g, Since: "1.2.0",
 			Summary: "Returns members in a sorted set within a range of indexes.",
 			Args:    "key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"}),
-		&command.Cmd{Name: "zrangestore", Arity: -5, Flags: rw, First: 1, Last: 2, Step: 1, Run: zrangestore, Group: g, Since: "6.2.0",
+		&cmdtable.Cmd{Name: "zrangestore", Arity: -5, Flags: rw, First: 1, Last: 2, Step: 1, Run: zrangestore, Group: g, Since: "6.2.0",
 			Summary: "Stores a range of members from sorted set in a key.",
 			Args:    "dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]"},
-		key1(&command.Cmd{Name: "zrevrange", Arity: -4, Flags: ro, Run: zrevrange, Group: g, Since: "1.2.0",
+		key1(&cmdtable.Cmd{Name: "zrevrange", Arity: -4, Flags: ro, Run: zrevrange, Group: g, Since: "1.2.0",
 			Summary: "Returns members in a sorted set within a range of indexes in reverse order.", Args: "key start stop [WITHSCORES]"}),
-		key1(&command.Cmd{Name: "zrangebyscore", Arity: -4, Flags: ro, Run: zrangebyscore, Group: g, Since: "1.0.5",
+		key1(&cmdtable.Cmd{Name: "zrangebyscore", Arity: -4, Flags: ro, Run: zrangebyscore, Group: g, Since: "1.0.5",
 			Summary: "Returns members in a sorted set within a range of scores.", Args: "key min max [WITHSCORES] [LIMIT offset count]"}),
-		key1(&command.Cmd{Name: "zrevrangebyscore", Arity: -4, Flags: ro, Run: zrevrangebyscore, Group: g, Since: "2.2.0",
+		key1(&cmdtable.Cmd{Name: "zrevrangebyscore", Arity: -4, Flags: ro, Run: zrevrangebyscore, Group: g, Since: "2.2.0",
 			Summary: "Returns members in a sorted set within a range of scores in reverse order.", Args: "key max min [WITHSCORES] [LIMIT offset count]"}),
-		key1(&command.Cmd{Name: "zrangebylex", Arity: -4, Flags: ro, Run: zrangebylex, Group: g, Since: "2.8.9",
+		key1(&cmdtable.Cmd{Name: "zrangebylex", Arity: -4, Flags: ro, Run: zrangebylex, Group: g, Since: "2.8.9",
 			Summary: "Returns members in a sorted set within a lexicographical range.", Args: "key min max [LIMIT offset count]"}),
-		key1(&command.Cmd{Name: "zrevrangebylex", Arity: -4, Flags: ro, Run: zrevrangebylex, Group: g, Since: "2.8.9",
+		key1(&cmdtable.Cmd{Name: "zrevrangebylex", Arity: -4, Flags: ro, Run: zrevrangebylex, Group: g, Since: "2.8.9",
 			Summary: "Returns members in a sorted set within a lexicographical range in reverse order.", Args: "key max min [LIMIT offset count]"}),
-		key1(&command.Cmd{Name: "zremrangebyrank", Arity: 4, Flags: w, Run: zremrangebyrank, Group: g, Since: "2.0.0",
+		key1(&cmdtable.Cmd{Name: "zremrangebyrank", Arity: 4, Flags: w, Run: zremrangebyrank, Group: g, Since: "2.0.0",
 			Summary: "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.", Args: "key start stop"}),
-		key1(&command.Cmd{Name: "zremrangebyscore", Arity: 4, Flags: w, Run: zremrangebyscore, Group: g, Since: "1.2.0",
+		key1(&cmdtable.Cmd{Name: "zremrangebyscore", Arity: 4, Flags: w, Run: zremrangebyscore, Group: g, Since: "1.2.0",
 			Summary: "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.", Args: "key min max"}),
-		key1(&command.Cmd{Name: "zremrangebylex", Arity: 4, Flags: w, Run: zremrangebylex, Group: g, Since: "2.8.9",
+		key1(&cmdtable.Cmd{Name: "zremrangebylex", Arity: 4, Flags: w, Run: zremrangebylex, Group: g, Since: "2.8.9",
 			Summary: "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", Args: "key min max"}),
-		key1(&command.Cmd{Name: "zpopmin", Arity: -2, Flags: w | command.Fast, Run: zpopmin, Group: g, Since: "5.0.0",
+		key1(&cmdtable.Cmd{Name: "zpopmin", Arity: -2, Flags: w | cmdtable.Fast, Run: zpopmin, Group: g, Since: "5.0.0",
 			Summary: "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", Args: "key [count]"}),
-		key1(&command.Cmd{Name: "zpopmax", Arity: -2, Flags: w | command.Fast, Run: zpopmax, Group: g, Since: "5.0.0",
+		key1(&cmdtable.Cmd{Name: "zpopmax", Arity: -2, Flags: w | cmdtable.Fast, Run: zpopmax, Group: g, Since: "5.0.0",
 			Summary: "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", Args: "key [count]"}),
-		&command.Cmd{Name: "zmpop", Arity: -4, Flags: w, Keys: numkeysKeys(1, false), Run: zmpop, Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "zmpop", Arity: -4, Flags: w, Keys: numkeysKeys(1, false), Run: zmpop, Group: g, Since: "7.0.0",
 			Summary: "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.",
 			Args:    "numkeys key [key ...] MIN | MAX [COUNT count]"},
-		&command.Cmd{Name: "bzpopmin", Arity: -3, Flags: w | command.Fast | command.Blocking, First: 1, Last: -2, Step: 1, Run: bzpopmin, Group: g, Since: "5.0.0",
+		&cmdtable.Cmd{Name: "bzpopmin", Arity: -3, Flags: w | cmdtable.Fast | cmdtable.Blocking, First: 1, Last: -2, Step: 1, Run: bzpopmin, Group: g, Since: "5.0.0",
 			Summary: "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
 			Args:    "key [key ...] timeout"},
-		&command.Cmd{Name: "bzpopmax", Arity: -3, Flags: w | command.Fast | command.Blocking, First: 1, Last: -2, Step: 1, Run: bzpopmax, Group: g, Since: "5.0.0",
+		&cmdtable.Cmd{Name: "bzpopmax", Arity: -3, Flags: w | cmdtable.Fast | cmdtable.Blocking, First: 1, Last: -2, Step: 1, Run: bzpopmax, Group: g, Since: "5.0.0",
 			Summary: "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise.  Deletes the sorted set if the last element was popped.",
 			Args:    "key [key ...] timeout"},
-		&command.Cmd{Name: "bzmpop", Arity: -5, Flags: w | command.Blocking, Keys: numkeysKeys(2, false), Run: bzmpop, Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "bzmpop", Arity: -5, Flags: w | cmdtable.Blocking, Keys: numkeysKeys(2, false), Run: bzmpop, Group: g, Since: "7.0.0",
 			Summary: "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
 			Args:    "timeout numkeys key [key ...] MIN | MAX [COUNT count]"},
-		&command.Cmd{Name: "zunion", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zunion, Group: g, Since: "6.2.0",
+		&cmdtable.Cmd{Name: "zunion", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zunion, Group: g, Since: "6.2.0",
 			Summary: "Returns the union of multiple sorted sets.", Args: "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX] [WITHSCORES]"},
-		&command.Cmd{Name: "zinter", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zinter, Group: g, Since: "6.2.0",
+		&cmdtable.Cmd{Name: "zinter", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zinter, Group: g, Since: "6.2.0",
 			Summary: "Returns the intersect of multiple sorted sets.", Args: "numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX] [WITHSCORES]"},
-		&command.Cmd{Name: "zdiff", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zdiff, Group: g, Since: "6.2.0",
+		&cmdtable.Cmd{Name: "zdiff", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zdiff, Group: g, Since: "6.2.0",
 			Summary: "Returns the difference between multiple sorted sets.", Args: "numkeys key [key ...] [WITHSCORES]"},
-		&command.Cmd{Name: "zintercard", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zintercard, Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "zintercard", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zintercard, Group: g, Since: "7.0.0",
 			Summary: "Returns the number of members of the intersect of multiple sorted sets.", Args: "numkeys key [key ...] [LIMIT limit]"},
-		&command.Cmd{Name: "zunionstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zunionstore, Group: g, Since: "2.0.0",
+		&cmdtable.Cmd{Name: "zunionstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zunionstore, Group: g, Since: "2.0.0",
 			Summary: "Stores the union of multiple sorted sets in a key.", Args: "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]"},
-		&command.Cmd{Name: "zinterstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zinterstore, Group: g, Since: "2.0.0",
+		&cmdtable.Cmd{Name: "zinterstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zinterstore, Group: g, Since: "2.0.0",
 			Summary: "Stores the intersect of multiple sorted sets in a key.", Args: "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]"},
-		&command.Cmd{Name: "zdiffstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zdiffstore, Group: g, Since: "6.2.0",
+		&cmdtable.Cmd{Name: "zdiffstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zdiffstore, Group: g, Since: "6.2.0",
 			Summary: "Stores the difference of multiple sorted sets in a key.", Args: "destination numkeys key [key ...]"},
-		key1(&command.Cmd{Name: "zrandmember", Arity: -2, Flags: ro, Run: zrandmember, Group: g, Since: "6.2.0",
+		key1(&cmdtable.Cmd{Name: "zrandmember", Arity: -2, Flags: ro, Run: zrandmember, Group: g, Since: "6.2.0",
 			Summary: "Returns one or more random members from a sorted set.", Args: "key [count [WITHSCORES]]"}),
-		key1(&command.Cmd{Name: "zscan", Arity: -3, Flags: ro, Run: zscan, Group: g, Since: "2.8.0",
+		key1(&cmdtable.Cmd{Name: "zscan", Arity: -3, Flags: ro, Run: zscan, Group: g, Since: "2.8.0",
 			Summary: "Iterates over members and scores of a sorted set.", Args: "key cursor [MATCH pattern] [COUNT count]"}),
 	)
 }

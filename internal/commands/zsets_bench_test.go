@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
 	"github.com/hotkv/hotkv/internal/value/zset"
@@ -14,14 +14,14 @@ import (
 
 // benchCtx is a handler context over a fresh keyspace holding "z": n members
 // "member:i" with random scores in [0, n).
-func zsetBenchCtx(n int) *command.Ctx {
+func zsetBenchCtx(n int) *cmdtable.Ctx {
 	r := rand.New(rand.NewPCG(1, uint64(n)))
 	z := zset.New(0, 0)
 	for _, i := range r.Perm(n) {
 		z.Set("member:"+strconv.Itoa(i), r.Float64()*float64(n))
 	}
 	ks := keyspace.New(1)
-	x := &command.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 3}}
+	x := &cmdtable.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 3}}
 	storeZSet(x, []byte("z"), z)
 	return x
 }
@@ -35,7 +35,7 @@ func BenchmarkZRangeLimit(b *testing.B) {
 		r := rand.New(rand.NewPCG(2, 3))
 		for _, c := range []struct {
 			name string
-			zRun func(*command.Ctx)
+			zRun func(*cmdtable.Ctx)
 			args func() []string
 		}{
 			{"ZRANGEBYSCORE_LIMIT", zrangebyscore, func() []string {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
 )
@@ -35,7 +35,7 @@ func (s *fakeSet) Range(fn func(m []byte) bool) {
 	}
 }
 
-func zRun(x *command.Ctx, h func(*command.Ctx), args string) string {
+func zRun(x *cmdtable.Ctx, h func(*cmdtable.Ctx), args string) string {
 	x.Args = nil
 	for _, a := range strings.Fields(args) {
 		x.Args = append(x.Args, []byte(a))
@@ -47,11 +47,11 @@ func zRun(x *command.Ctx, h func(*command.Ctx), args string) string {
 
 func TestPlainSetsAsInputs(t *testing.T) {
 	ks := keyspace.New(1)
-	x := &command.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 2}}
+	x := &cmdtable.Ctx{KS: ks, DB: ks.DBs[0], W: &resp.Writer{Proto: 2}}
 	x.Shard([]byte("s")).Put([]byte("s"), &keyspace.Entry{Kind: keyspace.KindSet, Obj: &fakeSet{[]string{"c", "a", "b"}}})
 	zRun(x, zadd, "ZADD z 5 a 0.5 d")
 	for _, tc := range []struct {
-		h          func(*command.Ctx)
+		h          func(*cmdtable.Ctx)
 		args, want string
 	}{
 		{zunion, "ZUNION 2 s z WITHSCORES", "*8 $1 d $3 0.5 $1 b $1 1 $1 c $1 1 $1 a $1 6 "},

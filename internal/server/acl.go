@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/internal/acl"
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/resp"
 )
@@ -26,7 +26,7 @@ import (
 // catalog is the ACL categories of the command table, built once the
 // command packages have registered.
 var catalog = sync.OnceValue(func() *acl.Catalog {
-	return acl.NewCatalog(aclOrder, func(c *command.Cmd) []string {
+	return acl.NewCatalog(aclOrder, func(c *cmdtable.Cmd) []string {
 		var out []string
 		for _, cat := range aclCategories(c) {
 			out = append(out, strings.TrimPrefix(cat, "@"))
@@ -107,7 +107,7 @@ func (s *Server) defaultNeedsAuth() bool {
 
 // aclCheck checks cmd against the client's user; on refusal it logs the
 // refusal (context: toplevel, multi or lua) and returns it.
-func (c *client) aclCheck(cmd *command.Cmd, args [][]byte, context string) (acl.Denial, bool) {
+func (c *client) aclCheck(cmd *cmdtable.Cmd, args [][]byte, context string) (acl.Denial, bool) {
 	p := c.user.Load().Profile()
 	if p.Unrestricted {
 		return acl.Denial{}, true
@@ -120,7 +120,7 @@ func (c *client) aclCheck(cmd *command.Cmd, args [][]byte, context string) (acl.
 	return d, false
 }
 
-func deniedObject(cmd *command.Cmd, args [][]byte, d acl.Denial) string {
+func deniedObject(cmd *cmdtable.Cmd, args [][]byte, d acl.Denial) string {
 	if d.Reason == acl.DeniedCmd {
 		return cmd.Name
 	}
@@ -129,7 +129,7 @@ func deniedObject(cmd *command.Cmd, args [][]byte, d acl.Denial) string {
 
 // noPermText is the error a refused command gets: verbose names the key or
 // channel (ACL DRYRUN), as Redis's getAclErrorMessage.
-func noPermText(user string, cmd *command.Cmd, args [][]byte, d acl.Denial, verbose bool) string {
+func noPermText(user string, cmd *cmdtable.Cmd, args [][]byte, d acl.Denial, verbose bool) string {
 	switch {
 	case d.Reason == acl.DeniedCmd:
 		return fmt.Sprintf("User %s has no permissions to run the '%s' command", user, cmd.Name)
@@ -216,7 +216,7 @@ func (s *Server) dropForbiddenSubscribers(by *client, u *acl.User) {
 	}
 }
 
-func aclSetUser(x *command.Ctx) {
+func aclSetUser(x *cmdtable.Ctx) {
 	c := cl(x)
 	words := make([]string, len(x.Args)-3)
 	for i, a := range x.Args[3:] {
@@ -240,7 +240,7 @@ func aclSetUser(x *command.Ctx) {
 	x.W.OK()
 }
 
-func aclGetUser(x *command.Ctx) {
+func aclGetUser(x *cmdtable.Ctx) {
 	u := cl(x).s.users.Get(string(x.Args[2]))
 	w := x.W
 	if u == nil {
@@ -279,7 +279,7 @@ func writeSelector(w *resp.Writer, s acl.SelectorText) {
 	w.BulkString(s.Channels)
 }
 
-func aclDelUser(x *command.Ctx) {
+func aclDelUser(x *cmdtable.Ctx) {
 	c := cl(x)
 	names := make([]string, len(x.Args)-2)
 	for i, a := range x.Args[2:] {
@@ -294,7 +294,7 @@ func aclDelUser(x *command.Ctx) {
 	x.W.Int(int64(len(gone)))
 }
 
-func aclUsers(x *command.Ctx) {
+func aclUsers(x *cmdtable.Ctx) {
 	names := cl(x).s.users.Names()
 	x.W.Array(len(names))
 	for _, n := range names {
@@ -302,7 +302,7 @@ func aclUsers(x *command.Ctx) {
 	}
 }
 
-func aclList(x *command.Ctx) {
+func aclList(x *cmdtable.Ctx) {
 	lines := cl(x).s.aclLines()
 	x.W.Array(len(lines))
 	for _, l := range lines {
@@ -321,9 +321,9 @@ func (s *Server) aclLines() []string {
 	return out
 }
 
-func aclWhoami(x *command.Ctx) { x.W.BulkString(cl(x).user.Load().Name) }
+func aclWhoami(x *cmdtable.Ctx) { x.W.BulkString(cl(x).user.Load().Name) }
 
-func aclCat(x *command.Ctx) {
+func aclCat(x *cmdtable.Ctx) {
 	cat := cl(x).s.users.Catalog()
 	w := x.W
 	if len(x.Args) == 2 {
@@ -344,12 +344,12 @@ func aclCat(x *command.Ctx) {
 	}
 }
 
-func aclGenPass(x *command.Ctx) {
+func aclGenPass(x *cmdtable.Ctx) {
 	bits := int64(256)
 	if len(x.Args) == 3 {
-		n, ok := command.ParseInt(x.Args[2])
+		n, ok := cmdtable.ParseInt(x.Args[2])
 		if !ok {
-			x.Error(command.ErrNotInt)
+			x.Error(cmdtable.ErrNotInt)
 			return
 		}
 		if n <= 0 || n > 4096 {
@@ -364,7 +364,7 @@ func aclGenPass(x *command.Ctx) {
 	x.W.BulkString(hex.EncodeToString(b)[:chars])
 }
 
-func aclDryRun(x *command.Ctx) {
+func aclDryRun(x *cmdtable.Ctx) {
 	c := cl(x)
 	name := string(x.Args[2])
 	u := c.s.users.Get(name)
@@ -382,7 +382,7 @@ func aclDryRun(x *command.Ctx) {
 		return
 	}
 	if !cmd.CheckArity(len(args)) {
-		x.Error(command.WrongArgs(cmd.Name))
+		x.Error(cmdtable.WrongArgs(cmd.Name))
 		return
 	}
 	if d := aclAllows(u.Profile(), cmd, args); d.Reason != acl.OK {
@@ -396,7 +396,7 @@ const errNoACLFile = "ERR This Redis instance is not configured to use an ACL fi
 
 // aclLoad is ACL LOAD: the file replaces every user at once, or nothing
 // changes; connections of users it drops are closed.
-func aclLoad(x *command.Ctx) {
+func aclLoad(x *cmdtable.Ctx) {
 	c := cl(x)
 	path := c.s.Config().ACLFile
 	if path == "" {
@@ -422,7 +422,7 @@ func aclLoad(x *command.Ctx) {
 
 // aclSave is ACL SAVE: written to a temporary file, then renamed over the
 // ACL file, so a crash leaves the old file or the new one.
-func aclSave(x *command.Ctx) {
+func aclSave(x *cmdtable.Ctx) {
 	c := cl(x)
 	path := c.s.Config().ACLFile
 	if path == "" {
@@ -502,21 +502,21 @@ func (s *Server) aclDenied(c *client, reason int, context, object, username stri
 	}
 }
 
-func aclLogCmd(x *command.Ctx) {
+func aclLogCmd(x *cmdtable.Ctx) {
 	c := cl(x)
 	l := &c.s.acl.log
 	n := int64(10)
 	if len(x.Args) == 3 {
-		if command.Is(x.Args[2], "reset") {
+		if cmdtable.Is(x.Args[2], "reset") {
 			l.mu.Lock()
 			l.entries = nil
 			l.mu.Unlock()
 			x.W.OK()
 			return
 		}
-		v, ok := command.ParseInt(x.Args[2])
+		v, ok := cmdtable.ParseInt(x.Args[2])
 		if !ok {
-			x.Error(command.ErrNotInt)
+			x.Error(cmdtable.ErrNotInt)
 			return
 		}
 		n = max(v, 0)
@@ -558,10 +558,10 @@ func aclLogCmd(x *command.Ctx) {
 
 func init() {
 	const g = "server"
-	adm := command.Admin | command.NoScript | command.Loading | command.Stale
-	f := command.NoScript | command.Loading | command.Stale
-	command.Register(&command.Cmd{Name: "acl", Arity: -2, Group: g, Since: "6.0.0", Summary: "A container for Access List Control commands.",
-		Subs: []*command.Cmd{
+	adm := cmdtable.Admin | cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale
+	f := cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale
+	cmdtable.Register(&cmdtable.Cmd{Name: "acl", Arity: -2, Group: g, Since: "6.0.0", Summary: "A container for Access List Control commands.",
+		Subs: []*cmdtable.Cmd{
 			{Name: "acl|cat", Arity: -2, Flags: f, Run: aclCat, Group: g, Since: "6.0.0",
 				Summary: "Lists the ACL categories, or the commands inside a category.", Args: "[category]"},
 			{Name: "acl|deluser", Arity: -3, Flags: adm, Run: aclDelUser, Group: g, Since: "6.0.0",
@@ -620,7 +620,7 @@ func init() {
 // scriptACL checks a script's redis.call against the client's user, as
 // Redis's scriptVerifyACL: the refusal is logged in context "lua", also
 // for a script EXEC runs (as Redis 8.0.2 does).
-func (c *client) scriptACL(cmd *command.Cmd, args [][]byte, refusal *string) bool {
+func (c *client) scriptACL(cmd *cmdtable.Cmd, args [][]byte, refusal *string) bool {
 	d, ok := c.aclCheck(cmd, args, "lua")
 	if !ok {
 		*refusal = "ERR ACL failure in script: " + noPermText(c.user.Load().Name, cmd, args, d, false)
@@ -632,7 +632,7 @@ func (c *client) scriptACL(cmd *command.Cmd, args [][]byte, refusal *string) boo
 // Redis finds them (keysOf) and reads its key-spec flags: access needs
 // read; insert, update, delete need write; a key with neither only needs
 // to match some pattern.
-func aclKeys(cmd *command.Cmd, args [][]byte) []acl.Key {
+func aclKeys(cmd *cmdtable.Cmd, args [][]byte) []acl.Key {
 	pos, flags := keysOf(cmd, args)
 	keys := make([]acl.Key, 0, len(pos))
 	for i, p := range pos {
@@ -652,7 +652,7 @@ func aclKeys(cmd *command.Cmd, args [][]byte) []acl.Key {
 }
 
 // aclAllows checks cmd against profile p.
-func aclAllows(p *acl.Profile, cmd *command.Cmd, args [][]byte) acl.Denial {
+func aclAllows(p *acl.Profile, cmd *cmdtable.Cmd, args [][]byte) acl.Denial {
 	var keys []acl.Key
 	if p.ChecksKeys() {
 		keys = aclKeys(cmd, args)
@@ -674,7 +674,7 @@ func (c *client) FullKeyAccess(args [][]byte) bool {
 // aclRecheck checks again a command that waited (blocked on keys, or held
 // by CLIENT PAUSE) before it runs: the rules may have changed meanwhile,
 // and Redis checks a command when it runs. It returns the refusal, or "".
-func (c *client) aclRecheck(cmd *command.Cmd, args [][]byte) string {
+func (c *client) aclRecheck(cmd *cmdtable.Cmd, args [][]byte) string {
 	if d, ok := c.aclCheck(cmd, args, "toplevel"); !ok {
 		return "NOPERM " + noPermText(c.user.Load().Name, cmd, args, d, false)
 	}

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/value/hash"
@@ -25,7 +25,7 @@ import (
 // configGet is CONFIG GET: a name without glob characters is looked up
 // case-insensitively and answered under the spelling asked for (as Redis
 // does); a pattern matches case-insensitively. Each setting appears once.
-func configGet(x *command.Ctx) {
+func configGet(x *cmdtable.Ctx) {
 	cfg := cl(x).s.Config()
 	seen := map[*config.Param]bool{}
 	var pairs [][2]string
@@ -55,11 +55,11 @@ func configGet(x *command.Ctx) {
 // name is checked first (unknown, immutable, duplicate), then the values are
 // applied to a copy that replaces the settings only if all of them are valid.
 // Errors name the parameter as the client spelled it.
-func configSet(x *command.Ctx) {
+func configSet(x *cmdtable.Ctx) {
 	s := cl(x).s
 	args := x.Args[2:]
 	if len(args)%2 != 0 {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	fail := func(name []byte, why string) {
@@ -191,7 +191,7 @@ func (s *Server) applyRedisParams(cfg *config.Config) {
 // configRewrite is CONFIG REWRITE: the configuration file the server was
 // started with is rewritten to the current settings and users (see
 // config.Rewrite). cfgMu keeps CONFIG SETs out until the file is written.
-func configRewrite(x *command.Ctx) {
+func configRewrite(x *cmdtable.Ctx) {
 	s := cl(x).s
 	s.cfgMu.Lock()
 	defer s.cfgMu.Unlock()
@@ -217,7 +217,7 @@ func configRewrite(x *command.Ctx) {
 
 // timeCmd answers the time; inside a transaction or script, the same time
 // every call, as Redis's cached clock does.
-func timeCmd(x *command.Ctx) {
+func timeCmd(x *cmdtable.Ctx) {
 	us := time.Now().UnixMicro()
 	if c, ok := x.Conn.(*client); ok && c.inExec {
 		if c.execTime == 0 {
@@ -232,17 +232,17 @@ func timeCmd(x *command.Ctx) {
 
 func init() {
 	const g = "server"
-	adm := command.Admin | command.NoScript | command.Loading | command.Stale
-	command.Register(
-		&command.Cmd{Name: "config", Arity: -2, Group: g, Since: "2.0.0", Summary: "A container for server configuration commands.",
-			Subs: []*command.Cmd{
+	adm := cmdtable.Admin | cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "config", Arity: -2, Group: g, Since: "2.0.0", Summary: "A container for server configuration commands.",
+			Subs: []*cmdtable.Cmd{
 				{Name: "config|get", Arity: -3, Flags: adm, Run: configGet, Group: g, Since: "2.0.0",
 					Summary: "Returns the effective values of configuration parameters.", Args: "parameter [parameter ...]"},
 				{Name: "config|set", Arity: -4, Flags: adm, Run: configSet, Group: g, Since: "2.0.0",
 					Summary: "Sets configuration parameters in-flight.", Args: "parameter value [parameter value ...]"},
 				{Name: "config|resetstat", Arity: 2, Flags: adm, Group: g, Since: "2.0.0",
 					Summary: "Resets the server's statistics.",
-					Run:     func(x *command.Ctx) { c := cl(x); c.flushStats(); c.s.resetStats(); x.W.OK() }},
+					Run:     func(x *cmdtable.Ctx) { c := cl(x); c.flushStats(); c.s.resetStats(); x.W.OK() }},
 				{Name: "config|rewrite", Arity: 2, Flags: adm, Group: g, Since: "2.8.0",
 					Summary: "Persists the effective configuration to file.",
 					Run:     configRewrite},
@@ -253,14 +253,14 @@ func init() {
 					"REWRITE", "    Rewrite the configuration file.",
 				}),
 			}},
-		&command.Cmd{Name: "time", Arity: 1, Flags: command.Loading | command.Stale | command.Fast, Run: timeCmd, Group: g, Since: "2.6.0",
+		&cmdtable.Cmd{Name: "time", Arity: 1, Flags: cmdtable.Loading | cmdtable.Stale | cmdtable.Fast, Run: timeCmd, Group: g, Since: "2.6.0",
 			Summary: "Returns the server time."},
-		&command.Cmd{Name: "role", Arity: 1, Flags: command.NoScript | command.Loading | command.Stale | command.Fast, Group: g, Since: "2.8.12", ACL: []string{"admin", "dangerous"},
+		&cmdtable.Cmd{Name: "role", Arity: 1, Flags: cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale | cmdtable.Fast, Group: g, Since: "2.8.12", ACL: []string{"admin", "dangerous"},
 			Summary: "Returns the replication role.", Run: roleCmd},
-		&command.Cmd{Name: "lastsave", Arity: 1, Flags: command.Loading | command.Stale | command.Fast, Group: g, Since: "1.0.0", ACL: []string{"admin", "dangerous"},
+		&cmdtable.Cmd{Name: "lastsave", Arity: 1, Flags: cmdtable.Loading | cmdtable.Stale | cmdtable.Fast, Group: g, Since: "1.0.0", ACL: []string{"admin", "dangerous"},
 			Summary: "Returns the Unix timestamp of the last successful save to disk.",
-			Run:     func(x *command.Ctx) { x.W.Int(cl(x).s.lastSave.Load()) }},
-		&command.Cmd{Name: "shutdown", Arity: -1, Flags: adm | command.AllowBusy | command.NoMulti, Run: shutdown, Group: g, Since: "1.0.0",
+			Run:     func(x *cmdtable.Ctx) { x.W.Int(cl(x).s.lastSave.Load()) }},
+		&cmdtable.Cmd{Name: "shutdown", Arity: -1, Flags: adm | cmdtable.AllowBusy | cmdtable.NoMulti, Run: shutdown, Group: g, Since: "1.0.0",
 			Summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.", Args: "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]"},
 	)
 }

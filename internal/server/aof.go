@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/persist"
 )
@@ -71,10 +71,10 @@ func (a *aofLog) manifestPath() string {
 }
 
 // logWrite appends the command just run, or the effects it propagated
-// (command.Ctx.Propagate) when rewritten; inside EXEC, to the transaction's
+// (cmdtable.Ctx.Propagate) when rewritten; inside EXEC, to the transaction's
 // record. The caller holds the command's locks and has checked that it
 // changed something (unchanged).
-func (c *client) logWrite(cmd *command.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten bool) {
+func (c *client) logWrite(cmd *cmdtable.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten bool) {
 	if !rewritten {
 		args = c.s.ownName(cmd, args)
 		effects = [][][]byte{args}
@@ -136,7 +136,7 @@ func (c *client) logTx() {
 // reply says so (noEffect). Such a write is neither logged nor counted in
 // rdb_changes_since_last_save. Not logged, a command that propagates only
 // what it changed may have skipped building that: it counts.
-func (c *client) unchanged(cmd *command.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten, noChange bool) bool {
+func (c *client) unchanged(cmd *cmdtable.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten, noChange bool) bool {
 	if rewritten {
 		return len(effects) == 0 && (noChange || c.ctx.Logged)
 	}
@@ -181,7 +181,7 @@ func noEffect(name string, args [][]byte, reply []byte) bool {
 		return bytes.HasPrefix(reply, []byte("*0\r\n"))
 	case "set": // NX or XX refused it; with GET a null is the old value
 		for _, a := range args[3:] {
-			if command.Is(a, "get") {
+			if cmdtable.Is(a, "get") {
 				return false
 			}
 		}
@@ -781,7 +781,7 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 		// The log names commands by their own names (ownName), whatever
 		// rename-command says now; a log an older HotKV wrote may hold the
 		// names clients used.
-		cmd := command.Lookup(lc.Args[0])
+		cmd := cmdtable.Lookup(lc.Args[0])
 		if cmd == nil {
 			cmd = r.s.lookup(lc.Args[0])
 		}
@@ -841,7 +841,7 @@ func (s *Server) openAOF() error {
 	return s.rewriteAOF() // the data loaded from a snapshot becomes the base
 }
 
-func bgrewriteaofCmd(x *command.Ctx) {
+func bgrewriteaofCmd(x *cmdtable.Ctx) {
 	s := cl(x).s
 	st := &s.aofst
 	if st.rewriting.Load() {
@@ -880,7 +880,7 @@ func bgrewriteaofCmd(x *command.Ctx) {
 }
 
 func init() {
-	command.Register(&command.Cmd{Name: "bgrewriteaof", Arity: 1, Flags: command.Admin | command.NoScript | command.NoAsyncLoading, Run: bgrewriteaofCmd,
+	cmdtable.Register(&cmdtable.Cmd{Name: "bgrewriteaof", Arity: 1, Flags: cmdtable.Admin | cmdtable.NoScript | cmdtable.NoAsyncLoading, Run: bgrewriteaofCmd,
 		Group: "server", Since: "1.0.0", Summary: "Asynchronously rewrites the append-only file to disk."})
 }
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/script"
 )
@@ -151,7 +151,7 @@ func benchServer(tb testing.TB) *Server {
 
 func BenchmarkPipeline(b *testing.B) {
 	for _, hc := range append(hotCommands[:len(hotCommands):len(hotCommands)], writeCommands...) {
-		if command.Lookup([]byte(hc.name)) == nil {
+		if cmdtable.Lookup([]byte(hc.name)) == nil {
 			continue
 		}
 		for _, depth := range []int{1, 16, 64} {
@@ -186,7 +186,7 @@ func TestHotPathAllocs(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	for _, hc := range hotCommands {
-		if command.Lookup([]byte(hc.name)) == nil {
+		if cmdtable.Lookup([]byte(hc.name)) == nil {
 			continue
 		}
 		s := benchServer(t)

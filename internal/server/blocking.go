@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
 	"github.com/hotkv/hotkv/internal/tick"
@@ -41,7 +41,7 @@ const (
 
 type blocked struct {
 	c        *client
-	cmd      *command.Cmd
+	cmd      *cmdtable.Cmd
 	args     [][]byte
 	keys     [][]byte
 	shards   []int // shard indexes of the command's keys in db, ascending
@@ -85,7 +85,7 @@ const (
 var awaited = map[string]keyspace.Kind{"list": keyspace.KindList, "sorted-set": keyspace.KindZSet,
 	"stream": keyspace.KindStream}
 
-// Block implements command.Blocker.
+// Block implements cmdtable.Blocker.
 func (c *client) Block(keys [][]byte, timeout time.Duration, nullBulk bool) {
 	b := &blocked{c: c, cmd: c.running, args: copyArgs(c.ctx.Args), keys: copyArgs(keys),
 		db: c.ctx.DB, dbID: c.ctx.DBID, nullBulk: nullBulk}
@@ -289,7 +289,7 @@ func (s *Server) runWaiter(b *blocked) {
 	default:
 		a := s.aof.Load() // the shards are held: on or off for all of it
 		logged := a != nil || s.feeding()
-		x := command.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
+		x := cmdtable.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
 			Conn: b.c, Blocker: &again, Logged: logged}
 		if j := s.snap.Load(); j != nil {
 			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)
@@ -305,11 +305,11 @@ func (s *Server) runWaiter(b *blocked) {
 		b.c.hits.Add(x.Hits)
 		b.c.misses.Add(x.Misses)
 		effects, rewritten, noChange := x.TakeEffects()
-		if !bool(again) && b.cmd.Flags&command.Write != 0 && !(noChange || rewritten && logged && len(effects) == 0) {
+		if !bool(again) && b.cmd.Flags&cmdtable.Write != 0 && !(noChange || rewritten && logged && len(effects) == 0) {
 			b.c.dirty.Add(1) // served: the call that blocked changed nothing
 		}
 		switch {
-		case !logged || bool(again) || b.cmd.Flags&command.Write == 0:
+		case !logged || bool(again) || b.cmd.Flags&cmdtable.Write == 0:
 		case rewritten:
 			if len(effects) > 0 {
 				s.logServed(b, a, now, effects)
@@ -335,10 +335,10 @@ func (s *Server) runWaiter(b *blocked) {
 	for _, k := range b.keys {
 		b.db.ShardFor(k).RemoveWaiter(k, &b.waiter)
 	}
-	if b.cmd.Flags&command.Write != 0 {
+	if b.cmd.Flags&cmdtable.Write != 0 {
 		for _, i := range b.cmd.KeyPositions(b.args, nil) {
 			sh := b.db.ShardFor(b.args[i])
-			if b.cmd.Flags&command.SelfTouch == 0 && !refused { // as the dispatcher touches
+			if b.cmd.Flags&cmdtable.SelfTouch == 0 && !refused { // as the dispatcher touches
 				sh.Touch(b.args[i]) // it wrote: WATCH and the next waiters
 			} else {
 				// A SelfTouch command touched what it changed. What it

@@ -11,7 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/hotkv/hotkv/internal/acl"
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
@@ -66,7 +66,7 @@ type client struct {
 	in        []byte
 	r, w      int // unread input is in[r:w]
 	out       resp.Writer
-	ctx       command.Ctx
+	ctx       cmdtable.Ctx
 	locks     []int        // shard indexes locked for the running command, sorted
 	keys      []int        // scratch for key positions
 	other     *keyspace.DB // a second database where those shards are locked too (MOVE), or nil
@@ -93,7 +93,7 @@ type client struct {
 	// monitoring: MONITOR streams commands to it (monitor.go); read by
 	// the goroutines feeding it.
 	monitoring atomic.Bool
-	running    *command.Cmd
+	running    *cmdtable.Cmd
 	blocked    *blocked      // set while waiting in a blocking command
 	gated      *sync.RWMutex // the gate part held shared by the running command, if any
 	script     scriptRun     // the script it runs (scripting.go)
@@ -136,7 +136,7 @@ type client struct {
 	noTouchPos   []int
 	noTouchSaved []savedAccess
 	killed       atomic.Bool // closeConn was called, or QUIT
-	lastCmd      atomic.Pointer[command.Cmd]
+	lastCmd      atomic.Pointer[cmdtable.Cmd]
 	user         atomic.Pointer[acl.User] // the ACL user it runs commands as
 	dbNum        atomic.Int32
 	proto        atomic.Int32
@@ -147,7 +147,7 @@ type client struct {
 	// The command being repeated and its calls and time since the last
 	// publish: a pipeline of one command costs two atomic adds per batch
 	// instead of two per command.
-	runCmd   *command.Cmd
+	runCmd   *cmdtable.Cmd
 	runCalls uint64
 	runTicks int64
 	lat      latState // latency histograms (lathist.go)
@@ -180,15 +180,15 @@ func newClient(s *Server, conn net.Conn) *client {
 		batch:   make([]parsed, 0, batchAhead),
 		in:      make([]byte, initialReadBuf),
 		created: time.Now(),
-		calls:   make([]atomic.Uint64, command.Count()),
-		nanos:   make([]atomic.Uint64, command.Count()),
+		calls:   make([]atomic.Uint64, cmdtable.Count()),
+		nanos:   make([]atomic.Uint64, cmdtable.Count()),
 	}
 	c.out.Proto = 2
 	c.proto.Store(2)
 	c.queued.Store(-1)
 	c.user.Store(s.defaultUser)
 	c.authed = !s.defaultNeedsAuth()
-	c.ctx = command.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Blocker: c, Logged: s.logging()}
+	c.ctx = cmdtable.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Blocker: c, Logged: s.logging()}
 	c.lastSeen.Store(time.Now().UnixMilli())
 	return c
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/internal/acl"
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // CLIENT and its subcommands.
@@ -97,20 +97,20 @@ func (s *Server) clientList() []*client {
 }
 
 // clientUnblock is CLIENT UNBLOCK client-id [TIMEOUT | ERROR].
-func clientUnblock(x *command.Ctx) {
+func clientUnblock(x *cmdtable.Ctx) {
 	if len(x.Args) > 4 {
 		x.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", cstr(x.Args[1], 128)))
 		return
 	}
-	id, ok := command.ParseInt(x.Args[2])
+	id, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	reason := unblockTimeout
 	switch {
-	case len(x.Args) == 3 || len(x.Args) == 4 && command.Is(x.Args[3], "timeout"):
-	case len(x.Args) == 4 && command.Is(x.Args[3], "error"):
+	case len(x.Args) == 3 || len(x.Args) == 4 && cmdtable.Is(x.Args[3], "timeout"):
+	case len(x.Args) == 4 && cmdtable.Is(x.Args[3], "error"):
 		reason = unblockError
 	default:
 		x.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR")
@@ -148,7 +148,7 @@ func (s *Server) listedClients() []*client {
 
 // clientType parses a CLIENT LIST/KILL TYPE argument; ok is false (and the
 // error answered) for an unknown one.
-func clientType(x *command.Ctx, arg []byte) (typ string, ok bool) {
+func clientType(x *cmdtable.Ctx, arg []byte) (typ string, ok bool) {
 	typ = strings.ToLower(string(arg))
 	switch typ {
 	case "normal", "master", "replica", "slave", "pubsub":
@@ -175,7 +175,7 @@ func (o *client) hasType(typ string) bool {
 
 // clientList is CLIENT LIST [TYPE type | ID id [id ...]], the forms Redis
 // accepts (one or the other, not both); IDs are listed in the order given.
-func clientList(x *command.Ctx) {
+func clientList(x *cmdtable.Ctx) {
 	s := cl(x).s
 	var b strings.Builder
 	switch {
@@ -184,7 +184,7 @@ func clientList(x *command.Ctx) {
 			b.WriteString(o.describe())
 			b.WriteByte('\n')
 		}
-	case len(x.Args) == 4 && command.Is(x.Args[2], "type"):
+	case len(x.Args) == 4 && cmdtable.Is(x.Args[2], "type"):
 		typ, ok := clientType(x, x.Args[3])
 		if !ok {
 			return
@@ -195,10 +195,10 @@ func clientList(x *command.Ctx) {
 				b.WriteByte('\n')
 			}
 		}
-	case len(x.Args) > 3 && command.Is(x.Args[2], "id"):
+	case len(x.Args) > 3 && cmdtable.Is(x.Args[2], "id"):
 		ids := make([]int64, 0, len(x.Args)-3)
 		for _, a := range x.Args[3:] {
-			id, ok := command.ParseInt(a)
+			id, ok := cmdtable.ParseInt(a)
 			if !ok {
 				x.Error("ERR Invalid client ID")
 				return
@@ -212,7 +212,7 @@ func clientList(x *command.Ctx) {
 			}
 		}
 	default:
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	x.W.Verbatim(b.String())
@@ -220,7 +220,7 @@ func clientList(x *command.Ctx) {
 
 // clientKill is CLIENT KILL, old form (addr, answers OK, may kill the caller)
 // and new form (filters, answers the number killed), with Redis's errors.
-func clientKill(x *command.Ctx) {
+func clientKill(x *cmdtable.Ctx) {
 	c := cl(x)
 	args := x.Args[2:]
 	if len(args) == 1 {
@@ -243,44 +243,44 @@ func clientKill(x *command.Ctx) {
 	)
 	for i := 0; i < len(args); i += 2 {
 		if i+1 >= len(args) {
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 		v := args[i+1]
 		switch {
-		case command.Is(args[i], "id"):
-			n, ok := command.ParseInt(v)
+		case cmdtable.Is(args[i], "id"):
+			n, ok := cmdtable.ParseInt(v)
 			if !ok || n <= 0 {
 				x.Error("ERR client-id should be greater than 0")
 				return
 			}
 			id = n
-		case command.Is(args[i], "type"):
+		case cmdtable.Is(args[i], "type"):
 			var ok bool
 			if typ, ok = clientType(x, v); !ok {
 				return
 			}
-		case command.Is(args[i], "addr"):
+		case cmdtable.Is(args[i], "addr"):
 			addr = string(v)
-		case command.Is(args[i], "laddr"):
+		case cmdtable.Is(args[i], "laddr"):
 			laddr = string(v)
-		case command.Is(args[i], "user"):
+		case cmdtable.Is(args[i], "user"):
 			if user = c.s.users.Get(string(v)); user == nil {
 				x.Error(fmt.Sprintf("ERR No such user '%s'", cstr(v, -1)))
 				return
 			}
-		case command.Is(args[i], "skipme"):
+		case cmdtable.Is(args[i], "skipme"):
 			switch {
-			case command.Is(v, "yes"):
+			case cmdtable.Is(v, "yes"):
 				skipMe = true
-			case command.Is(v, "no"):
+			case cmdtable.Is(v, "no"):
 				skipMe = false
 			default:
-				x.Error(command.ErrSyntax)
+				x.Error(cmdtable.ErrSyntax)
 				return
 			}
-		case command.Is(args[i], "maxage"):
-			n, ok := command.ParseInt(v)
+		case cmdtable.Is(args[i], "maxage"):
+			n, ok := cmdtable.ParseInt(v)
 			if !ok {
 				x.Error("ERR maxage is not an integer or out of range")
 				return
@@ -291,7 +291,7 @@ func clientKill(x *command.Ctx) {
 			}
 			maxAge = n
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
@@ -330,14 +330,14 @@ func (o *client) kill(by *client) {
 
 // clientSetInfo is CLIENT SETINFO: the attribute is checked before the value,
 // and errors name it as the client spelled it.
-func clientSetInfo(x *command.Ctx) {
+func clientSetInfo(x *cmdtable.Ctx) {
 	c := cl(x)
 	attr, v := x.Args[2], x.Args[3]
 	var dst *string
 	switch {
-	case command.Is(attr, "lib-name"):
+	case cmdtable.Is(attr, "lib-name"):
 		dst = &c.libName
-	case command.Is(attr, "lib-ver"):
+	case cmdtable.Is(attr, "lib-ver"):
 		dst = &c.libVer
 	default:
 		x.Error(fmt.Sprintf("ERR Unrecognized option '%s'", cstr(attr, -1)))
@@ -355,20 +355,20 @@ func clientSetInfo(x *command.Ctx) {
 
 // clientReply is CLIENT REPLY ON|OFF|SKIP. OFF and SKIP answer nothing;
 // afterCommand drops the replies they silence.
-func clientReply(x *command.Ctx) {
+func clientReply(x *cmdtable.Ctx) {
 	c := cl(x)
 	switch {
-	case command.Is(x.Args[2], "on"):
+	case cmdtable.Is(x.Args[2], "on"):
 		c.modes &^= replyOff | skipNext | skipThis
 		x.W.OK()
-	case command.Is(x.Args[2], "off"):
+	case cmdtable.Is(x.Args[2], "off"):
 		c.modes |= replyOff
-	case command.Is(x.Args[2], "skip"):
+	case cmdtable.Is(x.Args[2], "skip"):
 		if c.modes&replyOff == 0 {
 			c.modes |= skipNext
 		}
 	default:
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 	}
 }
 
@@ -377,7 +377,7 @@ func clientReply(x *command.Ctx) {
 // sends as pushes in either protocol), and CLIENT CACHING's flag lasts one command
 // (a whole transaction inside MULTI; CLIENT subcommands keep it, as in
 // Redis).
-func (c *client) afterCommand(cmd *command.Cmd, mark int) {
+func (c *client) afterCommand(cmd *cmdtable.Cmd, mark int) {
 	if c.modes&(replyOff|skipThis) != 0 && len(c.out.B) > mark && !c.confirmed {
 		c.out.B = c.out.B[:mark]
 	}
@@ -394,15 +394,15 @@ func (c *client) afterCommand(cmd *command.Cmd, mark int) {
 // onOff makes CLIENT NO-EVICT / NO-TOUCH: HotKV never evicts clients and
 // does not track key access per client, so the mode is only recorded (and
 // shown in CLIENT LIST's flags).
-func onOff(flag func(*client) *atomic.Bool) func(*command.Ctx) {
-	return func(x *command.Ctx) {
+func onOff(flag func(*client) *atomic.Bool) func(*cmdtable.Ctx) {
+	return func(x *cmdtable.Ctx) {
 		var on bool
 		switch {
-		case command.Is(x.Args[2], "on"):
+		case cmdtable.Is(x.Args[2], "on"):
 			on = true
-		case command.Is(x.Args[2], "off"):
+		case cmdtable.Is(x.Args[2], "off"):
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 		flag(cl(x)).Store(on)
@@ -412,18 +412,18 @@ func onOff(flag func(*client) *atomic.Bool) func(*command.Ctx) {
 
 func init() {
 	const g = "connection"
-	f := command.NoScript | command.Loading | command.Stale
-	sub := func(name string, arity int, summary, args string, run func(*command.Ctx)) *command.Cmd {
+	f := cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale
+	sub := func(name string, arity int, summary, args string, run func(*cmdtable.Ctx)) *cmdtable.Cmd {
 		flags := f
 		if name == "list" || name == "kill" || name == "no-evict" || name == "unblock" || name == "pause" || name == "unpause" {
-			flags |= command.Admin
+			flags |= cmdtable.Admin
 		}
-		return &command.Cmd{Name: "client|" + name, Arity: arity, Flags: flags, Run: run, Group: g, Since: "2.4.0", Summary: summary, Args: args}
+		return &cmdtable.Cmd{Name: "client|" + name, Arity: arity, Flags: flags, Run: run, Group: g, Since: "2.4.0", Summary: summary, Args: args}
 	}
-	command.Register(&command.Cmd{Name: "client", Arity: -2, Group: g, Since: "2.4.0", Summary: "A container for client connection commands.",
-		Subs: []*command.Cmd{
-			sub("id", 2, "Returns the unique client ID of the connection.", "", func(x *command.Ctx) { x.W.Int(cl(x).id) }),
-			sub("getname", 2, "Returns the name of the connection.", "", func(x *command.Ctx) {
+	cmdtable.Register(&cmdtable.Cmd{Name: "client", Arity: -2, Group: g, Since: "2.4.0", Summary: "A container for client connection commands.",
+		Subs: []*cmdtable.Cmd{
+			sub("id", 2, "Returns the unique client ID of the connection.", "", func(x *cmdtable.Ctx) { x.W.Int(cl(x).id) }),
+			sub("getname", 2, "Returns the name of the connection.", "", func(x *cmdtable.Ctx) {
 				c := cl(x)
 				c.infoMu.Lock()
 				name := c.name
@@ -434,7 +434,7 @@ func init() {
 				}
 				x.W.BulkString(name)
 			}),
-			sub("setname", 3, "Sets the connection name.", "connection-name", func(x *command.Ctx) {
+			sub("setname", 3, "Sets the connection name.", "connection-name", func(x *cmdtable.Ctx) {
 				if msg := validName(x.Args[2]); msg != "" {
 					x.Error(msg)
 					return
@@ -446,7 +446,7 @@ func init() {
 				x.W.OK()
 			}),
 			sub("list", -2, "Lists open connections.", "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]", clientList),
-			sub("info", 2, "Returns information about the connection.", "", func(x *command.Ctx) { x.W.Verbatim(cl(x).describe() + "\n") }),
+			sub("info", 2, "Returns information about the connection.", "", func(x *cmdtable.Ctx) { x.W.Verbatim(cl(x).describe() + "\n") }),
 			sub("kill", -3, "Terminates open connections.", "<ip:port | <[ID client-id] | [TYPE <NORMAL | MASTER | SLAVE | REPLICA | PUBSUB>] | [USER username] | [ADDR ip:port] | [LADDR ip:port] | [SKIPME <YES | NO>] | [MAXAGE maxage]> [...]>", clientKill),
 			sub("pause", -3, "Suspends commands processing.", "timeout [WRITE | ALL]", clientPause),
 			sub("unpause", 2, "Resumes processing commands from paused clients.", "", clientUnpause),
@@ -456,10 +456,10 @@ func init() {
 			sub("tracking", -3, "Controls server-assisted client-side caching for the connection.", "<ON | OFF> [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]", clientTracking),
 			sub("caching", 3, "Instructs the server whether to track the keys in the next request.", "<YES | NO>", clientCaching),
 			sub("trackinginfo", 2, "Returns information about server-assisted client-side caching for the connection.", "", clientTrackingInfo),
-			sub("getredir", 2, "Returns the client ID to which the connection's tracking notifications are redirected.", "", func(x *command.Ctx) { x.W.Int(cl(x).redirection()) }),
+			sub("getredir", 2, "Returns the client ID to which the connection's tracking notifications are redirected.", "", func(x *cmdtable.Ctx) { x.W.Int(cl(x).redirection()) }),
 			sub("reply", 3, "Instructs the server whether to reply to commands.", "<ON | OFF | SKIP>", clientReply),
 			sub("no-touch", 3, "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.noTouch })),
-			command.HelpCmd("client", "connection", "5.0.0", []string{
+			cmdtable.HelpCmd("client", "connection", "5.0.0", []string{
 				"CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
 				"GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",
 				"GETNAME", "    Return the name of the current connection.",

@@ -3,7 +3,7 @@ package server
 import (
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/resp"
 )
@@ -25,15 +25,15 @@ var groupCategory = map[string]string{
 
 // aclCategories derives a command's ACL categories from its flags, its group
 // and its explicit ACL list, in Redis's order.
-func aclCategories(c *command.Cmd) []string {
+func aclCategories(c *cmdtable.Cmd) []string {
 	has := map[string]bool{}
 	f := c.Flags
-	has["write"] = f&command.Write != 0
-	has["admin"] = f&command.Admin != 0
-	has["dangerous"] = f&command.Admin != 0
-	has["fast"] = f&command.Fast != 0
-	has["slow"] = f&command.Fast == 0
-	has["blocking"] = f&command.Blocking != 0
+	has["write"] = f&cmdtable.Write != 0
+	has["admin"] = f&cmdtable.Admin != 0
+	has["dangerous"] = f&cmdtable.Admin != 0
+	has["fast"] = f&cmdtable.Fast != 0
+	has["slow"] = f&cmdtable.Fast == 0
+	has["blocking"] = f&cmdtable.Blocking != 0
 	// A container's categories are its subcommands' (Redis gives it @slow
 	// alone); a command naming group categories of its own (SORT: set,
 	// sortedset, list; WAIT: connection) takes those instead of its group's.
@@ -43,7 +43,7 @@ func aclCategories(c *command.Cmd) []string {
 	for _, a := range c.ACL {
 		has[a] = true
 	}
-	has["read"] = f&command.ReadOnly != 0 && !has["scripting"] // as Redis: scripts are not @read
+	has["read"] = f&cmdtable.ReadOnly != 0 && !has["scripting"] // as Redis: scripts are not @read
 	var cats []string
 	for _, a := range aclOrder {
 		if has[a] {
@@ -67,7 +67,7 @@ func namesGroup(acl []string) bool {
 // writeCommandInfo writes one COMMAND INFO entry in Redis 7+'s shape: ten
 // fields, with sets for flags, categories, tips and key specs, and the
 // subcommands as an array (an empty set for a command without any).
-func writeCommandInfo(w *resp.Writer, c *command.Cmd) {
+func writeCommandInfo(w *resp.Writer, c *cmdtable.Cmd) {
 	w.Array(10)
 	w.BulkString(c.Name)
 	w.Int(int64(c.Arity))
@@ -100,7 +100,7 @@ func writeCommandInfo(w *resp.Writer, c *command.Cmd) {
 	}
 }
 
-func writeCommandDocs(w *resp.Writer, c *command.Cmd) {
+func writeCommandDocs(w *resp.Writer, c *cmdtable.Cmd) {
 	n := 3
 	if len(c.Subs) > 0 {
 		n++
@@ -122,7 +122,7 @@ func writeCommandDocs(w *resp.Writer, c *command.Cmd) {
 	}
 }
 
-func commandAll(x *command.Ctx) {
+func commandAll(x *cmdtable.Ctx) {
 	all := cl(x).s.commands()
 	x.W.Array(len(all))
 	for _, c := range all {
@@ -131,7 +131,7 @@ func commandAll(x *command.Ctx) {
 }
 
 // resolve finds "config|get"-style or plain command names.
-func (s *Server) resolve(name []byte) *command.Cmd {
+func (s *Server) resolve(name []byte) *cmdtable.Cmd {
 	if i := strings.IndexByte(string(name), '|'); i > 0 {
 		if p := s.lookup(name[:i]); p != nil {
 			return p.Sub(name[i+1:])
@@ -141,7 +141,7 @@ func (s *Server) resolve(name []byte) *command.Cmd {
 	return s.lookup(name)
 }
 
-func commandInfo(x *command.Ctx) {
+func commandInfo(x *cmdtable.Ctx) {
 	if len(x.Args) == 2 {
 		commandAll(x)
 		return
@@ -156,8 +156,8 @@ func commandInfo(x *command.Ctx) {
 	}
 }
 
-func commandDocs(x *command.Ctx) {
-	var cmds []*command.Cmd
+func commandDocs(x *cmdtable.Ctx) {
+	var cmds []*cmdtable.Cmd
 	if len(x.Args) == 2 {
 		cmds = cl(x).s.commands()
 	} else {
@@ -174,22 +174,22 @@ func commandDocs(x *command.Ctx) {
 	}
 }
 
-func commandList(x *command.Ctx) {
-	var filter func(*command.Cmd) bool
+func commandList(x *cmdtable.Ctx) {
+	var filter func(*cmdtable.Cmd) bool
 	args := x.Args[2:]
 	if len(args) > 0 {
-		if len(args) != 3 || !command.Is(args[0], "filterby") {
-			x.Error(command.ErrSyntax)
+		if len(args) != 3 || !cmdtable.Is(args[0], "filterby") {
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 		v := args[2]
 		switch {
-		case command.Is(args[1], "module"):
+		case cmdtable.Is(args[1], "module"):
 			// Vector sets are a module in Redis 8 (MODULE LIST), built in here.
 			isVset := equalFoldASCII(v, vectorsetModule)
-			filter = func(c *command.Cmd) bool { return isVset && c.Group == "vectorset" }
-		case command.Is(args[1], "aclcat"):
-			filter = func(c *command.Cmd) bool {
+			filter = func(c *cmdtable.Cmd) bool { return isVset && c.Group == "vectorset" }
+		case cmdtable.Is(args[1], "aclcat"):
+			filter = func(c *cmdtable.Cmd) bool {
 				for _, cat := range aclCategories(c) {
 					if strings.EqualFold(cat[1:], string(v)) {
 						return true
@@ -197,16 +197,16 @@ func commandList(x *command.Ctx) {
 				}
 				return false
 			}
-		case command.Is(args[1], "pattern"):
-			filter = func(c *command.Cmd) bool { return glob.Match(v, []byte(c.Name), true) }
+		case cmdtable.Is(args[1], "pattern"):
+			filter = func(c *cmdtable.Cmd) bool { return glob.Match(v, []byte(c.Name), true) }
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
 	var names []string
 	for _, c := range cl(x).s.commands() {
-		for _, cc := range append([]*command.Cmd{c}, c.Subs...) {
+		for _, cc := range append([]*cmdtable.Cmd{c}, c.Subs...) {
 			if filter == nil || filter(cc) {
 				names = append(names, cc.Name)
 			}
@@ -221,13 +221,13 @@ func commandList(x *command.Ctx) {
 // commandGetKeys is COMMAND GETKEYS, with Redis's checks in its order: the
 // command (and subcommand) exists, has key arguments, and fits its arity;
 // the keys are found as Redis finds them (keysOf).
-func commandGetKeys(x *command.Ctx) { getKeys(x, false) }
+func commandGetKeys(x *cmdtable.Ctx) { getKeys(x, false) }
 
 // commandGetKeysAndFlags is COMMAND GETKEYSANDFLAGS: GETKEYS's keys, each
 // with its key spec's flags.
-func commandGetKeysAndFlags(x *command.Ctx) { getKeys(x, true) }
+func commandGetKeysAndFlags(x *cmdtable.Ctx) { getKeys(x, true) }
 
-func getKeys(x *command.Ctx, withFlags bool) {
+func getKeys(x *cmdtable.Ctx, withFlags bool) {
 	args := x.Args[2:]
 	c := cl(x).s.lookup(args[0])
 	if c != nil && c.Subs != nil && len(args) > 1 {
@@ -246,7 +246,7 @@ func getKeys(x *command.Ctx, withFlags bool) {
 		return
 	}
 	pos, flags := keysOf(c, args)
-	if len(pos) == 0 && c.Flags&command.NoMandatoryKeys != 0 {
+	if len(pos) == 0 && c.Flags&cmdtable.NoMandatoryKeys != 0 {
 		x.W.Array(0)
 		return
 	}
@@ -268,13 +268,13 @@ func getKeys(x *command.Ctx, withFlags bool) {
 
 func init() {
 	const g = "server"
-	f := command.Loading | command.Stale
-	command.Register(&command.Cmd{Name: "command", Arity: -1, Flags: f, Group: g, Since: "2.8.13", ACL: []string{"connection"},
+	f := cmdtable.Loading | cmdtable.Stale
+	cmdtable.Register(&cmdtable.Cmd{Name: "command", Arity: -1, Flags: f, Group: g, Since: "2.8.13", ACL: []string{"connection"},
 		Summary: "Returns detailed information about all commands.",
 		Run:     commandAll,
-		Subs: []*command.Cmd{
+		Subs: []*cmdtable.Cmd{
 			{Name: "command|count", Arity: 2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "2.8.13", Summary: "Returns a count of commands.",
-				Run: func(x *command.Ctx) { x.W.Int(int64(len(cl(x).s.commands()))) }},
+				Run: func(x *cmdtable.Ctx) { x.W.Int(int64(len(cl(x).s.commands()))) }},
 			{Name: "command|info", Arity: -2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "2.8.13", Summary: "Returns information about one, multiple or all commands.",
 				Args: "[command-name [command-name ...]]", Run: commandInfo},
 			{Name: "command|docs", Arity: -2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "7.0.0", Summary: "Returns documentary information about one, multiple or all commands.",
@@ -302,7 +302,7 @@ func init() {
 }
 
 // withACL gives c the ACL categories acl.
-func withACL(c *command.Cmd, acl ...string) *command.Cmd {
+func withACL(c *cmdtable.Cmd, acl ...string) *cmdtable.Cmd {
 	c.ACL = acl
 	return c
 }

@@ -3,16 +3,16 @@ package server
 import (
 	"fmt"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // Connection commands: PING, ECHO, QUIT, RESET, AUTH, HELLO, SELECT.
 
-func cl(x *command.Ctx) *client { return x.Conn.(*client) }
+func cl(x *cmdtable.Ctx) *client { return x.Conn.(*client) }
 
-func ping(x *command.Ctx) {
+func ping(x *cmdtable.Ctx) {
 	if len(x.Args) > 2 {
-		x.Error(command.WrongArgs("ping"))
+		x.Error(cmdtable.WrongArgs("ping"))
 		return
 	}
 	c := cl(x)
@@ -33,7 +33,7 @@ func ping(x *command.Ctx) {
 	x.W.Simple("PONG")
 }
 
-func quit(x *command.Ctx) {
+func quit(x *cmdtable.Ctx) {
 	x.W.OK()
 	c := cl(x)
 	c.closing = true
@@ -44,7 +44,7 @@ func quit(x *command.Ctx) {
 
 // reset is RESET: the connection as it was on connect, except that the
 // library name and version stay (as in Redis).
-func reset(x *command.Ctx) {
+func reset(x *cmdtable.Ctx) {
 	c := cl(x)
 	c.endMulti()
 	c.stopMonitoring()
@@ -67,7 +67,7 @@ func reset(x *command.Ctx) {
 	x.W.Simple("RESET")
 }
 
-func auth(x *command.Ctx) {
+func auth(x *cmdtable.Ctx) {
 	c := cl(x)
 	var user, pass []byte
 	switch len(x.Args) {
@@ -80,17 +80,17 @@ func auth(x *command.Ctx) {
 	case 3:
 		user, pass = x.Args[1], x.Args[2]
 	default:
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	u, ok := c.authenticate(string(x.Args[0]), user, pass)
 	if !ok {
 		c.s.logf("verbose", "AUTH failed for client id=%d", c.id)
-		x.Error(command.ErrWrongPass)
+		x.Error(cmdtable.ErrWrongPass)
 		return
 	}
 	if !c.login(u) {
-		x.Error(command.ErrWrongPass)
+		x.Error(cmdtable.ErrWrongPass)
 		return
 	}
 	x.W.OK()
@@ -99,12 +99,12 @@ func auth(x *command.Ctx) {
 // hello is HELLO, following Redis's helloCommand step by step: version, then
 // options (a bad SETNAME is refused while parsing, the last AUTH wins), then
 // authentication, then the name, then the protocol switch.
-func hello(x *command.Ctx) {
+func hello(x *cmdtable.Ctx) {
 	c := cl(x)
 	proto := 0
 	args := x.Args[1:]
 	if len(args) > 0 {
-		v, ok := command.ParseInt(args[0])
+		v, ok := cmdtable.ParseInt(args[0])
 		if !ok {
 			x.Error("ERR Protocol version is not an integer or out of range")
 			return
@@ -120,10 +120,10 @@ func hello(x *command.Ctx) {
 	for i := 0; i < len(args); i++ {
 		more := len(args) - 1 - i
 		switch {
-		case command.Is(args[i], "auth") && more >= 2:
+		case cmdtable.Is(args[i], "auth") && more >= 2:
 			user, pass = args[i+1], args[i+2]
 			i += 2
-		case command.Is(args[i], "setname") && more >= 1:
+		case cmdtable.Is(args[i], "setname") && more >= 1:
 			name = args[i+1]
 			if msg := validName(name); msg != "" {
 				x.Error(msg)
@@ -139,11 +139,11 @@ func hello(x *command.Ctx) {
 		u, ok := c.authenticate(string(x.Args[0]), user, pass)
 		if !ok {
 			c.s.logf("verbose", "HELLO AUTH failed for client id=%d", c.id)
-			x.Error(command.ErrWrongPass)
+			x.Error(cmdtable.ErrWrongPass)
 			return
 		}
 		if !c.login(u) {
-			x.Error(command.ErrWrongPass)
+			x.Error(cmdtable.ErrWrongPass)
 			return
 		}
 	}
@@ -177,14 +177,14 @@ func hello(x *command.Ctx) {
 	writeModuleList(w)
 }
 
-func selectCmd(x *command.Ctx) {
-	n, ok := command.ParseInt(x.Args[1])
+func selectCmd(x *cmdtable.Ctx) {
+	n, ok := cmdtable.ParseInt(x.Args[1])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	if n < 0 || n >= int64(len(x.KS.DBs)) {
-		x.Error(command.ErrDBIndex)
+		x.Error(cmdtable.ErrDBIndex)
 		return
 	}
 	cl(x).selectDB(int(n))
@@ -192,27 +192,27 @@ func selectCmd(x *command.Ctx) {
 }
 
 // helpCmd builds the HELP subcommand of a server container command.
-func helpCmd(parent string, lines []string) *command.Cmd {
-	return command.HelpCmd(parent, "server", "5.0.0", lines)
+func helpCmd(parent string, lines []string) *cmdtable.Cmd {
+	return cmdtable.HelpCmd(parent, "server", "5.0.0", lines)
 }
 
 func init() {
 	const g = "connection"
-	f := command.Fast | command.Loading | command.Stale
-	command.Register(
-		&command.Cmd{Name: "ping", Arity: -1, Flags: command.Fast, Run: ping, Group: g, Since: "1.0.0",
+	f := cmdtable.Fast | cmdtable.Loading | cmdtable.Stale
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "ping", Arity: -1, Flags: cmdtable.Fast, Run: ping, Group: g, Since: "1.0.0",
 			Summary: "Returns the server's liveliness response.", Args: "[message]"},
-		&command.Cmd{Name: "echo", Arity: 2, Flags: f, Run: func(x *command.Ctx) { x.W.Bulk(x.Args[1]) }, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "echo", Arity: 2, Flags: f, Run: func(x *cmdtable.Ctx) { x.W.Bulk(x.Args[1]) }, Group: g, Since: "1.0.0",
 			Summary: "Returns the given string.", Args: "message"},
-		&command.Cmd{Name: "quit", Arity: -1, Flags: f | command.NoAuth | command.NoScript | command.AllowBusy, Run: quit, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "quit", Arity: -1, Flags: f | cmdtable.NoAuth | cmdtable.NoScript | cmdtable.AllowBusy, Run: quit, Group: g, Since: "1.0.0",
 			Summary: "Closes the connection."},
-		&command.Cmd{Name: "reset", Arity: 1, Flags: f | command.NoAuth | command.NoScript | command.AllowBusy, Run: reset, Group: g, Since: "6.2.0",
+		&cmdtable.Cmd{Name: "reset", Arity: 1, Flags: f | cmdtable.NoAuth | cmdtable.NoScript | cmdtable.AllowBusy, Run: reset, Group: g, Since: "6.2.0",
 			Summary: "Resets the connection."},
-		&command.Cmd{Name: "auth", Arity: -2, Flags: f | command.NoAuth | command.NoScript | command.AllowBusy, Run: auth, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "auth", Arity: -2, Flags: f | cmdtable.NoAuth | cmdtable.NoScript | cmdtable.AllowBusy, Run: auth, Group: g, Since: "1.0.0",
 			Summary: "Authenticates the connection.", Args: "[username] password"},
-		&command.Cmd{Name: "hello", Arity: -1, Flags: f | command.NoAuth | command.NoScript | command.AllowBusy, Run: hello, Group: g, Since: "6.0.0",
+		&cmdtable.Cmd{Name: "hello", Arity: -1, Flags: f | cmdtable.NoAuth | cmdtable.NoScript | cmdtable.AllowBusy, Run: hello, Group: g, Since: "6.0.0",
 			Summary: "Handshakes with the Redis server.", Args: "[protover [AUTH username password] [SETNAME clientname]]"},
-		&command.Cmd{Name: "select", Arity: 2, Flags: f, Run: selectCmd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "select", Arity: 2, Flags: f, Run: selectCmd, Group: g, Since: "1.0.0",
 			Summary: "Changes the selected database.", Args: "index"},
 	)
 }

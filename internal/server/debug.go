@@ -14,7 +14,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/commands"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/glob"
@@ -115,10 +115,10 @@ var debugHelp = []string{
 	"    Enable or disable the main dict and expire dict resizing.",
 }
 
-func debugCmd(x *command.Ctx) {
+func debugCmd(x *cmdtable.Ctx) {
 	c := cl(x)
 	sub, n := x.Args[1], len(x.Args)
-	is := func(name string, ok bool) bool { return ok && command.Is(sub, name) }
+	is := func(name string, ok bool) bool { return ok && cmdtable.Is(sub, name) }
 	switch {
 	case is("help", n == 2):
 		x.W.Array(len(debugHelp) + 3)
@@ -129,7 +129,7 @@ func debugCmd(x *command.Ctx) {
 		x.W.Simple("HELP")
 		x.W.Simple("    Print this help.")
 	case is("sleep", n == 3):
-		f, _ := command.ParseFloat(x.Args[2]) // Redis's strtod: anything else sleeps 0
+		f, _ := cmdtable.ParseFloat(x.Args[2]) // Redis's strtod: anything else sleeps 0
 		time.Sleep(time.Duration(f * float64(time.Second)))
 		x.W.OK()
 	case is("set-active-expire", n == 3):
@@ -208,12 +208,12 @@ func debugCmd(x *command.Ctx) {
 		// HotKV's reply buffers have no peak tracking or resize cron to
 		// tune: the arguments are checked as Redis checks them.
 		switch a := x.Args[3]; {
-		case command.Is(x.Args[2], "peak-reset-time"):
-			if _, ok := command.ParseInt(a); !ok && !command.Is(a, "never") && !command.Is(a, "reset") {
-				x.Error(command.ErrNotInt)
+		case cmdtable.Is(x.Args[2], "peak-reset-time"):
+			if _, ok := cmdtable.ParseInt(a); !ok && !cmdtable.Is(a, "never") && !cmdtable.Is(a, "reset") {
+				x.Error(cmdtable.ErrNotInt)
 				return
 			}
-		case !command.Is(x.Args[2], "resizing"):
+		case !cmdtable.Is(x.Args[2], "resizing"):
 			x.Error(debugUnknown(sub))
 			return
 		}
@@ -260,12 +260,12 @@ func (c *client) lockAllForDebug() func() {
 // address is the value's storage, which stays put while a command
 // modifies it in place (INCR of a number of the same length) as Redis's
 // object does; serializedlength is Redis's with rdbcompression no.
-func debugObject(x *command.Ctx, c *client) {
+func debugObject(x *cmdtable.Ctx, c *client) {
 	key := x.Args[2]
 	defer c.lockForDebug(key)()
 	e := x.DB.ShardFor(key).Get(key)
 	if e == nil {
-		x.Error(command.ErrNoSuchKey)
+		x.Error(cmdtable.ErrNoSuchKey)
 		return
 	}
 	var addr any = e.Obj
@@ -324,10 +324,10 @@ func nodeSize(plain bool, vals [][]byte) int {
 // prefix:0 .. prefix:count-1 (key:N by default) holding value:N, cut or
 // zero-padded to size when one is given; keys that exist are left alone.
 // Like Redis's, the writes are not logged.
-func debugPopulate(x *command.Ctx, c *client) {
-	count, ok := command.ParseInt(x.Args[2])
+func debugPopulate(x *cmdtable.Ctx, c *client) {
+	count, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok || count < 0 {
-		x.Error(command.ErrNotPositive)
+		x.Error(cmdtable.ErrNotPositive)
 		return
 	}
 	prefix := []byte("key")
@@ -336,8 +336,8 @@ func debugPopulate(x *command.Ctx, c *client) {
 	}
 	var size int64
 	if len(x.Args) == 5 {
-		if size, ok = command.ParseInt(x.Args[4]); !ok || size < 0 {
-			x.Error(command.ErrNotPositive)
+		if size, ok = cmdtable.ParseInt(x.Args[4]); !ok || size < 0 {
+			x.Error(cmdtable.ErrNotPositive)
 			return
 		}
 	}
@@ -371,36 +371,36 @@ func debugPopulate(x *command.Ctx, c *client) {
 
 // debugProtocol is DEBUG PROTOCOL type: a fixed reply of each RESP type,
 // for client libraries' tests.
-func debugProtocol(x *command.Ctx) {
+func debugProtocol(x *cmdtable.Ctx) {
 	w := x.W
 	switch t := x.Args[2]; {
-	case command.Is(t, "string"):
+	case cmdtable.Is(t, "string"):
 		w.BulkString("Hello World")
-	case command.Is(t, "integer"):
+	case cmdtable.Is(t, "integer"):
 		w.Int(12345)
-	case command.Is(t, "double"):
+	case cmdtable.Is(t, "double"):
 		w.Double(3.141)
-	case command.Is(t, "bignum"):
+	case cmdtable.Is(t, "bignum"):
 		w.BigNum("1234567999999999999999999999999999999")
-	case command.Is(t, "null"):
+	case cmdtable.Is(t, "null"):
 		w.Null()
-	case command.Is(t, "array"):
+	case cmdtable.Is(t, "array"):
 		w.Array(3)
 		for j := range int64(3) {
 			w.Int(j)
 		}
-	case command.Is(t, "set"):
+	case cmdtable.Is(t, "set"):
 		w.Set(3)
 		for j := range int64(3) {
 			w.Int(j)
 		}
-	case command.Is(t, "map"):
+	case cmdtable.Is(t, "map"):
 		w.Map(3)
 		for j := range int64(3) {
 			w.Int(j)
 			w.Bool(j == 1)
 		}
-	case command.Is(t, "attrib"):
+	case cmdtable.Is(t, "attrib"):
 		if w.Proto == 3 {
 			w.Attribute(1)
 			w.BulkString("key-popularity")
@@ -409,7 +409,7 @@ func debugProtocol(x *command.Ctx) {
 			w.Int(90)
 		}
 		w.BulkString("Some real reply following the attribute")
-	case command.Is(t, "push"):
+	case cmdtable.Is(t, "push"):
 		if w.Proto != 3 {
 			x.Error("ERR RESP2 is not supported by this command")
 			return
@@ -420,11 +420,11 @@ func debugProtocol(x *command.Ctx) {
 		w.Push(2)
 		w.BulkString("server-cpu-usage")
 		w.Int(42)
-	case command.Is(t, "true"):
+	case cmdtable.Is(t, "true"):
 		w.Bool(true)
-	case command.Is(t, "false"):
+	case cmdtable.Is(t, "false"):
 		w.Bool(false)
-	case command.Is(t, "verbatim"):
+	case cmdtable.Is(t, "verbatim"):
 		w.Verbatim("This is a verbatim\nstring")
 	default:
 		x.Error("ERR Wrong protocol type name. Please use one of the following: string|integer|double|bignum|null|array|set|map|attrib|push|verbatim|true|false")
@@ -599,15 +599,15 @@ const errReloadInTx = "ERR DEBUG RELOAD and LOADAOF cannot run inside MULTI/EXEC
 // falls between the save and the load; the data is replaced only once the
 // file has loaded whole. The registries (named vector indexes, AI layer,
 // functions) are saved but stay as they are in memory.
-func debugReload(x *command.Ctx, c *client) {
+func debugReload(x *cmdtable.Ctx, c *client) {
 	flush, save, merge := true, true, false
 	for _, o := range x.Args[2:] {
 		switch {
-		case command.Is(o, "merge"):
+		case cmdtable.Is(o, "merge"):
 			merge = true
-		case command.Is(o, "noflush"):
+		case cmdtable.Is(o, "noflush"):
 			flush = false
-		case command.Is(o, "nosave"):
+		case cmdtable.Is(o, "nosave"):
 			save = false
 		default:
 			x.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
@@ -662,7 +662,7 @@ func debugReload(x *command.Ctx, c *client) {
 // RELOAD. With appendonly off, the log on disk is loaded (one left by the
 // log turned off, or by BGREWRITEAOF); with none, HotKV answers Redis's
 // error but keeps the data (Redis has emptied it by then).
-func debugLoadAOF(x *command.Ctx, c *client) {
+func debugLoadAOF(x *cmdtable.Ctx, c *client) {
 	s := c.s
 	if c.inExec {
 		x.Error(errReloadInTx)
@@ -784,17 +784,17 @@ func (s *Server) replaceData(c *client, staging *keyspace.Keyspace, mark int, dr
 // dictionary statistics: the key table (1024 shards' open-addressing
 // tables, summed; full adds how far keys sit from their home slot) and
 // the keys with an expiry (kept in Go maps, whose size is not known).
-func debugHTStats(x *command.Ctx, c *client) {
-	id, ok := command.ParseInt(x.Args[2])
+func debugHTStats(x *cmdtable.Ctx, c *client) {
+	id, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	if id < 0 || id >= int64(len(c.s.ks.DBs)) {
 		x.Error("ERR Out of range database")
 		return
 	}
-	full := len(x.Args) >= 4 && command.Is(x.Args[3], "full")
+	full := len(x.Args) >= 4 && cmdtable.Is(x.Args[3], "full")
 	db := c.s.ks.DBs[id]
 	var slots, keys, volatile, maxProbe, totalProbe int
 	var probes []int
@@ -841,13 +841,13 @@ func debugHTStats(x *command.Ctx, c *client) {
 // debugHTStatsKey is DEBUG HTSTATS-KEY key [full]: Redis's statistics of
 // the chained table behind a hashtable hash or set or a skiplist sorted
 // set (HotKV's are chained as Redis's, and never rehashing).
-func debugHTStatsKey(x *command.Ctx, c *client) {
+func debugHTStatsKey(x *cmdtable.Ctx, c *client) {
 	key := x.Args[2]
-	full := len(x.Args) >= 4 && command.Is(x.Args[3], "full")
+	full := len(x.Args) >= 4 && cmdtable.Is(x.Args[3], "full")
 	defer c.lockForDebug(key)()
 	e := x.DB.ShardFor(key).Peek(key, x.Now)
 	if e == nil {
-		x.Error(command.ErrNoSuchKey)
+		x.Error(cmdtable.ErrNoSuchKey)
 		return
 	}
 	var buckets, elements, used, maxChain int
@@ -886,12 +886,12 @@ func debugHTStatsKey(x *command.Ctx, c *client) {
 // debugListpack is DEBUG LISTPACK key: the entries of a listpack-encoded
 // value, as Redis's listpack would hold them, go to the server log (Redis
 // prints its listpack's bytes on its standard output).
-func debugListpack(x *command.Ctx, c *client) {
+func debugListpack(x *cmdtable.Ctx, c *client) {
 	key := x.Args[2]
 	defer c.lockForDebug(key)()
 	e := x.DB.ShardFor(key).Peek(key, x.Now)
 	if e == nil {
-		x.Error(command.ErrNoSuchKey)
+		x.Error(cmdtable.ErrNoSuchKey)
 		return
 	}
 	enc := e.Encoding()
@@ -931,13 +931,13 @@ func debugListpack(x *command.Ctx, c *client) {
 // debugQuicklist is DEBUG QUICKLIST key [0|1]: a quicklist's nodes, and
 // with 1 their elements, go to the server log (Redis prints them on its
 // standard output).
-func debugQuicklist(x *command.Ctx, c *client) {
+func debugQuicklist(x *cmdtable.Ctx, c *client) {
 	key := x.Args[2]
 	full := len(x.Args) == 4 && atoi(x.Args[3]) != 0
 	defer c.lockForDebug(key)()
 	e := x.DB.ShardFor(key).Peek(key, x.Now)
 	if e == nil {
-		x.Error(command.ErrNoSuchKey)
+		x.Error(cmdtable.ErrNoSuchKey)
 		return
 	}
 	l, ok := e.Obj.(*list.List)
@@ -975,7 +975,7 @@ func writeEntries(b *strings.Builder, vals [][]byte, indent string) {
 }
 
 func init() {
-	command.Register(&command.Cmd{Name: "debug", Arity: -2, Run: debugCmd, Group: "server", Since: "1.0.0",
-		Flags:   command.Admin | command.NoScript | command.Loading | command.Stale | command.Protected,
+	cmdtable.Register(&cmdtable.Cmd{Name: "debug", Arity: -2, Run: debugCmd, Group: "server", Since: "1.0.0",
+		Flags:   cmdtable.Admin | cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale | cmdtable.Protected,
 		Summary: "A container for debugging commands."})
 }

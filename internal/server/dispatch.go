@@ -7,16 +7,16 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/tick"
 )
 
 // execute checks and runs (or queues, inside MULTI) one command, cmd =
-// command.Lookup(args[0]), with the checks in the order Redis's
+// cmdtable.Lookup(args[0]), with the checks in the order Redis's
 // processCommand makes them: HTTP (crossProtocol), existence, arity, protected commands,
 // authentication, MULTI restrictions, subscribed context, ..., loading.
-func (c *client) execute(cmd *command.Cmd, args [][]byte) {
+func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 	if cmd == nil {
 		if crossProtocol(args[0]) {
 			c.crossProtocolAttack()
@@ -34,18 +34,18 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		cmd = sub
 	}
 	if !cmd.CheckArity(len(args)) || cmd.Run == nil {
-		c.reject(cmd, command.WrongArgs(cmd.Name))
+		c.reject(cmd, cmdtable.WrongArgs(cmd.Name))
 		return
 	}
-	if cmd.Flags&command.Protected != 0 && !c.protectedAllowed(cmd) {
+	if cmd.Flags&cmdtable.Protected != 0 && !c.protectedAllowed(cmd) {
 		c.reject(cmd, protectedCommandError(cmd))
 		return
 	}
-	if c.authRequired() && cmd.Flags&command.NoAuth == 0 {
-		c.reject(cmd, command.ErrNoAuth)
+	if c.authRequired() && cmd.Flags&cmdtable.NoAuth == 0 {
+		c.reject(cmd, cmdtable.ErrNoAuth)
 		return
 	}
-	if c.multi != nil && cmd.Flags&command.NoMulti != 0 {
+	if c.multi != nil && cmd.Flags&cmdtable.NoMulti != 0 {
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
 	}
@@ -64,7 +64,7 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		c.reject(cmd, errOOM)
 		return
 	}
-	if cmd.Flags&(command.Write|command.ReadOnly) != 0 && c.monitoring.Load() {
+	if cmd.Flags&(cmdtable.Write|cmdtable.ReadOnly) != 0 && c.monitoring.Load() {
 		c.reject(cmd, "ERR Replica can't interact with the keyspace") // Redis flags a monitor as a replica
 		return
 	}
@@ -75,7 +75,7 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 	// A write as Redis's processCommand counts one: by a script's declared
 	// flags, and EXEC of a transaction with a write queued.
 	flags, _ := c.s.scriptFlags(cmd, args)
-	if flags&command.Write != 0 || cmd.Name == "exec" && c.multi != nil && c.multi.write {
+	if flags&cmdtable.Write != 0 || cmd.Name == "exec" && c.multi != nil && c.multi.write {
 		if msg := c.s.diskError(); msg != "" {
 			c.reject(cmd, msg)
 			return
@@ -86,13 +86,13 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		}
 	}
 	if c.s.replicaFlag.Load() {
-		if flags&command.Write != 0 && c.s.Config().ReplicaReadOnly() { // a script's declared flags count, as in Redis
+		if flags&cmdtable.Write != 0 && c.s.Config().ReplicaReadOnly() { // a script's declared flags count, as in Redis
 			c.reject(cmd, errReadOnlyReplica)
 			return
 		}
 		// While the link is down, replica-serve-stale-data no leaves only
 		// the commands flagged stale (EXEC: all it queued).
-		if (flags&command.Stale == 0 || cmd.Name == "exec" && c.multi != nil && c.multi.denyStale) &&
+		if (flags&cmdtable.Stale == 0 || cmd.Name == "exec" && c.multi != nil && c.multi.denyStale) &&
 			!c.s.upstream.linkUp.Load() && !c.s.Config().ReplicaServeStale() {
 			c.reject(cmd, errMasterDown)
 			return
@@ -102,7 +102,7 @@ func (c *client) execute(cmd *command.Cmd, args [][]byte) {
 		c.reject(cmd, errLoading)
 		return
 	}
-	if c.s.scripts.Started() != 0 && cmd.Flags&command.AllowBusy == 0 {
+	if c.s.scripts.Started() != 0 && cmd.Flags&cmdtable.AllowBusy == 0 {
 		if msg := c.s.scripts.Busy(c.s.Config().BusyReplyThreshold()); msg != "" {
 			c.reject(cmd, msg)
 			return
@@ -140,7 +140,7 @@ var txControl = map[string]bool{
 // reject answers an error for a command that did not run. Inside MULTI it
 // dooms the transaction (EXECABORT); a refused EXEC discards it at once and
 // says why, as Redis's execCommandAbort does.
-func (c *client) reject(cmd *command.Cmd, msg string) {
+func (c *client) reject(cmd *cmdtable.Cmd, msg string) {
 	if cmd != nil && cmd.Name == "exec" {
 		c.endMulti()
 		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR ")
@@ -184,7 +184,7 @@ func unknownCommand(args [][]byte) string {
 }
 
 // call locks what cmd needs, runs it and records its statistics.
-func (c *client) call(cmd *command.Cmd, args [][]byte) {
+func (c *client) call(cmd *cmdtable.Cmd, args [][]byte) {
 	db := c.ctx.DB
 	if cmd != c.runCmd {
 		c.flushStats()
@@ -203,7 +203,7 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 	if c.blocked == nil && keyspace.ReadyPending.Load() > 0 {
 		// It may have readied blocked clients (a write, or a read that
 		// expired a stream): serve them before unlocking.
-		h = &holding{all: cmd.Flags&command.LockAll != 0, db: db, whole: cmd.Flags&command.LockDB != 0, locks: c.locks}
+		h = &holding{all: cmd.Flags&cmdtable.LockAll != 0, db: db, whole: cmd.Flags&cmdtable.LockDB != 0, locks: c.locks}
 		c.s.serveReady(h)
 		h.releaseExtra()
 	}
@@ -216,7 +216,7 @@ func (c *client) call(cmd *command.Cmd, args [][]byte) {
 
 // runAfter runs the unlocked part of a command (Ctx.After), if any, and
 // counts its time with the command's.
-func (c *client) runAfter(cmd *command.Cmd) {
+func (c *client) runAfter(cmd *cmdtable.Cmd) {
 	f := c.ctx.After
 	if f == nil {
 		return
@@ -231,11 +231,11 @@ func (c *client) runAfter(cmd *command.Cmd) {
 
 // runLocked runs cmd once its locks are held (by call, or by EXEC for the
 // whole transaction).
-func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
+func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte) {
 	c.ctx.Args = args
 	mark := len(c.out.B)
 	start := tick.Now()
-	write := cmd.Flags&command.Write != 0
+	write := cmd.Flags&cmdtable.Write != 0
 	if write {
 		if j := c.s.snap.Load(); j != nil {
 			c.captureFor(j, cmd, args)
@@ -270,10 +270,10 @@ func (c *client) runLocked(cmd *command.Cmd, args [][]byte) {
 		}
 	}
 	// A command that blocked changed nothing; SelfTouch ones touch what they change.
-	if cmd.Flags&(command.Write|command.SelfTouch) == command.Write && c.blocked == nil {
+	if cmd.Flags&(cmdtable.Write|cmdtable.SelfTouch) == cmdtable.Write && c.blocked == nil {
 		c.touchKeys(cmd, args)
 	}
-	if c.modes&tracking != 0 || cmd.Flags&(command.LockDB|command.LockAll) != 0 && c.s.track.inUse() {
+	if c.modes&tracking != 0 || cmd.Flags&(cmdtable.LockDB|cmdtable.LockAll) != 0 && c.s.track.inUse() {
 		c.trackAfter(cmd, args, mark)
 	}
 	d := tick.Now() - start
@@ -340,10 +340,10 @@ func (c *client) flushStats() {
 // take the server down nor leave shard locks held: it is logged with its
 // stack, counted in INFO's recovered_panics, and answered with an error in
 // place of the partial reply, so the connection stays in sync.
-func (c *client) run(cmd *command.Cmd) { c.guard(cmd, func() { cmd.Run(&c.ctx) }) }
+func (c *client) run(cmd *cmdtable.Cmd) { c.guard(cmd, func() { cmd.Run(&c.ctx) }) }
 
 // guard runs f, part of cmd, turning a panic into an error reply.
-func (c *client) guard(cmd *command.Cmd, f func()) {
+func (c *client) guard(cmd *cmdtable.Cmd, f func()) {
 	mark := len(c.out.B)
 	defer func() {
 		if r := recover(); r != nil {
@@ -359,7 +359,7 @@ func (c *client) guard(cmd *command.Cmd, f func()) {
 	f()
 }
 
-func (c *client) touchKeys(cmd *command.Cmd, args [][]byte) {
+func (c *client) touchKeys(cmd *cmdtable.Cmd, args [][]byte) {
 	if !keyspace.Observed() {
 		return // nothing is watched or waited on: Touch would do nothing
 	}
@@ -374,13 +374,13 @@ func (c *client) touchKeys(cmd *command.Cmd, args [][]byte) {
 // every database's. A command that also writes its keys in another database
 // (OtherDB) gets the same shards there too; locks are always taken in
 // (database, shard) order, which LockAll follows as well.
-func (c *client) lock(cmd *command.Cmd, args [][]byte) {
+func (c *client) lock(cmd *cmdtable.Cmd, args [][]byte) {
 	switch {
-	case cmd.Flags&command.SelfLock != 0:
-	case cmd.Flags&command.LockAll != 0:
+	case cmd.Flags&cmdtable.SelfLock != 0:
+	case cmd.Flags&cmdtable.LockAll != 0:
 		c.gated = c.s.gate.shared(c.id)
 		c.s.ks.LockAllBy(c.id)
-	case cmd.Flags&command.LockDB != 0:
+	case cmd.Flags&cmdtable.LockDB != 0:
 		c.gated = c.s.gate.shared(c.id)
 		c.ctx.DB.LockAllBy(c.id)
 	default:
@@ -427,12 +427,12 @@ func (c *client) lockIn(db *keyspace.DB) {
 	}
 }
 
-func (c *client) unlock(cmd *command.Cmd, db *keyspace.DB) {
+func (c *client) unlock(cmd *cmdtable.Cmd, db *keyspace.DB) {
 	switch {
-	case cmd.Flags&command.SelfLock != 0:
-	case cmd.Flags&command.LockAll != 0:
+	case cmd.Flags&cmdtable.SelfLock != 0:
+	case cmd.Flags&cmdtable.LockAll != 0:
 		c.s.ks.UnlockAll()
-	case cmd.Flags&command.LockDB != 0:
+	case cmd.Flags&cmdtable.LockDB != 0:
 		db.UnlockAll()
 	default:
 		c.unlockShards(db)

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/internal/ai"
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/commands"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
@@ -668,9 +668,9 @@ func (p *evictPool) add(c candidate) {
 // a transaction holding one. Inside MULTI, Redis 8 refuses only those too
 // (the others are queued). A script declaring flags is refused unless they
 // include no-writes or allow-oom (scriptFlags).
-func (c *client) deniedOnOOM(cmd *command.Cmd, args [][]byte) bool {
+func (c *client) deniedOnOOM(cmd *cmdtable.Cmd, args [][]byte) bool {
 	f, _ := c.s.scriptFlags(cmd, args)
-	return f&command.DenyOOM != 0 || cmd.Name == "exec" && c.multi != nil && c.multi.denyOOM
+	return f&cmdtable.DenyOOM != 0 || cmd.Name == "exec" && c.multi != nil && c.multi.denyOOM
 }
 
 // families is the memory of what is not keys, by its own accounting.

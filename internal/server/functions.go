@@ -3,7 +3,7 @@ package server
 import (
 	"fmt"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/script"
 )
@@ -14,8 +14,8 @@ import (
 // writes are keyless writes (registries.go), logged as sent and saved in
 // snapshots as FUNCTION DUMP's payload; FLUSHALL leaves them, as in Redis.
 
-func fcallCmd(readOnly bool) func(*command.Ctx) {
-	return func(x *command.Ctx) {
+func fcallCmd(readOnly bool) func(*cmdtable.Ctx) {
+	return func(x *cmdtable.Ctx) {
 		c := cl(x)
 		c.showScriptCall(x)
 		f := c.s.scripts.Function(x.Args[1])
@@ -33,14 +33,14 @@ func fcallCmd(readOnly bool) func(*command.Ctx) {
 
 // subcommandSyntax is Redis's error for a subcommand given too many
 // arguments that its arity allows.
-func subcommandSyntax(x *command.Ctx) {
+func subcommandSyntax(x *cmdtable.Ctx) {
 	x.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try FUNCTION HELP.", cstr(x.Args[1], 128)))
 }
 
-func functionLoad(x *command.Ctx) {
+func functionLoad(x *cmdtable.Ctx) {
 	replace := false
 	for _, a := range x.Args[2 : len(x.Args)-1] {
-		if !command.Is(a, "replace") {
+		if !cmdtable.Is(a, "replace") {
 			x.Error(fmt.Sprintf("ERR Unknown option given: %s", a))
 			return
 		}
@@ -54,7 +54,7 @@ func functionLoad(x *command.Ctx) {
 	x.W.BulkString(name)
 }
 
-func functionDelete(x *command.Ctx) {
+func functionDelete(x *cmdtable.Ctx) {
 	if !cl(x).s.scripts.DeleteLibrary(x.Args[2]) {
 		x.Error("ERR Library not found")
 		return
@@ -62,12 +62,12 @@ func functionDelete(x *command.Ctx) {
 	x.W.OK()
 }
 
-func functionFlush(x *command.Ctx) {
+func functionFlush(x *cmdtable.Ctx) {
 	switch {
 	case len(x.Args) > 3:
 		subcommandSyntax(x)
 		return
-	case len(x.Args) == 3 && !command.Is(x.Args[2], "sync") && !command.Is(x.Args[2], "async"):
+	case len(x.Args) == 3 && !cmdtable.Is(x.Args[2], "sync") && !cmdtable.Is(x.Args[2], "async"):
 		x.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
 		return
 	}
@@ -77,14 +77,14 @@ func functionFlush(x *command.Ctx) {
 	x.W.OK()
 }
 
-func functionList(x *command.Ctx) {
+func functionList(x *cmdtable.Ctx) {
 	withCode := false
 	var pattern []byte
 	for i := 2; i < len(x.Args); i++ {
 		switch a := x.Args[i]; {
-		case !withCode && command.Is(a, "withcode"):
+		case !withCode && cmdtable.Is(a, "withcode"):
 			withCode = true
-		case pattern == nil && command.Is(a, "libraryname"):
+		case pattern == nil && cmdtable.Is(a, "libraryname"):
 			if i == len(x.Args)-1 {
 				x.Error("ERR library name argument was not given")
 				return
@@ -147,7 +147,7 @@ func functionList(x *command.Ctx) {
 // functionStats reports the function running, if any. It takes no lock, so
 // it answers while one runs (other commands wait for it, see
 // docs/commands/scripting.md).
-func functionStats(x *command.Ctx) {
+func functionStats(x *cmdtable.Ctx) {
 	e := cl(x).s.scripts
 	name, function, cmd, d, running := e.Running()
 	if running && !function {
@@ -182,7 +182,7 @@ func functionStats(x *command.Ctx) {
 	w.Int(int64(funcs))
 }
 
-func functionKill(x *command.Ctx) {
+func functionKill(x *cmdtable.Ctx) {
 	if msg := cl(x).s.scripts.Kill(true); msg != "" {
 		x.Error(msg)
 		return
@@ -190,9 +190,9 @@ func functionKill(x *command.Ctx) {
 	x.W.OK()
 }
 
-func functionDump(x *command.Ctx) { x.W.Bulk(cl(x).s.scripts.DumpFunctions()) }
+func functionDump(x *cmdtable.Ctx) { x.W.Bulk(cl(x).s.scripts.DumpFunctions()) }
 
-func functionRestore(x *command.Ctx) {
+func functionRestore(x *cmdtable.Ctx) {
 	if len(x.Args) > 4 {
 		subcommandSyntax(x)
 		return
@@ -200,10 +200,10 @@ func functionRestore(x *command.Ctx) {
 	policy := script.RestoreAppend
 	if len(x.Args) == 4 {
 		switch a := x.Args[3]; {
-		case command.Is(a, "append"):
-		case command.Is(a, "replace"):
+		case cmdtable.Is(a, "append"):
+		case cmdtable.Is(a, "replace"):
 			policy = script.RestoreReplace
-		case command.Is(a, "flush"):
+		case cmdtable.Is(a, "flush"):
 			policy = script.RestoreFlush
 		default:
 			x.Error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")
@@ -219,34 +219,34 @@ func functionRestore(x *command.Ctx) {
 
 func init() {
 	const g = "scripting"
-	f := command.NoScript | command.Stale | command.SelfLock | command.NoMandatoryKeys | command.SkipMonitor
+	f := cmdtable.NoScript | cmdtable.Stale | cmdtable.SelfLock | cmdtable.NoMandatoryKeys | cmdtable.SkipMonitor
 	args := "function numkeys [key [key ...]] [arg [arg ...]]"
-	command.Register(
-		&command.Cmd{Name: "fcall", Arity: -3, Flags: f, Keys: evalKeys, Run: fcallCmd(false), Group: g, Since: "7.0.0",
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "fcall", Arity: -3, Flags: f, Keys: evalKeys, Run: fcallCmd(false), Group: g, Since: "7.0.0",
 			Summary: "Invokes a function.", Args: args},
-		&command.Cmd{Name: "fcall_ro", Arity: -3, Flags: f | command.ReadOnly, Keys: evalKeys, Run: fcallCmd(true), Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "fcall_ro", Arity: -3, Flags: f | cmdtable.ReadOnly, Keys: evalKeys, Run: fcallCmd(true), Group: g, Since: "7.0.0",
 			Summary: "Invokes a read-only function.", Args: args},
 	)
-	ns, w := command.NoScript, command.Write|command.NoScript
-	command.Register(&command.Cmd{Name: "function", Arity: -2, Group: g, Since: "7.0.0", Summary: "A container for function commands.",
-		Subs: []*command.Cmd{
+	ns, w := cmdtable.NoScript, cmdtable.Write|cmdtable.NoScript
+	cmdtable.Register(&cmdtable.Cmd{Name: "function", Arity: -2, Group: g, Since: "7.0.0", Summary: "A container for function commands.",
+		Subs: []*cmdtable.Cmd{
 			{Name: "function|delete", Arity: 3, Flags: w, Run: functionDelete, Group: g, Since: "7.0.0",
 				Summary: "Deletes a library and its functions.", Args: "library-name"},
 			{Name: "function|dump", Arity: 2, Flags: ns, Run: functionDump, Group: g, Since: "7.0.0",
 				Summary: "Dumps all libraries into a serialized binary payload."},
 			{Name: "function|flush", Arity: -2, Flags: w, Run: functionFlush, Group: g, Since: "7.0.0",
 				Summary: "Deletes all libraries and functions.", Args: "[ASYNC | SYNC]"},
-			{Name: "function|kill", Arity: 2, Flags: ns | command.AllowBusy, Run: functionKill, Group: g, Since: "7.0.0",
+			{Name: "function|kill", Arity: 2, Flags: ns | cmdtable.AllowBusy, Run: functionKill, Group: g, Since: "7.0.0",
 				Summary: "Terminates a function during execution."},
 			{Name: "function|list", Arity: -2, Flags: ns, Run: functionList, Group: g, Since: "7.0.0",
 				Summary: "Returns information about all libraries.", Args: "[LIBRARYNAME library-name-pattern] [WITHCODE]"},
-			{Name: "function|load", Arity: -3, Flags: w | command.DenyOOM, Run: functionLoad, Group: g, Since: "7.0.0",
+			{Name: "function|load", Arity: -3, Flags: w | cmdtable.DenyOOM, Run: functionLoad, Group: g, Since: "7.0.0",
 				Summary: "Creates a library.", Args: "[REPLACE] function-code"},
-			{Name: "function|restore", Arity: -3, Flags: w | command.DenyOOM, Run: functionRestore, Group: g, Since: "7.0.0",
+			{Name: "function|restore", Arity: -3, Flags: w | cmdtable.DenyOOM, Run: functionRestore, Group: g, Since: "7.0.0",
 				Summary: "Restores all libraries from a payload.", Args: "serialized-value [FLUSH | APPEND | REPLACE]"},
-			{Name: "function|stats", Arity: 2, Flags: ns | command.AllowBusy, Run: functionStats, Group: g, Since: "7.0.0",
+			{Name: "function|stats", Arity: 2, Flags: ns | cmdtable.AllowBusy, Run: functionStats, Group: g, Since: "7.0.0",
 				Summary: "Returns information about a function during execution."},
-			command.HelpCmd("function", g, "7.0.0", []string{
+			cmdtable.HelpCmd("function", g, "7.0.0", []string{
 				"LOAD [REPLACE] <FUNCTION CODE>",
 				"    Create a new library with the given library name and code.",
 				"DELETE <LIBRARY NAME>",

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
@@ -17,7 +17,7 @@ import (
 
 var defaultSections = []string{"server", "clients", "memory", "persistence", "threads", "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"}
 
-func info(x *command.Ctx) {
+func info(x *cmdtable.Ctx) {
 	c := cl(x)
 	c.flushStats() // include this connection's latest commands
 	s := c.s
@@ -181,7 +181,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		var rows []row
 		for id := range calls {
 			if calls[id] > 0 || rej[id] > 0 || fail[id] > 0 {
-				rows = append(rows, row{command.ByID(id).Name, id})
+				rows = append(rows, row{cmdtable.ByID(id).Name, id})
 			}
 		}
 		sort.Slice(rows, func(i, j int) bool { return rows[i].name < rows[j].name })
@@ -279,6 +279,6 @@ func totalMemory() uint64 {
 }
 
 func init() {
-	command.Register(&command.Cmd{Name: "info", Arity: -1, Flags: command.Loading | command.Stale, Run: info, Group: "server", Since: "1.0.0", ACL: []string{"dangerous"},
+	cmdtable.Register(&cmdtable.Cmd{Name: "info", Arity: -1, Flags: cmdtable.Loading | cmdtable.Stale, Run: info, Group: "server", Since: "1.0.0", ACL: []string{"dangerous"},
 		Summary: "Returns information and statistics about the server.", Args: "[section [section ...]]"})
 }

@@ -12,16 +12,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 )
 
 // A command that writes half a reply, then panics while the dispatcher holds
 // its key's shard: a stand-in for a handler bug.
 func init() {
-	command.Register(&command.Cmd{Name: "test-panic", Arity: 2, Flags: command.Write, First: 1, Last: 1, Step: 1,
+	cmdtable.Register(&cmdtable.Cmd{Name: "test-panic", Arity: 2, Flags: cmdtable.Write, First: 1, Last: 1, Step: 1,
 		Group: "generic", Since: "0.0.0", Summary: "Panics (tests only).",
-		Run: func(x *command.Ctx) {
+		Run: func(x *cmdtable.Ctx) {
 			x.W.Array(3)
 			x.W.Int(1)
 			panic("handler bug")

@@ -3,7 +3,7 @@ package server
 import (
 	"math"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
@@ -94,7 +94,7 @@ var (
 
 // approxKeySpec is the one key spec of a command Redis does not have,
 // derived from its flags.
-func approxKeySpec(c *command.Cmd) keySpec {
+func approxKeySpec(c *cmdtable.Cmd) keySpec {
 	ks := keySpec{bs: bsIndex(c.First)}
 	last := c.Last
 	if last > 0 {
@@ -102,11 +102,11 @@ func approxKeySpec(c *command.Cmd) keySpec {
 	}
 	ks.fk = fkRange(last, max(c.Step, 1), 0)
 	switch {
-	case c.Flags&command.PubSub != 0:
+	case c.Flags&cmdtable.PubSub != 0:
 		ks.flags = ksNotKey
-	case c.Flags&command.Write != 0:
+	case c.Flags&cmdtable.Write != 0:
 		ks.flags = ksRW | ksUpdate
-	case c.Flags&command.ReadOnly != 0:
+	case c.Flags&cmdtable.ReadOnly != 0:
 		ks.flags = ksRO | ksAccess
 	default:
 		ks.flags = ksRO
@@ -115,7 +115,7 @@ func approxKeySpec(c *command.Cmd) keySpec {
 }
 
 // specsOf returns c's tips and key specs for COMMAND INFO.
-func specsOf(c *command.Cmd) cmdSpecs {
+func specsOf(c *cmdtable.Cmd) cmdSpecs {
 	if s, ok := redisSpecs[c.Name]; ok {
 		return s
 	}
@@ -259,7 +259,7 @@ func specKeys(specs []keySpec, args [][]byte) (pos []int, flags []keyFlags, ok b
 			if sp.fk.keyNumIdx >= argc || first+sp.fk.keyNumIdx >= argc {
 				return nil, nil, false
 			}
-			n, isInt := command.ParseInt(args[first+sp.fk.keyNumIdx])
+			n, isInt := cmdtable.ParseInt(args[first+sp.fk.keyNumIdx])
 			if !isInt || n < 0 || n > int64(argc) {
 				return nil, nil, false
 			}
@@ -284,7 +284,7 @@ func specKeys(specs []keySpec, args [][]byte) (pos []int, flags []keyFlags, ok b
 
 // hasKeys is Redis's doesCommandHaveKeys: whether c may name keys at all
 // (a key spec that is not not_key, or a key finder of its own).
-func hasKeys(c *command.Cmd) bool {
+func hasKeys(c *cmdtable.Cmd) bool {
 	if c.First == 0 && c.Keys == nil {
 		return false
 	}
@@ -306,7 +306,7 @@ func hasKeys(c *command.Cmd) bool {
 // flags fixed, else as the command's own key finder (getkeys_proc) does.
 // A command Redis lacks has its keys from the command table, flagged by
 // its approximated spec.
-func keysOf(c *command.Cmd, args [][]byte) ([]int, []keyFlags) {
+func keysOf(c *cmdtable.Cmd, args [][]byte) ([]int, []keyFlags) {
 	sp, ok := redisSpecs[c.Name]
 	if !ok || len(sp.keys) == 0 {
 		pos := c.KeyPositions(args, nil)
@@ -329,7 +329,7 @@ func keysOf(c *command.Cmd, args [][]byte) ([]int, []keyFlags) {
 	case "set": // RW and ACCESS only with GET
 		f := ksOW | ksUpdate
 		for _, a := range args[3:] {
-			if len(a) >= 3 && command.Is(a[:3], "get") && (len(a) == 3 || a[3] == 0) {
+			if len(a) >= 3 && cmdtable.Is(a[:3], "get") && (len(a) == 3 || a[3] == 0) {
 				f = ksRW | ksAccess | ksUpdate
 				break
 			}
@@ -341,12 +341,12 @@ func keysOf(c *command.Cmd, args [][]byte) ([]int, []keyFlags) {
 		for i := 2; i < len(args); i++ {
 			rem := len(args) - i - 1
 			switch a := args[i]; {
-			case command.Is(a, "get") && rem >= 2:
+			case cmdtable.Is(a, "get") && rem >= 2:
 				i += 2
-			case (command.Is(a, "set") || command.Is(a, "incrby")) && rem >= 3:
+			case (cmdtable.Is(a, "set") || cmdtable.Is(a, "incrby")) && rem >= 3:
 				f = ksRW | ksAccess | ksUpdate
 				break scan
-			case command.Is(a, "overflow") && rem >= 1:
+			case cmdtable.Is(a, "overflow") && rem >= 1:
 				i++
 			default:
 				f = ksRW | ksAccess | ksUpdate
@@ -386,7 +386,7 @@ func keysOf(c *command.Cmd, args [][]byte) ([]int, []keyFlags) {
 // keyFlagsAt returns the flags of the keys at positions (the command
 // table's key positions in args, a call of c), as keysOf finds them: 0 for
 // a position where Redis finds no key (or one without flags).
-func keyFlagsAt(c *command.Cmd, args [][]byte, positions []int) []keyFlags {
+func keyFlagsAt(c *cmdtable.Cmd, args [][]byte, positions []int) []keyFlags {
 	pos, flags := keysOf(c, args)
 	out := make([]keyFlags, len(positions))
 	for i, p := range positions {

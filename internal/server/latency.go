@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // The latency monitor (LATENCY LATEST, HISTORY, RESET, DOCTOR; HISTOGRAM is
@@ -74,19 +74,19 @@ func (s *Server) latencySample(event string, d time.Duration) {
 }
 
 // recordLatency feeds the monitor with a command that ran us microseconds.
-func (c *client) recordLatency(cmd *command.Cmd, us int64) {
+func (c *client) recordLatency(cmd *cmdtable.Cmd, us int64) {
 	limit := c.s.Config().LatencyMonitorMs
 	if limit <= 0 || us/1000 < limit {
 		return
 	}
 	event := "command"
-	if cmd.Flags&command.Fast != 0 {
+	if cmd.Flags&cmdtable.Fast != 0 {
 		event = "fast-command"
 	}
 	c.s.latency.add(event, us/1000)
 }
 
-func latencyLatest(x *command.Ctx) {
+func latencyLatest(x *cmdtable.Ctx) {
 	m := &cl(x).s.latency
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -103,7 +103,7 @@ func latencyLatest(x *command.Ctx) {
 	}
 }
 
-func latencyHistory(x *command.Ctx) {
+func latencyHistory(x *cmdtable.Ctx) {
 	m := &cl(x).s.latency
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -120,7 +120,7 @@ func latencyHistory(x *command.Ctx) {
 	}
 }
 
-func latencyReset(x *command.Ctx) {
+func latencyReset(x *cmdtable.Ctx) {
 	m := &cl(x).s.latency
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -140,7 +140,7 @@ func latencyReset(x *command.Ctx) {
 }
 
 // latencyGraph draws an event's samples as Redis's ASCII sparkline.
-func latencyGraph(x *command.Ctx) {
+func latencyGraph(x *cmdtable.Ctx) {
 	m := &cl(x).s.latency
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -231,7 +231,7 @@ func agoLabel(secs int64) string {
 
 // latencyDoctor is Redis's report in short: each event's spikes, average,
 // mean deviation and worst, without the advice section.
-func latencyDoctor(x *command.Ctx) {
+func latencyDoctor(x *cmdtable.Ctx) {
 	m := &cl(x).s.latency
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -265,9 +265,9 @@ func latencyDoctor(x *command.Ctx) {
 
 func init() {
 	const g = "server"
-	f := command.Admin | command.NoScript | command.Loading | command.Stale
-	command.Register(&command.Cmd{Name: "latency", Arity: -2, Group: g, Since: "2.8.13", Summary: "A container for latency diagnostics commands.",
-		Subs: []*command.Cmd{
+	f := cmdtable.Admin | cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale
+	cmdtable.Register(&cmdtable.Cmd{Name: "latency", Arity: -2, Group: g, Since: "2.8.13", Summary: "A container for latency diagnostics commands.",
+		Subs: []*cmdtable.Cmd{
 			{Name: "latency|latest", Arity: 2, Flags: f, Run: latencyLatest, Group: g, Since: "2.8.13",
 				Summary: "Returns the latest latency samples for all events."},
 			{Name: "latency|history", Arity: 3, Flags: f, Run: latencyHistory, Group: g, Since: "2.8.13",

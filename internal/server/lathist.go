@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/tick"
 )
@@ -87,7 +87,7 @@ type latState struct {
 	after int64
 	// cur is the histogram of curCmd, the last command flushed.
 	cur    *latHist
-	curCmd *command.Cmd
+	curCmd *cmdtable.Cmd
 	table  atomic.Pointer[latTable] // nil until a histogram is needed
 }
 
@@ -100,7 +100,7 @@ func (c *client) latPending(d int64) bool { return d < c.lat.oneUs && c.ctx.Afte
 // in pend (published by latFlush), another one (run by EXEC or a script) in
 // its histogram at once. A command with an After part is counted by
 // runAfter, with that part.
-func (c *client) latRecord(cmd *command.Cmd, d int64) {
+func (c *client) latRecord(cmd *cmdtable.Cmd, d int64) {
 	l := &c.lat
 	nsPerTick := tick.NanosPerTick()
 	l.oneUs = int64(math.Ceil(1000 / nsPerTick))
@@ -159,7 +159,7 @@ func (c *client) latFlush(calls uint64) {
 func (c *client) latHist(id int) *latHist {
 	t := c.lat.table.Load()
 	if t == nil {
-		t = &latTable{h: make([]atomic.Pointer[latHist], command.Count())}
+		t = &latTable{h: make([]atomic.Pointer[latHist], cmdtable.Count())}
 		c.lat.table.Store(t)
 	}
 	h := t.h[id].Load()
@@ -298,7 +298,7 @@ func clientLatency(c *client, out []*latCounts, want []bool) {
 // command ID (nil where a command has none). want, if not nil, selects the
 // command IDs to sum.
 func (s *Server) latencyTotals(want []bool) []*latCounts {
-	out := make([]*latCounts, command.Count())
+	out := make([]*latCounts, cmdtable.Count())
 	s.mu.Lock()
 	s.stats.mu.Lock()
 	for id, h := range s.stats.lat {
@@ -319,7 +319,7 @@ func (s *Server) latencyTotals(want []bool) []*latCounts {
 // (s.stats.mu held).
 func (st *serverStats) addClosedLatency(c *client) {
 	if st.lat == nil {
-		st.lat = make([]*latCounts, command.Count())
+		st.lat = make([]*latCounts, cmdtable.Count())
 	}
 	clientLatency(c, st.lat, nil)
 }
@@ -345,12 +345,12 @@ func (c *client) resetLatency() {
 // name to {calls, histogram_usec: {bucket: calls up to it}}. With names,
 // in their order, each a command or a container (then its subcommands),
 // unknown ones skipped; without, every command with calls.
-func latencyHistogram(x *command.Ctx) {
+func latencyHistogram(x *cmdtable.Ctx) {
 	c := cl(x)
 	c.flushStats()
 	var ids []int
 	if len(x.Args) == 2 {
-		for id := range command.Count() {
+		for id := range cmdtable.Count() {
 			ids = append(ids, id)
 		}
 	} else {
@@ -365,7 +365,7 @@ func latencyHistogram(x *command.Ctx) {
 			}
 		}
 	}
-	want := make([]bool, command.Count())
+	want := make([]bool, cmdtable.Count())
 	for _, id := range ids {
 		want[id] = true
 	}
@@ -377,7 +377,7 @@ func latencyHistogram(x *command.Ctx) {
 	var list []entry
 	for _, id := range ids {
 		if h := totals[id]; h != nil && h.total() > 0 {
-			list = append(list, entry{command.ByID(id).Name, h})
+			list = append(list, entry{cmdtable.ByID(id).Name, h})
 		}
 	}
 	if len(x.Args) == 2 {
@@ -391,7 +391,7 @@ func latencyHistogram(x *command.Ctx) {
 }
 
 // writeHistogram is Redis's fillCommandCDF.
-func writeHistogram(x *command.Ctx, h *latCounts) {
+func writeHistogram(x *cmdtable.Ctx, h *latCounts) {
 	var cum [latLevels]uint64
 	for i, n := range h {
 		cum[latLevel(i)] += n
@@ -423,7 +423,7 @@ func writeHistogram(x *command.Ctx, h *latCounts) {
 
 // lookupFullName finds a command by Redis's full name: "get", "config",
 // "config|get" (case-insensitively).
-func (s *Server) lookupFullName(name string) *command.Cmd {
+func (s *Server) lookupFullName(name string) *cmdtable.Cmd {
 	parent, sub, isSub := strings.Cut(name, "|")
 	cmd := s.lookup([]byte(parent))
 	if cmd == nil || !isSub {
@@ -447,7 +447,7 @@ func (s *Server) infoLatencyStats(b *strings.Builder) {
 	var rows []row
 	for id, h := range totals {
 		if h != nil && h.total() > 0 {
-			rows = append(rows, row{command.ByID(id).Name, h})
+			rows = append(rows, row{cmdtable.ByID(id).Name, h})
 		}
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].name < rows[j].name })

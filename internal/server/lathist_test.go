@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/tick"
 )
@@ -97,9 +97,9 @@ func TestLatencyPercentiles(t *testing.T) {
 func TestLatencyClientCounts(t *testing.T) {
 	s := benchServer(t)
 	c := newClient(s, nil)
-	get, set := command.Lookup([]byte("get")), command.Lookup([]byte("set"))
+	get, set := cmdtable.Lookup([]byte("get")), cmdtable.Lookup([]byte("set"))
 	ticks := func(us float64) int64 { return int64(us * 1000 / tick.NanosPerTick()) }
-	run := func(cmd *command.Cmd, us float64) { // as call and runLocked count it
+	run := func(cmd *cmdtable.Cmd, us float64) { // as call and runLocked count it
 		if cmd != c.runCmd {
 			c.flushStats()
 			c.runCmd = cmd
@@ -111,9 +111,9 @@ func TestLatencyClientCounts(t *testing.T) {
 			c.latRecord(cmd, d)
 		}
 	}
-	hist := func(cmd *command.Cmd) string {
+	hist := func(cmd *cmdtable.Cmd) string {
 		c.flushStats()
-		out := make([]*latCounts, command.Count())
+		out := make([]*latCounts, cmdtable.Count())
 		clientLatency(c, out, nil)
 		h := out[cmd.ID]
 		if h == nil {
@@ -170,7 +170,7 @@ func TestLatencyClientCounts(t *testing.T) {
 // neither place, then see them folded in after it (a CI failure).
 func TestResetStatWhileClientsClose(t *testing.T) {
 	s := benchServer(t)
-	get := command.Lookup([]byte("get"))
+	get := cmdtable.Lookup([]byte("get"))
 	for i := range 20_000 {
 		c := newClient(s, nil)
 		c.calls[get.ID].Store(5)

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 )
 
@@ -33,13 +33,13 @@ type loadState struct {
 // deniedWhileLoading reports whether cmd must wait for the load to end:
 // it is not flagged loading, or it is an EXEC with such a command queued
 // (Redis's is_denyloading_command).
-func (c *client) deniedWhileLoading(cmd *command.Cmd) bool {
-	if cmd.Flags&command.Loading == 0 {
+func (c *client) deniedWhileLoading(cmd *cmdtable.Cmd) bool {
+	if cmd.Flags&cmdtable.Loading == 0 {
 		return true
 	}
 	if cmd.Name == "exec" && c.multi != nil {
 		for _, q := range c.multi.cmds {
-			if q.cmd.Flags&command.Loading == 0 {
+			if q.cmd.Flags&cmdtable.Loading == 0 {
 				return true
 			}
 		}

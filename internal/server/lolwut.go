@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // LOLWUT [VERSION v]: a piece of computer art and the server's version, as
@@ -33,10 +33,10 @@ func lolwutMaze() string {
 	return b.String()
 }
 
-func lolwut(x *command.Ctx) {
-	if len(x.Args) >= 3 && command.Is(x.Args[1], "version") {
-		if _, ok := command.ParseInt(x.Args[2]); !ok {
-			x.Error(command.ErrNotInt)
+func lolwut(x *cmdtable.Ctx) {
+	if len(x.Args) >= 3 && cmdtable.Is(x.Args[1], "version") {
+		if _, ok := cmdtable.ParseInt(x.Args[2]); !ok {
+			x.Error(cmdtable.ErrNotInt)
 			return
 		}
 	}
@@ -44,6 +44,6 @@ func lolwut(x *command.Ctx) {
 }
 
 func init() {
-	command.Register(&command.Cmd{Name: "lolwut", Arity: -1, Flags: command.ReadOnly | command.Fast, Group: "server", Since: "5.0.0",
+	cmdtable.Register(&cmdtable.Cmd{Name: "lolwut", Arity: -1, Flags: cmdtable.ReadOnly | cmdtable.Fast, Group: "server", Since: "5.0.0",
 		Summary: "Displays computer art and the Redis version", Args: "[VERSION version]", Run: lolwut})
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
@@ -78,7 +78,7 @@ const (
 // clientBytes is a connection's fixed cost: its client and per-command
 // counters (calls and time); its buffers are totalMem's.
 func clientBytes() uint64 {
-	return uint64(unsafe.Sizeof(client{})) + 16*uint64(command.Count())
+	return uint64(unsafe.Sizeof(client{})) + 16*uint64(cmdtable.Count())
 }
 
 // memoryOverhead gathers MEMORY STATS's figures. c is the client asking:
@@ -140,7 +140,7 @@ func memRatio(a, b uint64) float64 { return float64(float32(float64(a) / float64
 func memDiff(a, b uint64) int64 { return int64(a) - int64(b) }
 
 // memoryStats is MEMORY STATS: Redis's fields, in its order.
-func memoryStats(x *command.Ctx) {
+func memoryStats(x *cmdtable.Ctx) {
 	c := cl(x)
 	o := c.s.memoryOverhead(c)
 	w := x.W
@@ -200,7 +200,7 @@ func memoryStats(x *command.Ctx) {
 
 // memoryDoctor is MEMORY DOCTOR: Redis's report, with the checks that mean
 // something for Go's allocator.
-func memoryDoctor(x *command.Ctx) {
+func memoryDoctor(x *cmdtable.Ctx) {
 	c := cl(x)
 	x.W.Verbatim(memoryDoctorReport(c.s.memoryOverhead(c)))
 }
@@ -255,7 +255,7 @@ func memoryDoctorReport(o *memOverhead) string {
 // one lock at a time (INFO's keyspace, MEMORY STATS), or may lock any
 // (DEBUG): inside EXEC or a script, which could only take them out of
 // order, it runs with all of them held.
-func countsShards(cmd *command.Cmd) bool {
+func countsShards(cmd *cmdtable.Cmd) bool {
 	switch cmd.Name {
 	case "info", "memory|stats", "memory|doctor", "debug":
 		return true
@@ -265,9 +265,9 @@ func countsShards(cmd *command.Cmd) bool {
 
 func init() {
 	const g = "server"
-	command.AddSubs("memory",
-		&command.Cmd{Name: "memory|stats", Arity: 2, Run: memoryStats, Group: g, Since: "4.0.0",
+	cmdtable.AddSubs("memory",
+		&cmdtable.Cmd{Name: "memory|stats", Arity: 2, Run: memoryStats, Group: g, Since: "4.0.0",
 			Summary: "Returns details about memory usage."},
-		&command.Cmd{Name: "memory|doctor", Arity: 2, Run: memoryDoctor, Group: g, Since: "4.0.0",
+		&cmdtable.Cmd{Name: "memory|doctor", Arity: 2, Run: memoryDoctor, Group: g, Since: "4.0.0",
 			Summary: "Outputs a memory problems report."})
 }

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/rdb"
 	"github.com/hotkv/hotkv/internal/resp"
@@ -59,24 +59,24 @@ type migrateOpts struct {
 // parseMigrate reads MIGRATE's arguments in Redis's order: the options,
 // then the timeout and the database (not range-checked: the target's
 // SELECT answers for it).
-func parseMigrate(x *command.Ctx) (o migrateOpts, ok bool) {
+func parseMigrate(x *cmdtable.Ctx) (o migrateOpts, ok bool) {
 	args := x.Args
 	o.keys = args[3:4]
 opts:
 	for j := 6; j < len(args); j++ {
 		more := len(args) - 1 - j
 		switch a := args[j]; {
-		case command.Is(a, "copy"):
+		case cmdtable.Is(a, "copy"):
 			o.copy = true
-		case command.Is(a, "replace"):
+		case cmdtable.Is(a, "replace"):
 			o.replace = true
-		case command.Is(a, "auth") && more >= 1:
+		case cmdtable.Is(a, "auth") && more >= 1:
 			j++
 			o.pass = args[j] // an AUTH2 username before stays, as in Redis
-		case command.Is(a, "auth2") && more >= 2:
+		case cmdtable.Is(a, "auth2") && more >= 2:
 			o.user, o.pass = args[j+1], args[j+2]
 			j += 2
-		case command.Is(a, "keys"):
+		case cmdtable.Is(a, "keys"):
 			if len(args[3]) != 0 {
 				x.Error("ERR When using MIGRATE KEYS option, the key argument must be set to the empty string")
 				return o, false
@@ -84,14 +84,14 @@ opts:
 			o.keys = args[j+1:]
 			break opts
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return o, false
 		}
 	}
-	timeout, okTimeout := command.ParseInt(args[5])
-	db, okDB := command.ParseInt(args[4])
+	timeout, okTimeout := cmdtable.ParseInt(args[5])
+	db, okDB := cmdtable.ParseInt(args[4])
 	if !okTimeout || !okDB {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return o, false
 	}
 	if timeout <= 0 {
@@ -110,15 +110,15 @@ func migrateKeys(args [][]byte, dst []int) []int {
 scan:
 	for i := 6; i < len(args); i++ {
 		switch a := args[i]; {
-		case command.Is(a, "keys"):
+		case cmdtable.Is(a, "keys"):
 			if len(args[3]) != 0 {
 				return dst
 			}
 			first, last = i+1, len(args)-1
 			break scan
-		case command.Is(a, "auth"):
+		case cmdtable.Is(a, "auth"):
 			i++
-		case command.Is(a, "auth2"):
+		case cmdtable.Is(a, "auth2"):
 			i += 2
 		}
 	}
@@ -134,13 +134,13 @@ func migrateCredential(args [][]byte, i int) bool {
 	for j := 6; j < len(args) && j < i; j++ {
 		more := len(args) - 1 - j
 		switch a := args[j]; {
-		case command.Is(a, "copy"), command.Is(a, "replace"):
-		case command.Is(a, "auth") && more >= 1:
+		case cmdtable.Is(a, "copy"), cmdtable.Is(a, "replace"):
+		case cmdtable.Is(a, "auth") && more >= 1:
 			j++
 			if i == j {
 				return true
 			}
-		case command.Is(a, "auth2") && more >= 2:
+		case cmdtable.Is(a, "auth2") && more >= 2:
 			if i <= j+2 {
 				return true
 			}
@@ -152,7 +152,7 @@ func migrateCredential(args [][]byte, i int) bool {
 	return false
 }
 
-func migrateCmd(x *command.Ctx) {
+func migrateCmd(x *cmdtable.Ctx) {
 	// What MIGRATE changes is logged as the DEL of the keys it moved (Redis
 	// rewrites it so), never as itself.
 	x.Rewrite()
@@ -466,7 +466,7 @@ func timedOut(err error) bool {
 }
 
 func init() {
-	command.Register(&command.Cmd{Name: "migrate", Arity: -6, Flags: command.Write | command.SelfTouch, First: 3, Last: 3, Step: 1,
+	cmdtable.Register(&cmdtable.Cmd{Name: "migrate", Arity: -6, Flags: cmdtable.Write | cmdtable.SelfTouch, First: 3, Last: 3, Step: 1,
 		Keys: migrateKeys, Run: migrateCmd, Group: "generic", Since: "2.6.0", ACL: []string{"dangerous"},
 		Summary: "Atomically transfers a key from one Redis instance to another.",
 		Args:    `host port <key | ""> destination-db timeout [COPY] [REPLACE] [AUTH password | AUTH2 username password] [KEYS key [key ...]]`})

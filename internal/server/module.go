@@ -1,7 +1,7 @@
 package server
 
 import (
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
@@ -29,11 +29,11 @@ func writeModuleList(w *resp.Writer) {
 	w.Array(0)
 }
 
-func moduleLoad(x *command.Ctx) {
+func moduleLoad(x *cmdtable.Ctx) {
 	x.Error("ERR Error loading the extension. HotKV cannot load modules.")
 }
 
-func moduleUnload(x *command.Ctx) {
+func moduleUnload(x *cmdtable.Ctx) {
 	if equalFoldASCII(x.Args[2], vectorsetModule) {
 		x.Error("ERR Error unloading module: the module can't be unloaded")
 		return
@@ -43,19 +43,19 @@ func moduleUnload(x *command.Ctx) {
 
 func init() {
 	const g = "server"
-	adm := command.Admin | command.NoScript
-	command.Register(&command.Cmd{Name: "module", Arity: -2, Group: g, Since: "4.0.0",
+	adm := cmdtable.Admin | cmdtable.NoScript
+	cmdtable.Register(&cmdtable.Cmd{Name: "module", Arity: -2, Group: g, Since: "4.0.0",
 		Summary: "A container for module commands.",
-		Subs: []*command.Cmd{
+		Subs: []*cmdtable.Cmd{
 			{Name: "module|list", Arity: 2, Flags: adm, Group: g, Since: "4.0.0",
 				Summary: "Returns all loaded modules.",
-				Run:     func(x *command.Ctx) { writeModuleList(x.W) }},
-			{Name: "module|load", Arity: -3, Flags: adm | command.NoAsyncLoading | command.Protected, Group: g, Since: "4.0.0",
+				Run:     func(x *cmdtable.Ctx) { writeModuleList(x.W) }},
+			{Name: "module|load", Arity: -3, Flags: adm | cmdtable.NoAsyncLoading | cmdtable.Protected, Group: g, Since: "4.0.0",
 				Summary: "Loads a module.", Args: "path [arg [arg ...]]", Run: moduleLoad},
-			{Name: "module|loadex", Arity: -3, Flags: adm | command.NoAsyncLoading | command.Protected, Group: g, Since: "7.0.0",
+			{Name: "module|loadex", Arity: -3, Flags: adm | cmdtable.NoAsyncLoading | cmdtable.Protected, Group: g, Since: "7.0.0",
 				Summary: "Loads a module using extended parameters.",
 				Args:    "path [CONFIG name value [CONFIG name value ...]] [ARGS args [args ...]]", Run: moduleLoad},
-			{Name: "module|unload", Arity: 3, Flags: adm | command.NoAsyncLoading | command.Protected, Group: g, Since: "4.0.0",
+			{Name: "module|unload", Arity: 3, Flags: adm | cmdtable.NoAsyncLoading | cmdtable.Protected, Group: g, Since: "4.0.0",
 				Summary: "Unloads a module.", Args: "name", Run: moduleUnload},
 			helpCmd("module", []string{
 				"LIST", "    Return a list of loaded modules.",

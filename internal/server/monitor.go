@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // MONITOR streams every command the server runs to the connections that
@@ -25,7 +25,7 @@ type monitors struct {
 	n    atomic.Int32 // len(list), read on every command
 }
 
-func monitorCmd(x *command.Ctx) {
+func monitorCmd(x *cmdtable.Ctx) {
 	c := cl(x)
 	if x.Blocker == nil { // inside MULTI/EXEC, as Redis's CLIENT_DENY_BLOCKING
 		x.Error("ERR MONITOR isn't allowed for DENY BLOCKING client")
@@ -68,8 +68,8 @@ func (c *client) stopMonitoring() {
 // feedMonitors shows a command c has run to every monitor. Scripts
 // (SkipMonitor) show themselves before they run (showScriptCall), so that
 // the commands they call, shown from "lua", follow them.
-func (c *client) feedMonitors(cmd *command.Cmd, args [][]byte) {
-	if cmd.Flags&(command.Admin|command.SkipMonitor) != 0 {
+func (c *client) feedMonitors(cmd *cmdtable.Cmd, args [][]byte) {
+	if cmd.Flags&(cmdtable.Admin|cmdtable.SkipMonitor) != 0 {
 		return
 	}
 	c.monitorLine(cmd, args)
@@ -77,13 +77,13 @@ func (c *client) feedMonitors(cmd *command.Cmd, args [][]byte) {
 
 // showScriptCall shows EVAL, EVALSHA or FCALL (and their _RO forms) to the
 // monitors as it starts, as Redis does.
-func (c *client) showScriptCall(x *command.Ctx) {
+func (c *client) showScriptCall(x *cmdtable.Ctx) {
 	if c.s.mon.n.Load() > 0 {
 		c.monitorLine(c.running, x.Args) // EXEC's, inside a transaction: neither has credentials
 	}
 }
 
-func (c *client) monitorLine(cmd *command.Cmd, args [][]byte) {
+func (c *client) monitorLine(cmd *cmdtable.Cmd, args [][]byte) {
 	now := time.Now()
 	line := make([]byte, 0, 64)
 	line = append(line, '+')
@@ -158,7 +158,7 @@ func appendRepr(dst, b []byte) []byte {
 }
 
 func init() {
-	command.Register(&command.Cmd{Name: "monitor", Arity: 1, Flags: command.Admin | command.NoScript | command.Loading | command.Stale,
+	cmdtable.Register(&cmdtable.Cmd{Name: "monitor", Arity: 1, Flags: cmdtable.Admin | cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale,
 		Run: monitorCmd, Group: "server", Since: "1.0.0", ACL: []string{"slow", "dangerous"},
 		Summary: "Listens for all requests received by the server in real-time."})
 }

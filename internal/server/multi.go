@@ -1,7 +1,7 @@
 package server
 
 import (
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
@@ -19,13 +19,13 @@ type multiState struct {
 }
 
 type queued struct {
-	cmd  *command.Cmd
+	cmd  *cmdtable.Cmd
 	args [][]byte
 }
 
 // queue keeps a copy of args: the read buffer they point into is reused.
 // flags are cmd's as its script declares them (scriptFlags).
-func (m *multiState) queue(cmd *command.Cmd, args [][]byte, flags command.Flags) {
+func (m *multiState) queue(cmd *cmdtable.Cmd, args [][]byte, flags cmdtable.Flags) {
 	n := 0
 	for _, a := range args {
 		n += len(a)
@@ -37,9 +37,9 @@ func (m *multiState) queue(cmd *command.Cmd, args [][]byte, flags command.Flags)
 		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 	}
 	m.cmds = append(m.cmds, queued{cmd, cp})
-	m.denyOOM = m.denyOOM || flags&command.DenyOOM != 0
-	m.write = m.write || flags&command.Write != 0
-	m.denyStale = m.denyStale || flags&command.Stale == 0
+	m.denyOOM = m.denyOOM || flags&cmdtable.DenyOOM != 0
+	m.write = m.write || flags&cmdtable.Write != 0
+	m.denyStale = m.denyStale || flags&cmdtable.Stale == 0
 }
 
 type watchedKey struct {
@@ -48,7 +48,7 @@ type watchedKey struct {
 	expire int64 // the key's expiry when watched: passing it counts as a change
 }
 
-func multi(x *command.Ctx) {
+func multi(x *cmdtable.Ctx) {
 	c := cl(x)
 	if c.multi != nil {
 		x.Error("ERR MULTI calls can not be nested")
@@ -67,7 +67,7 @@ func (c *client) endMulti() {
 	c.unwatchAll()
 }
 
-func discard(x *command.Ctx) {
+func discard(x *cmdtable.Ctx) {
 	c := cl(x)
 	if c.multi == nil {
 		x.Error("ERR DISCARD without MULTI")
@@ -77,7 +77,7 @@ func discard(x *command.Ctx) {
 	x.W.OK()
 }
 
-func exec(x *command.Ctx) {
+func exec(x *cmdtable.Ctx) {
 	c := cl(x)
 	m := c.multi
 	if m == nil {
@@ -118,10 +118,10 @@ func (c *client) execLocked(cmds []queued) {
 	c.locks = c.locks[:0]
 	for _, q := range cmds {
 		switch {
-		case q.cmd.Flags&(command.LockAll|command.SelfLock) != 0 || q.cmd.Name == "select" || countsShards(q.cmd) ||
+		case q.cmd.Flags&(cmdtable.LockAll|cmdtable.SelfLock) != 0 || q.cmd.Name == "select" || countsShards(q.cmd) ||
 			q.cmd.OtherDB != nil && q.cmd.OtherDB(q.args, c.ctx.DBID) >= 0:
 			all = true
-		case q.cmd.Flags&command.LockDB != 0:
+		case q.cmd.Flags&cmdtable.LockDB != 0:
 			whole = true
 		default:
 			c.keys = q.cmd.KeyPositions(q.args, c.keys[:0])
@@ -208,7 +208,7 @@ func (c *client) watchDirty() bool {
 	return false
 }
 
-func watch(x *command.Ctx) {
+func watch(x *cmdtable.Ctx) {
 	c := cl(x)
 	if c.multi != nil {
 		x.Error("ERR WATCH inside MULTI is not allowed")
@@ -233,7 +233,7 @@ outer:
 	x.W.OK()
 }
 
-func unwatch(x *command.Ctx) {
+func unwatch(x *cmdtable.Ctx) {
 	// Inside EXEC this transaction holds shards; EXEC drops every WATCH
 	// when it ends.
 	if c := cl(x); !c.inExec {
@@ -258,15 +258,15 @@ func (c *client) unwatchAll() {
 
 func init() {
 	const g = "transactions"
-	f := command.NoScript | command.Loading | command.Stale | command.Fast | command.AllowBusy
-	command.Register(
-		&command.Cmd{Name: "multi", Arity: 1, Flags: f, Run: multi, Group: g, Since: "1.2.0", Summary: "Starts a transaction."},
-		&command.Cmd{Name: "exec", Arity: 1, Flags: command.NoScript | command.Loading | command.Stale | command.SkipSlowlog, Run: exec, Group: g, Since: "1.2.0",
+	f := cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale | cmdtable.Fast | cmdtable.AllowBusy
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "multi", Arity: 1, Flags: f, Run: multi, Group: g, Since: "1.2.0", Summary: "Starts a transaction."},
+		&cmdtable.Cmd{Name: "exec", Arity: 1, Flags: cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale | cmdtable.SkipSlowlog, Run: exec, Group: g, Since: "1.2.0",
 			Summary: "Executes all commands in a transaction."},
-		&command.Cmd{Name: "discard", Arity: 1, Flags: f, Run: discard, Group: g, Since: "2.0.0", Summary: "Discards a transaction."},
-		&command.Cmd{Name: "watch", Arity: -2, Flags: f, First: 1, Last: -1, Step: 1, Run: watch, Group: g, Since: "2.2.0",
+		&cmdtable.Cmd{Name: "discard", Arity: 1, Flags: f, Run: discard, Group: g, Since: "2.0.0", Summary: "Discards a transaction."},
+		&cmdtable.Cmd{Name: "watch", Arity: -2, Flags: f, First: 1, Last: -1, Step: 1, Run: watch, Group: g, Since: "2.2.0",
 			Summary: "Monitors changes to keys to determine the execution of a transaction.", Args: "key [key ...]"},
-		&command.Cmd{Name: "unwatch", Arity: 1, Flags: f, Run: unwatch, Group: g, Since: "2.2.0",
+		&cmdtable.Cmd{Name: "unwatch", Arity: 1, Flags: f, Run: unwatch, Group: g, Since: "2.2.0",
 			Summary: "Forgets about watched keys of a transaction."},
 	)
 }

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
@@ -19,8 +19,8 @@ type savedAccess struct {
 // saveAccess records the access of the keys cmd names, unless cmd is
 // TOUCH or a script (each command it calls is saved for itself, and its
 // TOUCH touches); restoreAccess puts them back.
-func (c *client) saveAccess(cmd *command.Cmd, args [][]byte) []savedAccess {
-	if cmd.Name == "touch" || cmd.Flags&command.SelfLock != 0 {
+func (c *client) saveAccess(cmd *cmdtable.Cmd, args [][]byte) []savedAccess {
+	if cmd.Name == "touch" || cmd.Flags&cmdtable.SelfLock != 0 {
 		return nil
 	}
 	saved := c.noTouchSaved[:0]

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
@@ -30,25 +30,25 @@ var mayReplicate = map[string]bool{"publish": true, "spublish": true, "pfcount":
 
 // pausedBy reports whether a pause in WRITE mode holds cmd (EXEC: when its
 // transaction holds such a command; a script: unless it declares no-writes).
-func (c *client) pausedBy(cmd *command.Cmd, args [][]byte) bool {
+func (c *client) pausedBy(cmd *cmdtable.Cmd, args [][]byte) bool {
 	if f, declared := c.s.scriptFlags(cmd, args); declared {
-		return f&command.Write != 0
+		return f&cmdtable.Write != 0
 	}
 	if cmd.Name == "exec" && c.multi != nil {
 		for _, q := range c.multi.cmds {
-			if q.cmd.Flags&command.Write != 0 || mayReplicate[q.cmd.Name] {
+			if q.cmd.Flags&cmdtable.Write != 0 || mayReplicate[q.cmd.Name] {
 				return true
 			}
 		}
 		return false
 	}
-	return cmd.Flags&command.Write != 0 || mayReplicate[cmd.Name]
+	return cmd.Flags&cmdtable.Write != 0 || mayReplicate[cmd.Name]
 }
 
 // waitPause holds cmd while a pause applies to it. It reports false if the
 // command is to be dropped instead: its client left meanwhile (Redis frees
 // a paused client's pending command with it) or the server is stopping.
-func (c *client) waitPause(cmd *command.Cmd, args [][]byte) bool {
+func (c *client) waitPause(cmd *cmdtable.Cmd, args [][]byte) bool {
 	p := &c.s.pause
 	waited := false
 	defer func() {
@@ -117,12 +117,12 @@ func (p *pauseState) set(end int64, all bool) {
 }
 
 // clientPause is CLIENT PAUSE timeout [WRITE | ALL].
-func clientPause(x *command.Ctx) {
+func clientPause(x *cmdtable.Ctx) {
 	if len(x.Args) > 4 {
 		x.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", cstr(x.Args[1], 128)))
 		return
 	}
-	ms, ok := command.ParseInt(x.Args[2])
+	ms, ok := cmdtable.ParseInt(x.Args[2])
 	switch {
 	case !ok:
 		x.Error("ERR timeout is not an integer or out of range")
@@ -148,7 +148,7 @@ func clientPause(x *command.Ctx) {
 }
 
 // clientUnpause is CLIENT UNPAUSE.
-func clientUnpause(x *command.Ctx) {
+func clientUnpause(x *cmdtable.Ctx) {
 	cl(x).s.pause.set(0, false)
 	x.W.OK()
 }

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"unsafe"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/prefetch"
 )
@@ -15,7 +15,7 @@ import (
 // entry and bytes. Parsing a batch first lets the connection, stage by
 // stage over all its commands, start loading what each stage of their
 // lookups will read, so that the misses of different commands overlap
-// (MGET does the same across its keys, command.Ctx.LookupReadMany).
+// (MGET does the same across its keys, cmdtable.Ctx.LookupReadMany).
 //
 // Prefetching only warms caches: every stage reads a shard under its lock,
 // a shard another connection holds is skipped, and what the commands then
@@ -38,8 +38,8 @@ const memberStages = 3
 // parsed is a command of the batch.
 type parsed struct {
 	args [][]byte
-	cmd  *command.Cmd // command.Lookup(args[0]); nil when unknown
-	end  int          // where it ends in the input buffer
+	cmd  *cmdtable.Cmd // cmdtable.Lookup(args[0]); nil when unknown
+	end  int           // where it ends in the input buffer
 
 	// prefetch's state, which the dispatcher reuses (client.shardIndex)
 	sh     *keyspace.Shard // nil: not prefetched (no key, or a stage could not lock)
@@ -82,7 +82,7 @@ func (c *client) parseBatch() error {
 		p := parsed{args: args, end: end, idx: -1}
 		if args != nil {
 			if c.s.names == nil { // s.lookup, spelled out: it does not inline
-				p.cmd = command.Lookup(args[0])
+				p.cmd = cmdtable.Lookup(args[0])
 			} else {
 				p.cmd = c.s.names.lookup(args[0])
 			}

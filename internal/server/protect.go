@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // Redis's defences for a server reachable from other hosts: protected mode
@@ -37,7 +37,7 @@ func (c *client) mayDo(setting string) bool {
 	return setting == "yes" || (setting == "local" && c.local)
 }
 
-func (c *client) protectedAllowed(cmd *command.Cmd) bool {
+func (c *client) protectedAllowed(cmd *cmdtable.Cmd) bool {
 	cfg := c.s.Config()
 	if cmd.Name == "debug" {
 		return c.mayDo(cfg.EnableDebugCmd)
@@ -46,7 +46,7 @@ func (c *client) protectedAllowed(cmd *command.Cmd) bool {
 }
 
 // protectedCommandError is Redis's refusal of DEBUG or MODULE LOAD/UNLOAD.
-func protectedCommandError(cmd *command.Cmd) string {
+func protectedCommandError(cmd *cmdtable.Cmd) string {
 	name, setting := "MODULE", "enable-module-command"
 	if cmd.Name == "debug" {
 		name, setting = "DEBUG", "enable-debug-command"

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/internal/acl"
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/resp"
 )
@@ -466,22 +466,22 @@ func (h *hub) numPat() int {
 	return len(h.subs[kindPattern])
 }
 
-func subCmd(kind int) func(*command.Ctx) {
-	return func(x *command.Ctx) {
+func subCmd(kind int) func(*cmdtable.Ctx) {
+	return func(x *cmdtable.Ctx) {
 		c := x.Conn.(*client)
 		c.s.hub.subscribe(c, kind, x.Args[1:])
 	}
 }
 
-func unsubCmd(kind int) func(*command.Ctx) {
-	return func(x *command.Ctx) {
+func unsubCmd(kind int) func(*cmdtable.Ctx) {
+	return func(x *cmdtable.Ctx) {
 		c := x.Conn.(*client)
 		c.s.hub.unsubscribe(c, kind, x.Args[1:])
 	}
 }
 
-func publishCmd(kind int) func(*command.Ctx) {
-	return func(x *command.Ctx) {
+func publishCmd(kind int) func(*cmdtable.Ctx) {
+	return func(x *cmdtable.Ctx) {
 		c := x.Conn.(*client)
 		x.W.Int(int64(c.s.hub.publish(kind, x.Args[1], x.Args[2])))
 		if c.s.feeding() { // replicas' subscribers get it too, as Redis propagates it
@@ -492,37 +492,37 @@ func publishCmd(kind int) func(*command.Ctx) {
 
 func init() {
 	const g = "pubsub"
-	ps := command.PubSub | command.NoScript | command.Loading | command.Stale
-	pub := command.PubSub | command.Loading | command.Stale // scripts may publish and introspect
-	command.Register(
-		&command.Cmd{Name: "subscribe", Arity: -2, Flags: ps, Run: subCmd(kindChannel), Group: g, Since: "2.0.0",
+	ps := cmdtable.PubSub | cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale
+	pub := cmdtable.PubSub | cmdtable.Loading | cmdtable.Stale // scripts may publish and introspect
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "subscribe", Arity: -2, Flags: ps, Run: subCmd(kindChannel), Group: g, Since: "2.0.0",
 			Summary: "Listens for messages published to channels.", Args: "channel [channel ...]"},
-		&command.Cmd{Name: "psubscribe", Arity: -2, Flags: ps, Run: subCmd(kindPattern), Group: g, Since: "2.0.0",
+		&cmdtable.Cmd{Name: "psubscribe", Arity: -2, Flags: ps, Run: subCmd(kindPattern), Group: g, Since: "2.0.0",
 			Summary: "Listens for messages published to channels that match one or more patterns.", Args: "pattern [pattern ...]"},
-		&command.Cmd{Name: "ssubscribe", Arity: -2, Flags: ps, Run: subCmd(kindShard), Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "ssubscribe", Arity: -2, Flags: ps, Run: subCmd(kindShard), Group: g, Since: "7.0.0",
 			Summary: "Listens for messages published to shard channels.", Args: "shardchannel [shardchannel ...]", First: 1, Last: -1, Step: 1},
-		&command.Cmd{Name: "unsubscribe", Arity: -1, Flags: ps, Run: unsubCmd(kindChannel), Group: g, Since: "2.0.0",
+		&cmdtable.Cmd{Name: "unsubscribe", Arity: -1, Flags: ps, Run: unsubCmd(kindChannel), Group: g, Since: "2.0.0",
 			Summary: "Stops listening to messages posted to channels.", Args: "[channel [channel ...]]"},
-		&command.Cmd{Name: "punsubscribe", Arity: -1, Flags: ps, Run: unsubCmd(kindPattern), Group: g, Since: "2.0.0",
+		&cmdtable.Cmd{Name: "punsubscribe", Arity: -1, Flags: ps, Run: unsubCmd(kindPattern), Group: g, Since: "2.0.0",
 			Summary: "Stops listening to messages published to channels that match one or more patterns.", Args: "[pattern [pattern ...]]"},
-		&command.Cmd{Name: "sunsubscribe", Arity: -1, Flags: ps, Run: unsubCmd(kindShard), Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "sunsubscribe", Arity: -1, Flags: ps, Run: unsubCmd(kindShard), Group: g, Since: "7.0.0",
 			Summary: "Stops listening to messages posted to shard channels.", Args: "[shardchannel [shardchannel ...]]", First: 1, Last: -1, Step: 1},
-		&command.Cmd{Name: "publish", Arity: 3, Flags: pub | command.Fast, Run: publishCmd(kindChannel), Group: g, Since: "2.0.0",
+		&cmdtable.Cmd{Name: "publish", Arity: 3, Flags: pub | cmdtable.Fast, Run: publishCmd(kindChannel), Group: g, Since: "2.0.0",
 			Summary: "Posts a message to a channel.", Args: "channel message"},
-		&command.Cmd{Name: "spublish", Arity: 3, Flags: pub | command.Fast, Run: publishCmd(kindShard), Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "spublish", Arity: 3, Flags: pub | cmdtable.Fast, Run: publishCmd(kindShard), Group: g, Since: "7.0.0",
 			Summary: "Post a message to a shard channel", Args: "shardchannel message", First: 1, Last: 1, Step: 1},
-		&command.Cmd{Name: "pubsub", Arity: -2, Group: g, Since: "2.8.0", Summary: "A container for Pub/Sub commands.",
-			Subs: []*command.Cmd{
+		&cmdtable.Cmd{Name: "pubsub", Arity: -2, Group: g, Since: "2.8.0", Summary: "A container for Pub/Sub commands.",
+			Subs: []*cmdtable.Cmd{
 				{Name: "pubsub|channels", Arity: -2, Flags: pub, Group: g, Since: "2.8.0", Summary: "Returns the active channels.", Args: "[pattern]",
-					Run: func(x *command.Ctx) { pubsubChannels(x, kindChannel) }},
+					Run: func(x *cmdtable.Ctx) { pubsubChannels(x, kindChannel) }},
 				{Name: "pubsub|shardchannels", Arity: -2, Flags: pub, Group: g, Since: "7.0.0", Summary: "Returns the active shard channels.", Args: "[pattern]",
-					Run: func(x *command.Ctx) { pubsubChannels(x, kindShard) }},
+					Run: func(x *cmdtable.Ctx) { pubsubChannels(x, kindShard) }},
 				{Name: "pubsub|numsub", Arity: -2, Flags: pub, Group: g, Since: "2.8.0", Summary: "Returns a count of subscribers to channels.", Args: "[channel [channel ...]]",
-					Run: func(x *command.Ctx) { pubsubNumSub(x, kindChannel) }},
+					Run: func(x *cmdtable.Ctx) { pubsubNumSub(x, kindChannel) }},
 				{Name: "pubsub|shardnumsub", Arity: -2, Flags: pub, Group: g, Since: "7.0.0", Summary: "Returns the count of subscribers of shard channels.", Args: "[shardchannel [shardchannel ...]]",
-					Run: func(x *command.Ctx) { pubsubNumSub(x, kindShard) }},
+					Run: func(x *cmdtable.Ctx) { pubsubNumSub(x, kindShard) }},
 				{Name: "pubsub|numpat", Arity: 2, Flags: pub, Group: g, Since: "2.8.0", Summary: "Returns a count of unique pattern subscriptions.",
-					Run: func(x *command.Ctx) { x.W.Int(int64(x.Conn.(*client).s.hub.numPat())) }},
+					Run: func(x *cmdtable.Ctx) { x.W.Int(int64(x.Conn.(*client).s.hub.numPat())) }},
 				helpCmd("pubsub", []string{
 					"CHANNELS [<pattern>]", "    Return the currently active channels matching a <pattern> (default: '*').",
 					"NUMPAT", "    Return number of subscriptions to patterns.",
@@ -534,7 +534,7 @@ func init() {
 	)
 }
 
-func pubsubChannels(x *command.Ctx, kind int) {
+func pubsubChannels(x *cmdtable.Ctx, kind int) {
 	if len(x.Args) > 3 {
 		x.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try PUBSUB HELP.", cstr(x.Args[1], 128)))
 		return
@@ -550,7 +550,7 @@ func pubsubChannels(x *command.Ctx, kind int) {
 	}
 }
 
-func pubsubNumSub(x *command.Ctx, kind int) {
+func pubsubNumSub(x *cmdtable.Ctx, kind int) {
 	h := x.Conn.(*client).s.hub
 	x.W.Array(2 * (len(x.Args) - 2)) // an array even in RESP3, as Redis answers
 	for _, ch := range x.Args[2:] {

@@ -3,7 +3,7 @@ package server
 import (
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
 // Keyless writes change state that lives beside the keyspace (the named
@@ -13,8 +13,8 @@ import (
 // or after the instant, in the saved registries and the log alike.
 
 // keyless reports whether cmd, a write, names no key and locks no database.
-func (c *client) keyless(cmd *command.Cmd, args [][]byte) bool {
-	return cmd.Flags&(command.LockDB|command.LockAll) == 0 && len(cmd.KeyPositions(args, c.keys[:0])) == 0
+func (c *client) keyless(cmd *cmdtable.Cmd, args [][]byte) bool {
+	return cmd.Flags&(cmdtable.LockDB|cmdtable.LockAll) == 0 && len(cmd.KeyPositions(args, c.keys[:0])) == 0
 }
 
 // runKeyless runs and logs a keyless write. AI writes assign ids, LRU
@@ -24,7 +24,7 @@ func (c *client) keyless(cmd *command.Cmd, args [][]byte) bool {
 // assigns the same ids and keeps the same libraries. Index writes stay parallel
 // (two clients setting the same element at once are the one case whose
 // log order may differ from the order they took effect in).
-func (c *client) runKeyless(cmd *command.Cmd, args [][]byte, mark int) {
+func (c *client) runKeyless(cmd *cmdtable.Cmd, args [][]byte, mark int) {
 	serial := isAIWrite(cmd.Name) || strings.HasPrefix(cmd.Name, "function|")
 	if serial && c.s.logging() {
 		c.s.regMu.Lock()

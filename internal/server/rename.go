@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 )
 
@@ -16,7 +16,7 @@ import (
 
 // commandNames maps the lower-case names in use to their commands; nil
 // (no rename-command) means the table's own names, looked up without it.
-type commandNames map[string]*command.Cmd
+type commandNames map[string]*cmdtable.Cmd
 
 func init() { config.CheckRename = checkRename }
 
@@ -24,7 +24,7 @@ func init() { config.CheckRename = checkRename }
 // configuration loading does, one after the other.
 func renamed(renames []config.Rename) (commandNames, error) {
 	names := commandNames{}
-	for _, c := range command.All() {
+	for _, c := range cmdtable.All() {
 		names[c.Name] = c
 	}
 	for _, r := range renames {
@@ -50,15 +50,15 @@ func checkRename(done []config.Rename, r config.Rename) error {
 	return err
 }
 
-// lookup is command.Lookup through the configuration's renames.
-func (s *Server) lookup(name []byte) *command.Cmd {
+// lookup is cmdtable.Lookup through the configuration's renames.
+func (s *Server) lookup(name []byte) *cmdtable.Cmd {
 	if s.names == nil {
-		return command.Lookup(name)
+		return cmdtable.Lookup(name)
 	}
 	return s.names.lookup(name)
 }
 
-func (names commandNames) lookup(name []byte) *command.Cmd {
+func (names commandNames) lookup(name []byte) *cmdtable.Cmd {
 	var buf [64]byte
 	if len(name) > len(buf) {
 		return names[lowerASCII(string(name))]
@@ -88,11 +88,11 @@ func lowerASCII(s string) string {
 
 // commands are the commands clients can reach, sorted by their own names
 // (COMMAND, COMMAND LIST, COMMAND COUNT).
-func (s *Server) commands() []*command.Cmd {
+func (s *Server) commands() []*cmdtable.Cmd {
 	if s.names == nil {
-		return command.All()
+		return cmdtable.All()
 	}
-	out := make([]*command.Cmd, 0, len(s.names))
+	out := make([]*cmdtable.Cmd, 0, len(s.names))
 	for _, c := range s.names {
 		out = append(out, c)
 	}
@@ -106,7 +106,7 @@ func (s *Server) commands() []*command.Cmd {
 // and eviction's DEL), so replay looks names up in the command table
 // itself: a log then replays whether those names are renamed, taken away
 // or renamed differently since.
-func (s *Server) ownName(cmd *command.Cmd, args [][]byte) [][]byte {
+func (s *Server) ownName(cmd *cmdtable.Cmd, args [][]byte) [][]byte {
 	if s.names == nil {
 		return args
 	}

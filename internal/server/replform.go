@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 )
 
@@ -95,7 +95,7 @@ func redisForm(args [][]byte, now int64, st *config.ReplMaster) [][]byte {
 		}
 		out := args[:3:3]
 		for _, a := range args[3:] {
-			if !command.Is(a, "get") {
+			if !cmdtable.Is(a, "get") {
 				out = append(out, a)
 			}
 		}
@@ -188,10 +188,10 @@ func redisForm(args [][]byte, now int64, st *config.ReplMaster) [][]byte {
 		}
 		replace := false
 		for _, a := range args[4:] {
-			replace = replace || command.Is(a, "replace")
+			replace = replace || cmdtable.Is(a, "replace")
 		}
 		for _, a := range args[4:] {
-			if command.Is(a, "absttl") {
+			if cmdtable.Is(a, "absttl") {
 				if at, err := strconv.ParseInt(string(args[2]), 10, 64); err == nil && at > 0 && at <= now {
 					if replace { // stored nothing, deleted what it replaced
 						return [][]byte{delOrUnlink(st.LazyServerDel), args[1]}

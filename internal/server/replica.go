@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/script"
 )
@@ -555,7 +555,7 @@ func (l *replLink) stream(gen uint64, mc *client) error {
 			r.offset.Add(n)
 			continue
 		}
-		if len(args) >= 2 && command.Is(args[0], "replconf") && command.Is(args[1], "getack") {
+		if len(args) >= 2 && cmdtable.Is(args[0], "replconf") && cmdtable.Is(args[1], "getack") {
 			if err := l.send("REPLCONF", "ACK", strconv.FormatInt(r.offset.Load(), 10)); err != nil {
 				return err
 			}
@@ -724,16 +724,16 @@ func propagationPanics(behavior string, fromMaster, readOnly bool) bool {
 }
 
 // replicaofCmd is REPLICAOF (SLAVEOF) host port | NO ONE.
-func replicaofCmd(x *command.Ctx) {
+func replicaofCmd(x *cmdtable.Ctx) {
 	c := cl(x)
 	s := c.s
-	if command.Is(x.Args[1], "no") && command.Is(x.Args[2], "one") {
+	if cmdtable.Is(x.Args[1], "no") && cmdtable.Is(x.Args[2], "one") {
 		s.replicaOf("", 0, c.inExec)
 		s.setReplicaOfConfig("", 0)
 		x.W.OK()
 		return
 	}
-	port, ok := command.ParseInt(x.Args[2])
+	port, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok || port < 0 || port > 65535 {
 		x.Error("ERR Invalid master port")
 		return
@@ -829,7 +829,7 @@ func (s *Server) infoReplica(b *strings.Builder) bool {
 
 // roleReplica writes ROLE's reply for a replica and reports true, or false
 // for a master.
-func (s *Server) roleReplica(x *command.Ctx) bool {
+func (s *Server) roleReplica(x *cmdtable.Ctx) bool {
 	r := &s.upstream
 	host, port := r.master()
 	if host == "" {
@@ -850,11 +850,11 @@ func (s *Server) roleReplica(x *command.Ctx) bool {
 
 func init() {
 	const g = "server"
-	f := command.Admin | command.NoScript | command.Stale | command.NoAsyncLoading
-	command.Register(
-		&command.Cmd{Name: "replicaof", Arity: 3, Flags: f, Run: replicaofCmd, Group: g, Since: "5.0.0", ACL: []string{"admin", "slow", "dangerous"},
+	f := cmdtable.Admin | cmdtable.NoScript | cmdtable.Stale | cmdtable.NoAsyncLoading
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "replicaof", Arity: 3, Flags: f, Run: replicaofCmd, Group: g, Since: "5.0.0", ACL: []string{"admin", "slow", "dangerous"},
 			Summary: "Configures a server as replica of another, or promotes it to a master.", Args: "<host port | NO ONE>"},
-		&command.Cmd{Name: "slaveof", Arity: 3, Flags: f, Run: replicaofCmd, Group: g, Since: "1.0.0", ACL: []string{"admin", "slow", "dangerous"},
+		&cmdtable.Cmd{Name: "slaveof", Arity: 3, Flags: f, Run: replicaofCmd, Group: g, Since: "1.0.0", ACL: []string{"admin", "slow", "dangerous"},
 			Summary: "Sets a Redis server as a replica of another, or promotes it to being a master.", Args: "<host port | NO ONE>"},
 	)
 }

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/persist"
 	"github.com/hotkv/hotkv/internal/resp"
@@ -254,7 +254,7 @@ func hotkvCommand(name []byte) bool {
 		return false
 	}
 	p := name[:i+1]
-	return command.Is(p, "vsim.") || command.Is(p, "pcache.") || command.Is(p, "scache.") || command.Is(p, "amem.")
+	return cmdtable.Is(p, "vsim.") || cmdtable.Is(p, "pcache.") || cmdtable.Is(p, "scache.") || cmdtable.Is(p, "amem.")
 }
 
 // selectDB appends a SELECT when the stream is in another database.

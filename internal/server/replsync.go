@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/persist"
 	"github.com/hotkv/hotkv/internal/rdb"
@@ -34,10 +34,10 @@ type replConf struct {
 	noFns   bool // ... and no functions either
 }
 
-func replconfCmd(x *command.Ctx) {
+func replconfCmd(x *cmdtable.Ctx) {
 	c := cl(x)
 	if len(x.Args)%2 == 0 {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	if c.replConf == nil {
@@ -48,7 +48,7 @@ func replconfCmd(x *command.Ctx) {
 		opt, v := strings.ToLower(string(x.Args[i])), x.Args[i+1]
 		switch opt {
 		case "listening-port":
-			p, ok := command.ParseInt(v)
+			p, ok := cmdtable.ParseInt(v)
 			if !ok {
 				x.Error("ERR value is not an integer or out of range")
 				return
@@ -57,7 +57,7 @@ func replconfCmd(x *command.Ctx) {
 		case "ip-address":
 			rc.ip = string(v)
 		case "capa":
-			if command.Is(v, "eof") {
+			if cmdtable.Is(v, "eof") {
 				rc.capaEOF = true
 			}
 		case "rdb-only":
@@ -75,7 +75,7 @@ func replconfCmd(x *command.Ctx) {
 			}
 		case "ack", "fack":
 			if r := c.replica; r != nil && opt == "ack" {
-				if off, ok := command.ParseInt(v); ok {
+				if off, ok := cmdtable.ParseInt(v); ok {
 					r.ack.Store(off)
 					r.ackTime.Store(time.Now().UnixMilli())
 					r.ackedOnce.Do(func() { close(r.acked) })
@@ -95,7 +95,7 @@ func replconfCmd(x *command.Ctx) {
 }
 
 // syncCmd is SYNC and PSYNC.
-func syncCmd(x *command.Ctx) {
+func syncCmd(x *cmdtable.Ctx) {
 	c := cl(x)
 	if c.replica != nil {
 		return // already a replica: Redis ignores it
@@ -104,9 +104,9 @@ func syncCmd(x *command.Ctx) {
 		x.Error("ERR Replica can't interact with the keyspace")
 		return
 	}
-	psync := command.Is(x.Args[0], "psync")
+	psync := cmdtable.Is(x.Args[0], "psync")
 	if psync && len(x.Args) != 3 {
-		x.Error(command.WrongArgs("psync"))
+		x.Error(cmdtable.WrongArgs("psync"))
 		return
 	}
 	rc := c.replConf
@@ -154,7 +154,7 @@ func hostOf(a net.Addr) string {
 // tryContinue answers PSYNC replid offset with +CONTINUE when the backlog
 // holds everything from offset on, and attaches r.
 func (m *replMaster) tryContinue(r *replica, id string, offArg []byte) bool {
-	want, ok := command.ParseInt(offArg)
+	want, ok := cmdtable.ParseInt(offArg)
 	if !ok || id != m.id() {
 		return false
 	}
@@ -465,13 +465,13 @@ func rdbShard(dst []byte, db int, sh *keyspace.Shard, now int64, side *hotkvOnly
 
 func init() {
 	const g = "server"
-	f := command.Admin | command.NoScript | command.NoMulti | command.NoAsyncLoading
-	command.Register(
-		&command.Cmd{Name: "sync", Arity: 1, Flags: f, Run: syncCmd, Group: g, Since: "1.0.0",
+	f := cmdtable.Admin | cmdtable.NoScript | cmdtable.NoMulti | cmdtable.NoAsyncLoading
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "sync", Arity: 1, Flags: f, Run: syncCmd, Group: g, Since: "1.0.0",
 			Summary: "An internal command used in replication."},
-		&command.Cmd{Name: "psync", Arity: -3, Flags: f, Run: syncCmd, Group: g, Since: "2.8.0",
+		&cmdtable.Cmd{Name: "psync", Arity: -3, Flags: f, Run: syncCmd, Group: g, Since: "2.8.0",
 			Summary: "An internal command used in replication.", Args: "replicationid offset"},
-		&command.Cmd{Name: "replconf", Arity: -1, Flags: command.Admin | command.NoScript | command.Loading | command.Stale | command.AllowBusy, Run: replconfCmd, Group: g, Since: "3.0.0",
+		&cmdtable.Cmd{Name: "replconf", Arity: -1, Flags: cmdtable.Admin | cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale | cmdtable.AllowBusy, Run: replconfCmd, Group: g, Since: "3.0.0",
 			Summary: "An internal command for configuring the replication stream."},
 	)
 }

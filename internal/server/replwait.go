@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
@@ -77,10 +77,10 @@ func (m *replMaster) checkWaiters() {
 	m.mu.Unlock()
 }
 
-func waitCmd(x *command.Ctx) {
-	n, ok := command.ParseInt(x.Args[1])
+func waitCmd(x *cmdtable.Ctx) {
+	n, ok := cmdtable.ParseInt(x.Args[1])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	timeout, ok := msTimeout(x, x.Args[2])
@@ -153,7 +153,7 @@ func (s *Server) infoReplication(b *strings.Builder) {
 	kv(b, "rdb_keys_skipped", m.skipped.Load()) // HotKV's: keys Redis cannot load from RDB files (in hotkv-snapshot only)
 }
 
-func roleCmd(x *command.Ctx) {
+func roleCmd(x *cmdtable.Ctx) {
 	if cl(x).s.roleReplica(x) {
 		return
 	}

@@ -3,7 +3,7 @@ package server
 import (
 	"strings"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/lazyfree"
 	"github.com/hotkv/hotkv/internal/script"
@@ -23,7 +23,7 @@ func evalKeys(args [][]byte, out []int) []int {
 	if len(args) < 3 {
 		return out
 	}
-	n, ok := command.ParseInt(args[2])
+	n, ok := cmdtable.ParseInt(args[2])
 	if !ok || n < 1 {
 		return out
 	}
@@ -35,8 +35,8 @@ func evalKeys(args [][]byte, out []int) []int {
 
 // evalArgs splits EVAL's (and FCALL's) "numkeys key... arg..." (from
 // args[2]); notInt is the error for a numkeys that is not a number.
-func evalArgs(x *command.Ctx, notInt string) (keys, argv [][]byte, ok bool) {
-	n, ok := command.ParseInt(x.Args[2])
+func evalArgs(x *cmdtable.Ctx, notInt string) (keys, argv [][]byte, ok bool) {
+	n, ok := cmdtable.ParseInt(x.Args[2])
 	switch {
 	case !ok:
 		x.Error(notInt)
@@ -51,10 +51,10 @@ func evalArgs(x *command.Ctx, notInt string) (keys, argv [][]byte, ok bool) {
 	return x.Args[3 : 3+n], x.Args[3+n:], true
 }
 
-func evalCmd(readOnly bool) func(*command.Ctx) {
-	return func(x *command.Ctx) {
+func evalCmd(readOnly bool) func(*cmdtable.Ctx) {
+	return func(x *cmdtable.Ctx) {
 		cl(x).showScriptCall(x)
-		keys, argv, ok := evalArgs(x, command.ErrNotInt)
+		keys, argv, ok := evalArgs(x, cmdtable.ErrNotInt)
 		if !ok {
 			return
 		}
@@ -68,10 +68,10 @@ func evalCmd(readOnly bool) func(*command.Ctx) {
 	}
 }
 
-func evalshaCmd(readOnly bool) func(*command.Ctx) {
-	return func(x *command.Ctx) {
+func evalshaCmd(readOnly bool) func(*cmdtable.Ctx) {
+	return func(x *cmdtable.Ctx) {
 		cl(x).showScriptCall(x)
-		keys, argv, ok := evalArgs(x, command.ErrNotInt)
+		keys, argv, ok := evalArgs(x, cmdtable.ErrNotInt)
 		if !ok {
 			return
 		}
@@ -90,8 +90,8 @@ func evalshaCmd(readOnly bool) func(*command.Ctx) {
 // a shebang, or a function, may write (and is refused while memory is
 // short) unless it says otherwise. declared is false for other commands,
 // scripts without a shebang and unknown functions, which keep cmd's flags.
-func (s *Server) scriptFlags(cmd *command.Cmd, args [][]byte) (f command.Flags, declared bool) {
-	if cmd.Flags&command.SelfLock == 0 || len(args) < 2 { // only the EVAL and FCALL families lock for themselves
+func (s *Server) scriptFlags(cmd *cmdtable.Cmd, args [][]byte) (f cmdtable.Flags, declared bool) {
+	if cmd.Flags&cmdtable.SelfLock == 0 || len(args) < 2 { // only the EVAL and FCALL families lock for themselves
 		return cmd.Flags, false
 	}
 	var m script.Mode
@@ -105,12 +105,12 @@ func (s *Server) scriptFlags(cmd *command.Cmd, args [][]byte) (f command.Flags, 
 	if m&script.Declared == 0 {
 		return cmd.Flags, false
 	}
-	f = cmd.Flags &^ (command.DenyOOM | command.Write)
+	f = cmd.Flags &^ (cmdtable.DenyOOM | cmdtable.Write)
 	if m&(script.NoWrites|script.AllowOOM) == 0 {
-		f |= command.DenyOOM
+		f |= cmdtable.DenyOOM
 	}
 	if m&script.NoWrites == 0 {
-		f |= command.Write
+		f |= cmdtable.Write
 	}
 	return f, true
 }
@@ -203,16 +203,16 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 		refusal = "ERR Unknown Redis command called from script"
 	case !cmd.CheckArity(len(args)):
 		refusal = "ERR Wrong number of args calling Redis command from script"
-	case cmd.Flags&command.NoScript != 0 && !(c.s.denyScriptsOff.Load() && undeniable(cmd)):
+	case cmd.Flags&cmdtable.NoScript != 0 && !(c.s.denyScriptsOff.Load() && undeniable(cmd)):
 		refusal = "ERR This Redis command is not allowed from script"
 	case !c.scriptACL(cmd, args, &refusal):
-	case r.readOnly && (cmd.Flags&command.Write != 0 || mayReplicate[cmd.Name]):
+	case r.readOnly && (cmd.Flags&cmdtable.Write != 0 || mayReplicate[cmd.Name]):
 		refusal = "ERR Write commands are not allowed from read-only scripts."
-	case cmd.Flags&command.Write != 0 && !c.master && c.s.readOnlyReplica():
+	case cmd.Flags&cmdtable.Write != 0 && !c.master && c.s.readOnlyReplica():
 		refusal = errReadOnlyReplica
-	case cmd.Flags&command.Write != 0 && !r.wrote && c.s.repl.tooFew.Load(): // a script without flags, as in Redis
+	case cmd.Flags&cmdtable.Write != 0 && !r.wrote && c.s.repl.tooFew.Load(): // a script without flags, as in Redis
 		refusal = errNoReplicas
-	case !r.wrote && r.oom && cmd.Flags&command.DenyOOM != 0:
+	case !r.wrote && r.oom && cmd.Flags&cmdtable.DenyOOM != 0:
 		refusal = errOOM
 	}
 	if refusal != "" { // counted as Redis counts a refused call: in errorstats and the command's rejected_calls
@@ -234,7 +234,7 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 	c.out.Proto = clientProto
 	r.reply = append(r.reply[:0], c.out.B[mark:]...)
 	c.out.B = c.out.B[:mark]
-	if cmd.Flags&command.Write != 0 && !isErrorReply(r.reply) && !r.wrote {
+	if cmd.Flags&cmdtable.Write != 0 && !isErrorReply(r.reply) && !r.wrote {
 		r.wrote = true
 		c.s.scripts.Wrote()
 	}
@@ -245,7 +245,7 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 // call cmd, a noscript command: only DEBUG and CLIENT, which Redis's test
 // suite calls so. Others (EXEC, SAVE, SCRIPT, FUNCTION, ...) would wait for
 // the gate, the shards or the script engine the running script holds.
-func undeniable(cmd *command.Cmd) bool {
+func undeniable(cmd *cmdtable.Cmd) bool {
 	if cmd.Parent != nil {
 		cmd = cmd.Parent
 	}
@@ -265,7 +265,7 @@ type scriptLocks struct {
 // take locks what cmd needs before it runs: its keys' shards (and the same
 // shards of another database for MOVE and COPY ... DB), its database's, or
 // every database's (INFO counts keys shard by shard, as in EXEC).
-func (l *scriptLocks) take(c *client, cmd *command.Cmd, args [][]byte) {
+func (l *scriptLocks) take(c *client, cmd *cmdtable.Cmd, args [][]byte) {
 	if l.all {
 		return
 	}
@@ -273,12 +273,12 @@ func (l *scriptLocks) take(c *client, cmd *command.Cmd, args [][]byte) {
 		l.bits = make([]uint64, (len(c.s.ks.DBs)*keyspace.ShardCount+63)/64)
 	}
 	switch {
-	case cmd.Flags&command.LockAll != 0 || countsShards(cmd):
+	case cmd.Flags&cmdtable.LockAll != 0 || countsShards(cmd):
 		for _, db := range c.s.ks.DBs {
 			l.whole(c.id, db)
 		}
 		l.all = true
-	case cmd.Flags&command.LockDB != 0:
+	case cmd.Flags&cmdtable.LockDB != 0:
 		l.whole(c.id, c.ctx.DB)
 	default:
 		other := (*keyspace.DB)(nil)
@@ -326,7 +326,7 @@ func (l *scriptLocks) release() {
 
 func isErrorReply(b []byte) bool { return len(b) > 0 && b[0] == '-' }
 
-func scriptLoad(x *command.Ctx) {
+func scriptLoad(x *cmdtable.Ctx) {
 	sc, err := cl(x).s.scripts.Load(x.Args[2])
 	if err != nil {
 		x.Error(err.Error())
@@ -335,7 +335,7 @@ func scriptLoad(x *command.Ctx) {
 	x.W.BulkString(sc.SHA)
 }
 
-func scriptExists(x *command.Ctx) {
+func scriptExists(x *cmdtable.Ctx) {
 	e := cl(x).s.scripts
 	x.W.Array(len(x.Args) - 2)
 	for _, sha := range x.Args[2:] {
@@ -347,8 +347,8 @@ func scriptExists(x *command.Ctx) {
 	}
 }
 
-func scriptFlush(x *command.Ctx) {
-	if len(x.Args) > 3 || len(x.Args) == 3 && !command.Is(x.Args[2], "async") && !command.Is(x.Args[2], "sync") {
+func scriptFlush(x *cmdtable.Ctx) {
+	if len(x.Args) > 3 || len(x.Args) == 3 && !cmdtable.Is(x.Args[2], "async") && !cmdtable.Is(x.Args[2], "sync") {
 		x.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option")
 		return
 	}
@@ -363,11 +363,11 @@ func scriptFlush(x *command.Ctx) {
 // functions), counted as freed lazily when the flush is asynchronous (ASYNC,
 // or no mode with lazyfree-lazy-user-flush) and n is above Redis's
 // threshold, as its freeLuaScriptsAsync and freeFunctionsAsync count them.
-func (s *Server) scriptsFlushed(x *command.Ctx, n, engines, bytes int) {
+func (s *Server) scriptsFlushed(x *cmdtable.Ctx, n, engines, bytes int) {
 	lazy := s.ks.Lazy
 	async := lazy.UserFlush.Load()
 	if len(x.Args) == 3 {
-		async = command.Is(x.Args[2], "async")
+		async = cmdtable.Is(x.Args[2], "async")
 	}
 	var objects int64
 	if async && n > lazyfree.Threshold {
@@ -379,7 +379,7 @@ func (s *Server) scriptsFlushed(x *command.Ctx, n, engines, bytes int) {
 // scriptKill stops a running script that has not written yet. It takes no
 // shard lock, so it runs beside the script (which holds them all); the
 // other clients' commands wait for the script instead of answering BUSY.
-func scriptKill(x *command.Ctx) {
+func scriptKill(x *cmdtable.Ctx) {
 	if msg := cl(x).s.scripts.Kill(false); msg != "" {
 		x.Error(msg)
 		return
@@ -389,29 +389,29 @@ func scriptKill(x *command.Ctx) {
 
 func init() {
 	const g = "scripting"
-	evalFlags := command.NoScript | command.Stale | command.SelfLock | command.NoMandatoryKeys | command.SkipMonitor
-	command.Register(
-		&command.Cmd{Name: "eval", Arity: -3, Flags: evalFlags, Keys: evalKeys, Run: evalCmd(false), Group: g, Since: "2.6.0",
+	evalFlags := cmdtable.NoScript | cmdtable.Stale | cmdtable.SelfLock | cmdtable.NoMandatoryKeys | cmdtable.SkipMonitor
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "eval", Arity: -3, Flags: evalFlags, Keys: evalKeys, Run: evalCmd(false), Group: g, Since: "2.6.0",
 			Summary: "Executes a server-side Lua script.", Args: "script numkeys [key [key ...]] [arg [arg ...]]"},
-		&command.Cmd{Name: "evalsha", Arity: -3, Flags: evalFlags, Keys: evalKeys, Run: evalshaCmd(false), Group: g, Since: "2.6.0",
+		&cmdtable.Cmd{Name: "evalsha", Arity: -3, Flags: evalFlags, Keys: evalKeys, Run: evalshaCmd(false), Group: g, Since: "2.6.0",
 			Summary: "Executes a server-side Lua script by SHA1 digest.", Args: "sha1 numkeys [key [key ...]] [arg [arg ...]]"},
-		&command.Cmd{Name: "eval_ro", Arity: -3, Flags: evalFlags | command.ReadOnly, Keys: evalKeys, Run: evalCmd(true), Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "eval_ro", Arity: -3, Flags: evalFlags | cmdtable.ReadOnly, Keys: evalKeys, Run: evalCmd(true), Group: g, Since: "7.0.0",
 			Summary: "Executes a read-only server-side Lua script.", Args: "script numkeys [key [key ...]] [arg [arg ...]]"},
-		&command.Cmd{Name: "evalsha_ro", Arity: -3, Flags: evalFlags | command.ReadOnly, Keys: evalKeys, Run: evalshaCmd(true), Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "evalsha_ro", Arity: -3, Flags: evalFlags | cmdtable.ReadOnly, Keys: evalKeys, Run: evalshaCmd(true), Group: g, Since: "7.0.0",
 			Summary: "Executes a read-only server-side Lua script by SHA1 digest.", Args: "sha1 numkeys [key [key ...]] [arg [arg ...]]"},
 	)
-	f := command.NoScript
-	command.Register(&command.Cmd{Name: "script", Arity: -2, Group: g, Since: "2.6.0", Summary: "A container for Lua scripts management commands.",
-		Subs: []*command.Cmd{
-			{Name: "script|load", Arity: 3, Flags: f | command.Stale, Run: scriptLoad, Group: g, Since: "2.6.0",
+	f := cmdtable.NoScript
+	cmdtable.Register(&cmdtable.Cmd{Name: "script", Arity: -2, Group: g, Since: "2.6.0", Summary: "A container for Lua scripts management commands.",
+		Subs: []*cmdtable.Cmd{
+			{Name: "script|load", Arity: 3, Flags: f | cmdtable.Stale, Run: scriptLoad, Group: g, Since: "2.6.0",
 				Summary: "Loads a server-side Lua script to the script cache.", Args: "script"},
 			{Name: "script|exists", Arity: -3, Flags: f, Run: scriptExists, Group: g, Since: "2.6.0",
 				Summary: "Determines whether server-side Lua scripts exist in the script cache.", Args: "sha1 [sha1 ...]"},
 			{Name: "script|flush", Arity: -2, Flags: f, Run: scriptFlush, Group: g, Since: "2.6.0",
 				Summary: "Removes all server-side Lua scripts from the script cache.", Args: "[ASYNC | SYNC]"},
-			{Name: "script|kill", Arity: 2, Flags: f | command.AllowBusy, Run: scriptKill, Group: g, Since: "2.6.0",
+			{Name: "script|kill", Arity: 2, Flags: f | cmdtable.AllowBusy, Run: scriptKill, Group: g, Since: "2.6.0",
 				Summary: "Terminates a server-side Lua script during execution."},
-			command.HelpCmd("script", "scripting", "5.0.0", []string{
+			cmdtable.HelpCmd("script", "scripting", "5.0.0", []string{
 				"EXISTS <sha1> [<sha1> ...]", "    Return information about the existence of the scripts in the script cache.",
 				"FLUSH [ASYNC|SYNC]", "    Flush the Lua scripts cache. Very dangerous on replicas.",
 				"    When called without the optional mode argument, the behavior is determined by the",

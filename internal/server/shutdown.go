@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 )
 
@@ -251,29 +251,29 @@ func (s *Server) abortShutdown() bool {
 // the server stops (the client gets no reply) or, its final persistence
 // failed, answers an error and goes on. NOW has nothing to skip: HotKV
 // does not wait for replicas.
-func shutdown(x *command.Ctx) {
+func shutdown(x *cmdtable.Ctx) {
 	c := cl(x)
 	var flags config.ShutdownFlags
 	abort := false
 	for _, a := range x.Args[1:] {
 		switch {
-		case command.Is(a, "nosave"):
+		case cmdtable.Is(a, "nosave"):
 			flags |= config.ShutdownNoSave
-		case command.Is(a, "save"):
+		case cmdtable.Is(a, "save"):
 			flags |= config.ShutdownSave
-		case command.Is(a, "now"):
+		case cmdtable.Is(a, "now"):
 			flags |= config.ShutdownNow
-		case command.Is(a, "force"):
+		case cmdtable.Is(a, "force"):
 			flags |= config.ShutdownForce
-		case command.Is(a, "abort"):
+		case cmdtable.Is(a, "abort"):
 			abort = true
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
 	if abort && flags != 0 || flags&config.ShutdownSave != 0 && flags&config.ShutdownNoSave != 0 {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	if abort {

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/tick"
 )
@@ -69,7 +69,7 @@ const (
 
 // recordSlow logs cmd, which ran d ticks, if that is past the threshold,
 // and feeds the latency monitor.
-func (c *client) recordSlow(cmd *command.Cmd, args [][]byte, d int64) {
+func (c *client) recordSlow(cmd *cmdtable.Cmd, args [][]byte, d int64) {
 	l := &c.s.slow
 	us := tick.Nanos(d) / 1000
 	if cmd.Name == "exec" { // its commands are counted one by one
@@ -114,7 +114,7 @@ func (c *client) recordSlow(cmd *command.Cmd, args [][]byte, d int64) {
 // requirepass, masterauth, masteruser or a TLS key password (config.Sensitive),
 // the user names and rules (passwords among them) of ACL SETUSER, DELUSER
 // and GETUSER.
-func isCredential(cmd *command.Cmd, args [][]byte, i int) bool {
+func isCredential(cmd *cmdtable.Cmd, args [][]byte, i int) bool {
 	switch cmd.Name {
 	case "migrate":
 		return migrateCredential(args, i)
@@ -122,7 +122,7 @@ func isCredential(cmd *command.Cmd, args [][]byte, i int) bool {
 		return i >= 1
 	case "hello":
 		for j := 2; j < len(args); j++ {
-			if command.Is(args[j], "auth") {
+			if cmdtable.Is(args[j], "auth") {
 				return i == j+1 || i == j+2
 			}
 		}
@@ -136,10 +136,10 @@ func isCredential(cmd *command.Cmd, args [][]byte, i int) bool {
 	return false
 }
 
-func slowlogGet(x *command.Ctx) {
+func slowlogGet(x *cmdtable.Ctx) {
 	count := int64(10)
 	if len(x.Args) == 3 {
-		n, ok := command.ParseInt(x.Args[2])
+		n, ok := cmdtable.ParseInt(x.Args[2])
 		if !ok || n < -1 {
 			x.Error("ERR count should be greater than or equal to -1")
 			return
@@ -171,20 +171,20 @@ func slowlogGet(x *command.Ctx) {
 
 func init() {
 	const g = "server"
-	f := command.Admin | command.Loading | command.Stale
-	command.Register(&command.Cmd{Name: "slowlog", Arity: -2, Group: g, Since: "2.2.12", Summary: "A container for slow log commands.",
-		Subs: []*command.Cmd{
+	f := cmdtable.Admin | cmdtable.Loading | cmdtable.Stale
+	cmdtable.Register(&cmdtable.Cmd{Name: "slowlog", Arity: -2, Group: g, Since: "2.2.12", Summary: "A container for slow log commands.",
+		Subs: []*cmdtable.Cmd{
 			{Name: "slowlog|get", Arity: -2, Flags: f, Run: slowlogGet, Group: g, Since: "2.2.12",
 				Summary: "Returns the slow log's entries.", Args: "[count]"},
 			{Name: "slowlog|len", Arity: 2, Flags: f, Group: g, Since: "2.2.12", Summary: "Returns the number of entries in the slow log.",
-				Run: func(x *command.Ctx) {
+				Run: func(x *cmdtable.Ctx) {
 					l := &cl(x).s.slow
 					l.mu.Lock()
 					defer l.mu.Unlock()
 					x.W.Int(int64(len(l.entries)))
 				}},
 			{Name: "slowlog|reset", Arity: 2, Flags: f, Group: g, Since: "2.2.12", Summary: "Clears all entries from the slow log.",
-				Run: func(x *command.Ctx) {
+				Run: func(x *cmdtable.Ctx) {
 					l := &cl(x).s.slow
 					l.mu.Lock()
 					l.entries = nil

@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/persist"
 	"github.com/hotkv/hotkv/internal/rdb"
@@ -96,13 +96,13 @@ func encodeShard(dst []byte, db int, sh *keyspace.Shard, now int64) ([]byte, int
 
 // captureFor captures, before cmd runs, every shard it may modify. Its
 // locks are held (by call, EXEC or a waiter's holder).
-func (c *client) captureFor(j *snapJob, cmd *command.Cmd, args [][]byte) {
+func (c *client) captureFor(j *snapJob, cmd *cmdtable.Cmd, args [][]byte) {
 	switch {
-	case cmd.Flags&command.LockAll != 0:
+	case cmd.Flags&cmdtable.LockAll != 0:
 		for d, db := range c.s.ks.DBs {
 			captureDB(j, d, db)
 		}
-	case cmd.Flags&command.LockDB != 0:
+	case cmd.Flags&cmdtable.LockDB != 0:
 		captureDB(j, c.ctx.DBID, c.ctx.DB)
 	default:
 		other := -1
@@ -643,7 +643,7 @@ func (s *Server) checkSavePoints(now time.Time) {
 	}
 }
 
-func saveCmd(x *command.Ctx) {
+func saveCmd(x *cmdtable.Ctx) {
 	if err := cl(x).s.save(false); err != nil {
 		if err == errSaveInProgress {
 			x.Error(err.Error())
@@ -655,11 +655,11 @@ func saveCmd(x *command.Ctx) {
 	x.W.OK()
 }
 
-func bgsaveCmd(x *command.Ctx) {
+func bgsaveCmd(x *cmdtable.Ctx) {
 	s := cl(x).s
-	schedule := len(x.Args) == 2 && command.Is(x.Args[1], "schedule")
+	schedule := len(x.Args) == 2 && cmdtable.Is(x.Args[1], "schedule")
 	if len(x.Args) == 2 && !schedule {
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	if !s.persist.running.CompareAndSwap(false, true) {
@@ -687,11 +687,11 @@ func bgsaveCmd(x *command.Ctx) {
 
 func init() {
 	const g = "server"
-	f := command.Admin | command.NoScript
-	command.Register(
-		&command.Cmd{Name: "save", Arity: 1, Flags: f | command.NoMulti | command.NoAsyncLoading, Run: saveCmd, Group: g, Since: "1.0.0",
+	f := cmdtable.Admin | cmdtable.NoScript
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "save", Arity: 1, Flags: f | cmdtable.NoMulti | cmdtable.NoAsyncLoading, Run: saveCmd, Group: g, Since: "1.0.0",
 			Summary: "Synchronously saves the database(s) to disk."},
-		&command.Cmd{Name: "bgsave", Arity: -1, Flags: f | command.NoAsyncLoading, Run: bgsaveCmd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "bgsave", Arity: -1, Flags: f | cmdtable.NoAsyncLoading, Run: bgsaveCmd, Group: g, Since: "1.0.0",
 			Summary: "Asynchronously saves the database(s) to disk.", Args: "[SCHEDULE]"},
 	)
 }

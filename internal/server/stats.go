@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/rdb"
 )
 
@@ -48,7 +48,7 @@ type serverStats struct {
 
 func (st *serverStats) init() {
 	if st.calls == nil {
-		n := command.Count()
+		n := cmdtable.Count()
 		st.calls, st.nanos = make([]uint64, n), make([]uint64, n)
 		st.rejects, st.fails = make([]uint64, n), make([]uint64, n)
 		st.errs = map[string]uint64{}
@@ -66,7 +66,7 @@ func (st *serverStats) countError(msg string) {
 	st.mu.Unlock()
 }
 
-func (st *serverStats) rejected(cmd *command.Cmd) {
+func (st *serverStats) rejected(cmd *cmdtable.Cmd) {
 	st.mu.Lock()
 	st.init()
 	st.rejects[cmd.ID]++
@@ -75,7 +75,7 @@ func (st *serverStats) rejected(cmd *command.Cmd) {
 
 // failed counts a failed call of cmd and its error reply, unless reply is
 // nil (an error counted already).
-func (st *serverStats) failed(cmd *command.Cmd, reply []byte) {
+func (st *serverStats) failed(cmd *cmdtable.Cmd, reply []byte) {
 	end := 0
 	for end < len(reply) && reply[end] != ' ' && reply[end] != '\r' {
 		end++

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
 )
@@ -398,8 +398,8 @@ func (s *Server) pushTo(c *client, b []byte) {
 // everything; a read-only command registers its keys if c tracks them (not
 // in BCAST mode, and in OPTIN/OPTOUT mode as CLIENT CACHING said). EVAL_RO
 // and FCALL_RO register the keys their scripts read instead.
-func (c *client) trackAfter(cmd *command.Cmd, args [][]byte, mark int) {
-	if cmd.Flags&command.ReadOnly == 0 {
+func (c *client) trackAfter(cmd *cmdtable.Cmd, args [][]byte, mark int) {
+	if cmd.Flags&cmdtable.ReadOnly == 0 {
 		if (cmd.Name == "flushdb" || cmd.Name == "flushall") && (len(c.out.B) == mark || c.out.B[mark] != '-') {
 			c.s.track.flushed(c, mark)
 		}
@@ -480,22 +480,22 @@ func (c *client) setTracking(m *trackMode) {
 
 // clientTracking is CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST] [PREFIX p
 // ...] [OPTIN] [OPTOUT] [NOLOOP], with Redis's checks in Redis's order.
-func clientTracking(x *command.Ctx) {
+func clientTracking(x *cmdtable.Ctx) {
 	c := cl(x)
 	m := &trackMode{}
 	var prefixes []string
 	for j := 3; j < len(x.Args); j++ {
 		a, more := x.Args[j], j+1 < len(x.Args)
 		switch {
-		case command.Is(a, "redirect") && more:
+		case cmdtable.Is(a, "redirect") && more:
 			j++
 			if m.redirect != 0 {
 				x.Error("ERR A client can only redirect to a single other client")
 				return
 			}
-			id, ok := command.ParseInt(x.Args[j])
+			id, ok := cmdtable.ParseInt(x.Args[j])
 			if !ok {
-				x.Error(command.ErrNotInt)
+				x.Error(cmdtable.ErrNotInt)
 				return
 			}
 			if c.s.clientByID(id) == nil {
@@ -503,31 +503,31 @@ func clientTracking(x *command.Ctx) {
 				return
 			}
 			m.redirect = id
-		case command.Is(a, "bcast"):
+		case cmdtable.Is(a, "bcast"):
 			m.bcast = true
-		case command.Is(a, "optin"):
+		case cmdtable.Is(a, "optin"):
 			m.optin = true
-		case command.Is(a, "optout"):
+		case cmdtable.Is(a, "optout"):
 			m.optout = true
-		case command.Is(a, "noloop"):
+		case cmdtable.Is(a, "noloop"):
 			m.noloop = true
-		case command.Is(a, "prefix") && more:
+		case cmdtable.Is(a, "prefix") && more:
 			j++
 			prefixes = append(prefixes, string(x.Args[j]))
 		default:
-			x.Error(command.ErrSyntax)
+			x.Error(cmdtable.ErrSyntax)
 			return
 		}
 	}
 	switch {
-	case command.Is(x.Args[2], "off"):
+	case cmdtable.Is(x.Args[2], "off"):
 		if c.trackMode.Load() != nil {
 			c.setTracking(nil)
 		}
 		x.W.OK()
 		return
-	case !command.Is(x.Args[2], "on"):
-		x.Error(command.ErrSyntax)
+	case !cmdtable.Is(x.Args[2], "on"):
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	old := c.trackMode.Load()
@@ -595,7 +595,7 @@ func prefixCollision(have, add []string) string {
 
 // clientCaching is CLIENT CACHING YES|NO: whether the next command's keys
 // are tracked, in OPTIN or OPTOUT mode.
-func clientCaching(x *command.Ctx) {
+func clientCaching(x *cmdtable.Ctx) {
 	c := cl(x)
 	m := c.trackMode.Load()
 	if m == nil {
@@ -603,18 +603,18 @@ func clientCaching(x *command.Ctx) {
 		return
 	}
 	switch {
-	case command.Is(x.Args[2], "yes"):
+	case cmdtable.Is(x.Args[2], "yes"):
 		if !m.optin {
 			x.Error("ERR CLIENT CACHING YES is only valid when tracking is enabled in OPTIN mode.")
 			return
 		}
-	case command.Is(x.Args[2], "no"):
+	case cmdtable.Is(x.Args[2], "no"):
 		if !m.optout {
 			x.Error("ERR CLIENT CACHING NO is only valid when tracking is enabled in OPTOUT mode.")
 			return
 		}
 	default:
-		x.Error(command.ErrSyntax)
+		x.Error(cmdtable.ErrSyntax)
 		return
 	}
 	c.modes |= caching
@@ -622,7 +622,7 @@ func clientCaching(x *command.Ctx) {
 }
 
 // clientTrackingInfo is CLIENT TRACKINGINFO.
-func clientTrackingInfo(x *command.Ctx) {
+func clientTrackingInfo(x *cmdtable.Ctx) {
 	c := cl(x)
 	m := c.trackMode.Load()
 	x.W.Map(3)

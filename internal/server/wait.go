@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
@@ -13,8 +13,8 @@ import (
 
 // msTimeout parses WAIT's millisecond timeout as getTimeoutFromObjectOrReply
 // does; 0 is "no timeout".
-func msTimeout(x *command.Ctx, arg []byte) (time.Duration, bool) {
-	ms, ok := command.ParseInt(arg)
+func msTimeout(x *cmdtable.Ctx, arg []byte) (time.Duration, bool) {
+	ms, ok := cmdtable.ParseInt(arg)
 	switch {
 	case !ok:
 		x.Error("ERR timeout is not an integer or out of range")
@@ -28,17 +28,17 @@ func msTimeout(x *command.Ctx, arg []byte) (time.Duration, bool) {
 	return 0, false
 }
 
-func waitAOFCmd(x *command.Ctx) {
-	local, ok := command.ParseInt(x.Args[1])
+func waitAOFCmd(x *cmdtable.Ctx) {
+	local, ok := cmdtable.ParseInt(x.Args[1])
 	if !ok {
-		x.Error(command.ErrNotInt)
+		x.Error(cmdtable.ErrNotInt)
 		return
 	}
 	if local < 0 || local > 1 {
 		x.Error("ERR value is out of range, value must between 0 and 1") // sic
 		return
 	}
-	replicas, ok := command.ParseInt(x.Args[2])
+	replicas, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok || replicas < 0 { // getPositiveLongFromObjectOrReply: one message for both
 		x.Error("ERR value is out of range, must be positive")
 		return
@@ -111,13 +111,13 @@ func (c *client) blockUntil(timeout time.Duration, reply func(*resp.Writer)) {
 
 func init() {
 	const g = "generic"
-	f := command.Blocking
+	f := cmdtable.Blocking
 	acl := []string{"connection"}
-	command.Register(
-		&command.Cmd{Name: "wait", Arity: 3, Flags: f, Run: waitCmd, Group: g, Since: "3.0.0", ACL: acl,
+	cmdtable.Register(
+		&cmdtable.Cmd{Name: "wait", Arity: 3, Flags: f, Run: waitCmd, Group: g, Since: "3.0.0", ACL: acl,
 			Summary: "Blocks until the asynchronous replication of all preceding write commands sent by the connection is completed.",
 			Args:    "numreplicas timeout"},
-		&command.Cmd{Name: "waitaof", Arity: 4, Flags: f, Run: waitAOFCmd, Group: g, Since: "7.2.0", ACL: acl,
+		&cmdtable.Cmd{Name: "waitaof", Arity: 4, Flags: f, Run: waitAOFCmd, Group: g, Since: "7.2.0", ACL: acl,
 			Summary: "Blocks until all of the preceding write commands sent by the connection are written to the append-only file of the master and/or replicas.",
 			Args:    "numlocal numreplicas timeout"},
 	)

@@ -1,17 +1,17 @@
-package command_test
+package cmdtable_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/hotkv/hotkv/internal/command"
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	_ "github.com/hotkv/hotkv/internal/commands" // a real table to look up
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
 func TestShardUsesTheDispatchersHashOnlyForThatArgument(t *testing.T) {
 	ks := keyspace.New(2)
-	x := &command.Ctx{KS: ks, DB: ks.DBs[0]}
+	x := &cmdtable.Ctx{KS: ks, DB: ks.DBs[0]}
 	buf := []byte("key:1 key:1")
 	key, same, prefix := buf[:5], buf[6:], buf[:4]
 	marker := ks.DBs[1].Shard(0) // a shard key does not live in: only the cache can return it
@@ -36,18 +36,18 @@ func TestShardUsesTheDispatchersHashOnlyForThatArgument(t *testing.T) {
 }
 
 func TestLookupIgnoresCaseAndFindsEveryCommand(t *testing.T) {
-	if len(command.All()) < 3 {
+	if len(cmdtable.All()) < 3 {
 		t.Fatal("no command table to test")
 	}
-	for _, c := range command.All() {
+	for _, c := range cmdtable.All() {
 		for _, name := range []string{c.Name, strings.ToUpper(c.Name)} {
-			if got := command.Lookup([]byte(name)); got != c {
+			if got := cmdtable.Lookup([]byte(name)); got != c {
 				t.Errorf("Lookup(%q) = %v", name, got)
 			}
 		}
 	}
 	for _, name := range []string{"", "nosuchcommand", "GE", "gett", strings.Repeat("x", 100)} {
-		if got := command.Lookup([]byte(name)); got != nil {
+		if got := cmdtable.Lookup([]byte(name)); got != nil {
 			t.Errorf("Lookup(%q) = %v, want nil", name, got.Name)
 		}
 	}

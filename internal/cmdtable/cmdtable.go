@@ -2,7 +2,7 @@
 // key positions and handler, and the context a handler runs in. Handlers are
 // registered by the packages that implement them (internal/commands for data
 // commands, internal/server for connection and server commands).
-package command
+package cmdtable
 
 import (
 	"sort"
