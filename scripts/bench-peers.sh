@@ -12,7 +12,7 @@
 #   SETTINGS   settings to run               [pinned free]
 #   PIPELINES  pipeline depths               [1 16]
 #   COMMANDS   commands, lower case          [set get mget setnx append incr lpush rpush sadd hset mset ping]
-#              also: lrange_100 lpop rpop spop zadd eval xadd (lrange_100 reads the list
+#              also: echo exists type lrange_100 lpop rpop spop zadd eval xadd (lrange_100 reads the list
 #              lpush/rpush leave; lpop, rpop and spop fill their own; the order
 #              given is the order run)
 #   RUNS       runs per point, median taken  [3]
@@ -135,6 +135,9 @@ declare -A CMD=(
 	[hset]="HSET myhash element:__rand_int__ $VAL"
 	[mset]="MSET $K $VAL $K $VAL $K $VAL $K $VAL $K $VAL $K $VAL $K $VAL $K $VAL $K $VAL $K $VAL"
 	[ping]="PING"
+	[echo]="ECHO $VAL"
+	[exists]="EXISTS $K"
+	[type]="TYPE $K"
 	[lpop]="LPOP mylist"
 	[rpop]="RPOP mylist"
 	[lrange_100]="LRANGE mylist 0 99"
@@ -147,7 +150,7 @@ declare -A CMD=(
 # so that each server's runs see the same sizes.
 declare -A FLUSH_FIRST=([append]=1 [lpush]=1 [rpush]=1 [xadd]=1)
 # Commands that read the keys SET writes.
-declare -A NEEDS_KEYS=([get]=1 [mget]=1)
+declare -A NEEDS_KEYS=([get]=1 [mget]=1 [exists]=1 [type]=1)
 # Commands that consume their key start every run from a list or set holding
 # more elements than the run pops, so that every run, on every server, pops
 # real elements instead of ending on an empty key that answers nil cheaply.
