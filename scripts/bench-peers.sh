@@ -26,6 +26,8 @@
 #   PEERS_DIR  where the peers live or get installed [~/.hotkv-peers]
 #   INSTALLER  the peer installer            [../shared/peers/install.sh, searched upwards]
 #   HOTKV_BIN  use this hotkv binary instead of building one
+#   HOTKV_BASE_BIN  a second hotkv binary (say, main before a change), run as
+#              server "hotkv-base" when SERVERS names it, interleaved like the others
 #   QUICK=1    RUNS=1 SECS=0.7 COMMANDS="set get ping" unless set explicitly
 #   TLS=1      every server serves TLS only (tls-port, a throwaway CA made with
 #              openssl, no client certificates) and the load goes through TLS
@@ -164,9 +166,11 @@ start_server() { # name setting port
 	local name=$1 setting=$2 port=$3 pin=() env=()
 	[[ $setting == pinned ]] && pin=(taskset -c 0)
 	case $name in
-	hotkv)
+	hotkv | hotkv-base)
+		local bin=$HOTKV
+		[[ $name == hotkv-base ]] && bin=${HOTKV_BASE_BIN:?HOTKV_BASE_BIN names the hotkv-base binary}
 		[[ $setting == pinned ]] && env=(GOMAXPROCS=1)
-		env "${env[@]}" "${pin[@]}" "$HOTKV" $(listen_args "$port") "${SRV_TLS[@]}" --loglevel warning >"$WORK/$name.log" 2>&1 &
+		env "${env[@]}" "${pin[@]}" "$bin" $(listen_args "$port") "${SRV_TLS[@]}" --loglevel warning >"$WORK/$name.log" 2>&1 &
 		;;
 	redis)
 		"${pin[@]}" "$BIN/redis8-server" $(listen_args "$port") "${SRV_TLS[@]}" --bind 127.0.0.1 --save '' --appendonly no \
