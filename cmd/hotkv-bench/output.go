@@ -18,17 +18,21 @@ type outputFlags struct {
 	out    string
 	charts string
 	notes  listFlag
+	commit string
+	label  string
 }
 
 func (o *outputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.out, "out", "", "write PREFIX.json, PREFIX.md and charts PREFIX-*.png/.svg")
 	fs.StringVar(&o.charts, "charts", "", "put the charts in this directory instead (linked relative to the Markdown)")
 	fs.Var(&o.notes, "note", "a line for the report, e.g. \"server pinned to core 0 with taskset\" (repeatable)")
+	fs.StringVar(&o.commit, "commit", "", "the HotKV commit measured, for the summary page")
+	fs.StringVar(&o.label, "label", "", "what the run compares, e.g. \"pinned\", for the summary page")
 }
 
 func newReport(o *outputFlags) *report.Report {
 	return &report.Report{Tool: "hotkv-bench", Created: time.Now().UTC(), CommandLine: commandLine(),
-		Machine: sysinfo.Describe(), Notes: o.notes}
+		Machine: sysinfo.Describe(), Notes: o.notes, Commit: o.commit, Label: o.label}
 }
 
 // emit writes the JSON, the charts and the Markdown (also to stdout).
@@ -105,6 +109,12 @@ func runReport(args []string) error {
 		return err
 	}
 	r.Notes = append(r.Notes, o.notes...)
+	if o.commit != "" {
+		r.Commit = o.commit
+	}
+	if o.label != "" {
+		r.Label = o.label
+	}
 	return emit(r, &o)
 }
 

@@ -24,6 +24,15 @@ type Report struct {
 	Notes       []string        `json:"notes,omitempty"`
 	KV          *KV             `json:"kv,omitempty"`
 	Vector      *Vector         `json:"vector,omitempty"`
+
+	// Commit is the HotKV commit measured and Label what the run compares
+	// (e.g. "pinned"): both head its table on the summary page.
+	Commit string `json:"commit,omitempty"`
+	Label  string `json:"label,omitempty"`
+	// Source is set only on figures converted from another tool's report
+	// (scripts/bench-peers.sh's Markdown): that report's path from the
+	// repository root.
+	Source string `json:"source,omitempty"`
 }
 
 // KV is a key-value throughput run.
