@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-peers.sh: HotKV side by side with Redis 8.0.2 and Valkey 8.1.1, measured
-# with valkey-benchmark as docs/benchmarks.md describes (median of RUNS runs,
+# with valkey-benchmark as docs/bench/history-2026-12-01.md describes (median of RUNS runs,
 # ops/s, server CPU microseconds per operation, load-generator CPU).
 #
 # Settings:

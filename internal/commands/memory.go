@@ -17,7 +17,7 @@ import (
 // Redis estimates them: exact for a string, and for a collection its length
 // times the average size of up to count elements (default 5, 0 for all)
 // plus each representation's per-element overhead. The overheads are
-// HotKV's own, measured for 1M-element collections (docs/benchmarks.md,
+// HotKV's own, measured for 1M-element collections (docs/bench/history-2026-12-01.md,
 // "Memory per element"): what an element costs beyond its bytes.
 const (
 	slotBytes        = 16 // the key's slot in its shard's table

@@ -255,7 +255,7 @@ func TestExpirerSkipsQuietDatabases(t *testing.T) {
 
 // TestEntrySize: an entry is 56 bytes, so that a 16-byte key and a small
 // value stored with it take an 80-byte allocation (the 10M-key figures in
-// docs/benchmarks.md count on it).
+// docs/bench/history-2026-12-01.md count on it).
 func TestEntrySize(t *testing.T) {
 	if n := unsafe.Sizeof(Entry{}); n != 56 {
 		t.Fatalf("Entry is %d bytes", n)

@@ -48,7 +48,7 @@ import (
 // heap, garbage and fragmentation included, grows past that. What lies
 // between is room for garbage: the closer the live heap comes to the
 // runtime's limit, the more often the collector must run. Measured at
-// 64 MB under allkeys-lru (docs/benchmarks.md): with the runtime's limit at
+// 64 MB under allkeys-lru (docs/bench/history-2026-12-01.md): with the runtime's limit at
 // maxmemory itself, collections ran back to back (goal = live heap) and SETs
 // cost 9-13 µs of CPU each; at 1.25 x maxmemory, 3.3 µs, as in Redis, with
 // the process's resident memory equal to Redis's at the same maxmemory.
