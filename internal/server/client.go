@@ -34,7 +34,7 @@ const (
 type mode uint8
 
 const (
-	tracking mode = 1 << iota // CLIENT TRACKING is on (trackMode is set)
+	tracking mode = 1 << iota // CLIENT TRACKING is on (track has a mode)
 	caching                   // CLIENT CACHING applies to the next command (or transaction)
 	replyOff                  // CLIENT REPLY OFF
 	skipNext                  // CLIENT REPLY SKIP: the next command's reply is dropped
@@ -90,7 +90,7 @@ type client struct {
 	watched    []watchedKey
 	// pubsub: its queue once it has subscribed, monitors or tracks keys.
 	pubsub  pubsub.Endpoint
-	holding bool // pubsub.hold is set (holdPushes, an EXEC that subscribed, a served waiter)
+	holding bool // its Subscriber holds pushes (holdPushes, an EXEC that subscribed, a served waiter)
 	modes   mode // the connection modes below; zero on the hot path
 	// monitoring: MONITOR streams commands to it (monitor.go); read by
 	// the goroutines feeding it.
