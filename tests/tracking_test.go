@@ -736,7 +736,7 @@ func TestTrackingOffEndsQueue(t *testing.T) {
 	hot := start(t)
 	writers := func() int {
 		buf := make([]byte, 1<<20)
-		return strings.Count(string(buf[:runtime.Stack(buf, true)]), "(*subscriber).writer")
+		return strings.Count(string(buf[:runtime.Stack(buf, true)]), "pubsub.(*Subscriber).writer")
 	}
 	n := writers()
 	a := hot.raw(t)

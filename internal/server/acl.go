@@ -210,7 +210,7 @@ func (s *Server) dropForbiddenSubscribers(by *client, u *acl.User) {
 		if o.user.Load() != u {
 			continue
 		}
-		if !s.hub.allowedFor(o, p) {
+		if !s.hub.AllowedFor(&o.pubsub, p) {
 			o.kill(by)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/pubsub"
 	"github.com/hotkv/hotkv/internal/resp"
 	"github.com/hotkv/hotkv/internal/tick"
 )
@@ -255,7 +256,7 @@ func (s *Server) runWaiter(b *blocked) {
 	// (NOLOOP), and, as after any command of a tracking client, the
 	// invalidations it or later writes send that client wait for its reply.
 	// Only tracking needs to know, so a queue's pops pay nothing otherwise.
-	if s.track.active.Load() {
+	if s.track.Active() {
 		prev := make([]int64, len(b.shards))
 		for j, i := range b.shards {
 			prev[j] = b.db.Shard(i).ActFor(b.c.id)
@@ -266,16 +267,12 @@ func (s *Server) runWaiter(b *blocked) {
 			}
 		}()
 	}
-	var p *subscriber
-	if b.c.trackMode.Load() != nil {
-		s.hub.mu.RLock()
-		p = b.c.pubsub
-		s.hub.mu.RUnlock()
+	var p *pubsub.Subscriber
+	if b.c.track.Mode() != nil {
+		p = s.hub.Load(&b.c.pubsub)
 	}
 	if p != nil {
-		p.mu.Lock()
-		p.hold = true
-		p.mu.Unlock()
+		p.Hold()
 	}
 
 	now := time.Now().UnixMilli()
@@ -299,7 +296,7 @@ func (s *Server) runWaiter(b *blocked) {
 		b.ran += tick.Now() - start
 		if b.track {
 			for _, i := range b.cmd.KeyPositions(b.args, nil) {
-				s.track.remember(b.c, b.args[i])
+				s.track.Remember(b.c.id, b.args[i])
 			}
 		}
 		b.c.hits.Add(x.Hits)
@@ -324,7 +321,7 @@ func (s *Server) runWaiter(b *blocked) {
 	}
 	if again {
 		if p != nil {
-			p.release(nil)
+			p.Release(nil)
 		}
 		b.waiter.Rearm()
 		b.mu.Lock()

@@ -14,6 +14,7 @@ import (
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
+	"github.com/hotkv/hotkv/internal/pubsub"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
@@ -33,7 +34,7 @@ const (
 type mode uint8
 
 const (
-	tracking mode = 1 << iota // CLIENT TRACKING is on (trackMode is set)
+	tracking mode = 1 << iota // CLIENT TRACKING is on (track has a mode)
 	caching                   // CLIENT CACHING applies to the next command (or transaction)
 	replyOff                  // CLIENT REPLY OFF
 	skipNext                  // CLIENT REPLY SKIP: the next command's reply is dropped
@@ -87,9 +88,10 @@ type client struct {
 	errCounted bool
 	watch      keyspace.Watch
 	watched    []watchedKey
-	pubsub     *subscriber // non-nil once the client has subscribed, monitors or tracks keys
-	holding    bool        // pubsub.hold is set (holdPushes, an EXEC that subscribed, a served waiter)
-	modes      mode        // the connection modes below; zero on the hot path
+	// pubsub: its queue once it has subscribed, monitors or tracks keys.
+	pubsub  pubsub.Endpoint
+	holding bool // its Subscriber holds pushes (holdPushes, an EXEC that subscribed, a served waiter)
+	modes   mode // the connection modes below; zero on the hot path
 	// monitoring: MONITOR streams commands to it (monitor.go); read by
 	// the goroutines feeding it.
 	monitoring atomic.Bool
@@ -117,15 +119,13 @@ type client struct {
 	memGen uint64
 
 	// Shared with other goroutines (CLIENT LIST, INFO, CLIENT KILL).
-	waiting   atomic.Pointer[blocked] // the blocking command waiting, if any (CLIENT UNBLOCK)
-	trackMode atomic.Pointer[trackMode]
-	// brokenRedir: the client it redirects invalidations to has gone.
-	brokenRedir atomic.Bool
-	nsub        [3]atomic.Int32 // subscriptions per kind (channel, pattern, shard)
-	queued      atomic.Int32    // commands queued in MULTI, -1 outside
-	watchCount  atomic.Int32
-	noEvict     atomic.Bool
-	noTouch     atomic.Bool
+	waiting atomic.Pointer[blocked] // the blocking command waiting, if any (CLIENT UNBLOCK)
+	// track: CLIENT TRACKING's mode, read by the writers of invalidations.
+	track      pubsub.Tracking
+	queued     atomic.Int32 // commands queued in MULTI, -1 outside
+	watchCount atomic.Int32
+	noEvict    atomic.Bool
+	noTouch    atomic.Bool
 	// Buffer figures for other goroutines (clientbufs.go): pending<<32 |
 	// read buffer size, reply buffer capacity; bufsSeen is the last stored.
 	bufs        atomic.Uint64
@@ -402,7 +402,7 @@ func (c *client) process() {
 			// monitoring) wait for the batch's replies: as in Redis, a
 			// command's reply comes before the messages it sends its own
 			// client (PUBLISH to itself, in EXEC or a script too).
-			if c.pubsub != nil && !c.holding {
+			if c.pubsub.Subscriber() != nil && !c.holding {
 				c.holdPushes()
 			}
 			c.trimTracking()
@@ -494,8 +494,8 @@ func (c *client) flush() bool {
 		c.resetOut()
 		return true
 	}
-	if c.s.track.npend.Load() != 0 {
-		c.s.track.sendBroadcast(c)
+	if c.s.track.Pending() {
+		c.s.track.SendBroadcast(c.id)
 	}
 	if len(c.out.B) != 0 && c.aofEnd != 0 {
 		if a := c.s.aof.Load(); a != nil { // off: what it waits for was written then
@@ -508,19 +508,19 @@ func (c *client) flush() bool {
 	if c.holding && !c.releaseHeld() {
 		return false
 	}
-	if c.pubsub != nil && !c.subscribed() && !c.monitoring.Load() && c.modes&tracking == 0 {
+	if c.pubsub.Subscriber() != nil && !c.subscribed() && !c.monitoring.Load() && c.modes&tracking == 0 {
 		c.leavePubSub()
 	}
-	if c.pubsub != nil {
+	if p := c.pubsub.Subscriber(); p != nil {
 		if len(c.out.B) > 0 {
-			ok := c.pubsub.enqueue(c.out.B)
+			ok := p.Enqueue(c.out.B)
 			c.resetOut()
 			if !ok {
 				return false
 			}
 		}
 		if !c.subscribed() && !c.monitoring.Load() {
-			c.pubsub.waitRoom()
+			p.WaitRoom()
 		}
 		return true
 	}
@@ -578,9 +578,9 @@ func (c *client) cleanup() {
 	if c.modes&tracking != 0 {
 		c.setTracking(nil)
 	}
-	if c.pubsub != nil {
-		c.s.hub.unsubscribeAll(c)
-		c.pubsub.stop()
+	if p := c.pubsub.Subscriber(); p != nil {
+		c.s.hub.UnsubscribeAll(&c.pubsub)
+		p.Stop()
 	}
 	c.unwatchAll()
 	c.replicaGone()
@@ -590,7 +590,7 @@ func (c *client) cleanup() {
 // subscribed reports whether the client has any subscription (Redis's
 // CLIENT_PUBSUB flag). Safe from any goroutine.
 func (c *client) subscribed() bool {
-	return c.nsub[kindChannel].Load()+c.nsub[kindPattern].Load()+c.nsub[kindShard].Load() > 0
+	return c.pubsub.Subscribed()
 }
 
 func (c *client) setProto(p int) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hotkv/hotkv/internal/acl"
 	"github.com/hotkv/hotkv/internal/cmdtable"
+	"github.com/hotkv/hotkv/internal/pubsub"
 )
 
 // CLIENT and its subcommands.
@@ -30,7 +31,7 @@ func (c *client) describe() string {
 	name, lib, ver := c.name, c.libName, c.libVer
 	c.infoMu.Unlock()
 	now := time.Now()
-	sub, psub, ssub := c.nsub[kindChannel].Load(), c.nsub[kindPattern].Load(), c.nsub[kindShard].Load()
+	sub, psub, ssub := c.pubsub.Count(pubsub.Channel), c.pubsub.Count(pubsub.Pattern), c.pubsub.Count(pubsub.Shard)
 	queued := c.queued.Load()
 	var flags []byte // in Redis's order
 	if c.monitoring.Load() {

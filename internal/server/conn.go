@@ -48,9 +48,7 @@ func reset(x *cmdtable.Ctx) {
 	c := cl(x)
 	c.endMulti()
 	c.stopMonitoring()
-	if c.pubsub != nil {
-		c.s.hub.unsubscribeAll(c)
-	}
+	c.s.hub.UnsubscribeAll(&c.pubsub)
 	c.selectDB(0)
 	c.setProto(2)
 	c.user.Store(c.s.defaultUser)

@@ -775,8 +775,8 @@ func (s *Server) replaceData(c *client, staging *keyspace.Keyspace, mark int, dr
 		staging.DBs[d].Flush()
 	}
 	s.ks.Lazy.Drop(0, old)
-	if s.track.inUse() {
-		s.track.flushed(c, mark)
+	if s.track.InUse() {
+		c.flushedTracking(mark)
 	}
 }
 

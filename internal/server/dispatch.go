@@ -273,7 +273,7 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte) {
 	if cmd.Flags&(cmdtable.Write|cmdtable.SelfTouch) == cmdtable.Write && c.blocked == nil {
 		c.touchKeys(cmd, args)
 	}
-	if c.modes&tracking != 0 || cmd.Flags&(cmdtable.LockDB|cmdtable.LockAll) != 0 && c.s.track.inUse() {
+	if c.modes&tracking != 0 || cmd.Flags&(cmdtable.LockDB|cmdtable.LockAll) != 0 && c.s.track.InUse() {
 		c.trackAfter(cmd, args, mark)
 	}
 	d := tick.Now() - start

@@ -136,7 +136,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "client_recent_max_input_buffer", 0)
 		kv(b, "client_recent_max_output_buffer", 0)
 		kv(b, "blocked_clients", s.blockedClients.Load())
-		kv(b, "tracking_clients", s.track.nclients())
+		kv(b, "tracking_clients", s.track.Clients())
 		kv(b, "pubsub_clients", pub)
 		kv(b, "watching_clients", watching)
 		kv(b, "clients_in_timeout_table", 0)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/internal/acl"
+	"github.com/hotkv/hotkv/internal/pubsub"
 	"github.com/hotkv/hotkv/internal/rdb"
 )
 
@@ -61,9 +62,9 @@ func (s *Server) infoStats(b *strings.Builder) {
 	kv(b, "current_eviction_exceeded_time", current)
 	kv(b, "keyspace_hits", hits)
 	kv(b, "keyspace_misses", misses)
-	kv(b, "pubsub_channels", len(s.hub.channels(kindChannel, nil)))
-	kv(b, "pubsub_patterns", s.hub.numPat())
-	kv(b, "pubsubshard_channels", len(s.hub.channels(kindShard, nil)))
+	kv(b, "pubsub_channels", len(s.hub.Channels(pubsub.Channel, nil)))
+	kv(b, "pubsub_patterns", s.hub.NumPat())
+	kv(b, "pubsubshard_channels", len(s.hub.Channels(pubsub.Shard, nil)))
 	kv(b, "latest_fork_usec", 0)
 	kv(b, "total_forks", 0)
 	kv(b, "migrate_cached_sockets", s.migrate.size())
@@ -72,9 +73,9 @@ func (s *Server) infoStats(b *strings.Builder) {
 		"total_active_defrag_time", "current_active_defrag_time"} {
 		kv(b, k, 0)
 	}
-	kv(b, "tracking_total_keys", s.track.keys.Load())
-	kv(b, "tracking_total_items", s.track.items.Load())
-	kv(b, "tracking_total_prefixes", s.track.nprefix.Load())
+	kv(b, "tracking_total_keys", s.track.Keys())
+	kv(b, "tracking_total_items", s.track.Items())
+	kv(b, "tracking_total_prefixes", s.track.Prefixes())
 	kv(b, "unexpected_error_replies", s.stats.unexpectedErrors.Load())
 	kv(b, "total_error_replies", errs)
 	kv(b, "dump_payload_sanitizations", rdb.Sanitized.Load()-s.stats.sanitizedBase.Load())

@@ -40,7 +40,7 @@ func monitorCmd(x *cmdtable.Ctx) {
 	// The OK, after any reply before it, is queued before the first line
 	// another connection can feed.
 	x.W.OK()
-	c.subscriber().enqueue(c.out.B)
+	c.subscriber().Enqueue(c.out.B)
 	c.resetOut()
 	c.monitoring.Store(true)
 	m.list = append(m.list, c)
@@ -122,7 +122,7 @@ func (c *client) monitorLine(cmd *cmdtable.Cmd, args [][]byte) {
 		if o == c { // a monitor sees its own commands after their replies
 			c.out.B = append(c.out.B, line...)
 		} else {
-			o.pubsub.enqueue(line)
+			o.pubsub.Subscriber().Enqueue(line)
 		}
 	}
 	m.mu.Unlock()

@@ -10,7 +10,7 @@ import (
 
 // Output buffer limits (client-output-buffer-limit). Subscribed and
 // monitoring clients are the pubsub class: their output waits in a queue
-// that publishers fill (subscriber.checkLocked). Other clients are the
+// that publishers fill (client.QueueOver). Other clients are the
 // normal class: their replies wait in out until the batch that made them
 // is written, and a write the peer does not read blocks the connection
 // instead of reading more (checkNormalOutput, flush).
@@ -78,13 +78,8 @@ func writeTimedOut(err error) bool { return errors.Is(err, os.ErrDeadlineExceede
 // queuedOutput is the output waiting in c's queue, if it has one (CLIENT
 // LIST omem); a normal client's replies are written as each batch ends.
 func (c *client) queuedOutput() int {
-	c.s.hub.mu.RLock()
-	p := c.pubsub
-	c.s.hub.mu.RUnlock()
-	if p == nil {
-		return 0
+	if p := c.s.hub.Load(&c.pubsub); p != nil {
+		return p.Queued()
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.buf) + len(p.held)
+	return 0
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/lazyfree"
+	"github.com/hotkv/hotkv/internal/pubsub"
 	"github.com/hotkv/hotkv/internal/rdb"
 	"github.com/hotkv/hotkv/internal/script"
 	"github.com/hotkv/hotkv/internal/tick"
@@ -38,13 +39,13 @@ type Server struct {
 	cfg   atomic.Pointer[config.Config]
 	cfgMu sync.Mutex // serializes CONFIG SET
 	ks    *keyspace.Keyspace
-	hub   *hub
+	hub   *pubsub.Hub
 	// users are the ACL users; defaultUser, the one connections start as,
 	// keeps its identity for the server's life (ACL LOAD updates it).
 	users       *acl.Users
 	defaultUser *acl.User
 	acl         aclState
-	track       *tracker
+	track       *pubsub.Tracker
 	mon         monitors
 	stats       serverStats
 	log         *log.Logger
@@ -106,7 +107,7 @@ type Server struct {
 func New(cfg *config.Config) *Server {
 	s := &Server{
 		ks:      keyspace.New(cfg.Databases),
-		hub:     newHub(),
+		hub:     pubsub.NewHub(queueRoom, maxIdleOutBuf),
 		scripts: script.New(),
 		clients: make(map[int64]*client),
 		closed:  make(chan struct{}),
@@ -127,9 +128,9 @@ func New(cfg *config.Config) *Server {
 	}
 	s.users = acl.NewUsers(catalog())
 	s.defaultUser = s.users.Default()
-	s.ks.Events.SetPublisher(func(ch, msg []byte) { s.hub.publish(kindChannel, ch, msg) })
+	s.ks.Events.SetPublisher(func(ch, msg []byte) { s.hub.Publish(pubsub.Channel, ch, msg) })
 	s.ks.Events.Set(cfg.NotifyKeyspaceEvents)
-	s.track = newTracker(s)
+	s.track = pubsub.NewTracker(s.ks, s.trackedConn)
 	s.ks.SetTracker(s.track)
 	s.slow.configure(cfg)
 	s.ev = newEvictor()
@@ -433,7 +434,7 @@ func (s *Server) cron() {
 				s.serveStranded()
 			}
 			if max := s.Config().TrackingTableMaxKeys; max > 0 {
-				s.track.limit(max, nil)
+				s.track.Limit(max, nil, nil)
 			}
 			s.sampleRates(now, time.Since(began))
 			if h := s.Config().Hz; h != hz {
