@@ -36,7 +36,6 @@ const (
 	errNumFields     = "ERR Number of fields must be a positive integer"
 	errNumFieldsExp  = "ERR Parameter `numFields` should be greater than 0"
 	errExpireNeg     = "ERR invalid expire time, must be >= 0"
-	errInvalidCursor = "ERR invalid cursor"
 )
 
 // maxFieldTime is the latest field expiry Redis accepts (HFE_MAX_ABS_TIME_MSEC,
@@ -422,7 +421,7 @@ func hscan(x *cmdtable.Ctx) {
 	args := x.Args
 	cursor, ok := scan.ParseCursor(args[2])
 	if !ok {
-		x.Error(errInvalidCursor)
+		x.Error(cmdtable.ErrInvalidCursor)
 		return
 	}
 	h, _, ok := hashOf(x, args[1], true)

@@ -265,7 +265,7 @@ func lset(x *cmdtable.Ctx) {
 		i += n
 	}
 	if i < 0 || i >= n {
-		x.Error("ERR index out of range")
+		x.Error(cmdtable.ErrIndexRange)
 		return
 	}
 	l.Set(int(i), x.Args[3])

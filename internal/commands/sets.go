@@ -422,7 +422,7 @@ func sintercard(x *cmdtable.Ctx) {
 		return
 	}
 	if numkeys > int64(len(x.Args)-2) {
-		x.Error("ERR Number of keys can't be greater than number of args")
+		x.Error(cmdtable.ErrNumKeysArgs)
 		return
 	}
 	var limit int64
@@ -534,7 +534,7 @@ func sdiffstoreCmd(x *cmdtable.Ctx)  { sunionDiff(x, x.Args[2:], x.Args[1], true
 func sscan(x *cmdtable.Ctx) {
 	cursor, ok := scan.ParseCursor(x.Args[2])
 	if !ok {
-		x.Error("ERR invalid cursor")
+		x.Error(cmdtable.ErrInvalidCursor)
 		return
 	}
 	s, ok := lookupSet(x, x.Args[1], true)

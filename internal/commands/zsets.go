@@ -1198,7 +1198,7 @@ func zscan(x *cmdtable.Ctx) {
 	args := x.Args
 	cursor, ok := scan.ParseCursor(args[2])
 	if !ok {
-		x.Error("ERR invalid cursor")
+		x.Error(cmdtable.ErrInvalidCursor)
 		return
 	}
 	z, ok := zsetAt(x, args[1], true)
