@@ -29,8 +29,6 @@ const (
 	errHashNotInt    = "ERR hash value is not an integer"
 	errHashNotFloat  = "ERR hash value is not a float"
 	errNaNOrInf      = "ERR value is NaN or Infinity"
-	errIncrNaNOrInf  = "ERR increment would produce NaN or Infinity"
-	errOutOfRange    = "ERR value is out of range"
 	errFieldsMissing = "ERR Mandatory argument FIELDS is missing or not at the right position"
 	errFieldsCount   = "ERR The `numfields` parameter must match the number of arguments"
 	errNumFields     = "ERR Number of fields must be a positive integer"
@@ -489,7 +487,7 @@ func fieldExpireArg(x *cmdtable.Ctx, arg []byte, seconds bool, base int64) (int6
 		x.Error(errExpireNeg)
 		return 0, false
 	}
-	invalid := "ERR invalid expire time in '" + strings.ToLower(string(x.Args[0])) + "' command"
+	invalid := errInvalidExpire(strings.ToLower(string(x.Args[0])))
 	if seconds {
 		if v > maxFieldTime/1000 {
 			x.Error(invalid)

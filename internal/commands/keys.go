@@ -582,13 +582,13 @@ func expireGeneric(x *cmdtable.Ctx, name string, base int64, sec bool) {
 	}
 	if sec {
 		if when > math.MaxInt64/1000 || when < math.MinInt64/1000 {
-			x.Error("ERR invalid expire time in '" + name + "' command")
+			x.Error(errInvalidExpire(name))
 			return
 		}
 		when *= 1000
 	}
 	if when > math.MaxInt64-base {
-		x.Error("ERR invalid expire time in '" + name + "' command")
+		x.Error(errInvalidExpire(name))
 		return
 	}
 	when += base

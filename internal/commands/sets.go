@@ -289,7 +289,7 @@ func srandmemberCount(x *cmdtable.Ctx) {
 	case n < 0 || n == 1:
 		n = max(n, -n)
 		if n > 1<<20 && n > setMaxSampleReply/(avgMemberLen(s)+8) {
-			x.Error("ERR value is out of range")
+			x.Error(errOutOfRange)
 			return
 		}
 		x.W.Array(int(n))
@@ -418,7 +418,7 @@ func sintercardKeys(args [][]byte, dst []int) []int {
 func sintercard(x *cmdtable.Ctx) {
 	numkeys, ok := cmdtable.ParseInt(x.Args[1])
 	if !ok || numkeys <= 0 {
-		x.Error("ERR numkeys should be greater than 0")
+		x.Error(errNumKeysZero)
 		return
 	}
 	if numkeys > int64(len(x.Args)-2) {
@@ -433,7 +433,7 @@ func sintercard(x *cmdtable.Ctx) {
 		}
 		j++
 		if limit, ok = cmdtable.ParseInt(x.Args[j]); !ok || limit < 0 {
-			x.Error("ERR LIMIT can't be negative")
+			x.Error(errCardLimit)
 			return
 		}
 	}

@@ -532,7 +532,7 @@ func xautoclaim(x *cmdtable.Ctx) {
 		case cmdtable.Is(x.Args[j], "count") && j+1 < len(x.Args):
 			n, ok := cmdtable.ParseInt(x.Args[j+1])
 			if !ok || n < 1 || n > (1<<63-1)/16 {
-				x.Error("ERR COUNT must be > 0")
+				x.Error(errCountNotPos)
 				return
 			}
 			count = n

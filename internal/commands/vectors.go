@@ -172,7 +172,7 @@ func parseSearchOptions(x *cmdtable.Ctx, opts [][]byte, syn searchSyntax, q *vst
 		case opt == "EF" && arg != nil:
 			j++
 			if !num(arg, &ef) {
-				bad = "ERR invalid EF"
+				bad = errInvalidEF
 			}
 		case opt == "FILTER-EF" && arg != nil:
 			j++

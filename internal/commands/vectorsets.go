@@ -83,7 +83,7 @@ func vadd(x *cmdtable.Ctx) {
 		case opt == "EF" && j+1 < len(a):
 			j++
 			if n, ok := cmdtable.ParseInt(a[j]); !ok || n <= 0 || n > vsetMaxEF {
-				x.Error("ERR invalid EF")
+				x.Error(errInvalidEF)
 				return
 			} else {
 				ef = n
@@ -497,7 +497,7 @@ func vrandmember(x *cmdtable.Ctx) {
 		if count < -vsetMaxRandom {
 			// Redis would try to send them all; a reply this size is
 			// only a way to exhaust memory.
-			x.Error("ERR value is out of range")
+			x.Error(errOutOfRange)
 			return
 		}
 	}
