@@ -15,8 +15,10 @@ import (
 
 const errXGroupNoKey = "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically."
 
-func noGroup(x *cmdtable.Ctx, key, group []byte) {
-	x.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'")
+func noGroup(x *cmdtable.Ctx, key, group []byte) { x.Error(errNoGroup(key, group)) }
+
+func errNoGroup(key, group []byte) string {
+	return "NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'"
 }
 
 func noGroupForKey(x *cmdtable.Ctx, key, group []byte) {

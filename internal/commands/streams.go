@@ -638,7 +638,7 @@ func xreadGeneric(x *cmdtable.Ctx, group bool) {
 				g = s.Group(a.group)
 			}
 			if g == nil {
-				x.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(a.group) + "' in XREADGROUP with GROUP option")
+				x.Error(errNoGroup(key, a.group) + " in XREADGROUP with GROUP option")
 				return
 			}
 			groups[i] = g
