@@ -8,24 +8,55 @@ import (
 	"github.com/hotkv/hotkv/internal/intstr"
 )
 
-// Redis's error replies, word for word.
+// Error replies, word for word as Redis 8.0.2 sends them. Each text is
+// written once, in the one place this rule gives it:
+//
+//   - here: Redis's generic replies (its shared error objects and the texts of
+//     its shared argument parsers: integers, floats, timeouts, scan cursors,
+//     arity) and any text that more than one package sends;
+//   - internal/commands/errors.go: texts that two or more command families
+//     send;
+//   - the top of a family file, or of a value package: texts only it sends.
+//
+// A text sent from a single place may stay inline at that place, where it
+// reads as its branch's explanation (as Redis's addReplyError calls do).
+// TestErrorTextsWrittenOnce fails when a text is written twice.
 const (
-	ErrSyntax      = "ERR syntax error"
-	ErrNotInt      = "ERR value is not an integer or out of range"
-	ErrNotFloat    = "ERR value is not a valid float"
-	ErrWrongType   = "WRONGTYPE Operation against a key holding the wrong kind of value"
-	ErrOverflow    = "ERR increment or decrement would overflow"
-	ErrNoSuchKey   = "ERR no such key"
-	ErrDBIndex     = "ERR DB index is out of range"
-	ErrNoAuth      = "NOAUTH Authentication required."
-	ErrWrongPass   = "WRONGPASS invalid username-password pair or user is disabled."
-	ErrNotPositive = "ERR value is out of range, must be positive"
+	ErrSyntax        = "ERR syntax error"
+	ErrNotInt        = "ERR value is not an integer or out of range"
+	ErrNotFloat      = "ERR value is not a valid float"
+	ErrWrongType     = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	ErrOverflow      = "ERR increment or decrement would overflow"
+	ErrNoSuchKey     = "ERR no such key"
+	ErrDBIndex       = "ERR DB index is out of range"
+	ErrNoAuth        = "NOAUTH Authentication required."
+	ErrWrongPass     = "WRONGPASS invalid username-password pair or user is disabled."
+	ErrNotPositive   = "ERR value is out of range, must be positive"
+	ErrIndexRange    = "ERR index out of range"
+	ErrSameObject    = "ERR source and destination objects are the same"
+	ErrBusyKey       = "BUSYKEY Target key name already exists."
+	ErrInvalidCursor = "ERR invalid cursor"
+	ErrTimeoutNotInt = "ERR timeout is not an integer or out of range"
+	ErrTimeoutFloat  = "ERR timeout is not a float or out of range"
+	ErrTimeoutNeg    = "ERR timeout is negative"
+	ErrTimeoutRange  = "ERR timeout is out of range"
+	ErrNumKeysArgs   = "ERR Number of keys can't be greater than number of args"
 )
 
 // WrongArgs is the arity error for a command (name as the client sent it is
 // lower-cased, as Redis does).
-func WrongArgs(name string) string {
-	return "ERR wrong number of arguments for '" + strings.ToLower(name) + "' command"
+func WrongArgs(name string) string { return WrongArgsAs(strings.ToLower(name)) }
+
+// WrongArgsAs is the arity error naming the command exactly as given (Redis's
+// module API names a command as registered, whatever the client sent).
+func WrongArgsAs(name string) string {
+	return "ERR wrong number of arguments for '" + name + "' command"
+}
+
+// DumpUnsupported is DUMP's error for a value of a kind that has no
+// serialized form.
+func DumpUnsupported(kind string) string {
+	return "ERR DUMP is not supported for " + kind + " values"
 }
 
 // ParseInt parses an integer argument as Redis does (string2ll): optional

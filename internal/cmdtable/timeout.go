@@ -14,24 +14,23 @@ import (
 // forever" (also for timeouts past what a time.Duration holds), or the error
 // reply.
 func BlockTimeout(arg []byte, nowMs int64) (time.Duration, string) {
-	const notFloat = "ERR timeout is not a float or out of range"
 	v, ok := ldouble.Parse(arg)
 	if !ok {
-		return 0, notFloat
+		return 0, ErrTimeoutFloat
 	}
 	ms := v.Mul(v, big.NewFloat(1000).SetPrec(64))
 	if ms.Cmp(new(big.Float).SetInt64(math.MaxInt64)) > 0 {
-		return 0, "ERR timeout is out of range"
+		return 0, ErrTimeoutRange
 	}
 	t, acc := ms.Int64() // truncated toward zero; MinInt64 for -inf
 	if acc == big.Below && ms.Sign() > 0 {
 		t++ // ceil
 	}
 	if t < 0 {
-		return 0, "ERR timeout is negative"
+		return 0, ErrTimeoutNeg
 	}
 	if t > 0 && t > math.MaxInt64-nowMs {
-		return 0, "ERR timeout is out of range"
+		return 0, ErrTimeoutRange
 	}
 	if t > math.MaxInt64/int64(time.Millisecond) {
 		return 0, ""

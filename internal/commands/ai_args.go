@@ -171,9 +171,9 @@ func (o *opts) index(v *ai.VectorOptions) bool {
 	case o.kw("dim"):
 		v.Dim = int(o.int(1, maxVectorDim))
 	case o.kw("metric"):
-		v.Metric = hnsw.Metric(o.choice(ai.MetricNames[:], "ERR METRIC must be COSINE, L2 or IP"))
+		v.Metric = hnsw.Metric(o.choice(ai.MetricNames[:], errMetric))
 	case o.kw("type"):
-		v.Quant = quant.Kind(o.choice(ai.QuantNames[:], "ERR TYPE must be FLOAT32, INT8 or BINARY"))
+		v.Quant = quant.Kind(o.choice(ai.QuantNames[:], errQuantType))
 	case o.kw("m"):
 		v.M = int(o.int(2, 4096))
 	case o.kw("ef"):
@@ -187,7 +187,7 @@ func (o *opts) index(v *ai.VectorOptions) bool {
 // checkIndex completes the checks of index options once all are read.
 func checkIndex(v *ai.VectorOptions) string {
 	if v.Dim == 0 {
-		return "ERR DIM is required"
+		return errDimRequired
 	}
 	if v.Quant == quant.Bin && v.Metric != hnsw.Cosine {
 		return "ERR TYPE BINARY works with METRIC COSINE only"

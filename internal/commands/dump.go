@@ -24,7 +24,7 @@ func dump(x *cmdtable.Ctx) {
 	case errors.Is(err, rdb.ErrExpired):
 		x.W.Null() // every field of the hash has expired: the key is gone for any reader
 	case err != nil:
-		x.Error("ERR DUMP is not supported for " + e.Kind.String() + " values")
+		x.Error(cmdtable.DumpUnsupported(e.Kind.String()))
 	default:
 		x.W.Bulk(p)
 	}
@@ -61,7 +61,7 @@ func restore(x *cmdtable.Ctx) {
 	key, payload := x.Args[1], x.Args[3]
 	sh := x.Shard(key)
 	if !replace && sh.Lookup(key, x.Now) != nil {
-		x.Error("BUSYKEY Target key name already exists.")
+		x.Error(cmdtable.ErrBusyKey)
 		return
 	}
 	ttl, ok := cmdtable.ParseInt(x.Args[2])

@@ -427,7 +427,7 @@ func parseGeoQuery(x *cmdtable.Ctx, z *zset.ZSet, flags geoFlags) (q geoQuery, o
 				return q, false
 			}
 			if n <= 0 {
-				x.Error("ERR COUNT must be > 0")
+				x.Error(errCountNotPos)
 				return q, false
 			}
 			q.count = n

@@ -29,14 +29,11 @@ const (
 	errHashNotInt    = "ERR hash value is not an integer"
 	errHashNotFloat  = "ERR hash value is not a float"
 	errNaNOrInf      = "ERR value is NaN or Infinity"
-	errIncrNaNOrInf  = "ERR increment would produce NaN or Infinity"
-	errOutOfRange    = "ERR value is out of range"
 	errFieldsMissing = "ERR Mandatory argument FIELDS is missing or not at the right position"
 	errFieldsCount   = "ERR The `numfields` parameter must match the number of arguments"
 	errNumFields     = "ERR Number of fields must be a positive integer"
 	errNumFieldsExp  = "ERR Parameter `numFields` should be greater than 0"
 	errExpireNeg     = "ERR invalid expire time, must be >= 0"
-	errInvalidCursor = "ERR invalid cursor"
 )
 
 // maxFieldTime is the latest field expiry Redis accepts (HFE_MAX_ABS_TIME_MSEC,
@@ -422,7 +419,7 @@ func hscan(x *cmdtable.Ctx) {
 	args := x.Args
 	cursor, ok := scan.ParseCursor(args[2])
 	if !ok {
-		x.Error(errInvalidCursor)
+		x.Error(cmdtable.ErrInvalidCursor)
 		return
 	}
 	h, _, ok := hashOf(x, args[1], true)
@@ -490,7 +487,7 @@ func fieldExpireArg(x *cmdtable.Ctx, arg []byte, seconds bool, base int64) (int6
 		x.Error(errExpireNeg)
 		return 0, false
 	}
-	invalid := "ERR invalid expire time in '" + strings.ToLower(string(x.Args[0])) + "' command"
+	invalid := errInvalidExpire(strings.ToLower(string(x.Args[0])))
 	if seconds {
 		if v > maxFieldTime/1000 {
 			x.Error(invalid)

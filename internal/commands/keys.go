@@ -24,10 +24,9 @@ import (
 // an explicit Touch.
 
 const (
-	errSameObject = "ERR source and destination objects are the same"
-	errIntRange   = "ERR value is out of range, value must between -2147483648 and 2147483647"
-	errNoLFU      = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
-	errLFU        = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	errIntRange = "ERR value is out of range, value must between -2147483648 and 2147483647"
+	errNoLFU    = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	errLFU      = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
 )
 
 // peekRead looks key up as Redis's read commands that do not count as an
@@ -182,7 +181,7 @@ func copyCmd(x *cmdtable.Ctx) {
 		}
 	}
 	if toID == x.DBID && bytes.Equal(src, dst) {
-		x.Error(errSameObject)
+		x.Error(cmdtable.ErrSameObject)
 		return
 	}
 	e := x.LookupRead(src)
@@ -253,7 +252,7 @@ func move(x *cmdtable.Ctx) {
 		return
 	}
 	if n == x.DBID {
-		x.Error(errSameObject)
+		x.Error(cmdtable.ErrSameObject)
 		return
 	}
 	key := x.Args[1]
@@ -408,7 +407,7 @@ var (
 func scanCmd(x *cmdtable.Ctx) {
 	cursor, ok := scan.ParseCursor(x.Args[1])
 	if !ok {
-		x.Error("ERR invalid cursor")
+		x.Error(cmdtable.ErrInvalidCursor)
 		return
 	}
 	o, ok := parseScanOptions(x, x.Args[2:], scanKeys)
@@ -583,13 +582,13 @@ func expireGeneric(x *cmdtable.Ctx, name string, base int64, sec bool) {
 	}
 	if sec {
 		if when > math.MaxInt64/1000 || when < math.MinInt64/1000 {
-			x.Error("ERR invalid expire time in '" + name + "' command")
+			x.Error(errInvalidExpire(name))
 			return
 		}
 		when *= 1000
 	}
 	if when > math.MaxInt64-base {
-		x.Error("ERR invalid expire time in '" + name + "' command")
+		x.Error(errInvalidExpire(name))
 		return
 	}
 	when += base

@@ -265,7 +265,7 @@ func lset(x *cmdtable.Ctx) {
 		i += n
 	}
 	if i < 0 || i >= n {
-		x.Error("ERR index out of range")
+		x.Error(cmdtable.ErrIndexRange)
 		return
 	}
 	l.Set(int(i), x.Args[3])
@@ -526,7 +526,7 @@ func mpopArgs(x *cmdtable.Ctx, at int) (keys [][]byte, front bool, count int64, 
 	args := x.Args
 	n, ok := cmdtable.ParseInt(args[at])
 	if !ok || n <= 0 {
-		x.Error("ERR numkeys should be greater than 0")
+		x.Error(errNumKeysZero)
 		return nil, false, 0, false
 	}
 	where := at + 1 + int(min(n, int64(len(args))))
@@ -542,7 +542,7 @@ func mpopArgs(x *cmdtable.Ctx, at int) (keys [][]byte, front bool, count int64, 
 		if count == -1 && cmdtable.Is(args[j], "count") && j+1 < len(args) {
 			j++
 			if count, ok = cmdtable.ParseInt(args[j]); !ok || count <= 0 {
-				x.Error("ERR count should be greater than 0")
+				x.Error(errCountZero)
 				return nil, false, 0, false
 			}
 			continue

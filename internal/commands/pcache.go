@@ -12,10 +12,10 @@ import (
 // PCACHE.*: the exact prompt cache (package ai holds the state), and
 // PCACHE.PREFIX, the KV-cache offload probe over ordinary keys.
 
-const (
-	errNoNamespace = "ERR no such namespace"
-	errPromptHash  = "ERR invalid prompt hash: 64 hexadecimal digits expected"
-)
+const errPromptHash = "ERR invalid prompt hash: 64 hexadecimal digits expected"
+
+// errNoNamespace is package ai's text, answered when the lookup finds none.
+var errNoNamespace = ai.ErrNoNamespace.Error()
 
 // promptRequest is the part of PCACHE.GET/SET/DEL/TTL that names an entry:
 // the prompt, then [MODEL m] [PARAMS n name value ...].

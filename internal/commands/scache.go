@@ -14,7 +14,8 @@ import (
 // [0, 2]; L2: squared Euclidean; IP: 1-dot) and every reply field holding
 // one is named "distance".
 
-const errNoCache = "ERR no such cache"
+// errNoCache is package ai's text, answered when the lookup finds none.
+var errNoCache = ai.ErrNoCache.Error()
 
 // DefaultSemThreshold is the default distance threshold (RedisVL's).
 const defaultSemThreshold = 0.1

@@ -289,7 +289,7 @@ func srandmemberCount(x *cmdtable.Ctx) {
 	case n < 0 || n == 1:
 		n = max(n, -n)
 		if n > 1<<20 && n > setMaxSampleReply/(avgMemberLen(s)+8) {
-			x.Error("ERR value is out of range")
+			x.Error(errOutOfRange)
 			return
 		}
 		x.W.Array(int(n))
@@ -418,11 +418,11 @@ func sintercardKeys(args [][]byte, dst []int) []int {
 func sintercard(x *cmdtable.Ctx) {
 	numkeys, ok := cmdtable.ParseInt(x.Args[1])
 	if !ok || numkeys <= 0 {
-		x.Error("ERR numkeys should be greater than 0")
+		x.Error(errNumKeysZero)
 		return
 	}
 	if numkeys > int64(len(x.Args)-2) {
-		x.Error("ERR Number of keys can't be greater than number of args")
+		x.Error(cmdtable.ErrNumKeysArgs)
 		return
 	}
 	var limit int64
@@ -433,7 +433,7 @@ func sintercard(x *cmdtable.Ctx) {
 		}
 		j++
 		if limit, ok = cmdtable.ParseInt(x.Args[j]); !ok || limit < 0 {
-			x.Error("ERR LIMIT can't be negative")
+			x.Error(errCardLimit)
 			return
 		}
 	}
@@ -534,7 +534,7 @@ func sdiffstoreCmd(x *cmdtable.Ctx)  { sunionDiff(x, x.Args[2:], x.Args[1], true
 func sscan(x *cmdtable.Ctx) {
 	cursor, ok := scan.ParseCursor(x.Args[2])
 	if !ok {
-		x.Error("ERR invalid cursor")
+		x.Error(cmdtable.ErrInvalidCursor)
 		return
 	}
 	s, ok := lookupSet(x, x.Args[1], true)

@@ -15,8 +15,10 @@ import (
 
 const errXGroupNoKey = "ERR The XGROUP subcommand requires the key to exist. Note that for CREATE you may want to use the MKSTREAM option to create an empty stream automatically."
 
-func noGroup(x *cmdtable.Ctx, key, group []byte) {
-	x.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'")
+func noGroup(x *cmdtable.Ctx, key, group []byte) { x.Error(errNoGroup(key, group)) }
+
+func errNoGroup(key, group []byte) string {
+	return "NOGROUP No such key '" + string(key) + "' or consumer group '" + string(group) + "'"
 }
 
 func noGroupForKey(x *cmdtable.Ctx, key, group []byte) {
@@ -532,7 +534,7 @@ func xautoclaim(x *cmdtable.Ctx) {
 		case cmdtable.Is(x.Args[j], "count") && j+1 < len(x.Args):
 			n, ok := cmdtable.ParseInt(x.Args[j+1])
 			if !ok || n < 1 || n > (1<<63-1)/16 {
-				x.Error("ERR COUNT must be > 0")
+				x.Error(errCountNotPos)
 				return
 			}
 			count = n

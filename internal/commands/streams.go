@@ -29,9 +29,6 @@ const (
 	errLimitNoTrim  = "ERR syntax error, LIMIT cannot be used without specifying a trimming strategy"
 	errLimitNoApprx = "ERR syntax error, LIMIT cannot be used without the special ~ option"
 	errXTrimNoStrat = "ERR syntax error, XTRIM must be called with a trimming strategy"
-	errTimeoutInt   = "ERR timeout is not an integer or out of range"
-	errTimeoutNeg   = "ERR timeout is negative"
-	errTimeoutRange = "ERR timeout is out of range"
 )
 
 // streamAt returns key's stream, nil when the key does not exist; ok is
@@ -523,15 +520,15 @@ func parseRead(x *cmdtable.Ctx, group bool) (a readArgs, ok bool) {
 			i++
 			ms, good := cmdtable.ParseInt(x.Args[i])
 			if !good {
-				x.Error(errTimeoutInt)
+				x.Error(cmdtable.ErrTimeoutNotInt)
 				return a, false
 			}
 			if ms < 0 {
-				x.Error(errTimeoutNeg)
+				x.Error(cmdtable.ErrTimeoutNeg)
 				return a, false
 			}
 			if ms > math.MaxInt64-x.Now {
-				x.Error(errTimeoutRange)
+				x.Error(cmdtable.ErrTimeoutRange)
 				return a, false
 			}
 			a.blocking = true
@@ -641,7 +638,7 @@ func xreadGeneric(x *cmdtable.Ctx, group bool) {
 				g = s.Group(a.group)
 			}
 			if g == nil {
-				x.Error("NOGROUP No such key '" + string(key) + "' or consumer group '" + string(a.group) + "' in XREADGROUP with GROUP option")
+				x.Error(errNoGroup(key, a.group) + " in XREADGROUP with GROUP option")
 				return
 			}
 			groups[i] = g

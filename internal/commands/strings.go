@@ -125,7 +125,7 @@ func parseSetExpire(x *cmdtable.Ctx, flags int, val []byte, cmd string) (int64, 
 	}
 	seconds := flags&(setOptEX|setOptEXAT) != 0
 	if n <= 0 || (seconds && n > math.MaxInt64/1000) {
-		x.Error(invalidSetExpire(cmd))
+		x.Error(errInvalidExpire(cmd))
 		return 0, false
 	}
 	if seconds {
@@ -133,15 +133,13 @@ func parseSetExpire(x *cmdtable.Ctx, flags int, val []byte, cmd string) (int64, 
 	}
 	if flags&(setOptEX|setOptPX) != 0 {
 		if n > math.MaxInt64-x.Now {
-			x.Error(invalidSetExpire(cmd))
+			x.Error(errInvalidExpire(cmd))
 			return 0, false
 		}
 		n += x.Now
 	}
 	return n, true
 }
-
-func invalidSetExpire(cmd string) string { return "ERR invalid expire time in '" + cmd + "' command" }
 
 func set(x *cmdtable.Ctx) {
 	flags, expire, ok := parseSetOpts(x, 3, false)
@@ -554,7 +552,7 @@ func incrbyfloat(x *cmdtable.Ctx) {
 	}
 	sum, ok := ldouble.Add(cur, by)
 	if !ok {
-		x.Error("ERR increment would produce NaN or Infinity")
+		x.Error(errIncrNaNOrInf)
 		return
 	}
 	var tmp [64]byte

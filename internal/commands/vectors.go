@@ -25,7 +25,7 @@ const (
 // vecArity is the arity error of the vector-set commands: Redis's module
 // API names the command as registered, upper case, whatever the client sent.
 func vecArity(x *cmdtable.Ctx, name string) {
-	x.Error("ERR wrong number of arguments for '" + name + "' command")
+	x.Error(cmdtable.WrongArgsAs(name))
 }
 
 // parseVector reads "[REDUCE dim] FP32 blob" or "[REDUCE dim] VALUES n
@@ -172,7 +172,7 @@ func parseSearchOptions(x *cmdtable.Ctx, opts [][]byte, syn searchSyntax, q *vst
 		case opt == "EF" && arg != nil:
 			j++
 			if !num(arg, &ef) {
-				bad = "ERR invalid EF"
+				bad = errInvalidEF
 			}
 		case opt == "FILTER-EF" && arg != nil:
 			j++

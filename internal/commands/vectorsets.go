@@ -35,6 +35,16 @@ const (
 	vsetMaxRandom    = 1 << 24 // bound on VRANDMEMBER's negative count
 )
 
+// errVecDim and errProjDim are VADD's and VSIM's errors for a vector of the
+// wrong dimension, and for one that does not fit the set's projection.
+func errVecDim(got, want int) string {
+	return "ERR Vector dimension mismatch - got " + strconv.Itoa(got) + " but set has " + strconv.Itoa(want)
+}
+
+func errProjDim(got, want int) string {
+	return "ERR Input dimension mismatch for projection - got " + strconv.Itoa(got) + " but projection expects " + strconv.Itoa(want)
+}
+
 func lookupVset(x *cmdtable.Ctx, key []byte, read bool) (*vset.Set, bool) {
 	return typed[*vset.Set](x, key, keyspace.KindVectorSet, read)
 }
@@ -83,7 +93,7 @@ func vadd(x *cmdtable.Ctx) {
 		case opt == "EF" && j+1 < len(a):
 			j++
 			if n, ok := cmdtable.ParseInt(a[j]); !ok || n <= 0 || n > vsetMaxEF {
-				x.Error("ERR invalid EF")
+				x.Error(errInvalidEF)
 				return
 			} else {
 				ef = n
@@ -136,13 +146,13 @@ func vadd(x *cmdtable.Ctx) {
 			x.Error("ERR asked M value mismatch with existing vector set")
 			return
 		case s.InDim == 0 && cfg.Dim != len(v) || s.InDim > 0 && cfg.Dim != rdim:
-			x.Error("ERR Vector dimension mismatch - got " + strconv.Itoa(len(v)) + " but set has " + strconv.Itoa(cfg.Dim))
+			x.Error(errVecDim(len(v), cfg.Dim))
 			return
 		case rdim > 0 && s.InDim == 0:
 			x.Error("ERR cannot add projection to existing set without projection")
 			return
 		case s.InDim > 0 && len(v) != s.InDim:
-			x.Error("ERR Input dimension mismatch for projection - got " + strconv.Itoa(len(v)) + " but projection expects " + strconv.Itoa(s.InDim))
+			x.Error(errProjDim(len(v), s.InDim))
 			return
 		}
 	}
@@ -200,7 +210,7 @@ func vsim(x *cmdtable.Ctx) {
 		}
 		if s.InDim > 0 && len(v) != s.Dim() {
 			if len(v) != s.InDim {
-				x.Error("ERR Input dimension mismatch for projection - got " + strconv.Itoa(len(v)) + " but projection expects " + strconv.Itoa(s.InDim))
+				x.Error(errProjDim(len(v), s.InDim))
 				return
 			}
 			v = s.Project(v)
@@ -208,7 +218,7 @@ func vsim(x *cmdtable.Ctx) {
 		r.vec, n = v, consumed
 	}
 	if len(r.vec) != s.Dim() {
-		x.Error("ERR Vector dimension mismatch - got " + strconv.Itoa(len(r.vec)) + " but set has " + strconv.Itoa(s.Dim()))
+		x.Error(errVecDim(len(r.vec), s.Dim()))
 		return
 	}
 	if !parseVsimOptions(x, a[2+n:], r) {
@@ -497,7 +507,7 @@ func vrandmember(x *cmdtable.Ctx) {
 		if count < -vsetMaxRandom {
 			// Redis would try to send them all; a reply this size is
 			// only a way to exhaust memory.
-			x.Error("ERR value is out of range")
+			x.Error(errOutOfRange)
 			return
 		}
 	}

@@ -92,13 +92,13 @@ func vindexCreate(x *cmdtable.Ctx) {
 		case opt == "METRIC" && more:
 			j++
 			if c.Metric, ok = metricNames[strings.ToUpper(string(a[j]))]; !ok {
-				x.Error("ERR METRIC must be COSINE, L2 or IP")
+				x.Error(errMetric)
 				return
 			}
 		case opt == "TYPE" && more:
 			j++
 			if c.Quant, ok = typeNames[strings.ToUpper(string(a[j]))]; !ok {
-				x.Error("ERR TYPE must be FLOAT32, INT8 or BINARY")
+				x.Error(errQuantType)
 				return
 			}
 		case opt == "RERANK":
@@ -109,7 +109,7 @@ func vindexCreate(x *cmdtable.Ctx) {
 		}
 	}
 	if c.Dim == 0 {
-		x.Error("ERR DIM is required")
+		x.Error(errDimRequired)
 		return
 	}
 	if c.Quant == quant.Bin && c.Metric != hnsw.Cosine {

@@ -681,7 +681,7 @@ func zmpopArgs(x *cmdtable.Ctx, at int) (keys [][]byte, popMax bool, count int64
 	args := x.Args
 	numkeys, ok := cmdtable.ParseInt(args[at])
 	if !ok || numkeys < 1 {
-		x.Error("ERR numkeys should be greater than 0")
+		x.Error(errNumKeysZero)
 		return nil, false, 0, false
 	}
 	if numkeys >= int64(len(args)) { // also keeps the sum below from overflowing
@@ -707,7 +707,7 @@ func zmpopArgs(x *cmdtable.Ctx, at int) (keys [][]byte, popMax bool, count int64
 			j++
 			n, ok := cmdtable.ParseInt(args[j])
 			if !ok || n < 1 {
-				x.Error("ERR count should be greater than 0")
+				x.Error(errCountZero)
 				return nil, false, 0, false
 			}
 			count = n
@@ -975,7 +975,7 @@ func zsetOp(x *cmdtable.Ctx, at int, dst []byte, op setOp, cardOnly bool) {
 		case cardOnly && rest >= 2 && cmdtable.Is(a, "limit"):
 			n, ok := cmdtable.ParseInt(args[j+1])
 			if !ok || n < 0 {
-				x.Error("ERR LIMIT can't be negative")
+				x.Error(errCardLimit)
 				return
 			}
 			limit = n
@@ -1128,7 +1128,7 @@ func zrandmember(x *cmdtable.Ctx) {
 	if len(args) == 4 {
 		withScores = true
 		if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
-			x.Error("ERR value is out of range")
+			x.Error(errOutOfRange)
 			return
 		}
 	}
@@ -1148,7 +1148,7 @@ func zrandmember(x *cmdtable.Ctx) {
 			count = -count
 		}
 		if count > maxRandCount {
-			x.Error("ERR value is out of range")
+			x.Error(errOutOfRange)
 			return
 		}
 		pairsHeader(w, int(count), withScores)
@@ -1198,7 +1198,7 @@ func zscan(x *cmdtable.Ctx) {
 	args := x.Args
 	cursor, ok := scan.ParseCursor(args[2])
 	if !ok {
-		x.Error("ERR invalid cursor")
+		x.Error(cmdtable.ErrInvalidCursor)
 		return
 	}
 	z, ok := zsetAt(x, args[1], true)
