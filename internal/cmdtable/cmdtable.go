@@ -10,9 +10,11 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/notify"
 	"github.com/hotkv/hotkv/internal/resp"
+	"github.com/hotkv/hotkv/internal/vector/vindex"
 )
 
 // Flags describe how the dispatcher treats a command.
@@ -98,6 +100,12 @@ type Ctx struct {
 	DBID int
 	Now  int64 // unix milliseconds, fixed for the command
 	Conn any   // the server's client, for connection-level commands
+
+	// Indexes and AI are the server-wide registries beside the keyspace:
+	// the named vector indexes (VSIM.CREATEINDEX) and the AI layer's prompt
+	// caches, semantic caches and agent memories.
+	Indexes *vindex.Registry
+	AI      *ai.Registry
 
 	// keyspace_hits/misses counted by LookupRead. The connection owns the
 	// context and publishes these to INFO in batches, so they are plain ints.

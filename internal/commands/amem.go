@@ -41,7 +41,7 @@ func amemCreate(x *cmdtable.Ctx) {
 		x.Error(o.err)
 		return
 	}
-	if err := x.KS.AI.CreateMemory(string(x.Args[1]), m); err != nil {
+	if err := x.AI.CreateMemory(string(x.Args[1]), m); err != nil {
 		x.Error(err.Error())
 		return
 	}
@@ -66,7 +66,7 @@ func (o *opts) kind() ai.MemKind {
 }
 
 func memory(x *cmdtable.Ctx) *ai.Memory {
-	m := x.KS.AI.Memory(string(x.Args[1]))
+	m := x.AI.Memory(string(x.Args[1]))
 	if m == nil {
 		x.Error(errNoNamespace)
 	}
@@ -334,7 +334,7 @@ func amemInfo(x *cmdtable.Ctx) {
 }
 
 func amemDrop(x *cmdtable.Ctx) {
-	if !x.KS.AI.DropMemory(string(x.Args[1])) {
+	if !x.AI.DropMemory(string(x.Args[1])) {
 		x.Error(errNoNamespace)
 		return
 	}
@@ -369,7 +369,7 @@ func init() {
 			Summary: "Returns a memory namespace's configuration and counts.", Args: "namespace"},
 		&cmdtable.Cmd{Name: "amem.drop", Arity: 2, Flags: cmdtable.Write, Run: amemDrop, Group: g, Since: "1.0.0",
 			Summary: "Deletes a memory namespace.", Args: "namespace"},
-		&cmdtable.Cmd{Name: "amem.list", Arity: 1, Flags: r, Run: func(x *cmdtable.Ctx) { writeNames(x.W, x.KS.AI.MemoryNames()) },
+		&cmdtable.Cmd{Name: "amem.list", Arity: 1, Flags: r, Run: func(x *cmdtable.Ctx) { writeNames(x.W, x.AI.MemoryNames()) },
 			Group: g, Since: "1.0.0", Summary: "Lists the memory namespaces."},
 	)
 }

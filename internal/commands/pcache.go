@@ -69,7 +69,7 @@ func promptCache(x *cmdtable.Ctx) (*ai.PromptCache, ai.PromptKey) {
 		x.Error(msg)
 		return nil, ai.PromptKey{}
 	}
-	c := x.KS.AI.Prompt(string(x.Args[1]))
+	c := x.AI.Prompt(string(x.Args[1]))
 	if c == nil {
 		x.Error(errNoNamespace)
 		return nil, ai.PromptKey{}
@@ -100,7 +100,7 @@ func pcacheCreate(x *cmdtable.Ctx) {
 		x.Error(o.err)
 		return
 	}
-	if err := x.KS.AI.CreatePrompt(string(x.Args[1]), p); err != nil {
+	if err := x.AI.CreatePrompt(string(x.Args[1]), p); err != nil {
 		x.Error(err.Error())
 		return
 	}
@@ -122,7 +122,7 @@ func pcacheSet(x *cmdtable.Ctx) {
 		x.Error(o.err)
 		return
 	}
-	c := x.KS.AI.Prompt(string(x.Args[1]))
+	c := x.AI.Prompt(string(x.Args[1]))
 	if c == nil {
 		x.Error(errNoNamespace)
 		return
@@ -201,7 +201,7 @@ func pcacheDelHash(x *cmdtable.Ctx) {
 			return
 		}
 	}
-	c := x.KS.AI.Prompt(string(x.Args[1]))
+	c := x.AI.Prompt(string(x.Args[1]))
 	if c == nil {
 		x.Error(errNoNamespace)
 		return
@@ -216,7 +216,7 @@ func pcacheTTL(x *cmdtable.Ctx) {
 }
 
 func pcacheInfo(x *cmdtable.Ctx) {
-	c := x.KS.AI.Prompt(string(x.Args[1]))
+	c := x.AI.Prompt(string(x.Args[1]))
 	if c == nil {
 		x.Error(errNoNamespace)
 		return
@@ -229,7 +229,7 @@ func pcacheInfo(x *cmdtable.Ctx) {
 }
 
 func pcacheDrop(x *cmdtable.Ctx) {
-	if !x.KS.AI.DropPrompt(string(x.Args[1])) {
+	if !x.AI.DropPrompt(string(x.Args[1])) {
 		x.Error(errNoNamespace)
 		return
 	}
@@ -275,7 +275,7 @@ func init() {
 			Summary: "Returns a namespace's configuration and counters (hits, misses, bytes...).", Args: "namespace"},
 		&cmdtable.Cmd{Name: "pcache.drop", Arity: 2, Flags: cmdtable.Write, Run: pcacheDrop, Group: g, Since: "1.0.0",
 			Summary: "Deletes a prompt cache namespace and its entries.", Args: "namespace"},
-		&cmdtable.Cmd{Name: "pcache.list", Arity: 1, Flags: r, Run: func(x *cmdtable.Ctx) { writeNames(x.W, x.KS.AI.PromptNames()) },
+		&cmdtable.Cmd{Name: "pcache.list", Arity: 1, Flags: r, Run: func(x *cmdtable.Ctx) { writeNames(x.W, x.AI.PromptNames()) },
 			Group: g, Since: "1.0.0", Summary: "Lists the prompt cache namespaces."},
 		&cmdtable.Cmd{Name: "pcache.prefix", Arity: -2, Flags: r | cmdtable.Fast, First: 1, Last: -1, Step: 1, Run: pcachePrefix, Group: g, Since: "1.0.0",
 			Summary: "Returns how many of the keys, from the first, exist without a gap (KV-cache chunk prefix probe).", Args: "key [key ...]"},

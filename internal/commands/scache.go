@@ -50,7 +50,7 @@ func scacheCreate(x *cmdtable.Ctx) {
 		x.Error(o.err)
 		return
 	}
-	if err := x.KS.AI.CreateSem(string(x.Args[1]), s); err != nil {
+	if err := x.AI.CreateSem(string(x.Args[1]), s); err != nil {
 		x.Error(err.Error())
 		return
 	}
@@ -58,7 +58,7 @@ func scacheCreate(x *cmdtable.Ctx) {
 }
 
 func semCache(x *cmdtable.Ctx) *ai.SemCache {
-	c := x.KS.AI.Sem(string(x.Args[1]))
+	c := x.AI.Sem(string(x.Args[1]))
 	if c == nil {
 		x.Error(errNoCache)
 	}
@@ -219,7 +219,7 @@ func scacheInfo(x *cmdtable.Ctx) {
 }
 
 func scacheDrop(x *cmdtable.Ctx) {
-	if !x.KS.AI.DropSem(string(x.Args[1])) {
+	if !x.AI.DropSem(string(x.Args[1])) {
 		x.Error(errNoCache)
 		return
 	}
@@ -246,7 +246,7 @@ func init() {
 			Summary: "Returns a semantic cache's configuration and statistics (hits, misses, hit ratio, average hit distance...).", Args: "name"},
 		&cmdtable.Cmd{Name: "scache.drop", Arity: 2, Flags: cmdtable.Write, Run: scacheDrop, Group: g, Since: "1.0.0",
 			Summary: "Deletes a semantic cache.", Args: "name"},
-		&cmdtable.Cmd{Name: "scache.list", Arity: 1, Flags: r, Run: func(x *cmdtable.Ctx) { writeNames(x.W, x.KS.AI.SemNames()) },
+		&cmdtable.Cmd{Name: "scache.list", Arity: 1, Flags: r, Run: func(x *cmdtable.Ctx) { writeNames(x.W, x.AI.SemNames()) },
 			Group: g, Since: "1.0.0", Summary: "Lists the semantic caches."},
 	)
 }

@@ -9,9 +9,11 @@ import (
 
 	"github.com/hotkv/hotkv/internal/ldouble"
 
+	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/resp"
+	"github.com/hotkv/hotkv/internal/vector/vindex"
 )
 
 // strKV runs handlers directly on a keyspace, as the dispatcher would (without
@@ -23,7 +25,8 @@ type strKV struct {
 func newStrKV(proto int) *strKV {
 	ks := keyspace.New(1)
 	k := &strKV{}
-	k.x = &cmdtable.Ctx{W: &resp.Writer{Proto: proto}, KS: ks, DB: ks.DBs[0], Now: time.Now().UnixMilli()}
+	k.x = &cmdtable.Ctx{W: &resp.Writer{Proto: proto}, KS: ks, Indexes: vindex.NewRegistry(), AI: ai.NewRegistry(),
+		DB: ks.DBs[0], Now: time.Now().UnixMilli()}
 	return k
 }
 

@@ -51,7 +51,7 @@ func typeName(k quant.Kind) string {
 
 // getIndex returns the index named by args[1], or answers "no such index".
 func getIndex(x *cmdtable.Ctx) *vindex.Index {
-	ix := x.KS.Indexes.Get(string(x.Args[1]))
+	ix := x.Indexes.Get(string(x.Args[1]))
 	if ix == nil {
 		x.Error(errNoIndex)
 	}
@@ -116,7 +116,7 @@ func vindexCreate(x *cmdtable.Ctx) {
 		x.Error("ERR TYPE BINARY requires METRIC COSINE")
 		return
 	}
-	if _, err := x.KS.Indexes.Create(string(a[1]), c); err != nil {
+	if _, err := x.Indexes.Create(string(a[1]), c); err != nil {
 		x.Error("ERR " + err.Error())
 		return
 	}
@@ -371,7 +371,7 @@ func vindexDel(x *cmdtable.Ctx) {
 }
 
 func vindexDrop(x *cmdtable.Ctx) {
-	if !x.KS.Indexes.Drop(string(x.Args[1])) {
+	if !x.Indexes.Drop(string(x.Args[1])) {
 		x.Error(errNoIndex)
 		return
 	}
@@ -415,7 +415,7 @@ func vindexInfo(x *cmdtable.Ctx) {
 }
 
 func vindexList(x *cmdtable.Ctx) {
-	names := x.KS.Indexes.Names()
+	names := x.Indexes.Names()
 	x.W.Array(len(names))
 	for _, n := range names {
 		x.W.BulkString(n)

@@ -14,10 +14,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/lazyfree"
 	"github.com/hotkv/hotkv/internal/notify"
-	"github.com/hotkv/hotkv/internal/vector/vindex"
 )
 
 // ShardCount is the number of shards per database: a power of two well above
@@ -856,12 +854,6 @@ type Keyspace struct {
 	DBs []*DB
 	// Events publishes keyspace notifications (notify-keyspace-events).
 	Events notify.Notifier
-	// Indexes are the named vector indexes (VSIM.CREATEINDEX): server-wide,
-	// not keys, untouched by FLUSHALL, locked by themselves (never by shards).
-	Indexes *vindex.Registry
-	// AI holds the prompt caches, semantic caches and agent memories, as
-	// server-wide as Indexes.
-	AI *ai.Registry
 	// Lazy reclaims the memory of values commands drop (UNLINK, FLUSHALL),
 	// set by the server; nil in a keyspace a loader fills, where it does
 	// nothing.
@@ -887,7 +879,7 @@ func (ks *Keyspace) OnExpire(fn func(db int, key string)) {
 
 // New makes a keyspace of n databases.
 func New(n int) *Keyspace {
-	ks := &Keyspace{DBs: make([]*DB, n), Indexes: vindex.NewRegistry(), AI: ai.NewRegistry()}
+	ks := &Keyspace{DBs: make([]*DB, n)}
 	for i := range ks.DBs {
 		db := &DB{id: i, events: &ks.Events, tracking: &ks.tracking, onExpire: &ks.onExpire, expiry: &ks.Expiry}
 		for j := range db.shards {

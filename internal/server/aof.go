@@ -757,7 +757,9 @@ func (a *aofLog) removeStale() {
 }
 
 // replayer runs logged commands through the command table as a client
-// with no connection would, at their recorded time, on keyspace ks.
+// with no connection would, at their recorded time, on keyspace ks. Into
+// a staging keyspace (DEBUG LOADAOF) the log's writes to the registries go
+// to empty ones dropped with the replayer: the server's stay as they are.
 type replayer struct {
 	s        *Server
 	ks       *keyspace.Keyspace
@@ -769,6 +771,10 @@ func newReplayer(s *Server, ks *keyspace.Keyspace) *replayer {
 	c := newClient(s, nil)
 	c.ctx.Blocker = nil
 	c.ctx.KS = ks
+	if ks != s.ks {
+		reg := newRegistries()
+		c.ctx.Indexes, c.ctx.AI = reg.indexes, reg.ai
+	}
 	return &replayer{s: s, ks: ks, c: c}
 }
 

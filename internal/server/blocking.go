@@ -286,7 +286,7 @@ func (s *Server) runWaiter(b *blocked) {
 	default:
 		a := s.aof.Load() // the shards are held: on or off for all of it
 		logged := a != nil || s.feeding()
-		x := cmdtable.Ctx{Args: b.args, W: &b.out, KS: s.ks, DB: b.db, DBID: b.dbID, Now: now,
+		x := cmdtable.Ctx{Args: b.args, W: &b.out, KS: s.ks, Indexes: s.reg.indexes, AI: s.reg.ai, DB: b.db, DBID: b.dbID, Now: now,
 			Conn: b.c, Blocker: &again, Logged: logged}
 		if j := s.snap.Load(); j != nil {
 			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)

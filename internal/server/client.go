@@ -188,7 +188,7 @@ func newClient(s *Server, conn net.Conn) *client {
 	c.queued.Store(-1)
 	c.user.Store(s.defaultUser)
 	c.authed = !s.defaultNeedsAuth()
-	c.ctx = cmdtable.Ctx{W: &c.out, KS: s.ks, DB: s.ks.DBs[0], Conn: c, Blocker: c, Logged: s.logging()}
+	c.ctx = cmdtable.Ctx{W: &c.out, KS: s.ks, Indexes: s.reg.indexes, AI: s.reg.ai, DB: s.ks.DBs[0], Conn: c, Blocker: c, Logged: s.logging()}
 	c.lastSeen.Store(time.Now().UnixMilli())
 	return c
 }

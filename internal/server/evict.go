@@ -465,7 +465,7 @@ func (s *Server) evict(c candidate, volatile bool) (int64, bool) {
 func (s *Server) evictEntry(v *ai.Victim, volatile bool) bool {
 	s.regMu.RLock()
 	defer s.regMu.RUnlock()
-	if !s.ks.AI.Evict(*v, volatile) {
+	if !s.reg.ai.Evict(*v, volatile) {
 		return false
 	}
 	if !s.logging() {
@@ -681,8 +681,8 @@ type families struct {
 }
 
 func (s *Server) families() families {
-	_, _, ix := s.ks.Indexes.Stats()
-	u, c := s.ks.AI.Measure()
+	_, _, ix := s.reg.indexes.Stats()
+	u, c := s.reg.ai.Measure()
 	return families{ix, u, c}
 }
 

@@ -81,7 +81,7 @@ func (s *Server) infoMemory(b *strings.Builder, c *client) {
 	kv(b, "gc_last_pause_us", ms.PauseNs[(ms.NumGC+255)%256]/1e3)
 	// Named vector indexes (VSIM.CREATEINDEX); each vector set reports
 	// its own memory in VINFO.
-	nix, nvec, vbytes := s.ks.Indexes.Stats()
+	nix, nvec, vbytes := s.reg.indexes.Stats()
 	kv(b, "vector_indexes", nix)
 	kv(b, "vector_index_vectors", nvec)
 	kv(b, "vector_index_bytes", vbytes)
@@ -89,7 +89,7 @@ func (s *Server) infoMemory(b *strings.Builder, c *client) {
 	// The dataset by family (docs/configuration.md, "Memory limit and
 	// eviction"): what is not keys by its own accounting, the keys the
 	// rest of the dataset.
-	u, _ := s.ks.AI.Measure()
+	u, _ := s.reg.ai.Measure()
 	aiBytes := u.Prompt + u.Sem + u.Memory
 	kv(b, "used_memory_keys", max(int64(o.dataset)-vbytes-aiBytes, 0))
 	kv(b, "used_memory_vector_sets", vset.LiveBytes())

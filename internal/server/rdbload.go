@@ -22,11 +22,11 @@ import (
 type rdbLoad struct {
 	funcs       bool // replace the function libraries with the file's
 	keepExpired bool // keep keys whose time has passed (a replica: its master deletes them)
-	// registries: load the named vector indexes and the AI layer a HotKV
-	// master put in its hotkv-snapshot AUX field into ks's registries (at
-	// start-up, and into a replica's staging keyspace; DEBUG RELOAD keeps
-	// the server's; its keys are always loaded).
-	registries bool
+	// reg, when set, receives the named vector indexes and the AI layer a
+	// HotKV master put in its hotkv-snapshot AUX field (the server's at
+	// start-up, a replica's staging ones; DEBUG RELOAD keeps the server's;
+	// its keys are always loaded).
+	reg *registries
 }
 
 // rdbResult is what a Redis RDB load read.
@@ -46,7 +46,7 @@ func (s *Server) loadRDB(r io.Reader, ks *keyspace.Keyspace, now int64, opt rdbL
 	defer func() { res.funcs = rdb.Seal(funcs) }()
 	st, err := rdb.ReadFile(r, now, rdb.FileHandler{
 		Aux: func(k, v []byte) error {
-			if ok, err := s.loadRDBAux(string(k), v, ks, opt.registries); ok {
+			if ok, err := s.loadRDBAux(string(k), v, ks, opt.reg); ok {
 				return err
 			}
 			res.aux[string(k)] = string(v)
@@ -114,7 +114,7 @@ func isRDBFile(path string) bool {
 
 // loadRDBFile is loadSnapshot for a Redis RDB file.
 func (s *Server) loadRDBFile(f io.Reader, ks *keyspace.Keyspace, now int64, startup bool) (persist.LoadStats, int, error) {
-	res, err := s.loadRDB(bufio.NewReaderSize(f, 1<<20), ks, now, rdbLoad{funcs: startup, registries: startup})
+	res, err := s.loadRDB(bufio.NewReaderSize(f, 1<<20), ks, now, rdbLoad{funcs: startup, reg: s.startupRegistries(startup)})
 	st := persist.LoadStats{Keys: res.Keys, Bytes: res.Bytes}
 	if err != nil {
 		return st, 0, err

@@ -3,8 +3,42 @@ package server
 import (
 	"strings"
 
+	"github.com/hotkv/hotkv/internal/ai"
 	"github.com/hotkv/hotkv/internal/cmdtable"
+	"github.com/hotkv/hotkv/internal/vector/vindex"
 )
+
+// registries are the named objects that live beside the keyspace, not in
+// it: the named vector indexes and the AI layer's caches and memories.
+// They are server-wide, not keys: FLUSHALL and SWAPDB leave them be, and
+// they lock themselves (never by shards). The server keeps one set for its
+// life, its clients' handler contexts point at it, and a full sync from a
+// master Replaces their contents in place; a load into a staging keyspace
+// (DEBUG RELOAD, LOADAOF) leaves them as they are.
+type registries struct {
+	indexes *vindex.Registry
+	ai      *ai.Registry
+}
+
+func newRegistries() registries {
+	return registries{indexes: vindex.NewRegistry(), ai: ai.NewRegistry()}
+}
+
+// startupRegistries is where a load puts the registries of the file: the
+// server's at start-up, nowhere otherwise (DEBUG RELOAD and LOADAOF keep
+// the server's as they are).
+func (s *Server) startupRegistries(startup bool) *registries {
+	if startup {
+		return &s.reg
+	}
+	return nil
+}
+
+// replace makes r hold what src holds (a full sync's), in place.
+func (r *registries) replace(src *registries) {
+	r.indexes.Replace(src.indexes)
+	r.ai.Replace(src.ai)
+}
 
 // Keyless writes change state that lives beside the keyspace (the named
 // vector indexes, the AI layer's caches and memories) and so take no shard

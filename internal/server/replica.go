@@ -405,8 +405,8 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 		s.logf("notice", "MASTER <-> REPLICA sync: receiving %d bytes from master to parser", n)
 	}
 	start := time.Now()
-	staging := keyspace.New(len(s.ks.DBs))
-	res, err := s.loadRDB(src, staging, time.Now().UnixMilli(), rdbLoad{keepExpired: true, registries: true})
+	staging, stagingReg := keyspace.New(len(s.ks.DBs)), newRegistries()
+	res, err := s.loadRDB(src, staging, time.Now().UnixMilli(), rdbLoad{keepExpired: true, reg: &stagingReg})
 	if err != nil {
 		return fmt.Errorf("loading the RDB from the master: %w", err)
 	}
@@ -435,8 +435,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	s.replaceData(mc, staging, 0, true)
 	// The master's named indexes and AI layer (from its hotkv-snapshot
 	// AUX field; none from a Redis master) replace the replica's too.
-	s.ks.Indexes.Replace(staging.Indexes)
-	s.ks.AI.Replace(staging.AI)
+	s.reg.replace(&stagingReg)
 	s.repl.newHistory()
 	release()
 	mc.out.B = mc.out.B[:0]

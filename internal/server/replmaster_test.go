@@ -108,10 +108,10 @@ func TestRDBCarriesHotKVOnlyData(t *testing.T) {
 		t.Fatal("bad AUX value")
 	}
 	s2 := benchServer(t)
-	if handled, err := s2.loadRDBAux(hotkvAux, val, s2.ks, true); !handled || err != nil {
+	if handled, err := s2.loadRDBAux(hotkvAux, val, s2.ks, &s2.reg); !handled || err != nil {
 		t.Fatalf("loadRDBAux: %v, %v", handled, err)
 	}
-	if handled, _ := s2.loadRDBAux("redis-ver", []byte("8.0.2"), s2.ks, true); handled {
+	if handled, _ := s2.loadRDBAux("redis-ver", []byte("8.0.2"), s2.ks, &s2.reg); handled {
 		t.Fatal("loadRDBAux took redis-ver")
 	}
 	now := time.Now().UnixMilli()
@@ -122,10 +122,10 @@ func TestRDBCarriesHotKVOnlyData(t *testing.T) {
 	if e := db.ShardFor([]byte("s")).Peek([]byte("s"), now); e != nil {
 		t.Fatal("the string is in the RDB part, not in the AUX field")
 	}
-	if names := s2.ks.Indexes.Names(); len(names) != 1 || names[0] != "idx" {
+	if names := s2.reg.indexes.Names(); len(names) != 1 || names[0] != "idx" {
 		t.Fatalf("indexes %v", names)
 	}
-	if names := s2.ks.AI.PromptNames(); len(names) != 1 || names[0] != "chat" {
+	if names := s2.reg.ai.PromptNames(); len(names) != 1 || names[0] != "chat" {
 		t.Fatalf("prompt caches %v", names)
 	}
 	if s.repl.skipped.Load() != 1 {

@@ -410,14 +410,14 @@ type hotkvOnly struct {
 }
 
 // loadRDBAux loads an RDB file's AUX field into ks when it is HotKV's
-// (hotkv-snapshot), reporting whether it was; with registries set, the
-// named indexes and the AI layer it holds are loaded into ks's registries,
-// which must be empty.
-func (s *Server) loadRDBAux(key string, val []byte, ks *keyspace.Keyspace, registries bool) (bool, error) {
+// (hotkv-snapshot), reporting whether it was; with reg set, the named
+// indexes and the AI layer it holds are loaded into reg, which must be
+// empty.
+func (s *Server) loadRDBAux(key string, val []byte, ks *keyspace.Keyspace, reg *registries) (bool, error) {
 	if key != hotkvAux {
 		return false, nil
 	}
-	_, _, err := s.readSnapshot(bytes.NewReader(val), ks, registries)
+	_, _, err := s.readSnapshot(bytes.NewReader(val), ks, reg)
 	return true, err
 }
 

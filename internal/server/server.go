@@ -39,6 +39,7 @@ type Server struct {
 	cfg   atomic.Pointer[config.Config]
 	cfgMu sync.Mutex // serializes CONFIG SET
 	ks    *keyspace.Keyspace
+	reg   registries // the named indexes and the AI layer (registries.go)
 	hub   *pubsub.Hub
 	// users are the ACL users; defaultUser, the one connections start as,
 	// keeps its identity for the server's life (ACL LOAD updates it).
@@ -107,6 +108,7 @@ type Server struct {
 func New(cfg *config.Config) *Server {
 	s := &Server{
 		ks:      keyspace.New(cfg.Databases),
+		reg:     newRegistries(),
 		hub:     pubsub.NewHub(queueRoom, maxIdleOutBuf),
 		scripts: script.New(),
 		clients: make(map[int64]*client),

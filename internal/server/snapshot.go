@@ -338,13 +338,13 @@ func (s *Server) writeSnapshotHeld(path string) (keys int, err error) {
 // regMu is held. funcs false leaves the libraries out (an RDB file has
 // them in its own form).
 func (s *Server) encodeRegistries(now int64, funcs bool) (aux []byte, blocks int, err error) {
-	if len(s.ks.Indexes.Names()) > 0 {
+	if len(s.reg.indexes.Names()) > 0 {
 		var e persist.Enc
-		persist.EncodeIndexes(&e, s.ks.Indexes)
+		persist.EncodeIndexes(&e, s.reg.indexes)
 		aux = persist.AppendAux(aux, persist.AuxIndexes, e.B)
 		blocks++
 	}
-	r := s.ks.AI
+	r := s.reg.ai
 	if len(r.PromptNames())+len(r.SemNames())+len(r.MemoryNames()) > 0 {
 		var b bytes.Buffer
 		if err := r.Save(&b, now); err != nil {
@@ -360,11 +360,11 @@ func (s *Server) encodeRegistries(now int64, funcs bool) (aux []byte, blocks int
 	return aux, blocks, nil
 }
 
-// loadRegistry loads an aux block into ks's (empty) registries.
-func (s *Server) loadRegistry(ks *keyspace.Keyspace, kind byte, body []byte, now int64) (err error) {
+// loadRegistry loads an aux block into reg (empty).
+func (s *Server) loadRegistry(reg *registries, kind byte, body []byte, now int64) (err error) {
 	switch kind {
 	case persist.AuxIndexes:
-		return persist.DecodeIndexes(&persist.Dec{B: body}, ks.Indexes)
+		return persist.DecodeIndexes(&persist.Dec{B: body}, reg.indexes)
 	case persist.AuxFuncs:
 		if err := s.scripts.RestoreFunctions(body, script.RestoreFlush); err != nil {
 			return fmt.Errorf("%w: functions: %v", persist.ErrCorrupt, err)
@@ -378,7 +378,7 @@ func (s *Server) loadRegistry(ks *keyspace.Keyspace, kind byte, body []byte, now
 			err = fmt.Errorf("%w: AI registry: %v", persist.ErrCorrupt, p)
 		}
 	}()
-	if err := ks.AI.Load(bytes.NewReader(body), now); err != nil {
+	if err := reg.ai.Load(bytes.NewReader(body), now); err != nil {
 		return fmt.Errorf("%w: AI registry: %v", persist.ErrCorrupt, err)
 	}
 	return nil
@@ -423,13 +423,13 @@ func (s *Server) loadSnapshot(path string, ks *keyspace.Keyspace, startup bool) 
 	if rdb.IsFile(magic[:n]) {
 		return s.loadRDBFile(r, ks, time.Now().UnixMilli(), startup)
 	}
-	return s.readSnapshot(r, ks, startup)
+	return s.readSnapshot(r, ks, s.startupRegistries(startup))
 }
 
 // readSnapshot is loadSnapshot from r (a file, or the hotkv-snapshot AUX
-// field of an RDB file, rdbsave.go); registries loads the named indexes
-// and the AI layer into ks's registries, which must be empty.
-func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, registries bool) (persist.LoadStats, int, error) {
+// field of an RDB file, rdbsave.go); reg, when set, receives the named
+// indexes and the AI layer, and must be empty.
+func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, reg *registries) (persist.LoadStats, int, error) {
 	now := time.Now().UnixMilli()
 	var keys, expired atomic.Int64
 	type block struct {
@@ -502,10 +502,10 @@ func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, registries boo
 		work <- block{off, payload}
 		return nil
 	}, func(off int64, kind byte, body []byte) error {
-		if !registries {
+		if reg == nil {
 			return nil
 		}
-		if err := s.loadRegistry(ks, kind, body, now); err != nil {
+		if err := s.loadRegistry(reg, kind, body, now); err != nil {
 			return &persist.FormatError{Offset: off, Err: err}
 		}
 		return nil

@@ -1,0 +1,48 @@
+package tests
+
+import (
+	"testing"
+)
+
+// TestRegistriesKeptAcrossDataSwaps: the named vector indexes and the AI
+// layer are server-wide, not keys. FLUSHALL, SWAPDB, DEBUG RELOAD and
+// DEBUG LOADAOF replace the keys and leave them as they were; LOADAOF
+// replays the log's writes to them into registries it drops, so none is
+// applied a second time (an AMEM.ADD twice, a PCACHE.CREATE refused).
+func TestRegistriesKeptAcrossDataSwaps(t *testing.T) {
+	s := start(t, "--dir", t.TempDir(), "--appendonly", "yes", "--appendfsync", "no")
+	r := s.raw(t)
+	r.expect(Status("OK"), "PCACHE.CREATE", "chat")
+	r.expect(int64(1), "PCACHE.SET", "chat", "q", "a")
+	r.expect(Status("OK"), "AMEM.CREATE", "mem", "DIM", "3", "DEDUP", "OFF")
+	r.do("AMEM.ADD", "mem", "fact", "VALUES", "3", "1", "0", "0")
+	r.expect(Status("OK"), "VSIM.CREATEINDEX", "ix", "DIM", "3")
+	r.expect(int64(1), "VSIM.SET", "ix", "e", "VALUES", "3", "1", "0", "0")
+	r.expect(Status("OK"), "SET", "k", "v")
+	field := func(reply any, name string) any {
+		a, _ := reply.([]any)
+		for i := 0; i+1 < len(a); i += 2 {
+			if a[i] == name {
+				return a[i+1]
+			}
+		}
+		t.Fatalf("no %s in %#v", name, reply)
+		return nil
+	}
+	for _, cmd := range [][]string{{"DEBUG", "LOADAOF"}, {"DEBUG", "RELOAD"}, {"SWAPDB", "0", "1"}, {"FLUSHALL"}, {"DEBUG", "LOADAOF"}} {
+		r.expect(Status("OK"), cmd...)
+		if got := r.do("PCACHE.GET", "chat", "q"); got != "a" {
+			t.Fatalf("after %v: PCACHE.GET = %#v", cmd, got)
+		}
+		if got := field(r.do("AMEM.INFO", "mem"), "memories"); got != int64(1) {
+			t.Fatalf("after %v: %v memories", cmd, got)
+		}
+		if got := field(r.do("VSIM.INFO", "ix"), "size"); got != int64(1) {
+			t.Fatalf("after %v: index size %v", cmd, got)
+		}
+	}
+	r.expect(int64(0), "DBSIZE")
+	if n := infoFields(t, r, "stats")["unexpected_error_replies"]; n != "0" {
+		t.Fatalf("unexpected_error_replies %s: the log's replay hit the live registries", n)
+	}
+}
