@@ -140,7 +140,7 @@ func configSet(x *cmdtable.Ctx) {
 	s.users.SetPubsubDefault(next.ACLPubsubAll)
 	tighter := s.applyMemoryConfig(next)
 	s.ks.Events.Set(next.NotifyKeyspaceEvents)
-	s.slow.configure(next)
+	s.slow.Configure(next.SlowlogSlowerThan, next.SlowlogMaxLen, next.LatencyMonitorMs)
 	s.applyRedisParams(next)
 	s.repl.configure(next)
 	if c := cl(x); tighter != 0 && c.inExec {

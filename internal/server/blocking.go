@@ -449,7 +449,7 @@ func (c *client) waitBlocked() bool {
 					c.closing = true // as Redis: closed after the reply
 				}
 				c.out.Error(msg)
-				c.s.stats.failed(b.cmd, []byte(msg))
+				c.s.stats.Failed(b.cmd, []byte(msg))
 			case b.timeoutFn != nil:
 				b.timeoutFn(&c.out)
 			case b.timeoutReply != nil:
@@ -464,7 +464,7 @@ func (c *client) waitBlocked() bool {
 		if state == served {
 			b.mu.Unlock()
 			if len(b.out.B) > 0 && b.out.B[0] == '-' { // served into an error (NOGROUP after XGROUP DESTROY)
-				c.s.stats.failed(b.cmd, b.out.B[1:])
+				c.s.stats.Failed(b.cmd, b.out.B[1:])
 			}
 			c.out.B = append(c.out.B, b.out.B...)
 			c.aofEnd = max(c.aofEnd, b.aofEnd)
@@ -495,7 +495,7 @@ func (c *client) waitBlocked() bool {
 	c.blocked = nil
 	c.waiting.Store(nil)
 	c.conn.SetReadDeadline(time.Time{})
-	if b.ran >= c.s.slow.minTicks.Load() { // served, timed out or unblocked: logged now, once
+	if b.ran >= c.s.slow.MinTicks() { // served, timed out or unblocked: logged now, once
 		c.recordSlow(b.cmd, b.args, b.ran)
 	}
 	return true

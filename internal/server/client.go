@@ -16,6 +16,7 @@ import (
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/pubsub"
 	"github.com/hotkv/hotkv/internal/resp"
+	"github.com/hotkv/hotkv/internal/stats"
 )
 
 const (
@@ -150,7 +151,7 @@ type client struct {
 	runCmd   *cmdtable.Cmd
 	runCalls uint64
 	runTicks int64
-	lat      latState // latency histograms (lathist.go)
+	lat      stats.ConnLatency // latency histograms (lathist.go)
 	hits     atomic.Int64
 	misses   atomic.Int64
 	// Write commands that changed something (Redis's dirty): counted
@@ -388,7 +389,7 @@ func (c *client) process() {
 				break
 			} else if err != nil {
 				c.out.Error(err.Error())
-				c.s.stats.countError(err.Error())
+				c.s.stats.CountError(err.Error())
 				c.s.logf("verbose", "protocol error from client id=%d addr=%v: %v", c.id, c.addr(), err)
 				c.closing = true
 				return

@@ -148,9 +148,9 @@ func (c *client) reject(cmd *cmdtable.Cmd, msg string) {
 		c.multi.aborted = true
 	}
 	c.out.Error(msg)
-	c.s.stats.countError(msg)
+	c.s.stats.CountError(msg)
 	if cmd != nil {
-		c.s.stats.rejected(cmd)
+		c.s.stats.Rejected(cmd)
 		c.lastCmd.Store(cmd) // CLIENT LIST's cmd=, as in Redis
 	}
 }
@@ -226,7 +226,7 @@ func (c *client) runAfter(cmd *cmdtable.Cmd) {
 	c.guard(cmd, f)
 	d := tick.Now() - start
 	c.nanos[cmd.ID].Add(uint64(tick.Nanos(d)))
-	c.latRecord(cmd, c.lat.after+d)
+	c.latRecord(cmd, c.lat.Held()+d)
 }
 
 // runLocked runs cmd once its locks are held (by call, or by EXEC for the
@@ -279,7 +279,7 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte) {
 	d := tick.Now() - start
 	if c.blocked != nil {
 		c.blocked.ran = d // logged when it ends (waitBlocked), as Redis logs a blocked command
-	} else if d >= c.s.slow.minTicks.Load() {
+	} else if d >= c.s.slow.MinTicks() {
 		c.recordSlow(cmd, args, d)
 	}
 	if cmd == c.runCmd {
@@ -296,9 +296,9 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte) {
 	if len(c.out.B) > mark && c.out.B[mark] == '-' {
 		if c.errCounted { // a script's error its command met and counted
 			c.errCounted = false
-			c.s.stats.failed(cmd, nil)
+			c.s.stats.Failed(cmd, nil)
 		} else {
-			c.s.stats.failed(cmd, c.out.B[mark+1:])
+			c.s.stats.Failed(cmd, c.out.B[mark+1:])
 		}
 		if c.master { // each of a transaction's too
 			c.s.propagationError(true, cmd.Name, c.out.B[mark:])

@@ -170,10 +170,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "used_cpu_user_main_thread", fmt.Sprintf("%.6f", tv(ru.Utime)))
 	case "commandstats":
 		calls, nanos, _, _ := s.commandTotals()
-		s.stats.mu.Lock()
-		rej := append([]uint64(nil), s.stats.rejects...)
-		fail := append([]uint64(nil), s.stats.fails...)
-		s.stats.mu.Unlock()
+		rej, fail := s.stats.Refusals()
 		type row struct {
 			name string
 			id   int
@@ -194,16 +191,9 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 				r.name, calls[r.id], nanos[r.id]/1e3, per, rej[r.id], fail[r.id])
 		}
 	case "errorstats":
-		s.stats.mu.Lock()
-		codes := make([]string, 0, len(s.stats.errs))
-		for c := range s.stats.errs {
-			codes = append(codes, c)
+		for _, e := range s.stats.Errors() {
+			fmt.Fprintf(b, "errorstat_%s:count=%d\r\n", e.Code, e.Count)
 		}
-		sort.Strings(codes)
-		for _, c := range codes {
-			fmt.Fprintf(b, "errorstat_%s:count=%d\r\n", c, s.stats.errs[c])
-		}
-		s.stats.mu.Unlock()
 	case "latencystats":
 		s.infoLatencyStats(b)
 	case "modules": // vector sets are built in; Redis 8 lists them as this module

@@ -18,21 +18,16 @@ import (
 func (s *Server) infoStats(b *strings.Builder) {
 	calls, nanos, hits, misses := s.commandTotals()
 	in, out, reads, writes := s.netTotals()
-	s.stats.mu.Lock()
-	var errs uint64
-	for _, n := range s.stats.errs {
-		errs += n
-	}
-	s.stats.mu.Unlock()
-	inKbps, outKbps, replInKbps, replOutKbps := s.netKbps()
+	errs := s.stats.ErrorTotal()
+	inKbps, outKbps, replInKbps, replOutKbps := s.rates.NetKbps()
 	repl := &s.repl.stats
 	replIn := repl.received.Load() // the master's stream, read apart from clients
 	cmdMicros := int64(sum(nanos) / 1e3)
-	cycles, loopMicros, cyclesPerSec, cycleMicros := s.eventLoop(cmdMicros, reads)
+	cycles, loopMicros, cyclesPerSec, cycleMicros := s.rates.EventLoop(cmdMicros, reads)
 	exp := &s.expirer.Stats
 	kv(b, "total_connections_received", s.stats.connections.Load())
 	kv(b, "total_commands_processed", sum(calls))
-	kv(b, "instantaneous_ops_per_sec", s.stats.opsPerSec.Load())
+	kv(b, "instantaneous_ops_per_sec", s.stats.ops.Get())
 	kv(b, "total_net_input_bytes", in+replIn)
 	kv(b, "total_net_output_bytes", out)
 	kv(b, "total_net_repl_input_bytes", replIn)

@@ -216,9 +216,9 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 		refusal = errOOM
 	}
 	if refusal != "" { // counted as Redis counts a refused call: in errorstats and the command's rejected_calls
-		c.s.stats.countError(refusal)
+		c.s.stats.CountError(refusal)
 		if cmd != nil && cmd.Run != nil {
-			c.s.stats.rejected(cmd)
+			c.s.stats.Rejected(cmd)
 		}
 		return []byte("-" + refusal + "\r\n")
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/hotkv/hotkv/internal/pubsub"
 	"github.com/hotkv/hotkv/internal/rdb"
 	"github.com/hotkv/hotkv/internal/script"
+	"github.com/hotkv/hotkv/internal/stats"
 	"github.com/hotkv/hotkv/internal/tick"
 )
 
@@ -64,7 +65,7 @@ type Server struct {
 	runID     string
 
 	expirer        *keyspace.Expirer      // the active expiry cycle the cron runs
-	rates          rates                  // INFO's instantaneous rates (rates.go)
+	rates          stats.Rates            // INFO's instantaneous rates
 	activeExpire   atomic.Bool            // DEBUG SET-ACTIVE-EXPIRE
 	cronPaused     atomic.Bool            // DEBUG PAUSE-CRON
 	denyScriptsOff atomic.Bool            // DEBUG SET-DISABLE-DENY-SCRIPTS (scripting.go)
@@ -76,8 +77,8 @@ type Server struct {
 	pause          pauseState     // CLIENT PAUSE (pause.go)
 	gate           gate           // orders scripts against multi-lock sections (gate.go)
 	scripts        *script.Engine // EVAL's script cache and Lua state (scripting.go)
-	slow           slowlog        // SLOWLOG (slowlog.go)
-	latency        latencyMonitor // LATENCY (latency.go)
+	slow           stats.Slowlog  // SLOWLOG (slowlog.go)
+	latency        stats.Monitor  // LATENCY (latency.go)
 	migrate        migrateCache   // MIGRATE's connections to its targets (migrate.go)
 	startMem       uint64
 
@@ -134,7 +135,7 @@ func New(cfg *config.Config) *Server {
 	s.ks.Events.Set(cfg.NotifyKeyspaceEvents)
 	s.track = pubsub.NewTracker(s.ks, s.trackedConn)
 	s.ks.SetTracker(s.track)
-	s.slow.configure(cfg)
+	s.slow.Configure(cfg.SlowlogSlowerThan, cfg.SlowlogMaxLen, cfg.LatencyMonitorMs)
 	s.ev = newEvictor()
 	s.applyMemoryConfig(cfg)
 	s.applyRedisParams(cfg)

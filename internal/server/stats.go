@@ -1,19 +1,18 @@
 package server
 
 import (
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/rdb"
+	"github.com/hotkv/hotkv/internal/stats"
 )
 
-// serverStats are the counters INFO reports. Per-command call counts live in
-// each client (no shared cache line on the hot path) and are summed on demand;
-// closed clients' counts are folded in here.
+// serverStats are the counters INFO reports. Per-command counts live in
+// each client and are summed on demand with the closed clients' ones,
+// which stats.Commands keeps.
 type serverStats struct {
+	stats.Commands
 	connections atomic.Int64
 	refused     atomic.Int64 // connections refused at maxclients
 	panics      atomic.Int64
@@ -29,79 +28,14 @@ type serverStats struct {
 	netOut                  atomic.Int64
 	reads                   atomic.Int64
 	writes                  atomic.Int64
-
-	mu         sync.Mutex
-	calls      []uint64 // closed clients' calls per command ID
-	nanos      []uint64
-	hits       int64
-	misses     int64
-	dirty      uint64   // closed clients' writes that changed something (under the server's mu)
-	rejects    []uint64 // per command ID: refused before running
-	fails      []uint64 // per command ID: ran and answered an error
-	errs       map[string]uint64
-	lat        []*latCounts // closed clients' latency histograms per command ID (lathist.go)
-	lastSample time.Time
-	lastTotal  uint64
-	opsPerSec  atomic.Int64
-	resampled  atomic.Bool // CONFIG RESETSTAT since the last sample
-}
-
-func (st *serverStats) init() {
-	if st.calls == nil {
-		n := cmdtable.Count()
-		st.calls, st.nanos = make([]uint64, n), make([]uint64, n)
-		st.rejects, st.fails = make([]uint64, n), make([]uint64, n)
-		st.errs = map[string]uint64{}
-	}
-}
-
-func (st *serverStats) countError(msg string) {
-	code := msg
-	if i := strings.IndexByte(code, ' '); i > 0 {
-		code = code[:i]
-	}
-	st.mu.Lock()
-	st.init()
-	st.errs[code]++
-	st.mu.Unlock()
-}
-
-func (st *serverStats) rejected(cmd *cmdtable.Cmd) {
-	st.mu.Lock()
-	st.init()
-	st.rejects[cmd.ID]++
-	st.mu.Unlock()
-}
-
-// failed counts a failed call of cmd and its error reply, unless reply is
-// nil (an error counted already).
-func (st *serverStats) failed(cmd *cmdtable.Cmd, reply []byte) {
-	end := 0
-	for end < len(reply) && reply[end] != ' ' && reply[end] != '\r' {
-		end++
-	}
-	st.mu.Lock()
-	st.init()
-	st.fails[cmd.ID]++
-	if reply != nil {
-		st.errs[string(reply[:end])]++
-	}
-	st.mu.Unlock()
+	dirty                   uint64 // closed clients' writes that changed something (under the server's mu)
+	ops                     stats.OpsPerSec
 }
 
 // addClosed folds a closing client's counters into the server's (s.mu
-// held: lock order s.mu, then st.mu).
+// held: lock order s.mu, then the counters' own).
 func (st *serverStats) addClosed(c *client) {
-	st.mu.Lock()
-	st.init()
-	for i := range c.calls {
-		st.calls[i] += c.calls[i].Load()
-		st.nanos[i] += c.nanos[i].Load()
-	}
-	st.hits += c.hits.Load()
-	st.misses += c.misses.Load()
-	st.addClosedLatency(c)
-	st.mu.Unlock()
+	st.AddClosed(stats.Conn{Calls: c.calls, Nanos: c.nanos, Hits: c.hits.Load(), Misses: c.misses.Load(), Latency: &c.lat})
 	st.netIn.Add(c.netIn.Load())
 	st.netOut.Add(c.netOut.Load())
 	st.reads.Add(c.reads.Load())
@@ -128,12 +62,7 @@ func (s *Server) netTotals() (in, out, reads, writes int64) {
 // clients.
 func (s *Server) commandTotals() (calls, nanos []uint64, hits, misses int64) {
 	s.mu.Lock()
-	s.stats.mu.Lock()
-	s.stats.init()
-	calls = append([]uint64(nil), s.stats.calls...)
-	nanos = append([]uint64(nil), s.stats.nanos...)
-	hits, misses = s.stats.hits, s.stats.misses
-	s.stats.mu.Unlock()
+	calls, nanos, hits, misses = s.stats.Totals()
 	for c := range s.liveClients() {
 		for i := range c.calls {
 			calls[i] += c.calls[i].Load()
@@ -150,21 +79,22 @@ func (s *Server) commandTotals() (calls, nanos []uint64, hits, misses int64) {
 // duration about once a second (it sums every client's counters, so it does
 // not run on every cron tick).
 func (s *Server) sample(now time.Time) {
-	st := &s.stats
-	d := now.Sub(st.lastSample)
-	if d < time.Second {
+	if !s.stats.ops.Due(now) {
 		return
 	}
 	calls, nanos, _, _ := s.commandTotals()
-	total, ns := sum(calls), sum(nanos)
-	if st.resampled.Swap(false) {
-		st.opsPerSec.Store(0) // CONFIG RESETSTAT: the totals restarted below the last sample
-	} else if !st.lastSample.IsZero() && total >= st.lastTotal {
-		st.opsPerSec.Store(int64(float64(total-st.lastTotal) / d.Seconds()))
-	}
-	st.lastSample, st.lastTotal = now, total
+	s.stats.ops.Sample(now, sum(calls))
 	_, _, reads, _ := s.netTotals()
-	s.sampleLoopDuration(int64(ns/1e3), reads)
+	s.rates.SampleLoop(int64(sum(nanos)/1e3), reads)
+}
+
+// sampleRates runs after every cron tick; tick is how long its work took.
+func (s *Server) sampleRates(now time.Time, tick time.Duration) {
+	s.rates.Tick(now, tick, func() stats.Traffic {
+		in, out, reads, _ := s.netTotals()
+		return stats.Traffic{In: in, Out: out, Reads: reads,
+			ReplIn: s.repl.stats.received.Load(), ReplOut: s.repl.stats.sentBytes.Load()}
+	})
 }
 
 func sum(v []uint64) (n uint64) {
@@ -178,16 +108,7 @@ func sum(v []uint64) (n uint64) {
 // ones' are zeroed under s.mu, as a closing client moves its counts.
 func (s *Server) resetStats() {
 	s.mu.Lock()
-	s.stats.mu.Lock()
-	s.stats.init()
-	clear(s.stats.calls)
-	clear(s.stats.nanos)
-	clear(s.stats.rejects)
-	clear(s.stats.fails)
-	clear(s.stats.errs)
-	s.stats.hits, s.stats.misses = 0, 0
-	s.stats.lat = nil // Redis frees the histograms: commands without calls since are not listed
-	s.stats.mu.Unlock()
+	s.stats.Commands.Reset()
 	s.stats.netIn.Store(0)
 	s.stats.netOut.Store(0)
 	s.stats.reads.Store(0)
@@ -203,7 +124,7 @@ func (s *Server) resetStats() {
 		c.netOut.Store(0)
 		c.reads.Store(0)
 		c.writes.Store(0)
-		c.resetLatency()
+		c.lat.Reset()
 	}
 	s.mu.Unlock()
 	s.repl.stats.reset()
@@ -215,11 +136,10 @@ func (s *Server) resetStats() {
 	s.stats.sanitizedBase.Store(rdb.Sanitized.Load())
 	s.stats.connections.Store(0)
 	s.stats.refused.Store(0)
-	s.stats.opsPerSec.Store(0) // as Redis empties its instantaneous samples
-	s.stats.resampled.Store(true)
+	s.stats.ops.Reset()
 	s.ev.resetStats()
 	s.stats.qbufLimitDisconnections.Store(0)
 	s.stats.obufLimitDisconnections.Store(0)
 	s.stats.crossProtocol.Store(0)
-	s.rates.reset() // last: a sample of counters half reset is dropped
+	s.rates.Reset() // last: a sample of counters half reset is dropped
 }
