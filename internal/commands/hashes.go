@@ -140,7 +140,7 @@ func hsetnx(x *cmdtable.Ctx) {
 		return
 	}
 	if h != nil && h.Exists(f) {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	if h == nil {
@@ -192,7 +192,7 @@ func hdel(x *cmdtable.Ctx) {
 		return
 	}
 	if h == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	n := 0
@@ -204,6 +204,8 @@ func hdel(x *cmdtable.Ctx) {
 	if n > 0 {
 		x.Notify(notify.Hash, "hdel", key)
 		x.Touch(key)
+	} else {
+		x.NoEffects()
 	}
 	settle(x, key, h, e, false)
 	x.W.Int(int64(n))
@@ -691,6 +693,9 @@ func hgetdel(x *cmdtable.Ctx) {
 		x.W.Bulk(v) // before the delete invalidates the view
 		h.Delete(f)
 		deleted = true
+	}
+	if !deleted {
+		x.NoEffects() // every field missing
 	}
 	if h != nil {
 		notifyFieldExpiry(x, key, false, deleted)

@@ -94,6 +94,9 @@ func deleteKeys(x *cmdtable.Ctx, lazy bool) {
 		}
 	}
 	f.done(x)
+	if n == 0 {
+		x.NoEffects()
+	}
 	x.W.Int(int64(n))
 }
 
@@ -135,7 +138,7 @@ func rename(x *cmdtable.Ctx, nx bool) {
 		return
 	case bytes.Equal(src, dst):
 		if nx {
-			x.W.Int(0)
+			replyUnchanged(x, 0)
 		} else {
 			x.W.OK()
 		}
@@ -144,7 +147,7 @@ func rename(x *cmdtable.Ctx, nx bool) {
 	ds := x.Shard(dst)
 	if ds.Lookup(dst, x.Now) != nil {
 		if nx {
-			x.W.Int(0)
+			replyUnchanged(x, 0)
 			return
 		}
 		ds.Delete(dst, x.Now) // so that, as in Redis, dst is a new key
@@ -187,13 +190,13 @@ func copyCmd(x *cmdtable.Ctx) {
 	}
 	e := x.LookupRead(src)
 	if e == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	ds := to.ShardFor(dst)
 	exists := ds.Lookup(dst, x.Now) != nil
 	if exists && !replace {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	c, ok := e.Clone()
@@ -260,12 +263,12 @@ func move(x *cmdtable.Ctx) {
 	ss := x.Shard(key)
 	e := ss.Lookup(key, x.Now)
 	if e == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	ds := x.KS.DBs[n].ShardFor(key)
 	if ds.Lookup(key, x.Now) != nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	ss.Delete(key, x.Now)
@@ -597,12 +600,12 @@ func expireGeneric(x *cmdtable.Ctx, name string, base int64, sec bool) {
 	sh := x.Shard(key)
 	e := sh.Lookup(key, x.Now)
 	if e == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	cur := e.Expire // 0: no expiry, which GT and LT treat as infinite
 	if nx && cur != 0 || xx && cur == 0 || gt && (cur == 0 || when <= cur) || lt && cur != 0 && when >= cur {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	if when <= x.Now {
@@ -641,7 +644,7 @@ func persist(x *cmdtable.Ctx) {
 	sh := x.Shard(key)
 	e := sh.Lookup(key, x.Now)
 	if e == nil || e.Expire == 0 {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	sh.SetExpire(key, e, 0)

@@ -42,7 +42,7 @@ func push(x *cmdtable.Ctx, front, onlyExisting bool) {
 	}
 	if l == nil {
 		if onlyExisting {
-			x.W.Int(0)
+			replyUnchanged(x, 0)
 			return
 		}
 		l = createList(x, key)
@@ -106,10 +106,12 @@ func pop(x *cmdtable.Ctx, front bool) {
 	}
 	switch {
 	case l == nil && count >= 0:
+		x.NoEffects()
 		x.W.NullArray()
 	case l == nil:
+		x.NoEffects()
 		x.W.Null()
-	case count == 0:
+	case count == 0: // logged, though it changed nothing
 		x.W.Array(0)
 	case count < 0:
 		x.W.Bulk(popOne(l, front))
@@ -289,7 +291,7 @@ func linsert(x *cmdtable.Ctx) {
 		return
 	}
 	if l == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	l.PrepareAdd(x.Args[4]) // Redis converts a full listpack even when the pivot is missing
@@ -304,7 +306,7 @@ func linsert(x *cmdtable.Ctx) {
 		return true
 	})
 	if at < 0 {
-		x.W.Int(-1)
+		replyUnchanged(x, -1)
 		return
 	}
 	l.Insert(at, x.Args[4], after)
@@ -329,18 +331,20 @@ func lrem(x *cmdtable.Ctx) {
 		return
 	}
 	if l == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	if count < -int64(l.Len()) || count > int64(l.Len()) {
 		count = 0 // asking for more than the list holds is asking for all
 	}
 	n := l.RemoveMatches(x.Args[3], int(count))
-	if n > 0 {
-		x.Notify(notify.List, "lrem", key)
-		x.Touch(key)
-		dropIfEmpty(x, key, l)
+	if n == 0 {
+		replyUnchanged(x, 0)
+		return
 	}
+	x.Notify(notify.List, "lrem", key)
+	x.Touch(key)
+	dropIfEmpty(x, key, l)
 	x.W.Int(int64(n))
 }
 
@@ -510,12 +514,14 @@ func lmove(x *cmdtable.Ctx) {
 		return
 	}
 	if !listMove(x, x.Args[1], x.Args[2], from, to) {
+		x.NoEffects()
 		x.W.Null()
 	}
 }
 
 func rpoplpush(x *cmdtable.Ctx) {
 	if !listMove(x, x.Args[1], x.Args[2], false, true) {
+		x.NoEffects()
 		x.W.Null()
 	}
 }
@@ -575,8 +581,9 @@ func mpopKeys(at int) func(args [][]byte, dst []int) []int {
 	}
 }
 
-// mpop serves the first non-empty list among keys as [key, [elements]];
-// it reports false without answering when all are empty.
+// mpop serves the first non-empty list among keys as [key, [elements]],
+// propagated as the LPOP or RPOP of that key with the number popped; it
+// reports false without answering when all are empty.
 func mpop(x *cmdtable.Ctx, keys [][]byte, front bool, count int64) (done bool) {
 	for _, k := range keys {
 		l, ok := listAt(x, k, false)
@@ -586,6 +593,7 @@ func mpop(x *cmdtable.Ctx, keys [][]byte, front bool, count int64) (done bool) {
 		if l == nil {
 			continue
 		}
+		propagatePop(x, endEvent(front, "lpop", "rpop"), k, int(min(int64(l.Len()), count)), true)
 		x.W.Array(2)
 		x.W.Bulk(k)
 		popReply(x, l, front, count)
@@ -600,6 +608,7 @@ func mpop(x *cmdtable.Ctx, keys [][]byte, front bool, count int64) (done bool) {
 func lmpop(x *cmdtable.Ctx) {
 	keys, front, count, ok := mpopArgs(x, 1)
 	if ok && !mpop(x, keys, front, count) {
+		x.NoEffects()
 		x.W.NullArray()
 	}
 }
@@ -631,6 +640,7 @@ func bpop(x *cmdtable.Ctx, front bool) {
 		if l == nil {
 			continue
 		}
+		propagatePop(x, endEvent(front, "lpop", "rpop"), k, 1, false)
 		x.W.Array(2)
 		x.W.Bulk(k)
 		x.W.Bulk(popOne(l, front))

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 
@@ -61,10 +62,12 @@ func sadd(x *cmdtable.Ctx) {
 	if created {
 		storeSet(x, key, s)
 	}
-	if added > 0 {
-		x.Touch(key)
-		x.Notify(notify.Set, "sadd", key)
+	if added == 0 {
+		replyUnchanged(x, 0)
+		return
 	}
+	x.Touch(key)
+	x.Notify(notify.Set, "sadd", key)
 	x.W.Int(int64(added))
 }
 
@@ -89,9 +92,11 @@ func srem(x *cmdtable.Ctx) {
 		}
 		dropIfEmpty(x, key, s)
 	}
-	if removed > 0 {
-		x.Touch(key)
+	if removed == 0 {
+		replyUnchanged(x, 0)
+		return
 	}
+	x.Touch(key)
 	x.W.Int(int64(removed))
 }
 
@@ -102,7 +107,7 @@ func smove(x *cmdtable.Ctx) {
 		return
 	}
 	if src == nil {
-		x.W.Int(0) // even when the destination has the wrong type, as Redis
+		replyUnchanged(x, 0) // even when the destination has the wrong type, as Redis
 		return
 	}
 	dst, ok := lookupSet(x, dstKey, false)
@@ -110,11 +115,15 @@ func smove(x *cmdtable.Ctx) {
 		return
 	}
 	if src == dst {
-		x.W.Int(memberInt(src.Has(m)))
+		if !src.Has(m) {
+			replyUnchanged(x, 0)
+		} else {
+			x.W.Int(1) // logged, though it changed nothing
+		}
 		return
 	}
 	if !src.Remove(m) {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	x.Notify(notify.Set, "srem", srcKey)
@@ -203,11 +212,16 @@ func spop(x *cmdtable.Ctx) {
 		return
 	}
 	if s == nil {
+		x.NoEffects()
 		x.W.Null()
 		return
 	}
 	var buf [setMemberBuf]byte
-	x.W.Bulk(s.Pop(buf[:0]))
+	m := s.Pop(buf[:0])
+	x.W.Bulk(m)
+	eff := newSpopEffects(x, key) // random: it logs the SREM of what it popped
+	eff.add(m)
+	eff.flush()
 	x.Notify(notify.Set, "spop", key)
 	dropIfEmpty(x, key, s)
 	x.Touch(key)
@@ -228,6 +242,7 @@ func spopCount(x *cmdtable.Ctx) {
 		return
 	}
 	if s == nil || n == 0 {
+		x.NoEffects()
 		x.W.Set(0)
 		return
 	}
@@ -236,9 +251,22 @@ func spopCount(x *cmdtable.Ctx) {
 		replySetMembers(x, s)
 		x.Shard(key).Delete(key, x.Now)
 		x.Notify(notify.Generic, "del", key)
+		// All of it: the set deleted, as Redis propagates it.
+		if !x.Logged {
+			x.Rewrite()
+		} else if x.KS.Lazy != nil && x.KS.Lazy.ServerDel.Load() {
+			x.Propagate([]byte("UNLINK"), bytes.Clone(key))
+		} else {
+			x.Propagate([]byte("DEL"), bytes.Clone(key))
+		}
 	} else {
 		x.W.Set(int(n))
-		s.PopN(int(n), func(m []byte) { x.W.Bulk(m) })
+		eff := newSpopEffects(x, key) // random: it logs the SREMs of what it popped
+		s.PopN(int(n), func(m []byte) {
+			x.W.Bulk(m)
+			eff.add(m)
+		})
+		eff.flush()
 	}
 	x.Touch(key)
 }

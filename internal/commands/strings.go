@@ -174,11 +174,12 @@ func setGeneric(x *cmdtable.Ctx, flags int, key, val, expire []byte, cmd string,
 		old = sh.Lookup(key, x.Now)
 	}
 	if (flags&setOptNX != 0 && old != nil) || (flags&setOptXX != 0 && old == nil) {
-		switch {
+		switch { // refused: it changed nothing, unless GET answered (then logged)
 		case flags&setOptGet != 0:
 		case intReply:
-			x.W.Int(0)
+			replyUnchanged(x, 0)
 		default:
+			x.NoEffects()
 			x.W.Null()
 		}
 		return
@@ -225,7 +226,9 @@ func getdel(x *cmdtable.Ctx) {
 		return
 	}
 	replyString(x, e)
-	if e != nil {
+	if e == nil {
+		x.NoEffects()
+	} else {
 		x.Shard(key).Delete(key, x.Now)
 		x.Touch(key)
 		x.Notify(notify.Generic, "del", key)
@@ -245,6 +248,7 @@ func getex(x *cmdtable.Ctx) {
 		return
 	}
 	if e == nil {
+		x.NoEffects()
 		x.W.Null()
 		return
 	}
@@ -311,7 +315,7 @@ func msetnx(x *cmdtable.Ctx) {
 	}
 	for i := 1; i < len(x.Args); i += 2 {
 		if x.Lookup(x.Args[i]) != nil {
-			x.W.Int(0)
+			replyUnchanged(x, 0)
 			return
 		}
 	}

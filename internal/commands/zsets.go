@@ -302,9 +302,11 @@ func zrem(x *cmdtable.Ctx) {
 		}
 		dropIfEmpty(x, key, z)
 	}
-	if n > 0 {
-		x.Touch(key)
+	if n == 0 {
+		replyUnchanged(x, 0)
+		return
 	}
+	x.Touch(key)
 	x.W.Int(int64(n))
 }
 
@@ -568,7 +570,7 @@ func zremrange(x *cmdtable.Ctx, kind rangeKind) {
 		return
 	}
 	if z == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	lo, hi := s.interval(z)
@@ -586,9 +588,11 @@ func zremrange(x *cmdtable.Ctx, kind rangeKind) {
 			z.Remove(m)
 		}
 	}
-	if n > 0 {
-		x.Touch(key)
+	if n == 0 {
+		replyUnchanged(x, 0)
+		return
 	}
+	x.Touch(key)
 	x.W.Int(int64(n))
 }
 
@@ -598,14 +602,14 @@ func zremrange(x *cmdtable.Ctx, kind rangeKind) {
 // first non-empty set among keys, from the top when popMax. The reply shapes
 // follow Redis's genericZpopCommand: emitKey prefixes the key (BZPOP*,
 // ZMPOP), nested answers [member, score] pairs, and nilWhenEmpty answers a
-// null array rather than an empty one when no key has a set.
-func zpop(x *cmdtable.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nested, nilWhenEmpty bool) {
+// null array rather than an empty one when no key has a set. It returns the
+// key it popped from and how many it popped (0 also after an error).
+func zpop(x *cmdtable.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nested, nilWhenEmpty bool) (key []byte, popped int) {
 	var z *zset.ZSet
-	var key []byte
 	for _, k := range keys {
 		var ok bool
 		if z, ok = zsetAt(x, k, false); !ok {
-			return
+			return nil, 0
 		}
 		if z != nil {
 			key = k
@@ -618,11 +622,11 @@ func zpop(x *cmdtable.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nes
 		} else {
 			x.W.Array(0)
 		}
-		return
+		return nil, 0
 	}
 	if count == 0 {
 		x.W.Array(0)
-		return
+		return nil, 0
 	}
 	if count < 0 {
 		count = 1
@@ -659,6 +663,7 @@ func zpop(x *cmdtable.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nes
 	x.Notify(notify.ZSet, endEvent(popMax, "zpopmax", "zpopmin"), key)
 	dropIfEmpty(x, key, z)
 	x.Touch(key)
+	return key, n
 }
 
 func zpopmin(x *cmdtable.Ctx) { zpopCmd(x, false) }
@@ -673,7 +678,9 @@ func zpopCmd(x *cmdtable.Ctx, popMax bool) {
 	if !ok {
 		return
 	}
-	zpop(x, x.Args[1:2], popMax, false, count, x.W.Proto == 3 && count != -1, false)
+	if _, n := zpop(x, x.Args[1:2], popMax, false, count, x.W.Proto == 3 && count != -1, false); n == 0 {
+		x.NoEffects() // nothing popped (or an error)
+	}
 }
 
 // zmpopArgs parses "numkeys key... MIN|MAX [COUNT count]" at args[at:].
@@ -724,7 +731,11 @@ func zmpopArgs(x *cmdtable.Ctx, at int) (keys [][]byte, popMax bool, count int64
 
 func zmpop(x *cmdtable.Ctx) {
 	if keys, popMax, count, ok := zmpopArgs(x, 1); ok {
-		zpop(x, keys, popMax, true, count, true, true)
+		if key, n := zpop(x, keys, popMax, true, count, true, true); n == 0 {
+			x.NoEffects() // nothing popped (or an error)
+		} else {
+			propagatePop(x, endEvent(popMax, "zpopmax", "zpopmin"), key, n, true)
+		}
 	}
 }
 
@@ -740,7 +751,11 @@ func bzpopGeneric(x *cmdtable.Ctx, keys [][]byte, timeoutRaw []byte, popMax bool
 			return
 		}
 		if z != nil {
-			zpop(x, [][]byte{k}, popMax, true, count, nested, true)
+			// The plain pop of the key it served, with the number popped
+			// for BZMPOP (which gives a count).
+			if key, n := zpop(x, [][]byte{k}, popMax, true, count, nested, true); n > 0 {
+				propagatePop(x, endEvent(popMax, "zpopmax", "zpopmin"), key, n, count > 0)
+			}
 			return
 		}
 	}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 
@@ -209,83 +208,4 @@ func redisForm(args [][]byte, now int64, st *config.ReplMaster) [][]byte {
 		return append(out, []byte("ABSTTL"))
 	}
 	return args
-}
-
-// poppedForm is the command Redis propagates for a pop that chose its key
-// or count by what it found (BLPOP, BZPOPMIN, LMPOP, ZMPOP and their
-// blocking forms): the plain pop of the key its reply names, with the
-// number popped for the *MPOP ones. nil: args is not one of them.
-func poppedForm(name string, args [][]byte, reply []byte) [][]byte {
-	var pop string
-	counted := false
-	switch name {
-	case "blpop", "brpop", "bzpopmin", "bzpopmax":
-		pop = name[1:]
-	case "lmpop", "zmpop", "blmpop", "bzmpop":
-		first := 1 // numkeys
-		if name[0] == 'b' {
-			first = 2
-		}
-		n, err := strconv.Atoi(string(args[first]))
-		if err != nil || n < 1 || first+1+n >= len(args) {
-			return nil
-		}
-		dir := strings.ToLower(string(args[first+1+n]))
-		pop = map[string]string{"left": "lpop", "right": "rpop", "min": "zpopmin", "max": "zpopmax"}[dir]
-		counted = true
-	default:
-		return nil
-	}
-	v, _, ok := parseReply(reply)
-	items, _ := v.([]any)
-	if !ok || pop == "" || len(items) < 2 {
-		return nil
-	}
-	key, _ := items[0].([]byte)
-	out := [][]byte{[]byte(pop), bytes.Clone(key)}
-	if counted {
-		popped, _ := items[1].([]any)
-		out = append(out, strconv.AppendInt(nil, int64(len(popped)), 10))
-	}
-	return out
-}
-
-// parseReply reads one RESP2 or RESP3 reply: strings as []byte (numbers
-// too, as their text), aggregates as []any (a map's keys and values in
-// turn), nulls as nil.
-func parseReply(b []byte) (v any, rest []byte, ok bool) {
-	i := bytes.Index(b, []byte("\r\n"))
-	if i < 1 {
-		return nil, nil, false
-	}
-	line, rest := b[1:i], b[i+2:]
-	switch b[0] {
-	case '$', '=':
-		n, err := strconv.Atoi(string(line))
-		if err != nil || n < 0 {
-			return nil, rest, err == nil
-		}
-		if len(rest) < n+2 {
-			return nil, nil, false
-		}
-		return rest[:n], rest[n+2:], true
-	case '*', '~', '%', '>':
-		n, err := strconv.Atoi(string(line))
-		if err != nil || n < 0 {
-			return nil, rest, err == nil
-		}
-		if b[0] == '%' {
-			n *= 2
-		}
-		items := make([]any, n)
-		for j := range items {
-			if items[j], rest, ok = parseReply(rest); !ok {
-				return nil, nil, false
-			}
-		}
-		return items, rest, true
-	case '_':
-		return nil, rest, true
-	}
-	return line, rest, true
 }
