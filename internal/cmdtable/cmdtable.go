@@ -317,6 +317,20 @@ type Cmd struct {
 	Subs    []*Cmd   // subcommands (container commands such as CONFIG)
 	ID      int      // dense index for per-command statistics
 	Parent  *Cmd     // the container of a subcommand
+
+	// ReplForm, when set, gives the command replicas run to do what args
+	// (this command, as logged) did at env.Now: relative times made
+	// absolute, a blocking form without its timeout (see doc.go). nil from
+	// it: nothing to send. Unset: args are sent as logged.
+	ReplForm func(args [][]byte, env ReplEnv) [][]byte
+}
+
+// ReplEnv is what a ReplForm reads besides the command: when it ran, and
+// how the master sends the deletions it makes itself (lazyfree-lazy-expire,
+// lazyfree-lazy-server-del: UNLINK rather than DEL, as Redis sends them).
+type ReplEnv struct {
+	Now                       int64 // unix milliseconds
+	LazyExpire, LazyServerDel bool
 }
 
 // KeyPositions appends the indexes of args that are keys.

@@ -665,7 +665,8 @@ func init() {
 	many := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.First, c.Last, c.Step = 1, -1, 1; return c }
 	expire := func(name, since, summary, unit string, base bool, sec bool) *cmdtable.Cmd {
 		return key(&cmdtable.Cmd{Name: name, Arity: -3, Flags: w | f, Group: g, Since: since, Summary: summary,
-			Args: "key " + unit + " [NX | XX | GT | LT]",
+			Args:     "key " + unit + " [NX | XX | GT | LT]",
+			ReplForm: expireForm(expireUnit(sec), base),
 			Run: func(x *cmdtable.Ctx) {
 				var b int64
 				if base {
