@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/lazyfree"
 )
 
@@ -103,8 +104,15 @@ func TestWriteEffects(t *testing.T) {
 		{"SPOP set 0", "changed nothing"},
 		{"SPOP noset 3", "changed nothing"},
 	} {
-		if got := k.effectsOf(t, c.cmd); got != c.want {
+		got := k.effectsOf(t, c.cmd)
+		if got != c.want {
 			t.Errorf("%s: %s, want %s", c.cmd, got, c.want)
+		}
+		// What it did agrees with what it declares: propagating is
+		// for Recorded commands only.
+		name, _, _ := strings.Cut(c.cmd, " ")
+		if recorded := strings.HasPrefix(got, "["); recorded && cmdtable.Lookup([]byte(name)).Effects != cmdtable.Recorded {
+			t.Errorf("%s propagates %s but declares Effects %d", name, got, cmdtable.Lookup([]byte(name)).Effects)
 		}
 	}
 }
