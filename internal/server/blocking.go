@@ -312,11 +312,7 @@ func (s *Server) runWaiter(b *blocked) {
 				s.logServed(b, a, now, effects)
 			}
 		default: // replayed, it finds the data it found now
-			if f := poppedForm(b.cmd.Name, b.args, b.out.B); f != nil {
-				s.logServed(b, a, now, [][][]byte{f})
-			} else {
-				s.logServed(b, a, now, [][][]byte{s.ownName(b.cmd, b.args)})
-			}
+			s.logServed(b, a, now, [][][]byte{s.ownName(b.cmd, b.args)})
 		}
 	}
 	if again {

@@ -261,10 +261,10 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte) {
 			// A command that blocked changed nothing, unless it says so
 			// (XREADGROUP creating its consumer).
 			effects, rewritten, noChange := c.ctx.TakeEffects()
-			if !c.unchanged(cmd, args, mark, effects, rewritten, noChange) {
+			if !c.unchanged(effects, rewritten, noChange, mark) {
 				c.dirtyRun++
 				if logged {
-					c.logWrite(cmd, args, mark, effects, rewritten)
+					c.logWrite(cmd, args, effects, rewritten)
 				}
 			}
 		}

@@ -81,10 +81,10 @@ func (c *client) runKeyless(cmd *cmdtable.Cmd, args [][]byte, mark int) {
 	c.ctx.Logged = logged
 	c.run(cmd)
 	effects, rewritten, noChange := c.ctx.TakeEffects() // MIGRATE of no key logs nothing
-	if !c.unchanged(cmd, args, mark, effects, rewritten, noChange) {
+	if !c.unchanged(effects, rewritten, noChange, mark) {
 		c.dirtyRun++
 		if logged {
-			c.logWrite(cmd, args, mark, effects, rewritten)
+			c.logWrite(cmd, args, effects, rewritten)
 		}
 	}
 }
