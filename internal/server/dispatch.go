@@ -229,7 +229,7 @@ func (c *client) runAfter(cmd *cmdtable.Cmd) {
 	}
 	c.ctx.After = nil
 	start := tick.Now()
-	c.guard(cmd, f)
+	c.runPart(cmd, f)
 	d := tick.Now() - start
 	c.nanos[cmd.ID].Add(uint64(tick.Nanos(d)))
 	c.latRecord(cmd, c.lat.after+d)
@@ -346,23 +346,29 @@ func (c *client) flushStats() {
 // take the server down nor leave shard locks held: it is logged with its
 // stack, counted in INFO's recovered_panics, and answered with an error in
 // place of the partial reply, so the connection stays in sync.
-func (c *client) run(cmd *cmdtable.Cmd) { c.guard(cmd, func() { cmd.Run(&c.ctx) }) }
+func (c *client) run(cmd *cmdtable.Cmd) {
+	defer c.recoverRun(cmd, len(c.out.B))
+	cmd.Run(&c.ctx)
+}
 
-// guard runs f, part of cmd, turning a panic into an error reply.
-func (c *client) guard(cmd *cmdtable.Cmd, f func()) {
-	mark := len(c.out.B)
-	defer func() {
-		if r := recover(); r != nil {
-			c.s.stats.panics.Add(1)
-			c.s.logf("warning", "BUG: panic in '%s' from client id=%d: %v\n%s", cmd.Name, c.id, r, debug.Stack())
-			if mark <= len(c.out.B) {
-				c.out.B = c.out.B[:mark]
-			}
-			c.out.Error("ERR internal error running '" + cmd.Name + "'")
-			c.ctx.After = nil
-		}
-	}()
+// runPart runs f, the part of cmd that runs unlocked, as run runs cmd.
+func (c *client) runPart(cmd *cmdtable.Cmd, f func()) {
+	defer c.recoverRun(cmd, len(c.out.B))
 	f()
+}
+
+// recoverRun, deferred, turns a panic in cmd into an error reply in place of
+// what it wrote from mark on.
+func (c *client) recoverRun(cmd *cmdtable.Cmd, mark int) {
+	if r := recover(); r != nil {
+		c.s.stats.panics.Add(1)
+		c.s.logf("warning", "BUG: panic in '%s' from client id=%d: %v\n%s", cmd.Name, c.id, r, debug.Stack())
+		if mark <= len(c.out.B) {
+			c.out.B = c.out.B[:mark]
+		}
+		c.out.Error("ERR internal error running '" + cmd.Name + "'")
+		c.ctx.After = nil
+	}
 }
 
 // touchKeys signals a write to the keys at positions keys of args (WATCH,
@@ -391,6 +397,7 @@ func (c *client) lock(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 	case cmd.Flags&cmdtable.LockDB != 0:
 		c.gated = c.s.gate.shared(c.id)
 		c.ctx.DB.LockAllBy(c.id)
+	case len(keys) == 0: // no shard: c.locks stays empty, for unlock
 	default:
 		c.locks = c.locks[:0]
 		for _, i := range keys {
