@@ -687,7 +687,8 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 		c.ctx.Args = lc.Args
 		if r.ks == r.s.ks { // at start-up, beside the clients answered while loading
 			r.s.keyLoaded()
-			c.lock(cmd, lc.Args)
+			c.keys = cmd.KeyPositions(lc.Args, c.keys[:0])
+			c.lock(cmd, lc.Args, c.keys)
 			c.run(cmd)
 			c.unlock(cmd, c.ctx.DB)
 			c.ctx.SetKeyShard(nil, nil)

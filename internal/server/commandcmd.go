@@ -245,7 +245,7 @@ func getKeys(x *cmdtable.Ctx, withFlags bool) {
 		x.Error("ERR Invalid number of arguments specified for command")
 		return
 	}
-	pos, flags := keysOf(c, args)
+	pos, flags := keysOf(c, args, c.KeyPositions(args, nil))
 	if len(pos) == 0 && c.Flags&cmdtable.NoMandatoryKeys != 0 {
 		x.W.Array(0)
 		return
