@@ -52,6 +52,10 @@ func (r replicaConn) Write(b []byte) (int, error) { return r.c.conn.Write(b) }
 func (r replicaConn) Close()                      { r.c.closeConn() }
 func (r replicaConn) Sent(n int64)                { r.c.netOut.Add(n) }
 
+// ReadFrom copies a full sync's file to the socket as io.Copy would to
+// the connection itself (sendfile where the kernel can).
+func (r replicaConn) ReadFrom(src io.Reader) (int64, error) { return io.Copy(r.c.conn, src) }
+
 func (r replicaConn) OutputOver(size int64, st *config.ReplMaster, softSince *int64) bool {
 	if !outputOver(size, st.OutputHard, st.OutputSoft, softSince) {
 		return false
