@@ -142,7 +142,7 @@ func configSet(x *cmdtable.Ctx) {
 	s.ks.Events.Set(next.NotifyKeyspaceEvents)
 	s.slow.Configure(next.SlowlogSlowerThan, next.SlowlogMaxLen, next.LatencyMonitorMs)
 	s.applyRedisParams(next)
-	s.repl.configure(next)
+	s.repl.Configure(next)
 	if c := cl(x); tighter != 0 && c.inExec {
 		c.memGen = tighter // EXEC holds the shards the measurement counts: exec waits
 	} else if tighter != 0 {

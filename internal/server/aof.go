@@ -88,7 +88,7 @@ func (c *client) logWrite(cmd *cmdtable.Cmd, args [][]byte, effects [][][]byte, 
 		return
 	}
 	if c.s.feeding() {
-		c.replOff = c.s.repl.feed(c.ctx.DBID, c.ctx.Now, effects)
+		c.replOff = c.s.repl.Feed(c.ctx.DBID, c.ctx.Now, effects)
 	}
 	if a := c.s.aof.Load(); a != nil {
 		c.aofEnd = a.appendCmds(c.ctx.DBID, c.ctx.Now, effects)
@@ -105,7 +105,7 @@ func (c *client) logTx() {
 	}
 	rec := persist.SealRecord(c.tx, 0)
 	if c.s.feeding() {
-		c.replOff = c.s.repl.feedRecord(rec)
+		c.replOff = c.s.repl.FeedRecord(rec)
 	}
 	if a != nil {
 		c.aofEnd = a.appendRecord(rec)

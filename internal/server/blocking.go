@@ -356,7 +356,7 @@ func (s *Server) runWaiter(b *blocked) {
 // append-only log (the reply waits for it) and the replication stream.
 func (s *Server) logServed(b *blocked, a *aofLog, now int64, effects [][][]byte) {
 	if s.feeding() {
-		s.repl.feed(b.dbID, now, effects)
+		s.repl.Feed(b.dbID, now, effects)
 	}
 	if a != nil {
 		b.aofEnd = a.appendCmds(b.dbID, now, effects)

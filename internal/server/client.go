@@ -15,6 +15,7 @@ import (
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/pubsub"
+	"github.com/hotkv/hotkv/internal/repl"
 	"github.com/hotkv/hotkv/internal/resp"
 	"github.com/hotkv/hotkv/internal/stats"
 )
@@ -105,8 +106,8 @@ type client struct {
 	woff       int64         // log offset of the client's last write (WAITAOF)
 	tx         []byte        // the running transaction's log record
 	replOff    int64         // replication offset after the client's last write (WAIT)
-	replConf   *replConf     // what REPLCONF announced (replsync.go)
-	replica    *replica      // set once SYNC or PSYNC made the connection a replica's
+	replConf   *repl.Conf    // what REPLCONF announced (repl.go)
+	replica    *repl.Replica // set once SYNC or PSYNC made the connection a replica's
 	// The normal class's output buffer limits as of the last read, and
 	// when the soft one was reached (obuf.go).
 	obufHard  int64

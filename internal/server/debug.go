@@ -187,7 +187,7 @@ func debugCmd(x *cmdtable.Ctx) {
 		// To the replicas only, not the log, as Redis's: for tests of
 		// what a replica does with a command it cannot run.
 		if c.s.feeding() {
-			c.s.repl.feed(c.ctx.DBID, x.Now, [][][]byte{x.Args[2:]})
+			c.s.repl.Feed(c.ctx.DBID, x.Now, [][][]byte{x.Args[2:]})
 		}
 		x.W.OK()
 	case is("change-repl-id", n == 2):

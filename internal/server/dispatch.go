@@ -85,7 +85,7 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 			c.reject(cmd, msg)
 			return
 		}
-		if c.s.repl.tooFew.Load() {
+		if c.s.repl.TooFew() {
 			c.reject(cmd, errNoReplicas)
 			return
 		}

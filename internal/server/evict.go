@@ -479,7 +479,7 @@ func (s *Server) evictEntry(v *ai.Victim, volatile bool) bool {
 	}
 	now := time.Now().UnixMilli()
 	if s.feeding() {
-		s.repl.feedKeyless(now, args)
+		s.repl.FeedKeyless(now, args)
 	}
 	if a := s.aof.Load(); a != nil {
 		a.appendCmd(0, now, args)
@@ -617,7 +617,7 @@ func (s *Server) evictKey(d, idx int, key string, volatile bool) bool {
 		return false
 	}
 	if s.feeding() {
-		s.repl.deleted(d, key, func(st *config.ReplMaster) bool { return st.LazyEviction })
+		s.repl.Deleted(d, key, func(st *config.ReplMaster) bool { return st.LazyEviction })
 	}
 	if a := s.aof.Load(); a != nil {
 		a.appendCmd(d, time.Now().UnixMilli(), [][]byte{[]byte("DEL"), []byte(key)})

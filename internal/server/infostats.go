@@ -20,8 +20,8 @@ func (s *Server) infoStats(b *strings.Builder) {
 	in, out, reads, writes := s.netTotals()
 	errs := s.stats.ErrorTotal()
 	inKbps, outKbps, replInKbps, replOutKbps := s.rates.NetKbps()
-	repl := &s.repl.stats
-	replIn := repl.received.Load() // the master's stream, read apart from clients
+	rs := &s.repl.Stats
+	replIn := rs.Received.Load() // the master's stream, read apart from clients
 	cmdMicros := int64(sum(nanos) / 1e3)
 	cycles, loopMicros, cyclesPerSec, cycleMicros := s.rates.EventLoop(cmdMicros, reads)
 	exp := &s.expirer.Stats
@@ -31,15 +31,15 @@ func (s *Server) infoStats(b *strings.Builder) {
 	kv(b, "total_net_input_bytes", in+replIn)
 	kv(b, "total_net_output_bytes", out)
 	kv(b, "total_net_repl_input_bytes", replIn)
-	kv(b, "total_net_repl_output_bytes", repl.sentBytes.Load())
+	kv(b, "total_net_repl_output_bytes", rs.SentBytes.Load())
 	kv(b, "instantaneous_input_kbps", fmt.Sprintf("%.2f", inKbps))
 	kv(b, "instantaneous_output_kbps", fmt.Sprintf("%.2f", outKbps))
 	kv(b, "instantaneous_input_repl_kbps", fmt.Sprintf("%.2f", replInKbps))
 	kv(b, "instantaneous_output_repl_kbps", fmt.Sprintf("%.2f", replOutKbps))
 	kv(b, "rejected_connections", s.stats.refused.Load())
-	kv(b, "sync_full", repl.full.Load())
-	kv(b, "sync_partial_ok", repl.partialOK.Load())
-	kv(b, "sync_partial_err", repl.partialErr.Load())
+	kv(b, "sync_full", rs.Full.Load())
+	kv(b, "sync_partial_ok", rs.PartialOK.Load())
+	kv(b, "sync_partial_err", rs.PartialErr.Load())
 	kv(b, "expired_subkeys", s.ks.Expiry.Subkeys.Load())
 	kv(b, "expired_keys", s.ks.Expiry.Keys.Load())
 	kv(b, "expired_stale_perc", fmt.Sprintf("%.2f", exp.StalePerc()))

@@ -99,7 +99,7 @@ func (s *Server) memoryOverhead(c *client) *memOverhead {
 	o.scripts, o.functions = scripts, uint64(code)
 	cache, vm, fvm := s.scripts.Memory()
 	o.evalCache, o.evalVM, o.functionsVM = uint64(cache), uint64(vm), uint64(fvm)
-	o.replBacklog, o.replClients = s.repl.memory()
+	o.replBacklog, o.replClients = s.repl.Memory()
 	o.total = o.startup + o.clients + o.aofBuf + o.functions + o.evalCache + o.evalVM + o.functionsVM + o.replBacklog + o.replClients
 	for i := range s.ks.DBs {
 		st := s.dbStats(c, i)

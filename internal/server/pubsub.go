@@ -102,7 +102,7 @@ func publishCmd(kind pubsub.Kind) func(*cmdtable.Ctx) {
 		c := x.Conn.(*client)
 		x.W.Int(int64(c.s.hub.Publish(kind, x.Args[1], x.Args[2])))
 		if c.s.feeding() { // replicas' subscribers get it too, as Redis propagates it
-			c.s.repl.feed(x.DBID, 0, [][][]byte{x.Args})
+			c.s.repl.Feed(x.DBID, 0, [][][]byte{x.Args})
 		}
 	}
 }

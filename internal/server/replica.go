@@ -248,7 +248,7 @@ func (r *linkReader) Read(b []byte) (int, error) {
 	}
 	n, err := l.conn.Read(b)
 	if n > 0 {
-		l.s.repl.stats.received.Add(int64(n))
+		l.s.repl.Stats.Received.Add(int64(n))
 		l.s.upstream.lastIO.Store(time.Now().UnixMilli())
 		if l.syncing {
 			l.s.upstream.syncRead.Add(int64(n))
@@ -436,7 +436,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	// The master's named indexes and AI layer (from its hotkv-snapshot
 	// AUX field; none from a Redis master) replace the replica's too.
 	s.reg.replace(&stagingReg)
-	s.repl.newHistory()
+	s.repl.NewHistory()
 	release()
 	mc.out.B = mc.out.B[:0]
 	if s.aof.Load() != nil { // the log's history is the old data's: start it anew

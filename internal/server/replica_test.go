@@ -6,9 +6,12 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/hotkv/hotkv/internal/config"
+	"github.com/hotkv/hotkv/internal/repl"
 )
 
 // The offset a replica acknowledges, and continues from after a drop,
@@ -51,21 +54,25 @@ func TestKillDetachesReplica(t *testing.T) {
 	s := benchServer(t)
 	local, remote := net.Pipe()
 	defer remote.Close()
+	go io.Copy(io.Discard, remote)
 	c := newClient(s, local)
-	r := &replica{c: c, wake: make(chan struct{}, 1), done: make(chan struct{}), acked: make(chan struct{})}
+	r := repl.NewReplica(replicaConn{c}, "", repl.Conf{}, false)
 	c.replica = r
 	c.replicaFlag.Store(true)
-	m := &s.repl
-	m.mu.Lock()
-	m.attach(r)
-	m.mu.Unlock()
-
+	s.repl.Sync(r, false, "", nil) // attached at the instant of its RDB file
+	attached := func() bool {
+		var b strings.Builder
+		s.repl.Info(&b, "", 0)
+		return strings.Contains(b.String(), "connected_slaves:1\r\n")
+	}
+	for deadline := time.Now().Add(10 * time.Second); !attached(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the replica never attached")
+		}
+	}
 	c.kill(newClient(s, nil))
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.publish([]byte("*1\r\n$4\r\nPING\r\n"))
-	if len(m.replicas) != 0 || len(r.pending) != 0 {
-		t.Fatalf("after the kill: %d replicas attached, %q queued for the killed one", len(m.replicas), r.pending)
+	if attached() {
+		t.Fatal("the killed replica is still attached")
 	}
 }
 

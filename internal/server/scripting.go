@@ -215,7 +215,7 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 		refusal = "ERR Write commands are not allowed from read-only scripts."
 	case cmd.Flags&cmdtable.Write != 0 && !c.master && c.s.readOnlyReplica():
 		refusal = errReadOnlyReplica
-	case cmd.Flags&cmdtable.Write != 0 && !r.wrote && c.s.repl.tooFew.Load(): // a script without flags, as in Redis
+	case cmd.Flags&cmdtable.Write != 0 && !r.wrote && c.s.repl.TooFew(): // a script without flags, as in Redis
 		refusal = errNoReplicas
 	case !r.wrote && r.oom && cmd.Flags&cmdtable.DenyOOM != 0:
 		refusal = errOOM

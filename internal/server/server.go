@@ -23,6 +23,7 @@ import (
 	"github.com/hotkv/hotkv/internal/lazyfree"
 	"github.com/hotkv/hotkv/internal/pubsub"
 	"github.com/hotkv/hotkv/internal/rdb"
+	"github.com/hotkv/hotkv/internal/repl"
 	"github.com/hotkv/hotkv/internal/script"
 	"github.com/hotkv/hotkv/internal/stats"
 	"github.com/hotkv/hotkv/internal/tick"
@@ -92,7 +93,7 @@ type Server struct {
 	persist saveState
 	aof     atomic.Pointer[aofLog] // the log writes go to; nil while appendonly is off (aofswitch.go)
 	aofst   aofState
-	repl    replMaster // replicas and the replication stream (replmaster.go)
+	repl    repl.Master // replicas and the replication stream (internal/repl)
 
 	ev   *evictor   // maxmemory (evict.go)
 	evMu sync.Mutex // serializes applyMemoryConfig
@@ -140,8 +141,8 @@ func New(cfg *config.Config) *Server {
 	s.applyMemoryConfig(cfg)
 	s.applyRedisParams(cfg)
 	s.activeExpire.Store(true)
-	s.repl.init(s)
-	s.repl.configure(cfg)
+	s.repl.Init(replHost{s}, s.ks, replicaForm)
+	s.repl.Configure(cfg)
 	s.expirer = keyspace.NewExpirer(s.ks)
 	s.stats.sanitizedBase.Store(rdb.Sanitized.Load()) // the counter is the process's
 	replID := randomHex(40)
@@ -421,7 +422,7 @@ func (s *Server) cron() {
 			if keyspace.Clock.Swap(uint32(now.Unix())) != uint32(now.Unix()) { // once a second
 				s.checkSavePoints(now)
 				s.migrate.closeIdle(migrateCacheTTL)
-				s.repl.cron(now.Unix())
+				s.repl.Cron(now.Unix())
 			}
 			tick.Calibrate()
 			s.sample(now)

@@ -93,7 +93,7 @@ func (s *Server) sampleRates(now time.Time, tick time.Duration) {
 	s.rates.Tick(now, tick, func() stats.Traffic {
 		in, out, reads, _ := s.netTotals()
 		return stats.Traffic{In: in, Out: out, Reads: reads,
-			ReplIn: s.repl.stats.received.Load(), ReplOut: s.repl.stats.sentBytes.Load()}
+			ReplIn: s.repl.Stats.Received.Load(), ReplOut: s.repl.Stats.SentBytes.Load()}
 	})
 }
 
@@ -127,7 +127,7 @@ func (s *Server) resetStats() {
 		c.lat.Reset()
 	}
 	s.mu.Unlock()
-	s.repl.stats.reset()
+	s.repl.Stats.Reset()
 	s.expirer.Stats.Reset()
 	s.ks.Expiry.Keys.Store(0)
 	s.ks.Expiry.Subkeys.Store(0)

@@ -1,7 +1,10 @@
-package server
+package repl
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,34 +13,49 @@ import (
 
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
+	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/persist"
+	"github.com/hotkv/hotkv/internal/rdb"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
-// HotKV as a replication master (docs/replication.md). A replica's SYNC or
-// PSYNC gets an RDB file of the data at one instant, taken copy-on-write as
-// a snapshot is (captureInstant), then every write after that instant as
-// RESP commands: what the append-only log records (logWrite, in execution
-// order, under the writers' shard locks), in the forms Redis propagates
-// (relative expiry as absolute, SELECT when the database changes, several
-// commands as MULTI/EXEC), plus a DEL for each key that expires or is
-// evicted. The stream goes to every replica's own output buffer and to the
-// backlog, from which a replica that reconnects continues (+CONTINUE).
-//
-// With no replica and no backlog, writes pay one atomic load (feeding).
+// Host is what the master side needs of the server. None of it is called
+// on a command's path: only when a replica syncs, by the cron, and when
+// the backlog is made or freed.
+type Host interface {
+	Config() *config.Config
+	Logf(level, format string, args ...any)
+	// ReplID is INFO's master_replid.
+	ReplID() string
+	// IsReplica reports whether REPLICAOF names a master.
+	IsReplica() bool
+	// WriteRDB writes the data as at one instant as a Redis RDB file:
+	// atInstant runs at the instant, every shard locked, and says what
+	// the AUX fields tell; before, if set, runs once that is known and
+	// before the first byte. fnOnly leaves the keys out, noFns the
+	// function libraries.
+	WriteRDB(w io.Writer, atInstant func() (rdb.FileInfo, error), before func() error, fnOnly, noFns bool) (keys int, err error)
+}
+
+// FormFunc gives the form of a command Redis propagates (relative times as
+// absolute, blocking commands as their plain ones), or nil for a command
+// with nothing to send; st is the settings the stream goes by.
+type FormFunc func(args [][]byte, now int64, st *config.ReplMaster) [][]byte
 
 // Replica states, as INFO shows them.
 const (
-	replWaitBgsave = iota // waiting for its RDB file
-	replSendBulk          // receiving it
-	replOnline            // following the stream
+	stateWaitBgsave = iota // waiting for its RDB file
+	stateSendBulk          // receiving it
+	stateOnline            // following the stream
 )
 
-var replStateNames = [...]string{"wait_bgsave", "send_bulk", "online"}
+var stateNames = [...]string{"wait_bgsave", "send_bulk", "online"}
 
-// replMaster is the master side: the stream, its backlog and the replicas.
-type replMaster struct {
-	s *Server
+// Master is the master side: the stream, its backlog and the replicas.
+type Master struct {
+	host Host
+	ks   *keyspace.Keyspace
+	form FormFunc
 	// on: writes are fed to the stream (a replica is attached or the
 	// backlog is kept). It changes under mu.
 	on atomic.Bool
@@ -47,61 +65,32 @@ type replMaster struct {
 	db      int    // the database the stream has selected, -1: none
 	backlog []byte // ring of the last len(backlog) bytes; nil: none
 	histLen int64  // bytes of history in the backlog
-	// serveID names this server's own stream while it is a replica (id).
+	// serveID names this server's own stream while it is a replica (ID).
 	serveID  atomic.Pointer[string]
-	replicas []*replica
+	replicas []*Replica
 	lastGone int64 // unix seconds the last replica left (repl-backlog-ttl)
 	settings config.ReplMaster
 	scratch  []byte
-	waiters  []*replWaiter // WAIT calls in progress
+	waiters  []*waiter // WAIT calls in progress
 
-	skipped atomic.Int64 // keys with no RDB form, written to RDB files only in the hotkv-snapshot AUX field
+	// Skipped counts keys with no RDB form, written to RDB files only in
+	// the hotkv-snapshot AUX field (INFO rdb_keys_skipped).
+	Skipped atomic.Int64
 	// tooFew: min-replicas-to-write is not met, writes are refused
 	// (refreshGood).
 	tooFew atomic.Bool
-	stats  replStats // INFO's (replinfo.go)
+	Stats  Stats // INFO's (info.go)
 }
 
-// replica is one replica's connection.
-type replica struct {
-	c       *client
-	ip      string
-	port    int
-	capaEOF bool
-	rdbOnly bool
-	fnOnly  bool // rdb-filter-only functions: no keys
-	noFns   bool // rdb-filter-only "": no functions either
-	state   atomic.Int32
-	ack     atomic.Int64 // the offset it acknowledged
-	ackTime atomic.Int64 // unix ms of its last ACK
-	wake    chan struct{}
-	done    chan struct{}
-	closed  atomic.Bool
-	// acked is closed at its first REPLCONF ACK: a replica loaded
-	// diskless cannot tell the file's end mark from stream bytes read
-	// with it, so the stream waits for that ACK, as in Redis.
-	acked     chan struct{}
-	ackedOnce sync.Once
-
-	// Under replMaster.mu:
-	pending   []byte // stream bytes not yet written to it
-	softSince int64
-}
-
-// replWaiter is a WAIT blocked for acknowledgements.
-type replWaiter struct {
-	b      *blocked
-	target int64
-	n      int64
-}
-
-func (m *replMaster) init(s *Server) {
-	m.s = s
+// Init readies m for host, whose keyspace is ks; form gives the commands'
+// Redis forms.
+func (m *Master) Init(host Host, ks *keyspace.Keyspace, form FormFunc) {
+	m.host, m.ks, m.form = host, ks, form
 	m.db = -1
 }
 
-// configure applies the settings CONFIG SET may have changed.
-func (m *replMaster) configure(cfg *config.Config) {
+// Configure applies the settings CONFIG SET may have changed.
+func (m *Master) Configure(cfg *config.Config) {
 	m.mu.Lock()
 	m.settings = cfg.ReplMaster()
 	m.refreshGood()
@@ -111,7 +100,7 @@ func (m *replMaster) configure(cfg *config.Config) {
 // refreshGood counts the good replicas (online, acknowledged within
 // min-replicas-max-lag seconds) against min-replicas-to-write, as Redis's
 // refreshGoodSlavesCount. mu is held.
-func (m *replMaster) refreshGood() {
+func (m *Master) refreshGood() {
 	st := &m.settings
 	if st.MinReplicas == 0 || st.MinMaxLag == 0 {
 		m.tooFew.Store(false)
@@ -120,46 +109,47 @@ func (m *replMaster) refreshGood() {
 	good := int64(0)
 	now := time.Now().UnixMilli()
 	for _, r := range m.replicas {
-		if r.state.Load() == replOnline && (now-r.ackTime.Load())/1000 <= st.MinMaxLag {
+		if r.state.Load() == stateOnline && (now-r.ackTime.Load())/1000 <= st.MinMaxLag {
 			good++
 		}
 	}
 	m.tooFew.Store(good < st.MinReplicas)
 }
 
-// feeding reports whether writes go to the replication stream.
-func (s *Server) feeding() bool { return s.repl.on.Load() }
+// Feeding reports whether writes go to the replication stream.
+func (m *Master) Feeding() bool { return m.on.Load() }
 
-// logging reports whether writes are recorded (append-only log or
-// replication): handlers then propagate their effects.
-func (s *Server) logging() bool { return s.aof.Load() != nil || s.repl.on.Load() }
+// TooFew reports whether min-replicas-to-write is not met: writes are
+// refused.
+func (m *Master) TooFew() bool { return m.tooFew.Load() }
 
 var (
 	bMulti  = []byte("MULTI")
 	bExec   = []byte("EXEC")
 	bSelect = []byte("SELECT")
-	bDel    = []byte("DEL")
-	bUnlink = []byte("UNLINK")
+	// Del and Unlink are the commands of a deletion.
+	Del    = []byte("DEL")
+	Unlink = []byte("UNLINK")
 )
 
-// delOrUnlink is the command Redis sends for a deletion, lazy or not.
-func delOrUnlink(lazy bool) []byte {
+// DelOrUnlink is the command Redis sends for a deletion, lazy or not.
+func DelOrUnlink(lazy bool) []byte {
 	if lazy {
-		return bUnlink
+		return Unlink
 	}
-	return bDel
+	return Del
 }
 
-// feed appends commands run at now in database db to the stream, several
+// Feed appends commands run at now in database db to the stream, several
 // as one MULTI/EXEC, and returns the offset after them. The caller holds
 // the locks of what they wrote.
-func (m *replMaster) feed(db int, now int64, cmds [][][]byte) int64 {
+func (m *Master) Feed(db int, now int64, cmds [][][]byte) int64 {
 	return m.feedUnit(len(cmds), func(i int) (int, int64, [][]byte) { return db, now, cmds[i] })
 }
 
-// feedRecord feeds a transaction's log record (persist.BeginRecord ...
+// FeedRecord feeds a transaction's log record (persist.BeginRecord ...
 // SealRecord): its commands as one MULTI/EXEC.
-func (m *replMaster) feedRecord(rec []byte) int64 {
+func (m *Master) FeedRecord(rec []byte) int64 {
 	type logged struct {
 		db   int
 		now  int64
@@ -183,7 +173,7 @@ func (m *replMaster) feedRecord(rec []byte) int64 {
 // feedUnit appends n commands (cmd(i) gives each one's database, time and
 // arguments) to the stream as one unit: MULTI/EXEC around several. It
 // returns the offset after them.
-func (m *replMaster) feedUnit(n int, cmd func(i int) (int, int64, [][]byte)) int64 {
+func (m *Master) feedUnit(n int, cmd func(i int) (int, int64, [][]byte)) int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.feedLocked(n, cmd)
@@ -195,7 +185,7 @@ func (m *replMaster) feedUnit(n int, cmd func(i int) (int, int64, [][]byte)) int
 // discard a whole transaction that held one (EXECABORT); nothing orders
 // the two kinds, as no command touches both. A HotKV replica then applies
 // the two parts one after the other, not as one transaction.
-func (m *replMaster) feedLocked(n int, cmd func(i int) (int, int64, [][]byte)) int64 {
+func (m *Master) feedLocked(n int, cmd func(i int) (int, int64, [][]byte)) int64 {
 	if m.backlog == nil || n == 0 {
 		return m.off
 	}
@@ -222,7 +212,7 @@ func (m *replMaster) feedLocked(n int, cmd func(i int) (int, int64, [][]byte)) i
 
 // appendUnit appends to buf the Redis forms of the commands pick selects
 // (nil: all), in MULTI/EXEC when two or more have one. mu is held.
-func (m *replMaster) appendUnit(buf []byte, n int, cmd func(i int) (int, int64, [][]byte), pick func([][]byte) bool) []byte {
+func (m *Master) appendUnit(buf []byte, n int, cmd func(i int) (int, int64, [][]byte), pick func([][]byte) bool) []byte {
 	// MULTI first, as Redis: a SELECT goes inside the transaction. It is
 	// cut when fewer than two commands have a form to send.
 	start := len(buf)
@@ -233,7 +223,7 @@ func (m *replMaster) appendUnit(buf []byte, n int, cmd func(i int) (int, int64, 
 		if pick != nil && !pick(args) {
 			continue
 		}
-		if args = replicaForm(args, now, &m.settings); args != nil {
+		if args = m.form(args, now, &m.settings); args != nil {
 			buf = m.selectDB(buf, db)
 			buf = resp.AppendCommand(buf, args...)
 			sent++
@@ -258,7 +248,7 @@ func hotkvCommand(name []byte) bool {
 }
 
 // selectDB appends a SELECT when the stream is in another database.
-func (m *replMaster) selectDB(b []byte, db int) []byte {
+func (m *Master) selectDB(b []byte, db int) []byte {
 	if db == m.db {
 		return b
 	}
@@ -268,7 +258,7 @@ func (m *replMaster) selectDB(b []byte, db int) []byte {
 
 // publish appends b to the backlog and to every attached replica's
 // output, closing replicas over their output buffer limit. mu is held.
-func (m *replMaster) publish(b []byte) {
+func (m *Master) publish(b []byte) {
 	if len(b) == 0 {
 		return
 	}
@@ -286,12 +276,11 @@ func (m *replMaster) publish(b []byte) {
 			continue
 		}
 		r.pending = append(r.pending, b...)
-		if outputOver(int64(len(r.pending)), lim.OutputHard, lim.OutputSoft, &r.softSince) {
-			r.c.outputLimitReached("replica", int64(len(r.pending)))
+		if r.conn.OutputOver(int64(len(r.pending)), lim, &r.softSince) {
 			m.drop(r)
 			continue
 		}
-		if r.state.Load() == replOnline {
+		if r.state.Load() == stateOnline {
 			select {
 			case r.wake <- struct{}{}:
 			default:
@@ -301,41 +290,48 @@ func (m *replMaster) publish(b []byte) {
 }
 
 // drop closes a replica from under mu.
-func (m *replMaster) drop(r *replica) {
+func (m *Master) drop(r *Replica) {
 	if r.closed.CompareAndSwap(false, true) {
 		r.pending = nil
 		close(r.done)
-		r.c.closeConn()
+		r.conn.Close()
 	}
 }
 
-// id is the replication ID this server's replicas follow: its replid as a
+// ID is the replication ID this server's replicas follow: its replid as a
 // master. As a replica it feeds them a stream of its own, whose offsets
 // are not its master's, so it gives that stream an ID of its own: a
 // replica of it must never continue at one of its offsets with its master
 // (or the master's other replicas), where the same number means another
 // place. INFO master_replid still shows the master's.
-func (m *replMaster) id() string {
-	if !m.s.replicaFlag.Load() {
-		return *m.s.replID.Load()
+func (m *Master) ID() string {
+	if !m.host.IsReplica() {
+		return m.host.ReplID()
 	}
 	if p := m.serveID.Load(); p != nil {
 		return *p
 	}
-	id := randomHex(40)
+	id := randomID()
 	m.serveID.CompareAndSwap(nil, &id)
 	return *m.serveID.Load()
 }
 
-// newHistory ends the history this server's replicas follow: its data was
+// randomID is a new replication ID: 40 random hex digits.
+func randomID() string {
+	b := make([]byte, 20)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// NewHistory ends the history this server's replicas follow: its data was
 // replaced by a full sync from its own master, which the stream does not
 // carry. As Redis's replica disconnects its replicas then, those attached
-// are dropped, and its stream gets a new ID (id), so that none may
+// are dropped, and its stream gets a new ID (ID), so that none may
 // continue from an offset before now: each syncs in full again.
-func (m *replMaster) newHistory() {
+func (m *Master) NewHistory() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	id := randomHex(40)
+	id := randomID()
 	m.serveID.Store(&id)
 	for _, r := range m.replicas {
 		m.drop(r)
@@ -343,48 +339,48 @@ func (m *replMaster) newHistory() {
 }
 
 // startFeeding makes the backlog (once) and turns the feed on. mu is held.
-func (m *replMaster) startFeeding() {
-	m.settings = m.s.Config().ReplMaster()
+func (m *Master) startFeeding() {
+	m.settings = m.host.Config().ReplMaster()
 	if m.backlog == nil {
 		m.backlog = make([]byte, max(m.settings.BacklogSize, 16<<10))
 		m.histLen = 0
-		m.s.ks.OnExpire(m.expired)
-		m.s.logf("notice", "Replication backlog created, my new replication IDs are '%s' and '%s'", *m.s.replID.Load(), strings.Repeat("0", 40))
+		m.ks.OnExpire(m.expired)
+		m.host.Logf("notice", "Replication backlog created, my new replication IDs are '%s' and '%s'", m.host.ReplID(), strings.Repeat("0", 40))
 	}
 	m.on.Store(true)
 }
 
 // expired propagates a key deleted because its time ran out, as Redis
 // propagates its expiry: a DEL (under the key's shard lock).
-func (m *replMaster) expired(db int, key string) {
-	m.deleted(db, key, func(st *config.ReplMaster) bool { return st.LazyExpire })
+func (m *Master) expired(db int, key string) {
+	m.Deleted(db, key, func(st *config.ReplMaster) bool { return st.LazyExpire })
 }
 
-// deleted propagates a key the server deleted: a DEL, or an UNLINK when
+// Deleted propagates a key the server deleted: a DEL, or an UNLINK when
 // lazy says the setting for it is on.
-func (m *replMaster) deleted(db int, key string, lazy func(*config.ReplMaster) bool) {
+func (m *Master) Deleted(db int, key string, lazy func(*config.ReplMaster) bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	del := delOrUnlink(lazy(&m.settings))
+	del := DelOrUnlink(lazy(&m.settings))
 	m.feedLocked(1, func(int) (int, int64, [][]byte) { return db, 0, [][]byte{del, []byte(key)} })
 }
 
-// feedKeyless feeds one command that names no key (the eviction of a cache
+// FeedKeyless feeds one command that names no key (the eviction of a cache
 // entry), in whatever database the stream has selected.
-func (m *replMaster) feedKeyless(now int64, args [][]byte) {
+func (m *Master) FeedKeyless(now int64, args [][]byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.feedLocked(1, func(int) (int, int64, [][]byte) { return m.db, now, args })
 }
 
 // attach adds r to the replicas fed from now on. mu is held.
-func (m *replMaster) attach(r *replica) {
+func (m *Master) attach(r *Replica) {
 	m.startFeeding()
 	m.replicas = append(m.replicas, r)
 }
 
-// detach forgets r (its connection is closing).
-func (m *replMaster) detach(r *replica) {
+// Detach forgets r (its connection is closing).
+func (m *Master) Detach(r *Replica) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if r.closed.CompareAndSwap(false, true) {
@@ -396,7 +392,7 @@ func (m *replMaster) detach(r *replica) {
 			if len(m.replicas) == 0 {
 				m.lastGone = time.Now().Unix()
 			}
-			m.s.logf("notice", "Connection with replica %s:%d lost.", r.ip, r.port)
+			m.host.Logf("notice", "Connection with replica %s:%d lost.", r.ip, r.port)
 			break
 		}
 	}
@@ -404,23 +400,23 @@ func (m *replMaster) detach(r *replica) {
 	m.refreshGood()
 }
 
-// cron runs every second: PING to the replicas every
+// Cron runs every second: PING to the replicas every
 // repl-ping-replica-period, replicas silent past repl-timeout closed, the
 // backlog freed repl-backlog-ttl after the last replica left.
-func (m *replMaster) cron(tick int64) {
+func (m *Master) Cron(tick int64) {
 	if !m.on.Load() {
 		return
 	}
 	now := time.Now()
 	m.mu.Lock()
-	m.settings = m.s.Config().ReplMaster()
+	m.settings = m.host.Config().ReplMaster()
 	st := m.settings
 	if len(m.replicas) > 0 && st.PingPeriod > 0 && tick%st.PingPeriod == 0 {
 		m.publish(resp.AppendCommand(m.scratch[:0], []byte("PING")))
 	}
 	for _, r := range m.replicas {
-		if r.state.Load() == replOnline && !r.rdbOnly && now.UnixMilli()-r.ackTime.Load() > st.Timeout*1000 {
-			m.s.logf("warning", "Disconnecting timedout replica (streaming sync): %s:%d", r.ip, r.port)
+		if r.state.Load() == stateOnline && !r.conf.RDBOnly && now.UnixMilli()-r.ackTime.Load() > st.Timeout*1000 {
+			m.host.Logf("warning", "Disconnecting timedout replica (streaming sync): %s:%d", r.ip, r.port)
 			m.drop(r)
 		}
 	}
@@ -428,36 +424,8 @@ func (m *replMaster) cron(tick int64) {
 	if len(m.replicas) == 0 && st.BacklogTTL > 0 && now.Unix()-m.lastGone > st.BacklogTTL {
 		m.on.Store(false)
 		m.backlog, m.histLen = nil, 0
-		m.s.ks.OnExpire(nil)
-		m.s.logf("notice", "Replication backlog freed after %d seconds without connected replicas.", st.BacklogTTL)
+		m.ks.OnExpire(nil)
+		m.host.Logf("notice", "Replication backlog freed after %d seconds without connected replicas.", st.BacklogTTL)
 	}
 	m.mu.Unlock()
-}
-
-// loop is the replica's writer: it sends the stream as it comes.
-func (r *replica) loop(m *replMaster) {
-	var spare []byte
-	for {
-		select {
-		case <-r.wake:
-		case <-r.done:
-			return
-		}
-		m.mu.Lock()
-		data := r.pending
-		r.pending = spare[:0]
-		m.mu.Unlock()
-		if len(data) > 0 {
-			if _, err := r.c.conn.Write(data); err != nil {
-				r.c.closeConn()
-				return
-			}
-			m.sent(r.c, int64(len(data)))
-		}
-		// data is written: it takes pending's place next time.
-		if cap(data) > 1<<20 {
-			data = nil
-		}
-		spare = data
-	}
 }
