@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/aof"
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/pubsub"
@@ -354,12 +355,12 @@ func (s *Server) runWaiter(b *blocked) {
 
 // logServed records what a served blocking command did: in the
 // append-only log (the reply waits for it) and the replication stream.
-func (s *Server) logServed(b *blocked, a *aofLog, now int64, effects [][][]byte) {
+func (s *Server) logServed(b *blocked, a *aof.Log, now int64, effects [][][]byte) {
 	if s.feeding() {
 		s.repl.Feed(b.dbID, now, effects)
 	}
 	if a != nil {
-		b.aofEnd = a.appendCmds(b.dbID, now, effects)
+		b.aofEnd = a.AppendCmds(b.dbID, now, effects)
 	}
 }
 

@@ -500,7 +500,7 @@ func (c *client) flush() bool {
 	}
 	if len(c.out.B) != 0 && c.aofEnd != 0 {
 		if a := c.s.aof.Load(); a != nil { // off: what it waits for was written then
-			a.await(c.aofEnd)
+			a.Await(c.aofEnd)
 		}
 		c.aofEnd = 0
 	}

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unsafe"
 
+	"github.com/hotkv/hotkv/internal/aof"
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/commands"
 	"github.com/hotkv/hotkv/internal/config"
@@ -680,16 +680,12 @@ func debugLoadAOF(x *cmdtable.Ctx, c *client) {
 	switch {
 	case a == nil: // off: the log on disk, if any (as Redis loads it)
 		dir = s.aofDir()
-		base, incrs, err = persist.ReadManifest(filepath.Join(dir, s.Config().AppendFilename+".manifest"))
-	case a.pending.Load(): // turned on, and the rewrite writing its first base failed
+		base, incrs, err = persist.ReadManifest(aof.ManifestPath(dir, s.Config().AppendFilename))
+	case a.Pending(): // turned on, and the rewrite writing its first base failed
 		err = errors.New("the log has no base yet")
 	default:
-		a.wmu.Lock()
-		a.writeOut(true)
-		werr := a.writeErr.Load()
-		dir, base, incrs = a.dir, a.base, slices.Clone(a.incrs)
-		a.wmu.Unlock()
-		if werr != nil {
+		var werr error
+		if dir, base, incrs, werr = a.Files(); werr != nil {
 			err = errors.New("the log could not be written out")
 		}
 	}

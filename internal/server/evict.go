@@ -482,7 +482,7 @@ func (s *Server) evictEntry(v *ai.Victim, volatile bool) bool {
 		s.repl.FeedKeyless(now, args)
 	}
 	if a := s.aof.Load(); a != nil {
-		a.appendCmd(0, now, args)
+		a.AppendCmd(0, now, args)
 	}
 	return true
 }
@@ -620,7 +620,7 @@ func (s *Server) evictKey(d, idx int, key string, volatile bool) bool {
 		s.repl.Deleted(d, key, func(st *config.ReplMaster) bool { return st.LazyEviction })
 	}
 	if a := s.aof.Load(); a != nil {
-		a.appendCmd(d, time.Now().UnixMilli(), [][]byte{[]byte("DEL"), []byte(key)})
+		a.AppendCmd(d, time.Now().UnixMilli(), [][]byte{[]byte("DEL"), []byte(key)})
 	}
 	s.ev.evicted.Add(1)
 	sh.Notify(notify.Evicted, "evicted", key)

@@ -91,9 +91,7 @@ func (s *Server) memoryOverhead(c *client) *memOverhead {
 		}
 	}
 	if a := s.aof.Load(); a != nil {
-		a.mu.Lock()
-		o.aofBuf = uint64(cap(a.buf))
-		a.mu.Unlock()
+		o.aofBuf = uint64(a.BufferCap())
 	}
 	scripts, _, _, code := s.scripts.Counts()
 	o.scripts, o.functions = scripts, uint64(code)

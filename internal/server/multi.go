@@ -105,8 +105,8 @@ func exec(x *cmdtable.Ctx) {
 	if c.aofOff { // a CONFIG SET appendonly no in it: the log stops now
 		c.aofOff = false
 		c.s.cfgMu.Lock()
-		if !c.s.Config().AppendOnly && c.s.aofOn() {
-			c.s.stopAOF()
+		if !c.s.Config().AppendOnly && c.s.aof.On() {
+			c.s.aof.Stop()
 		}
 		c.s.cfgMu.Unlock()
 	}

@@ -77,7 +77,7 @@ func (c *client) runKeyless(cmd *cmdtable.Cmd, args [][]byte, mark int) {
 	if c.stopping() { // the final save is made (shutdown.go)
 		return
 	}
-	// regMu held: the log is not switched until this returns (aofswitch.go).
+	// regMu held: the log is not switched until this returns (internal/aof: Switch).
 	logged := c.s.logging()
 	c.ctx.Logged = logged
 	c.run(cmd)

@@ -441,7 +441,7 @@ func (s *Server) replicaSession(gen uint64, host string, port int, resume *psync
 	mc.out.B = mc.out.B[:0]
 	if s.aof.Load() != nil { // the log's history is the old data's: start it anew
 		go func() {
-			for s.rewriteAOF() == errSaveInProgress {
+			for s.aof.Rewrite() == errSaveInProgress {
 				time.Sleep(10 * time.Millisecond)
 			}
 		}()

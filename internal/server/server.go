@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/internal/acl"
+	"github.com/hotkv/hotkv/internal/aof"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/lazyfree"
@@ -91,8 +92,7 @@ type Server struct {
 	// snapshot instant; see runLocked.
 	regMu   sync.RWMutex
 	persist saveState
-	aof     atomic.Pointer[aofLog] // the log writes go to; nil while appendonly is off (aofswitch.go)
-	aofst   aofState
+	aof     aof.Switch  // the append-only log, on or off (internal/aof)
 	repl    repl.Master // replicas and the replication stream (internal/repl)
 
 	ev   *evictor   // maxmemory (evict.go)
@@ -149,6 +149,7 @@ func New(cfg *config.Config) *Server {
 	s.replID.Store(&replID)
 	s.lastSave.Store(s.started.Unix())
 	s.persist.lastOK.Store(true)
+	s.aof.Init(aof.Env{Host: (*aofHost)(s), Config: &s.cfg, Latency: &s.latency, Busy: &s.persist.running, Stopped: s.closed})
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	s.startMem = ms.HeapAlloc + ms.StackInuse

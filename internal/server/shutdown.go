@@ -83,11 +83,11 @@ func (s *Server) finishShutdown(flags config.ShutdownFlags) bool {
 		s.logf("warning", "%s, can't exit.", what)
 		failed = true
 	}
-	if s.aofst.want.Load() != nil { // turned on, and the rewrite writing its first base failed
+	if s.aof.TurningOn() { // turned on, and the rewrite writing its first base failed
 		fail("The append only file turned on has no base yet")
 	} else if a := s.aof.Load(); a != nil {
 		s.logf("notice", "Calling fsync() on the AOF file.")
-		if err := a.flushAtExit(); err != nil {
+		if err := a.FlushAtExit(); err != nil {
 			s.logf("warning", "Error writing the AOF file at shutdown: %v", err)
 			fail("Error trying to write the append only file")
 		}
@@ -112,25 +112,10 @@ func (s *Server) finishShutdown(flags config.ShutdownFlags) bool {
 	// failed final save) goes on serving, and its writes must still reach
 	// the log. Nothing was written since the flush: every lock is held.
 	if a := s.aof.Load(); a != nil {
-		a.close()
+		a.Close()
 	}
 	release()
 	return true
-}
-
-// flushAtExit writes out and fsyncs what was appended and reports a failed
-// write; the log stays open (writes are refused until a write succeeds).
-func (a *aofLog) flushAtExit() error {
-	a.wmu.Lock()
-	defer a.wmu.Unlock()
-	if a.closed {
-		return nil
-	}
-	a.writeOut(true)
-	if p := a.writeErr.Load(); p != nil {
-		return *p
-	}
-	return nil
 }
 
 // stopping reports, once the final persistence is done, that the command

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/aof"
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/persist"
@@ -132,8 +133,8 @@ func captureKeys(j *snapJob, ks *keyspace.Keyspace, d, other int, pos []int, arg
 	}
 }
 
-// ErrSaveInProgress is refused SAVE/BGSAVE/BGREWRITEAOF while one runs.
-var errSaveInProgress = errors.New("ERR Background save already in progress")
+// errSaveInProgress is refused SAVE/BGSAVE/BGREWRITEAOF while one runs.
+var errSaveInProgress = aof.ErrBusy
 
 // writeFile makes path's contents what fill writes, through a temporary
 // file, fsynced, then renamed.
@@ -179,7 +180,7 @@ func (s *Server) writeSnapshot(path string, atInstant func() error) (keys int, e
 	return s.writeSnapshotAbort(path, atInstant, nil)
 }
 
-// writeSnapshotAbort is writeSnapshot, given up with errRewriteStopped
+// writeSnapshotAbort is writeSnapshot, given up with aof.ErrRewriteStopped
 // once abort is set (a log rewrite, when the log is turned off).
 func (s *Server) writeSnapshotAbort(path string, atInstant func() error, abort *atomic.Bool) (keys int, err error) {
 	err = writeFile(path, func(w *bufio.Writer) error {
@@ -221,7 +222,7 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error, abort *
 // registries runs with regMu still held (what keyless writes change is
 // encoded as of the instant), and emit gets every shard's block with the
 // number of keys in it, each shard once, in whatever order they come. Once
-// abort (if not nil) is set, it gives up with errRewriteStopped.
+// abort (if not nil) is set, it gives up with aof.ErrRewriteStopped.
 func (s *Server) captureInstant(j *snapJob, atInstant func() error, registries func(now int64) error, emit func(b []byte, n int) error, abort *atomic.Bool) (err error) {
 	s.captureMu.Lock()
 	defer s.captureMu.Unlock()
@@ -267,7 +268,7 @@ func (s *Server) captureInstant(j *snapJob, atInstant func() error, registries f
 	for d, db := range s.ks.DBs {
 		for i := range keyspace.ShardCount {
 			if abort != nil && abort.Load() {
-				return errRewriteStopped
+				return aof.ErrRewriteStopped
 			}
 			sh := db.Shard(i)
 			sh.Lock()
@@ -617,8 +618,8 @@ func (s *Server) diskError() string {
 		}
 	}
 	if a := s.aof.Load(); a != nil {
-		if err := a.writeErr.Load(); err != nil {
-			return "MISCONF Errors writing to the AOF file: " + (*err).Error()
+		if err := a.WriteErr(); err != nil {
+			return "MISCONF Errors writing to the AOF file: " + err.Error()
 		}
 	}
 	return ""
@@ -664,7 +665,7 @@ func bgsaveCmd(x *cmdtable.Ctx) {
 		return
 	}
 	if !s.persist.running.CompareAndSwap(false, true) {
-		if !schedule && s.aofst.rewriting.Load() {
+		if !schedule && s.aof.Rewriting() {
 			x.Error("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 			return
 		}
@@ -704,7 +705,7 @@ func (s *Server) loadData() error {
 	start := time.Now()
 	s.load.start.Store(start.Unix())
 	if cfg.AppendOnly {
-		if _, err := os.Stat(filepath.Join(s.aofDir(), cfg.AppendFilename+".manifest")); err == nil {
+		if _, err := os.Stat(aof.ManifestPath(s.aofDir(), cfg.AppendFilename)); err == nil {
 			if err := s.openAOF(); err != nil {
 				return err
 			}

@@ -48,14 +48,14 @@ func waitAOFCmd(x *cmdtable.Ctx) {
 		return
 	}
 	c := cl(x)
-	if !c.s.aofOn() && local > 0 {
+	if !c.s.aof.On() && local > 0 {
 		x.Error("ERR WAITAOF cannot be used when numlocal is set but appendonly is disabled.")
 		return
 	}
 	// The local acknowledgement: everything this client wrote is fsynced,
 	// which the log is asked for now rather than at its next fsync.
 	var fsynced int64
-	if a := c.s.aof.Load(); a != nil && a.sync(c.woff) {
+	if a := c.s.aof.Load(); a != nil && a.Sync(c.woff) {
 		fsynced = 1
 	}
 	reply := func(w *resp.Writer) {
@@ -68,7 +68,7 @@ func waitAOFCmd(x *cmdtable.Ctx) {
 		return
 	}
 	c.blockUntil(timeout, reply)
-	if fsynced < local && replicas == 0 && c.s.aofst.want.Load() != nil {
+	if fsynced < local && replicas == 0 && c.s.aof.TurningOn() {
 		// The log is being turned on: fsynced once its base is written,
 		// as Redis answers when that rewrite ends.
 		go c.s.awaitAOFOn(c.blocked, c.woff)
@@ -86,10 +86,10 @@ func (s *Server) awaitAOFOn(b *blocked, woff int64) {
 		if done {
 			return
 		}
-		if s.aofst.want.Load() != nil {
+		if s.aof.TurningOn() {
 			continue
 		}
-		if a := s.aof.Load(); a != nil && a.sync(woff) {
+		if a := s.aof.Load(); a != nil && a.Sync(woff) {
 			w := resp.Writer{Proto: b.out.Proto}
 			w.Array(2)
 			w.Int(1)
