@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
@@ -20,7 +19,7 @@ import (
 	"github.com/hotkv/hotkv/internal/value/zset"
 )
 
-// Server commands: CONFIG, TIME, LASTSAVE, SHUTDOWN (DEBUG is in debug.go).
+// Server commands: CONFIG, LASTSAVE, SHUTDOWN (DEBUG is in debug.go).
 
 // configGet is CONFIG GET: a name without glob characters is looked up
 // case-insensitively and answered under the spelling asked for (as Redis
@@ -215,21 +214,6 @@ func configRewrite(x *cmdtable.Ctx) {
 	x.W.OK()
 }
 
-// timeCmd answers the time; inside a transaction or script, the same time
-// every call, as Redis's cached clock does.
-func timeCmd(x *cmdtable.Ctx) {
-	us := time.Now().UnixMicro()
-	if c, ok := x.Conn.(*client); ok && c.inExec {
-		if c.execTime == 0 {
-			c.execTime = us
-		}
-		us = c.execTime
-	}
-	x.W.Array(2)
-	x.W.BulkInt(us / 1e6)
-	x.W.BulkInt(us % 1e6)
-}
-
 func init() {
 	const g = "server"
 	adm := cmdtable.Admin | cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale
@@ -253,8 +237,6 @@ func init() {
 					"REWRITE", "    Rewrite the configuration file.",
 				}),
 			}},
-		&cmdtable.Cmd{Name: "time", Arity: 1, Flags: cmdtable.Loading | cmdtable.Stale | cmdtable.Fast, Run: timeCmd, Group: g, Since: "2.6.0",
-			Summary: "Returns the server time."},
 		&cmdtable.Cmd{Name: "role", Arity: 1, Flags: cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale | cmdtable.Fast, Group: g, Since: "2.8.12", ACL: []string{"admin", "dangerous"},
 			Summary: "Returns the replication role.", Run: roleCmd},
 		&cmdtable.Cmd{Name: "lastsave", Arity: 1, Flags: cmdtable.Loading | cmdtable.Stale | cmdtable.Fast, Group: g, Since: "1.0.0", ACL: []string{"admin", "dangerous"},

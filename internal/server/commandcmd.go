@@ -3,6 +3,7 @@ package server
 import (
 	"strings"
 
+	"github.com/hotkv/hotkv/internal/admin"
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/resp"
@@ -186,7 +187,7 @@ func commandList(x *cmdtable.Ctx) {
 		switch {
 		case cmdtable.Is(args[1], "module"):
 			// Vector sets are a module in Redis 8 (MODULE LIST), built in here.
-			isVset := equalFoldASCII(v, vectorsetModule)
+			isVset := cmdtable.Is(v, admin.VectorsetModule)
 			filter = func(c *cmdtable.Cmd) bool { return isVset && c.Group == "vectorset" }
 		case cmdtable.Is(args[1], "aclcat"):
 			filter = func(c *cmdtable.Cmd) bool {

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hotkv/hotkv/internal/admin"
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
@@ -197,7 +198,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 	case "latencystats":
 		s.infoLatencyStats(b)
 	case "modules": // vector sets are built in; Redis 8 lists them as this module
-		kv(b, "module", "name="+vectorsetModule+",ver=1,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors|handle-repl-async-load]")
+		kv(b, "module", "name="+admin.VectorsetModule+",ver=1,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors|handle-repl-async-load]")
 	case "cluster":
 		kv(b, "cluster_enabled", 0)
 	case "keyspace":
