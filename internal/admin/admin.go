@@ -1,6 +1,9 @@
 package admin
 
-import "github.com/hotkv/hotkv/internal/cmdtable"
+import (
+	"github.com/hotkv/hotkv/internal/cmdtable"
+	"github.com/hotkv/hotkv/internal/resp"
+)
 
 // Server is the server's side of the admin commands: the mechanism they
 // drive, seen from the connection that runs the command (some answers, such
@@ -11,6 +14,20 @@ type Server interface {
 	// CachedTime is the time TIME reports, in microseconds, given the
 	// clock's now: inside a transaction the same time every call.
 	CachedTime(now int64) int64
+
+	// Commands are the commands clients can reach (renamed ones under
+	// their new names), sorted by name; Lookup finds one as a client
+	// names it.
+	Commands() []*cmdtable.Cmd
+	Lookup(name []byte) *cmdtable.Cmd
+	// WriteSpecs writes c's tips and key specs, the two sets of its
+	// COMMAND INFO entry before its subcommands.
+	WriteSpecs(w *resp.Writer, c *cmdtable.Cmd)
+	// HasKeys tells whether c takes key arguments; KeysOf finds them in
+	// args (c's name first) as Redis does, each position with its key
+	// spec's flag names (COMMAND GETKEYS).
+	HasKeys(c *cmdtable.Cmd) bool
+	KeysOf(c *cmdtable.Cmd, args [][]byte) (pos []int, flags [][]string)
 }
 
 // Conn is what cmdtable.Ctx.Conn holds for a connection that can run admin

@@ -1,6 +1,10 @@
 package server
 
-import "github.com/hotkv/hotkv/internal/admin"
+import (
+	"github.com/hotkv/hotkv/internal/admin"
+	"github.com/hotkv/hotkv/internal/cmdtable"
+	"github.com/hotkv/hotkv/internal/resp"
+)
 
 // adminConn is a client seen by the admin commands (internal/admin): the
 // methods of admin.Server, apart from the client's own.
@@ -19,4 +23,26 @@ func (a *adminConn) CachedTime(now int64) int64 {
 		a.execTime = now
 	}
 	return a.execTime
+}
+
+func (a *adminConn) Commands() []*cmdtable.Cmd        { return a.s.commands() }
+func (a *adminConn) Lookup(name []byte) *cmdtable.Cmd { return a.s.lookup(name) }
+func (a *adminConn) HasKeys(c *cmdtable.Cmd) bool     { return hasKeys(c) }
+
+func (a *adminConn) WriteSpecs(w *resp.Writer, c *cmdtable.Cmd) {
+	sp := specsOf(c)
+	w.Set(len(sp.tips))
+	for _, t := range sp.tips {
+		w.BulkString(t)
+	}
+	writeKeySpecs(w, sp.keys)
+}
+
+func (a *adminConn) KeysOf(c *cmdtable.Cmd, args [][]byte) ([]int, [][]string) {
+	pos, flags := keysOf(c, args)
+	names := make([][]string, len(flags))
+	for i, f := range flags {
+		names[i] = f.names()
+	}
+	return pos, names
 }
