@@ -2,6 +2,7 @@ package admin
 
 import (
 	"github.com/hotkv/hotkv/internal/cmdtable"
+	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
@@ -28,6 +29,23 @@ type Server interface {
 	// spec's flag names (COMMAND GETKEYS).
 	HasKeys(c *cmdtable.Cmd) bool
 	KeysOf(c *cmdtable.Cmd, args [][]byte) (pos []int, flags [][]string)
+
+	// Config is the settings in force. MayDo tells whether this
+	// connection may take a protected action under setting (no, yes or
+	// local).
+	Config() *config.Config
+	MayDo(setting string) bool
+	// SetConfig has build set values on a copy of the settings and, if it
+	// returns nil, makes the copy take effect: all of it, or, returning an
+	// *ApplyError, none.
+	SetConfig(build func(next *config.Config) error) error
+	// RewriteConfig writes the settings to the file the server was
+	// started with (ErrNoConfigFile if none).
+	RewriteConfig() error
+	// ResetStats zeroes the statistics INFO shows (CONFIG RESETSTAT).
+	ResetStats()
+	// Logf writes to the server's log at level.
+	Logf(level, format string, args ...any)
 }
 
 // Conn is what cmdtable.Ctx.Conn holds for a connection that can run admin

@@ -3,6 +3,7 @@ package server
 import (
 	"github.com/hotkv/hotkv/internal/admin"
 	"github.com/hotkv/hotkv/internal/cmdtable"
+	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/resp"
 )
 
@@ -45,4 +46,20 @@ func (a *adminConn) KeysOf(c *cmdtable.Cmd, args [][]byte) ([]int, [][]string) {
 		names[i] = f.names()
 	}
 	return pos, names
+}
+
+func (a *adminConn) Config() *config.Config         { return a.s.Config() }
+func (a *adminConn) MayDo(setting string) bool      { return (*client)(a).mayDo(setting) }
+func (a *adminConn) RewriteConfig() error           { return a.s.rewriteConfig() }
+func (a *adminConn) Logf(level, f string, v ...any) { a.s.logf(level, f, v...) }
+
+func (a *adminConn) SetConfig(build func(next *config.Config) error) error {
+	return a.s.setConfig((*client)(a), build)
+}
+
+// ResetStats counts this connection's latest commands before the reset,
+// as INFO would show them.
+func (a *adminConn) ResetStats() {
+	(*client)(a).flushStats()
+	a.s.resetStats()
 }
