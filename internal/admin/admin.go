@@ -1,6 +1,8 @@
 package admin
 
 import (
+	"strings"
+
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/resp"
@@ -46,6 +48,12 @@ type Server interface {
 	ResetStats()
 	// Logf writes to the server's log at level.
 	Logf(level, format string, args ...any)
+
+	// FlushStats counts this connection's latest commands in the
+	// server's statistics; InfoSection writes INFO section sec (a lower
+	// case name) of the server's state, nothing for one it does not know.
+	FlushStats()
+	InfoSection(b *strings.Builder, sec string)
 }
 
 // Conn is what cmdtable.Ctx.Conn holds for a connection that can run admin

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"strings"
+
 	"github.com/hotkv/hotkv/internal/admin"
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
@@ -62,4 +64,10 @@ func (a *adminConn) SetConfig(build func(next *config.Config) error) error {
 func (a *adminConn) ResetStats() {
 	(*client)(a).flushStats()
 	a.s.resetStats()
+}
+
+func (a *adminConn) FlushStats() { (*client)(a).flushStats() }
+
+func (a *adminConn) InfoSection(b *strings.Builder, sec string) {
+	a.s.infoSection(b, sec, (*client)(a))
 }
