@@ -1,7 +1,3 @@
-// Package command is the command table: each command's name, arity, flags,
-// key positions and handler, and the context a handler runs in. Handlers are
-// registered by the packages that implement them (internal/commands for data
-// commands, internal/server for connection and server commands).
 package cmdtable
 
 import (
@@ -325,6 +321,46 @@ type Cmd struct {
 	Subs    []*Cmd   // subcommands (container commands such as CONFIG)
 	ID      int      // dense index for per-command statistics
 	Parent  *Cmd     // the container of a subcommand
+
+	// ReplForm, when set, gives the command replicas run to do what args
+	// (this command, as logged) did at env.Now: relative times made
+	// absolute, a blocking form without its timeout (see doc.go). nil from
+	// it: nothing to send. Unset: args are sent as logged.
+	ReplForm func(args [][]byte, env ReplEnv) [][]byte
+	// Effects is how a Write command's effects reach the log and replicas;
+	// every Write command declares it (see doc.go).
+	Effects Effects
+}
+
+// Effects says where the log learns what a write command did.
+type Effects uint8
+
+// Of sets c's Effects to e, for a command a family's helper builds.
+func (e Effects) Of(c *Cmd) *Cmd {
+	c.Effects = e
+	return c
+}
+
+const (
+	// Undeclared: a Write command left so fails the command table's test.
+	Undeclared Effects = iota
+	// AsSent: the command as sent, replayed at the time it ran on the data
+	// it found, does again what it did (INCR, LPUSH, EXPIRE with its
+	// ReplForm). The handler still says when it changed nothing
+	// (Ctx.NoEffects), and then nothing is logged.
+	AsSent
+	// Recorded: what it did depends on chance, the clock or what it found
+	// (SPOP, XADD *, BLPOP), so the handler records what to log instead
+	// (Ctx.Propagate, Ctx.Rewrite).
+	Recorded
+)
+
+// ReplEnv is what a ReplForm reads besides the command: when it ran, and
+// how the master sends the deletions it makes itself (lazyfree-lazy-expire,
+// lazyfree-lazy-server-del: UNLINK rather than DEL, as Redis sends them).
+type ReplEnv struct {
+	Now                       int64 // unix milliseconds
+	LazyExpire, LazyServerDel bool
 }
 
 // KeyPositions appends the indexes of args that are keys.

@@ -346,10 +346,10 @@ func init() {
 	w, r := cmdtable.Write|cmdtable.DenyOOM, cmdtable.ReadOnly
 	vec := "(VALUES dim value [value ...] | FP32 blob)"
 	cmdtable.Register(
-		&cmdtable.Cmd{Name: "amem.create", Arity: -4, Flags: w, Run: amemCreate, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.create", Arity: -4, Flags: w, Effects: cmdtable.AsSent, Run: amemCreate, Group: g, Since: "1.0.0",
 			Summary: "Creates an agent memory namespace.",
 			Args:    "namespace DIM dim [METRIC COSINE | L2 | IP] [TYPE FLOAT32 | INT8 | BINARY] [DEDUP distance | OFF] [HALFLIFE seconds] [WORKINGMAX count] [WORKINGTTL seconds] [M links] [EF breadth]"},
-		&cmdtable.Cmd{Name: "amem.add", Arity: -5, Flags: w, Run: amemAdd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.add", Arity: -5, Flags: w, Effects: cmdtable.AsSent, Run: amemAdd, Group: g, Since: "1.0.0",
 			Summary: "Adds a memory, or merges it into one within the de-duplication distance. Returns its id and whether it is new.",
 			Args:    "namespace text " + vec + " [KIND WORKING | EPISODIC | SEMANTIC] [IMPORTANCE 0..1] [SESSION session] [ATTRS json] [EX seconds | PX milliseconds | PERSIST] [DEDUP distance | OFF] [AT unix-ms]"},
 		&cmdtable.Cmd{Name: "amem.recall", Arity: -4, Flags: r, Run: amemRecall, Group: g, Since: "1.0.0",
@@ -362,12 +362,12 @@ func init() {
 			Args:    "namespace [SINCE unix-ms] [UNTIL unix-ms] [KIND kind [KIND kind ...]] [SESSION session] [COUNT count]"},
 		&cmdtable.Cmd{Name: "amem.working", Arity: -3, Flags: r, Run: amemWorking, Group: g, Since: "1.0.0",
 			Summary: "Returns a session's bounded working-memory buffer, oldest first.", Args: "namespace session [COUNT count]"},
-		&cmdtable.Cmd{Name: "amem.forget", Arity: -4, Flags: cmdtable.Write, Run: amemForget, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.forget", Arity: -4, Flags: cmdtable.Write, Effects: cmdtable.AsSent, Run: amemForget, Group: g, Since: "1.0.0",
 			Summary: "Deletes memories by id, by filter, by creation time or by idle time. Returns how many.",
 			Args:    "namespace (ID id [id ...] | FILTER expression | BEFORE unix-ms | IDLE seconds)"},
 		&cmdtable.Cmd{Name: "amem.info", Arity: 2, Flags: r, Run: amemInfo, Group: g, Since: "1.0.0",
 			Summary: "Returns a memory namespace's configuration and counts.", Args: "namespace"},
-		&cmdtable.Cmd{Name: "amem.drop", Arity: 2, Flags: cmdtable.Write, Run: amemDrop, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "amem.drop", Arity: 2, Flags: cmdtable.Write, Effects: cmdtable.AsSent, Run: amemDrop, Group: g, Since: "1.0.0",
 			Summary: "Deletes a memory namespace.", Args: "namespace"},
 		&cmdtable.Cmd{Name: "amem.list", Arity: 1, Flags: r, Run: func(x *cmdtable.Ctx) { writeNames(x.W, x.AI.MemoryNames()) },
 			Group: g, Since: "1.0.0", Summary: "Lists the memory namespaces."},

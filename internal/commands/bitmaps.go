@@ -605,7 +605,7 @@ func init() {
 	const g = "bitmap"
 	key1 := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.First, c.Last, c.Step, c.Group = 1, 1, 1, g; return c }
 	cmdtable.Register(
-		key1(&cmdtable.Cmd{Name: "setbit", Arity: 4, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, Run: setbit, Since: "2.2.0",
+		key1(&cmdtable.Cmd{Name: "setbit", Arity: 4, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, Effects: cmdtable.AsSent, Run: setbit, Since: "2.2.0",
 			Summary: "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist.", Args: "key offset value"}),
 		key1(&cmdtable.Cmd{Name: "getbit", Arity: 3, Flags: cmdtable.ReadOnly | cmdtable.Fast, Run: getbit, Since: "2.2.0",
 			Summary: "Returns a bit value by offset.", Args: "key offset"}),
@@ -613,9 +613,9 @@ func init() {
 			Summary: "Counts the number of set bits (population counting) in a string.", Args: "key [start end [BYTE | BIT]]"}),
 		key1(&cmdtable.Cmd{Name: "bitpos", Arity: -3, Flags: cmdtable.ReadOnly, Run: bitpos, Since: "2.8.7",
 			Summary: "Finds the first set (1) or clear (0) bit in a string.", Args: "key bit [start [end [BYTE | BIT]]]"}),
-		&cmdtable.Cmd{Name: "bitop", Arity: -4, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, First: 2, Last: -1, Step: 1, Run: bitop, Group: g, Since: "2.6.0",
+		&cmdtable.Cmd{Name: "bitop", Arity: -4, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, Effects: cmdtable.AsSent, First: 2, Last: -1, Step: 1, Run: bitop, Group: g, Since: "2.6.0",
 			Summary: "Performs bitwise operations on multiple strings, and stores the result.", Args: "<AND | OR | XOR | NOT> destkey key [key ...]"},
-		key1(&cmdtable.Cmd{Name: "bitfield", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, Run: func(x *cmdtable.Ctx) { bitfieldRun(x, false) }, Since: "3.2.0",
+		key1(&cmdtable.Cmd{Name: "bitfield", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, Effects: cmdtable.AsSent, Run: func(x *cmdtable.Ctx) { bitfieldRun(x, false) }, Since: "3.2.0",
 			Summary: "Performs arbitrary bitfield integer operations on strings.",
 			Args:    "key [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> [GET encoding offset | [OVERFLOW <WRAP | SAT | FAIL>] <SET encoding offset value | INCRBY encoding offset increment> ...]]"}),
 		key1(&cmdtable.Cmd{Name: "bitfield_ro", Arity: -2, Flags: cmdtable.ReadOnly | cmdtable.Fast, Run: func(x *cmdtable.Ctx) { bitfieldRun(x, true) }, Since: "6.0.0",

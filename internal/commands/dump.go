@@ -133,10 +133,10 @@ func init() {
 	cmdtable.Register(
 		&cmdtable.Cmd{Name: "dump", Arity: 2, Flags: cmdtable.ReadOnly, First: 1, Last: 1, Step: 1, Run: dump, Group: g,
 			Since: "2.6.0", Summary: "Returns a serialized representation of the value stored at a key.", Args: "key"},
-		&cmdtable.Cmd{Name: "restore", Arity: -4, Flags: w, First: 1, Last: 1, Step: 1, Run: restore, Group: g,
+		&cmdtable.Cmd{Name: "restore", Arity: -4, Flags: w, Effects: cmdtable.AsSent, First: 1, Last: 1, Step: 1, Run: restore, ReplForm: restoreForm, Group: g,
 			Since: "2.6.0", Summary: "Creates a key from the serialized representation of a value.", Args: restoreArgs,
 			ACL: []string{"dangerous"}},
-		&cmdtable.Cmd{Name: "restore-asking", Arity: -4, Flags: w | cmdtable.Asking, First: 1, Last: 1, Step: 1, Run: restore, Group: "server",
+		&cmdtable.Cmd{Name: "restore-asking", Arity: -4, Flags: w | cmdtable.Asking, Effects: cmdtable.AsSent, First: 1, Last: 1, Step: 1, Run: restore, Group: "server",
 			Since: "3.0.0", Summary: "An internal command for migrating keys in a cluster.", Args: restoreArgs,
 			ACL: []string{"keyspace", "dangerous"}},
 	)

@@ -624,7 +624,7 @@ func init() {
 	ro := cmdtable.ReadOnly
 	const radiusArgs = "[WITHCOORD] [WITHDIST] [WITHHASH] [COUNT count [ANY]] [ASC | DESC]"
 	cmdtable.Register(
-		key1(&cmdtable.Cmd{Name: "geoadd", Member: 4, Arity: -5, Flags: w, Run: geoadd, Group: g, Since: "3.2.0",
+		key1(&cmdtable.Cmd{Name: "geoadd", Member: 4, Arity: -5, Flags: w, Effects: cmdtable.AsSent, Run: geoadd, Group: g, Since: "3.2.0",
 			Summary: "Adds one or more members to a geospatial index. The key is created if it doesn't exist.",
 			Args:    "key [NX | XX] [CH] longitude latitude member [longitude latitude member ...]"}),
 		key1(&cmdtable.Cmd{Name: "geopos", Member: 2, Arity: -2, Flags: ro, Run: geopos, Group: g, Since: "3.2.0",
@@ -633,10 +633,10 @@ func init() {
 			Summary: "Returns members from a geospatial index as geohash strings.", Args: "key [member [member ...]]"}),
 		key1(&cmdtable.Cmd{Name: "geodist", Member: 2, Arity: -4, Flags: ro, Run: geodist, Group: g, Since: "3.2.0",
 			Summary: "Returns the distance between two members of a geospatial index.", Args: "key member1 member2 [M | KM | FT | MI]"}),
-		&cmdtable.Cmd{Name: "georadius", Arity: -6, Flags: w, First: 1, Last: 1, Step: 1, Keys: georadiusKeys, Run: georadius, Group: g, Since: "3.2.0",
+		&cmdtable.Cmd{Name: "georadius", Arity: -6, Flags: w, Effects: cmdtable.AsSent, First: 1, Last: 1, Step: 1, Keys: georadiusKeys, Run: georadius, Group: g, Since: "3.2.0",
 			Summary: "Queries a geospatial index for members within a distance from a coordinate, optionally stores the result.",
 			Args:    "key longitude latitude radius M | KM | FT | MI " + radiusArgs + " [STORE key | STOREDIST key]"},
-		&cmdtable.Cmd{Name: "georadiusbymember", Arity: -5, Flags: w, First: 1, Last: 1, Step: 1, Keys: georadiusKeys, Run: georadiusbymember, Group: g, Since: "3.2.0",
+		&cmdtable.Cmd{Name: "georadiusbymember", Arity: -5, Flags: w, Effects: cmdtable.AsSent, First: 1, Last: 1, Step: 1, Keys: georadiusKeys, Run: georadiusbymember, Group: g, Since: "3.2.0",
 			Summary: "Queries a geospatial index for members within a distance from a member, optionally stores the result.",
 			Args:    "key member radius M | KM | FT | MI " + radiusArgs + " [STORE key | STOREDIST key]"},
 		key1(&cmdtable.Cmd{Name: "georadius_ro", Arity: -6, Flags: ro, Run: georadiusRO, Group: g, Since: "3.2.10",
@@ -649,7 +649,7 @@ func init() {
 			Summary: "Queries a geospatial index for members inside an area of a box or a circle.",
 			Args: "key FROMMEMBER member | FROMLONLAT longitude latitude BYRADIUS radius M | KM | FT | MI | BYBOX width height M | KM | FT | MI " +
 				"[ASC | DESC] [COUNT count [ANY]] [WITHCOORD] [WITHDIST] [WITHHASH]"}),
-		&cmdtable.Cmd{Name: "geosearchstore", Arity: -8, Flags: w, First: 1, Last: 2, Step: 1, Run: geosearchstore, Group: g, Since: "6.2.0",
+		&cmdtable.Cmd{Name: "geosearchstore", Arity: -8, Flags: w, Effects: cmdtable.AsSent, First: 1, Last: 2, Step: 1, Run: geosearchstore, Group: g, Since: "6.2.0",
 			Summary: "Queries a geospatial index for members inside an area of a box or a circle, optionally stores the result.",
 			Args: "destination source FROMMEMBER member | FROMLONLAT longitude latitude BYRADIUS radius M | KM | FT | MI | BYBOX width height M | KM | FT | MI " +
 				"[ASC | DESC] [COUNT count [ANY]] [STOREDIST]"},

@@ -137,7 +137,7 @@ func hsetnx(x *cmdtable.Ctx) {
 		return
 	}
 	if h != nil && h.Exists(f) {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	if h == nil {
@@ -189,7 +189,7 @@ func hdel(x *cmdtable.Ctx) {
 		return
 	}
 	if h == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	n := 0
@@ -201,6 +201,8 @@ func hdel(x *cmdtable.Ctx) {
 	if n > 0 {
 		x.Notify(notify.Hash, "hdel", key)
 		x.Touch(key)
+	} else {
+		x.NoEffects()
 	}
 	settle(x, key, h, e, false)
 	x.W.Int(int64(n))
@@ -689,6 +691,9 @@ func hgetdel(x *cmdtable.Ctx) {
 		h.Delete(f)
 		deleted = true
 	}
+	if !deleted {
+		x.NoEffects() // every field missing
+	}
 	if h != nil {
 		notifyFieldExpiry(x, key, false, deleted)
 		settle(x, key, h, e, false)
@@ -887,35 +892,35 @@ func init() {
 	field := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.Member = 2; return c } // its first field follows the key
 	const fields = "FIELDS numfields field [field ...]"
 	cmdtable.Register(
-		field(cmd("hset", -4, w|d|f, hset, "2.0.0", "Creates or modifies the value of a field in a hash.", "key field value [field value ...]")),
-		field(cmd("hmset", -4, w|d|f, hmset, "2.0.0", "Sets the values of multiple fields.", "key field value [field value ...]")),
-		field(cmd("hsetnx", 4, w|d|f, hsetnx, "2.0.0", "Sets the value of a field in a hash only when the field doesn't exist.", "key field value")),
+		field(cmdtable.AsSent.Of(cmd("hset", -4, w|d|f, hset, "2.0.0", "Creates or modifies the value of a field in a hash.", "key field value [field value ...]"))),
+		field(cmdtable.AsSent.Of(cmd("hmset", -4, w|d|f, hmset, "2.0.0", "Sets the values of multiple fields.", "key field value [field value ...]"))),
+		field(cmdtable.AsSent.Of(cmd("hsetnx", 4, w|d|f, hsetnx, "2.0.0", "Sets the value of a field in a hash only when the field doesn't exist.", "key field value"))),
 		field(cmd("hget", 3, r|f, hget, "2.0.0", "Returns the value of a field in a hash.", "key field")),
 		field(cmd("hmget", -3, r|f, hmget, "2.0.0", "Returns the values of all fields in a hash.", "key field [field ...]")),
-		field(cmd("hdel", -3, w|f, hdel, "2.0.0", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", "key field [field ...]")),
+		field(cmdtable.AsSent.Of(cmd("hdel", -3, w|f, hdel, "2.0.0", "Deletes one or more fields and their values from a hash. Deletes the hash if no fields remain.", "key field [field ...]"))),
 		cmd("hlen", 2, r|f, hlen, "2.0.0", "Returns the number of fields in a hash.", "key"),
 		field(cmd("hstrlen", 3, r|f, hstrlen, "3.2.0", "Returns the length of the value of a field.", "key field")),
 		field(cmd("hexists", 3, r|f, hexists, "2.0.0", "Determines whether a field exists in a hash.", "key field")),
-		field(cmd("hincrby", 4, w|d|f, hincrby, "2.0.0", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", "key field increment")),
-		field(cmd("hincrbyfloat", 4, w|d|f, hincrbyfloat, "2.6.0", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", "key field increment")),
+		field(cmdtable.AsSent.Of(cmd("hincrby", 4, w|d|f, hincrby, "2.0.0", "Increments the integer value of a field in a hash by a number. Uses 0 as initial value if the field doesn't exist.", "key field increment"))),
+		field(cmdtable.Recorded.Of(cmd("hincrbyfloat", 4, w|d|f, hincrbyfloat, "2.6.0", "Increments the floating point value of a field by a number. Uses 0 as initial value if the field doesn't exist.", "key field increment"))),
 		cmd("hgetall", 2, r, hgetall, "2.0.0", "Returns all fields and values in a hash.", "key"),
 		cmd("hkeys", 2, r, hkeys, "2.0.0", "Returns all fields in a hash.", "key"),
 		cmd("hvals", 2, r, hvals, "2.0.0", "Returns all values in a hash.", "key"),
 		cmd("hrandfield", -2, r, hrandfield, "6.2.0", "Returns one or more random fields from a hash.", "key [count [WITHVALUES]]"),
 		cmd("hscan", -3, r, hscan, "2.8.0", "Iterates over fields and values of a hash.", "key cursor [MATCH pattern] [COUNT count] [NOVALUES]"),
-		cmd("hexpire", -6, w|f, hexpire, "7.4.0", "Set expiry for hash field using relative time to expire (seconds)", "key seconds [NX | XX | GT | LT] "+fields),
-		cmd("hpexpire", -6, w|f, hpexpire, "7.4.0", "Set expiry for hash field using relative time to expire (milliseconds)", "key milliseconds [NX | XX | GT | LT] "+fields),
-		cmd("hexpireat", -6, w|f, hexpireat, "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (seconds)", "key unix-time-seconds [NX | XX | GT | LT] "+fields),
-		cmd("hpexpireat", -6, w|f, hpexpireat, "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (milliseconds)", "key unix-time-milliseconds [NX | XX | GT | LT] "+fields),
+		withReplForm(cmdtable.AsSent.Of(cmd("hexpire", -6, w|f, hexpire, "7.4.0", "Set expiry for hash field using relative time to expire (seconds)", "key seconds [NX | XX | GT | LT] "+fields)), hexpireForm(1000, true)),
+		withReplForm(cmdtable.AsSent.Of(cmd("hpexpire", -6, w|f, hpexpire, "7.4.0", "Set expiry for hash field using relative time to expire (milliseconds)", "key milliseconds [NX | XX | GT | LT] "+fields)), hexpireForm(1, true)),
+		withReplForm(cmdtable.AsSent.Of(cmd("hexpireat", -6, w|f, hexpireat, "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (seconds)", "key unix-time-seconds [NX | XX | GT | LT] "+fields)), hexpireForm(1000, false)),
+		cmdtable.AsSent.Of(cmd("hpexpireat", -6, w|f, hpexpireat, "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (milliseconds)", "key unix-time-milliseconds [NX | XX | GT | LT] "+fields)),
 		cmd("httl", -5, r|f, httl, "7.4.0", "Returns the TTL in seconds of a hash field.", "key "+fields),
 		cmd("hpttl", -5, r|f, hpttl, "7.4.0", "Returns the TTL in milliseconds of a hash field.", "key "+fields),
 		cmd("hexpiretime", -5, r|f, hexpiretime, "7.4.0", "Returns the expiration time of a hash field as a Unix timestamp, in seconds.", "key "+fields),
 		cmd("hpexpiretime", -5, r|f, hpexpiretime, "7.4.0", "Returns the expiration time of a hash field as a Unix timestamp, in msec.", "key "+fields),
-		cmd("hpersist", -5, w|f, hpersist, "7.4.0", "Removes the expiration time for each specified field", "key "+fields),
-		cmd("hgetdel", -5, w|f, hgetdel, "8.0.0", "Returns the value of a field and deletes it from the hash.", "key "+fields),
-		cmd("hgetex", -5, w|f, hgetex, "8.0.0", "Get the value of one or more fields of a given hash key, and optionally set their expiration.",
-			"key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST] "+fields),
-		cmd("hsetex", -6, w|d|f, hsetex, "8.0.0", "Set the value of one or more fields of a given hash key, and optionally set their expiration.",
-			"key [FNX | FXX] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL] FIELDS numfields field value [field value ...]"),
+		cmdtable.AsSent.Of(cmd("hpersist", -5, w|f, hpersist, "7.4.0", "Removes the expiration time for each specified field", "key "+fields)),
+		withReplForm(cmdtable.AsSent.Of(cmd("hgetdel", -5, w|f, hgetdel, "8.0.0", "Returns the value of a field and deletes it from the hash.", "key "+fields)), hgetdelForm),
+		withReplForm(cmdtable.AsSent.Of(cmd("hgetex", -5, w|f, hgetex, "8.0.0", "Get the value of one or more fields of a given hash key, and optionally set their expiration.",
+			"key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST] "+fields)), hashExpiryOptionsForm),
+		withReplForm(cmdtable.AsSent.Of(cmd("hsetex", -6, w|d|f, hsetex, "8.0.0", "Set the value of one or more fields of a given hash key, and optionally set their expiration.",
+			"key [FNX | FXX] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL] FIELDS numfields field value [field value ...]")), hashExpiryOptionsForm),
 	)
 }

@@ -231,13 +231,13 @@ func pfselftest(x *cmdtable.Ctx) {
 func init() {
 	const g = "hyperloglog"
 	cmdtable.Register(
-		&cmdtable.Cmd{Name: "pfadd", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.Fast | cmdtable.SelfTouch, First: 1, Last: 1, Step: 1, Run: pfadd, Group: g, Since: "2.8.9",
+		&cmdtable.Cmd{Name: "pfadd", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.Fast | cmdtable.SelfTouch, Effects: cmdtable.AsSent, First: 1, Last: 1, Step: 1, Run: pfadd, Group: g, Since: "2.8.9",
 			Summary: "Adds elements to a HyperLogLog key. Creates the key if it doesn't exist.", Args: "key [element [element ...]]"},
 		&cmdtable.Cmd{Name: "pfcount", Arity: -2, Flags: cmdtable.ReadOnly, First: 1, Last: -1, Step: 1, Run: pfcount, Group: g, Since: "2.8.9",
 			Summary: "Returns the approximated cardinality of the set(s) observed by the HyperLogLog key(s).", Args: "key [key ...]"},
-		&cmdtable.Cmd{Name: "pfmerge", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, First: 1, Last: -1, Step: 1, Run: pfmerge, Group: g, Since: "2.8.9",
+		&cmdtable.Cmd{Name: "pfmerge", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch, Effects: cmdtable.AsSent, First: 1, Last: -1, Step: 1, Run: pfmerge, Group: g, Since: "2.8.9",
 			Summary: "Merges one or more HyperLogLog values into a single key.", Args: "destkey [sourcekey [sourcekey ...]]"},
-		&cmdtable.Cmd{Name: "pfdebug", Arity: 3, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.Admin | cmdtable.SelfTouch, First: 2, Last: 2, Step: 1, Run: pfdebug, Group: g, Since: "2.8.9",
+		&cmdtable.Cmd{Name: "pfdebug", Arity: 3, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.Admin | cmdtable.SelfTouch, Effects: cmdtable.AsSent, First: 2, Last: 2, Step: 1, Run: pfdebug, Group: g, Since: "2.8.9",
 			Summary: "Internal commands for debugging HyperLogLog values.", Args: "subcommand key"},
 		&cmdtable.Cmd{Name: "pfselftest", Arity: 1, Flags: cmdtable.Admin, Run: pfselftest, Group: g, Since: "2.8.9",
 			Summary: "An internal command for testing HyperLogLog values."},

@@ -93,6 +93,9 @@ func deleteKeys(x *cmdtable.Ctx, lazy bool) {
 		}
 	}
 	f.done(x)
+	if n == 0 {
+		x.NoEffects()
+	}
 	x.W.Int(int64(n))
 }
 
@@ -134,7 +137,7 @@ func rename(x *cmdtable.Ctx, nx bool) {
 		return
 	case bytes.Equal(src, dst):
 		if nx {
-			x.W.Int(0)
+			replyUnchanged(x, 0)
 		} else {
 			x.W.OK()
 		}
@@ -143,7 +146,7 @@ func rename(x *cmdtable.Ctx, nx bool) {
 	ds := x.Shard(dst)
 	if ds.Lookup(dst, x.Now) != nil {
 		if nx {
-			x.W.Int(0)
+			replyUnchanged(x, 0)
 			return
 		}
 		ds.Delete(dst, x.Now) // so that, as in Redis, dst is a new key
@@ -186,13 +189,13 @@ func copyCmd(x *cmdtable.Ctx) {
 	}
 	e := x.LookupRead(src)
 	if e == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	ds := to.ShardFor(dst)
 	exists := ds.Lookup(dst, x.Now) != nil
 	if exists && !replace {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	c, ok := e.Clone()
@@ -259,12 +262,12 @@ func move(x *cmdtable.Ctx) {
 	ss := x.Shard(key)
 	e := ss.Lookup(key, x.Now)
 	if e == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	ds := x.KS.DBs[n].ShardFor(key)
 	if ds.Lookup(key, x.Now) != nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	ss.Delete(key, x.Now)
@@ -596,12 +599,12 @@ func expireGeneric(x *cmdtable.Ctx, name string, base int64, sec bool) {
 	sh := x.Shard(key)
 	e := sh.Lookup(key, x.Now)
 	if e == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	cur := e.Expire // 0: no expiry, which GT and LT treat as infinite
 	if nx && cur != 0 || xx && cur == 0 || gt && (cur == 0 || when <= cur) || lt && cur != 0 && when >= cur {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	if when <= x.Now {
@@ -640,7 +643,7 @@ func persist(x *cmdtable.Ctx) {
 	sh := x.Shard(key)
 	e := sh.Lookup(key, x.Now)
 	if e == nil || e.Expire == 0 {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	sh.SetExpire(key, e, 0)
@@ -660,8 +663,9 @@ func init() {
 	keys2 := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.First, c.Last, c.Step = 1, 2, 1; return c }
 	many := func(c *cmdtable.Cmd) *cmdtable.Cmd { c.First, c.Last, c.Step = 1, -1, 1; return c }
 	expire := func(name, since, summary, unit string, base bool, sec bool) *cmdtable.Cmd {
-		return key(&cmdtable.Cmd{Name: name, Arity: -3, Flags: w | f, Group: g, Since: since, Summary: summary,
-			Args: "key " + unit + " [NX | XX | GT | LT]",
+		return key(&cmdtable.Cmd{Name: name, Arity: -3, Flags: w | f, Effects: cmdtable.AsSent, Group: g, Since: since, Summary: summary,
+			Args:     "key " + unit + " [NX | XX | GT | LT]",
+			ReplForm: expireForm(expireUnit(sec), base),
 			Run: func(x *cmdtable.Ctx) {
 				var b int64
 				if base {
@@ -679,9 +683,9 @@ func init() {
 			Since: since, Summary: summary, Args: "key"}
 	}
 	cmdtable.Register(
-		many(&cmdtable.Cmd{Name: "del", Arity: -2, Flags: w, Run: del, Group: g, Since: "1.0.0",
+		many(&cmdtable.Cmd{Name: "del", Arity: -2, Flags: w, Effects: cmdtable.AsSent, Run: del, Group: g, Since: "1.0.0",
 			Summary: "Deletes one or more keys.", Args: "key [key ...]"}),
-		many(&cmdtable.Cmd{Name: "unlink", Arity: -2, Flags: w | f, Run: unlink, Group: g, Since: "4.0.0",
+		many(&cmdtable.Cmd{Name: "unlink", Arity: -2, Flags: w | f, Effects: cmdtable.AsSent, Run: unlink, Group: g, Since: "4.0.0",
 			Summary: "Asynchronously deletes one or more keys.", Args: "key [key ...]"}),
 		many(&cmdtable.Cmd{Name: "exists", Arity: -2, Flags: r | f, Run: exists, Group: g, Since: "1.0.0",
 			Summary: "Determines whether one or more keys exist.", Args: "key [key ...]"}),
@@ -690,13 +694,13 @@ func init() {
 			Args:    "key [key ...]"}),
 		key(&cmdtable.Cmd{Name: "type", Arity: 2, Flags: r | f, Run: typeCmd, Group: g, Since: "1.0.0",
 			Summary: "Determines the type of value stored at a key.", Args: "key"}),
-		keys2(&cmdtable.Cmd{Name: "rename", Arity: 3, Flags: w, Run: func(x *cmdtable.Ctx) { rename(x, false) }, Group: g, Since: "1.0.0",
+		keys2(&cmdtable.Cmd{Name: "rename", Arity: 3, Flags: w, Effects: cmdtable.AsSent, Run: func(x *cmdtable.Ctx) { rename(x, false) }, Group: g, Since: "1.0.0",
 			Summary: "Renames a key and overwrites the destination.", Args: "key newkey"}),
-		keys2(&cmdtable.Cmd{Name: "renamenx", Arity: 3, Flags: w | f, Run: func(x *cmdtable.Ctx) { rename(x, true) }, Group: g, Since: "1.0.0",
+		keys2(&cmdtable.Cmd{Name: "renamenx", Arity: 3, Flags: w | f, Effects: cmdtable.AsSent, Run: func(x *cmdtable.Ctx) { rename(x, true) }, Group: g, Since: "1.0.0",
 			Summary: "Renames a key only when the target key name doesn't exist.", Args: "key newkey"}),
-		keys2(&cmdtable.Cmd{Name: "copy", Arity: -3, Flags: w | cmdtable.DenyOOM, OtherDB: copyOtherDB, Run: copyCmd, Group: g, Since: "6.2.0",
+		keys2(&cmdtable.Cmd{Name: "copy", Arity: -3, Flags: w | cmdtable.DenyOOM, Effects: cmdtable.AsSent, OtherDB: copyOtherDB, Run: copyCmd, Group: g, Since: "6.2.0",
 			Summary: "Copies the value of a key to a new key.", Args: "source destination [DB destination-db] [REPLACE]"}),
-		key(&cmdtable.Cmd{Name: "move", Arity: 3, Flags: w | f, OtherDB: moveOtherDB, Run: move, Group: g, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "move", Arity: 3, Flags: w | f, Effects: cmdtable.AsSent, OtherDB: moveOtherDB, Run: move, Group: g, Since: "1.0.0",
 			Summary: "Moves a key to another database.", Args: "key db"}),
 		&cmdtable.Cmd{Name: "keys", Arity: 2, Flags: r | cmdtable.LockDB, Run: keys, Group: g, Since: "1.0.0",
 			Summary: "Returns all key names that match a pattern.", Args: "pattern", ACL: []string{"dangerous"}},
@@ -706,11 +710,11 @@ func init() {
 			Summary: "Returns a random key name from the database."},
 		&cmdtable.Cmd{Name: "dbsize", Arity: 1, Flags: r | f | cmdtable.LockDB, Group: "server", Since: "1.0.0", ACL: []string{"keyspace"},
 			Summary: "Returns the number of keys in the database.", Run: func(x *cmdtable.Ctx) { x.W.Int(int64(x.DB.Size())) }},
-		&cmdtable.Cmd{Name: "flushdb", Arity: -1, Flags: w | cmdtable.LockDB, Run: flushdb, Group: "server", Since: "1.0.0",
+		&cmdtable.Cmd{Name: "flushdb", Arity: -1, Flags: w | cmdtable.LockDB, Effects: cmdtable.AsSent, Run: flushdb, Group: "server", Since: "1.0.0",
 			Summary: "Removes all keys from the current database.", Args: "[ASYNC | SYNC]", ACL: []string{"keyspace", "dangerous"}},
-		&cmdtable.Cmd{Name: "flushall", Arity: -1, Flags: w | cmdtable.LockAll, Run: flushall, Group: "server", Since: "1.0.0",
+		&cmdtable.Cmd{Name: "flushall", Arity: -1, Flags: w | cmdtable.LockAll, Effects: cmdtable.AsSent, Run: flushall, Group: "server", Since: "1.0.0",
 			Summary: "Removes all keys from all databases.", Args: "[ASYNC | SYNC]", ACL: []string{"keyspace", "dangerous"}},
-		&cmdtable.Cmd{Name: "swapdb", Arity: 3, Flags: w | f | cmdtable.LockAll, Run: swapdb, Group: "server", Since: "4.0.0",
+		&cmdtable.Cmd{Name: "swapdb", Arity: 3, Flags: w | f | cmdtable.LockAll, Effects: cmdtable.AsSent, Run: swapdb, Group: "server", Since: "4.0.0",
 			Summary: "Swaps two Redis databases.", Args: "index1 index2", ACL: []string{"keyspace", "dangerous"}},
 		&cmdtable.Cmd{Name: "object", Arity: -2, Group: g, Since: "2.2.3", Summary: "A container for object introspection commands.",
 			Subs: []*cmdtable.Cmd{
@@ -728,7 +732,7 @@ func init() {
 		ttl("pttl", "2.6.0", "Returns the expiration time in milliseconds of a key.", true, false),
 		ttl("expiretime", "7.0.0", "Returns the expiration time of a key as a Unix timestamp.", false, true),
 		ttl("pexpiretime", "7.0.0", "Returns the expiration time of a key as a Unix milliseconds timestamp.", true, true),
-		key(&cmdtable.Cmd{Name: "persist", Arity: 2, Flags: w | f, Run: persist, Group: g, Since: "2.2.0",
+		key(&cmdtable.Cmd{Name: "persist", Arity: 2, Flags: w | f, Effects: cmdtable.AsSent, Run: persist, Group: g, Since: "2.2.0",
 			Summary: "Removes the expiration time of a key.", Args: "key"}),
 	)
 }

@@ -42,7 +42,7 @@ func push(x *cmdtable.Ctx, front, onlyExisting bool) {
 	}
 	if l == nil {
 		if onlyExisting {
-			x.W.Int(0)
+			replyUnchanged(x, 0)
 			return
 		}
 		l = createList(x, key)
@@ -106,10 +106,12 @@ func pop(x *cmdtable.Ctx, front bool) {
 	}
 	switch {
 	case l == nil && count >= 0:
+		x.NoEffects()
 		x.W.NullArray()
 	case l == nil:
+		x.NoEffects()
 		x.W.Null()
-	case count == 0:
+	case count == 0: // logged, though it changed nothing
 		x.W.Array(0)
 	case count < 0:
 		x.W.Bulk(popOne(l, front))
@@ -289,7 +291,7 @@ func linsert(x *cmdtable.Ctx) {
 		return
 	}
 	if l == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	l.PrepareAdd(x.Args[4]) // Redis converts a full listpack even when the pivot is missing
@@ -304,7 +306,7 @@ func linsert(x *cmdtable.Ctx) {
 		return true
 	})
 	if at < 0 {
-		x.W.Int(-1)
+		replyUnchanged(x, -1)
 		return
 	}
 	l.Insert(at, x.Args[4], after)
@@ -329,18 +331,20 @@ func lrem(x *cmdtable.Ctx) {
 		return
 	}
 	if l == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	if count < -int64(l.Len()) || count > int64(l.Len()) {
 		count = 0 // asking for more than the list holds is asking for all
 	}
 	n := l.RemoveMatches(x.Args[3], int(count))
-	if n > 0 {
-		x.Notify(notify.List, "lrem", key)
-		x.Touch(key)
-		dropIfEmpty(x, key, l)
+	if n == 0 {
+		replyUnchanged(x, 0)
+		return
 	}
+	x.Notify(notify.List, "lrem", key)
+	x.Touch(key)
+	dropIfEmpty(x, key, l)
 	x.W.Int(int64(n))
 }
 
@@ -510,12 +514,14 @@ func lmove(x *cmdtable.Ctx) {
 		return
 	}
 	if !listMove(x, x.Args[1], x.Args[2], from, to) {
+		x.NoEffects()
 		x.W.Null()
 	}
 }
 
 func rpoplpush(x *cmdtable.Ctx) {
 	if !listMove(x, x.Args[1], x.Args[2], false, true) {
+		x.NoEffects()
 		x.W.Null()
 	}
 }
@@ -575,8 +581,9 @@ func mpopKeys(at int) func(args [][]byte, dst []int) []int {
 	}
 }
 
-// mpop serves the first non-empty list among keys as [key, [elements]];
-// it reports false without answering when all are empty.
+// mpop serves the first non-empty list among keys as [key, [elements]],
+// propagated as the LPOP or RPOP of that key with the number popped; it
+// reports false without answering when all are empty.
 func mpop(x *cmdtable.Ctx, keys [][]byte, front bool, count int64) (done bool) {
 	for _, k := range keys {
 		l, ok := listAt(x, k, false)
@@ -586,6 +593,7 @@ func mpop(x *cmdtable.Ctx, keys [][]byte, front bool, count int64) (done bool) {
 		if l == nil {
 			continue
 		}
+		propagatePop(x, endEvent(front, "lpop", "rpop"), k, int(min(int64(l.Len()), count)), true)
 		x.W.Array(2)
 		x.W.Bulk(k)
 		popReply(x, l, front, count)
@@ -600,6 +608,7 @@ func mpop(x *cmdtable.Ctx, keys [][]byte, front bool, count int64) (done bool) {
 func lmpop(x *cmdtable.Ctx) {
 	keys, front, count, ok := mpopArgs(x, 1)
 	if ok && !mpop(x, keys, front, count) {
+		x.NoEffects()
 		x.W.NullArray()
 	}
 }
@@ -631,6 +640,7 @@ func bpop(x *cmdtable.Ctx, front bool) {
 		if l == nil {
 			continue
 		}
+		propagatePop(x, endEvent(front, "lpop", "rpop"), k, 1, false)
 		x.W.Array(2)
 		x.W.Bulk(k)
 		x.W.Bulk(popOne(l, front))
@@ -705,19 +715,19 @@ func init() {
 		return c
 	}
 	cmdtable.Register(
-		key(&cmdtable.Cmd{Name: "lpush", Arity: -3, Flags: wd | f, Run: lpush, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "lpush", Arity: -3, Flags: wd | f, Effects: cmdtable.AsSent, Run: lpush, Since: "1.0.0",
 			Summary: "Prepends one or more elements to a list. Creates the key if it doesn't exist.", Args: "key element [element ...]"}),
-		key(&cmdtable.Cmd{Name: "rpush", Arity: -3, Flags: wd | f, Run: rpush, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "rpush", Arity: -3, Flags: wd | f, Effects: cmdtable.AsSent, Run: rpush, Since: "1.0.0",
 			Summary: "Appends one or more elements to a list. Creates the key if it doesn't exist.", Args: "key element [element ...]"}),
-		key(&cmdtable.Cmd{Name: "lpushx", Arity: -3, Flags: wd | f, Run: lpushx, Since: "2.2.0",
+		key(&cmdtable.Cmd{Name: "lpushx", Arity: -3, Flags: wd | f, Effects: cmdtable.AsSent, Run: lpushx, Since: "2.2.0",
 			Summary: "Prepends one or more elements to a list only when the list exists.", Args: "key element [element ...]"}),
-		key(&cmdtable.Cmd{Name: "rpushx", Arity: -3, Flags: wd | f, Run: rpushx, Since: "2.2.0",
+		key(&cmdtable.Cmd{Name: "rpushx", Arity: -3, Flags: wd | f, Effects: cmdtable.AsSent, Run: rpushx, Since: "2.2.0",
 			Summary: "Appends an element to a list only when the list exists.", Args: "key element [element ...]"}),
-		key(&cmdtable.Cmd{Name: "linsert", Arity: 5, Flags: wd, Run: linsert, Since: "2.2.0",
+		key(&cmdtable.Cmd{Name: "linsert", Arity: 5, Flags: wd, Effects: cmdtable.AsSent, Run: linsert, Since: "2.2.0",
 			Summary: "Inserts an element before or after another element in a list.", Args: "key <BEFORE | AFTER> pivot element"}),
-		key(&cmdtable.Cmd{Name: "lpop", Arity: -2, Flags: w | f, Run: lpop, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "lpop", Arity: -2, Flags: w | f, Effects: cmdtable.AsSent, Run: lpop, Since: "1.0.0",
 			Summary: "Returns the first elements in a list after removing it. Deletes the list if the last element was popped.", Args: "key [count]"}),
-		key(&cmdtable.Cmd{Name: "rpop", Arity: -2, Flags: w | f, Run: rpop, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "rpop", Arity: -2, Flags: w | f, Effects: cmdtable.AsSent, Run: rpop, Since: "1.0.0",
 			Summary: "Returns and removes the last elements of a list. Deletes the list if the last element was popped.", Args: "key [count]"}),
 		key(&cmdtable.Cmd{Name: "llen", Arity: 2, Flags: r | f, Run: llen, Since: "1.0.0",
 			Summary: "Returns the length of a list.", Args: "key"}),
@@ -725,36 +735,36 @@ func init() {
 			Summary: "Returns a range of elements from a list.", Args: "key start stop"}),
 		key(&cmdtable.Cmd{Name: "lindex", Arity: 3, Flags: r, Run: lindex, Since: "1.0.0",
 			Summary: "Returns an element from a list by its index.", Args: "key index"}),
-		key(&cmdtable.Cmd{Name: "lset", Arity: 4, Flags: wd, Run: lset, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "lset", Arity: 4, Flags: wd, Effects: cmdtable.AsSent, Run: lset, Since: "1.0.0",
 			Summary: "Sets the value of an element in a list by its index.", Args: "key index element"}),
-		key(&cmdtable.Cmd{Name: "lrem", Arity: 4, Flags: w, Run: lrem, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "lrem", Arity: 4, Flags: w, Effects: cmdtable.AsSent, Run: lrem, Since: "1.0.0",
 			Summary: "Removes elements from a list. Deletes the list if the last element was removed.", Args: "key count element"}),
-		key(&cmdtable.Cmd{Name: "ltrim", Arity: 4, Flags: w, Run: ltrim, Since: "1.0.0",
+		key(&cmdtable.Cmd{Name: "ltrim", Arity: 4, Flags: w, Effects: cmdtable.AsSent, Run: ltrim, Since: "1.0.0",
 			Summary: "Removes elements from both ends a list. Deletes the list if all elements were trimmed.", Args: "key start stop"}),
 		key(&cmdtable.Cmd{Name: "lpos", Arity: -3, Flags: r, Run: lpos, Since: "6.0.6",
 			Summary: "Returns the index of matching elements in a list.", Args: "key element [RANK rank] [COUNT num-matches] [MAXLEN len]"}),
-		key(&cmdtable.Cmd{Name: "lmove", Arity: 5, Flags: wd, First: 1, Last: 2, Step: 1, Run: lmove, Since: "6.2.0",
+		key(&cmdtable.Cmd{Name: "lmove", Arity: 5, Flags: wd, Effects: cmdtable.AsSent, First: 1, Last: 2, Step: 1, Run: lmove, Since: "6.2.0",
 			Summary: "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved.",
 			Args:    "source destination <LEFT | RIGHT> <LEFT | RIGHT>"}),
-		key(&cmdtable.Cmd{Name: "rpoplpush", Arity: 3, Flags: wd, First: 1, Last: 2, Step: 1, Run: rpoplpush, Since: "1.2.0",
+		key(&cmdtable.Cmd{Name: "rpoplpush", Arity: 3, Flags: wd, Effects: cmdtable.AsSent, First: 1, Last: 2, Step: 1, Run: rpoplpush, Since: "1.2.0",
 			Summary: "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped.",
 			Args:    "source destination"}),
-		key(&cmdtable.Cmd{Name: "lmpop", Arity: -4, Flags: w, Keys: mpopKeys(1), Run: lmpop, Since: "7.0.0",
+		key(&cmdtable.Cmd{Name: "lmpop", Arity: -4, Flags: w, Effects: cmdtable.Recorded, Keys: mpopKeys(1), Run: lmpop, Since: "7.0.0",
 			Summary: "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped.",
 			Args:    "numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}),
-		key(&cmdtable.Cmd{Name: "blpop", Arity: -3, Flags: w | cmdtable.Blocking, First: 1, Last: -2, Step: 1, Run: blpop, Since: "2.0.0",
+		key(&cmdtable.Cmd{Name: "blpop", Arity: -3, Flags: w | cmdtable.Blocking, Effects: cmdtable.Recorded, First: 1, Last: -2, Step: 1, Run: blpop, Since: "2.0.0",
 			Summary: "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "key [key ...] timeout"}),
-		key(&cmdtable.Cmd{Name: "brpop", Arity: -3, Flags: w | cmdtable.Blocking, First: 1, Last: -2, Step: 1, Run: brpop, Since: "2.0.0",
+		key(&cmdtable.Cmd{Name: "brpop", Arity: -3, Flags: w | cmdtable.Blocking, Effects: cmdtable.Recorded, First: 1, Last: -2, Step: 1, Run: brpop, Since: "2.0.0",
 			Summary: "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "key [key ...] timeout"}),
-		key(&cmdtable.Cmd{Name: "blmove", Arity: 6, Flags: wd | cmdtable.Blocking, First: 1, Last: 2, Step: 1, Run: blmove, Since: "6.2.0",
+		key(&cmdtable.Cmd{Name: "blmove", Arity: 6, Flags: wd | cmdtable.Blocking, Effects: cmdtable.AsSent, First: 1, Last: 2, Step: 1, Run: blmove, ReplForm: blmoveForm, Since: "6.2.0",
 			Summary: "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved.",
 			Args:    "source destination <LEFT | RIGHT> <LEFT | RIGHT> timeout"}),
-		key(&cmdtable.Cmd{Name: "brpoplpush", Arity: 4, Flags: wd | cmdtable.Blocking, First: 1, Last: 2, Step: 1, Run: brpoplpush, Since: "2.2.0",
+		key(&cmdtable.Cmd{Name: "brpoplpush", Arity: 4, Flags: wd | cmdtable.Blocking, Effects: cmdtable.AsSent, First: 1, Last: 2, Step: 1, Run: brpoplpush, ReplForm: brpoplpushForm, Since: "2.2.0",
 			Summary: "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "source destination timeout"}),
-		key(&cmdtable.Cmd{Name: "blmpop", Arity: -5, Flags: w | cmdtable.Blocking, Keys: mpopKeys(2), Run: blmpop, Since: "7.0.0",
+		key(&cmdtable.Cmd{Name: "blmpop", Arity: -5, Flags: w | cmdtable.Blocking, Effects: cmdtable.Recorded, Keys: mpopKeys(2), Run: blmpop, Since: "7.0.0",
 			Summary: "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped.",
 			Args:    "timeout numkeys key [key ...] <LEFT | RIGHT> [COUNT count]"}),
 	)

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"sort"
 	"strconv"
 
@@ -61,10 +62,12 @@ func sadd(x *cmdtable.Ctx) {
 	if created {
 		storeSet(x, key, s)
 	}
-	if added > 0 {
-		x.Touch(key)
-		x.Notify(notify.Set, "sadd", key)
+	if added == 0 {
+		replyUnchanged(x, 0)
+		return
 	}
+	x.Touch(key)
+	x.Notify(notify.Set, "sadd", key)
 	x.W.Int(int64(added))
 }
 
@@ -89,9 +92,11 @@ func srem(x *cmdtable.Ctx) {
 		}
 		dropIfEmpty(x, key, s)
 	}
-	if removed > 0 {
-		x.Touch(key)
+	if removed == 0 {
+		replyUnchanged(x, 0)
+		return
 	}
+	x.Touch(key)
 	x.W.Int(int64(removed))
 }
 
@@ -102,7 +107,7 @@ func smove(x *cmdtable.Ctx) {
 		return
 	}
 	if src == nil {
-		x.W.Int(0) // even when the destination has the wrong type, as Redis
+		replyUnchanged(x, 0) // even when the destination has the wrong type, as Redis
 		return
 	}
 	dst, ok := lookupSet(x, dstKey, false)
@@ -110,11 +115,15 @@ func smove(x *cmdtable.Ctx) {
 		return
 	}
 	if src == dst {
-		x.W.Int(memberInt(src.Has(m)))
+		if !src.Has(m) {
+			replyUnchanged(x, 0)
+		} else {
+			x.W.Int(1) // logged, though it changed nothing
+		}
 		return
 	}
 	if !src.Remove(m) {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	x.Notify(notify.Set, "srem", srcKey)
@@ -203,11 +212,16 @@ func spop(x *cmdtable.Ctx) {
 		return
 	}
 	if s == nil {
+		x.NoEffects()
 		x.W.Null()
 		return
 	}
 	var buf [setMemberBuf]byte
-	x.W.Bulk(s.Pop(buf[:0]))
+	m := s.Pop(buf[:0])
+	x.W.Bulk(m)
+	eff := newSpopEffects(x, key) // random: it logs the SREM of what it popped
+	eff.add(m)
+	eff.flush()
 	x.Notify(notify.Set, "spop", key)
 	dropIfEmpty(x, key, s)
 	x.Touch(key)
@@ -228,6 +242,7 @@ func spopCount(x *cmdtable.Ctx) {
 		return
 	}
 	if s == nil || n == 0 {
+		x.NoEffects()
 		x.W.Set(0)
 		return
 	}
@@ -236,9 +251,22 @@ func spopCount(x *cmdtable.Ctx) {
 		replySetMembers(x, s)
 		x.Shard(key).Delete(key, x.Now)
 		x.Notify(notify.Generic, "del", key)
+		// All of it: the set deleted, as Redis propagates it.
+		if !x.Logged {
+			x.Rewrite()
+		} else if x.KS.Lazy != nil && x.KS.Lazy.ServerDel.Load() {
+			x.Propagate([]byte("UNLINK"), bytes.Clone(key))
+		} else {
+			x.Propagate([]byte("DEL"), bytes.Clone(key))
+		}
 	} else {
 		x.W.Set(int(n))
-		s.PopN(int(n), func(m []byte) { x.W.Bulk(m) })
+		eff := newSpopEffects(x, key) // random: it logs the SREMs of what it popped
+		s.PopN(int(n), func(m []byte) {
+			x.W.Bulk(m)
+			eff.add(m)
+		})
+		eff.flush()
 	}
 	x.Touch(key)
 }
@@ -568,11 +596,11 @@ func init() {
 	const g = "set"
 	r, w := cmdtable.ReadOnly, cmdtable.Write|cmdtable.SelfTouch
 	cmdtable.Register(
-		&cmdtable.Cmd{Name: "sadd", Arity: -3, Flags: w | cmdtable.DenyOOM | cmdtable.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: sadd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "sadd", Arity: -3, Flags: w | cmdtable.DenyOOM | cmdtable.Fast, Effects: cmdtable.AsSent, First: 1, Last: 1, Step: 1, Member: 2, Run: sadd, Group: g, Since: "1.0.0",
 			Summary: "Adds one or more members to a set. Creates the key if it doesn't exist.", Args: "key member [member ...]"},
-		&cmdtable.Cmd{Name: "srem", Arity: -3, Flags: w | cmdtable.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: srem, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "srem", Arity: -3, Flags: w | cmdtable.Fast, Effects: cmdtable.AsSent, First: 1, Last: 1, Step: 1, Member: 2, Run: srem, Group: g, Since: "1.0.0",
 			Summary: "Removes one or more members from a set. Deletes the set if the last member was removed.", Args: "key member [member ...]"},
-		&cmdtable.Cmd{Name: "smove", Arity: 4, Flags: w | cmdtable.Fast, First: 1, Last: 2, Step: 1, Run: smove, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "smove", Arity: 4, Flags: w | cmdtable.Fast, Effects: cmdtable.AsSent, First: 1, Last: 2, Step: 1, Run: smove, Group: g, Since: "1.0.0",
 			Summary: "Moves a member from one set to another.", Args: "source destination member"},
 		&cmdtable.Cmd{Name: "sismember", Arity: 3, Flags: r | cmdtable.Fast, First: 1, Last: 1, Step: 1, Member: 2, Run: sismember, Group: g, Since: "1.0.0",
 			Summary: "Determines whether a member belongs to a set.", Args: "key member"},
@@ -582,7 +610,7 @@ func init() {
 			Summary: "Returns the number of members in a set.", Args: "key"},
 		&cmdtable.Cmd{Name: "smembers", Arity: 2, Flags: r, First: 1, Last: 1, Step: 1, Run: smembers, Group: g, Since: "1.0.0",
 			Summary: "Returns all members of a set.", Args: "key"},
-		&cmdtable.Cmd{Name: "spop", Arity: -2, Flags: w | cmdtable.Fast, First: 1, Last: 1, Step: 1, Run: spop, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "spop", Arity: -2, Flags: w | cmdtable.Fast, Effects: cmdtable.Recorded, First: 1, Last: 1, Step: 1, Run: spop, Group: g, Since: "1.0.0",
 			Summary: "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped.", Args: "key [count]"},
 		&cmdtable.Cmd{Name: "srandmember", Arity: -2, Flags: r, First: 1, Last: 1, Step: 1, Run: srandmember, Group: g, Since: "1.0.0",
 			Summary: "Get one or multiple random members from a set", Args: "key [count]"},
@@ -590,15 +618,15 @@ func init() {
 			Summary: "Returns the intersect of multiple sets.", Args: "key [key ...]"},
 		&cmdtable.Cmd{Name: "sintercard", Arity: -3, Flags: r, Keys: sintercardKeys, Run: sintercard, Group: g, Since: "7.0.0",
 			Summary: "Returns the number of members of the intersect of multiple sets.", Args: "numkeys key [key ...] [LIMIT limit]"},
-		&cmdtable.Cmd{Name: "sinterstore", Arity: -3, Flags: w | cmdtable.DenyOOM, First: 1, Last: -1, Step: 1, Run: sinterstoreCmd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "sinterstore", Arity: -3, Flags: w | cmdtable.DenyOOM, Effects: cmdtable.AsSent, First: 1, Last: -1, Step: 1, Run: sinterstoreCmd, Group: g, Since: "1.0.0",
 			Summary: "Stores the intersect of multiple sets in a key.", Args: "destination key [key ...]"},
 		&cmdtable.Cmd{Name: "sunion", Arity: -2, Flags: r, First: 1, Last: -1, Step: 1, Run: sunionCmd, Group: g, Since: "1.0.0",
 			Summary: "Returns the union of multiple sets.", Args: "key [key ...]"},
-		&cmdtable.Cmd{Name: "sunionstore", Arity: -3, Flags: w | cmdtable.DenyOOM, First: 1, Last: -1, Step: 1, Run: sunionstoreCmd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "sunionstore", Arity: -3, Flags: w | cmdtable.DenyOOM, Effects: cmdtable.AsSent, First: 1, Last: -1, Step: 1, Run: sunionstoreCmd, Group: g, Since: "1.0.0",
 			Summary: "Stores the union of multiple sets in a key.", Args: "destination key [key ...]"},
 		&cmdtable.Cmd{Name: "sdiff", Arity: -2, Flags: r, First: 1, Last: -1, Step: 1, Run: sdiffCmd, Group: g, Since: "1.0.0",
 			Summary: "Returns the difference of multiple sets.", Args: "key [key ...]"},
-		&cmdtable.Cmd{Name: "sdiffstore", Arity: -3, Flags: w | cmdtable.DenyOOM, First: 1, Last: -1, Step: 1, Run: sdiffstoreCmd, Group: g, Since: "1.0.0",
+		&cmdtable.Cmd{Name: "sdiffstore", Arity: -3, Flags: w | cmdtable.DenyOOM, Effects: cmdtable.AsSent, First: 1, Last: -1, Step: 1, Run: sdiffstoreCmd, Group: g, Since: "1.0.0",
 			Summary: "Stores the difference of multiple sets in a key.", Args: "destination key [key ...]"},
 		&cmdtable.Cmd{Name: "sscan", Arity: -3, Flags: r, First: 1, Last: 1, Step: 1, Run: sscan, Group: g, Since: "2.8.0",
 			Summary: "Iterates over members of a set.", Args: "key cursor [MATCH pattern] [COUNT count]"},

@@ -484,7 +484,7 @@ func init() {
 	const g = "generic"
 	acl := []string{"set", "sortedset", "list", "dangerous"}
 	cmdtable.Register(
-		&cmdtable.Cmd{Name: "sort", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch | cmdtable.LockDB,
+		&cmdtable.Cmd{Name: "sort", Arity: -2, Flags: cmdtable.Write | cmdtable.DenyOOM | cmdtable.SelfTouch | cmdtable.LockDB, Effects: cmdtable.AsSent,
 			First: 1, Last: 1, Step: 1, Keys: sortKeys, Run: sortCmd, Group: g, Since: "1.0.0", ACL: acl,
 			Summary: "Sorts the elements in a list, a set, or a sorted set, optionally storing the result.",
 			Args:    "key [BY pattern] [LIMIT offset count] [GET pattern [GET pattern ...]] [ASC | DESC] [ALPHA] [STORE destination]"},

@@ -843,10 +843,10 @@ func init() {
 		return c
 	}
 	cmdtable.Register(
-		key(&cmdtable.Cmd{Name: "xadd", Arity: -5, Flags: w | d | f, Run: xadd, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xadd", Arity: -5, Flags: w | d | f, Effects: cmdtable.Recorded, Run: xadd, Since: "5.0.0",
 			Summary: "Appends a new message to a stream. Creates the key if it doesn't exist.",
 			Args:    "key [NOMKSTREAM] [<MAXLEN | MINID> [= | ~] threshold [LIMIT count]] <* | id> field value [field value ...]"}),
-		key(&cmdtable.Cmd{Name: "xtrim", Arity: -4, Flags: w, Run: xtrim, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xtrim", Arity: -4, Flags: w, Effects: cmdtable.Recorded, Run: xtrim, Since: "5.0.0",
 			Summary: "Deletes messages from the beginning of a stream.",
 			Args:    "key <MAXLEN | MINID> [= | ~] threshold [LIMIT count]"}),
 		key(&cmdtable.Cmd{Name: "xlen", Arity: 2, Flags: r | f, Run: xlen, Since: "5.0.0",
@@ -855,15 +855,15 @@ func init() {
 			Summary: "Returns the messages from a stream within a range of IDs.", Args: "key start end [COUNT count]"}),
 		key(&cmdtable.Cmd{Name: "xrevrange", Arity: -4, Flags: r, Run: xrevrange, Since: "5.0.0",
 			Summary: "Returns the messages from a stream within a range of IDs in reverse order.", Args: "key end start [COUNT count]"}),
-		key(&cmdtable.Cmd{Name: "xdel", Arity: -3, Flags: w | f, Run: xdel, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xdel", Arity: -3, Flags: w | f, Effects: cmdtable.AsSent, Run: xdel, Since: "5.0.0",
 			Summary: "Returns the number of messages after removing them from a stream.", Args: "key id [id ...]"}),
-		key(&cmdtable.Cmd{Name: "xsetid", Arity: -3, Flags: w | d | f, Run: xsetid, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xsetid", Arity: -3, Flags: w | d | f, Effects: cmdtable.AsSent, Run: xsetid, Since: "5.0.0",
 			Summary: "An internal command for replicating stream values.",
 			Args:    "key last-id [ENTRIESADDED entries-added] [MAXDELETEDID max-deleted-id]"}),
 		key(&cmdtable.Cmd{Name: "xread", Arity: -4, Flags: r | cmdtable.Blocking, Keys: readKeys, Run: xread, Since: "5.0.0",
 			Summary: "Returns messages from multiple streams with IDs greater than the ones requested. Blocks until a message is available otherwise.",
 			Args:    "[COUNT count] [BLOCK milliseconds] STREAMS key [key ...] id [id ...]"}),
-		key(&cmdtable.Cmd{Name: "xreadgroup", Arity: -7, Flags: w | cmdtable.Blocking, Keys: readKeys, Run: xreadgroup, Since: "5.0.0",
+		key(&cmdtable.Cmd{Name: "xreadgroup", Arity: -7, Flags: w | cmdtable.Blocking, Effects: cmdtable.Recorded, Keys: readKeys, Run: xreadgroup, Since: "5.0.0",
 			Summary: "Returns new or historical messages from a stream for a consumer in a group. Blocks until a message is available otherwise.",
 			Args:    "GROUP group consumer [COUNT count] [BLOCK milliseconds] [NOACK] STREAMS key [key ...] id [id ...]"}),
 	)

@@ -172,11 +172,12 @@ func setGeneric(x *cmdtable.Ctx, flags int, key, val, expire []byte, cmd string,
 		old = sh.Lookup(key, x.Now)
 	}
 	if (flags&setOptNX != 0 && old != nil) || (flags&setOptXX != 0 && old == nil) {
-		switch {
+		switch { // refused: it changed nothing, unless GET answered (then logged)
 		case flags&setOptGet != 0:
 		case intReply:
-			x.W.Int(0)
+			replyUnchanged(x, 0)
 		default:
+			x.NoEffects()
 			x.W.Null()
 		}
 		return
@@ -223,7 +224,9 @@ func getdel(x *cmdtable.Ctx) {
 		return
 	}
 	replyString(x, e)
-	if e != nil {
+	if e == nil {
+		x.NoEffects()
+	} else {
 		x.Shard(key).Delete(key, x.Now)
 		x.Touch(key)
 		x.Notify(notify.Generic, "del", key)
@@ -243,6 +246,7 @@ func getex(x *cmdtable.Ctx) {
 		return
 	}
 	if e == nil {
+		x.NoEffects()
 		x.W.Null()
 		return
 	}
@@ -309,7 +313,7 @@ func msetnx(x *cmdtable.Ctx) {
 	}
 	for i := 1; i < len(x.Args); i += 2 {
 		if x.Lookup(x.Args[i]) != nil {
-			x.W.Int(0)
+			replyUnchanged(x, 0)
 			return
 		}
 	}
@@ -724,31 +728,31 @@ func init() {
 	cmdtable.Register(
 		one(&cmdtable.Cmd{Name: "get", Arity: 2, Flags: ro | f, Run: get, Since: "1.0.0",
 			Summary: "Returns the string value of a key.", Args: "key"}),
-		one(&cmdtable.Cmd{Name: "set", Arity: -3, Flags: w | oom, Run: set, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "set", Arity: -3, Flags: w | oom, Effects: cmdtable.AsSent, Run: set, ReplForm: setForm, Since: "1.0.0",
 			Summary: "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.",
 			Args:    "key value [NX | XX] [GET] [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | KEEPTTL]"}),
-		one(&cmdtable.Cmd{Name: "setnx", Arity: 3, Flags: w | oom | f, Run: setnx, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "setnx", Arity: 3, Flags: w | oom | f, Effects: cmdtable.AsSent, Run: setnx, Since: "1.0.0",
 			Summary: "Set the string value of a key only when the key doesn't exist.", Args: "key value"}),
-		one(&cmdtable.Cmd{Name: "setex", Arity: 4, Flags: w | oom, Run: setex, Since: "2.0.0",
+		one(&cmdtable.Cmd{Name: "setex", Arity: 4, Flags: w | oom, Effects: cmdtable.AsSent, Run: setex, ReplForm: setexForm(1000), Since: "2.0.0",
 			Summary: "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", Args: "key seconds value"}),
-		one(&cmdtable.Cmd{Name: "psetex", Arity: 4, Flags: w | oom, Run: psetex, Since: "2.6.0",
+		one(&cmdtable.Cmd{Name: "psetex", Arity: 4, Flags: w | oom, Effects: cmdtable.AsSent, Run: psetex, ReplForm: setexForm(1), Since: "2.6.0",
 			Summary: "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.",
 			Args:    "key milliseconds value"}),
 		&cmdtable.Cmd{Name: "mget", Arity: -2, Flags: ro | f, First: 1, Last: -1, Step: 1, Run: mget, Group: g, Since: "1.0.0",
 			Summary: "Atomically returns the string values of one or more keys.", Args: "key [key ...]"},
-		pairs(&cmdtable.Cmd{Name: "mset", Arity: -3, Flags: w | oom, Run: mset, Since: "1.0.1",
+		pairs(&cmdtable.Cmd{Name: "mset", Arity: -3, Flags: w | oom, Effects: cmdtable.AsSent, Run: mset, Since: "1.0.1",
 			Summary: "Atomically creates or modifies the string values of one or more keys.", Args: "key value [key value ...]"}),
-		pairs(&cmdtable.Cmd{Name: "msetnx", Arity: -3, Flags: w | oom, Run: msetnx, Since: "1.0.1",
+		pairs(&cmdtable.Cmd{Name: "msetnx", Arity: -3, Flags: w | oom, Effects: cmdtable.AsSent, Run: msetnx, Since: "1.0.1",
 			Summary: "Atomically modifies the string values of one or more keys only when all keys don't exist.",
 			Args:    "key value [key value ...]"}),
-		one(&cmdtable.Cmd{Name: "getset", Arity: 3, Flags: w | oom | f, Run: getset, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "getset", Arity: 3, Flags: w | oom | f, Effects: cmdtable.AsSent, Run: getset, ReplForm: getsetForm, Since: "1.0.0",
 			Summary: "Returns the previous string value of a key after setting it to a new value.", Args: "key value"}),
-		one(&cmdtable.Cmd{Name: "getdel", Arity: 2, Flags: w | f, Run: getdel, Since: "6.2.0",
+		one(&cmdtable.Cmd{Name: "getdel", Arity: 2, Flags: w | f, Effects: cmdtable.AsSent, Run: getdel, ReplForm: getdelForm, Since: "6.2.0",
 			Summary: "Returns the string value of a key after deleting the key.", Args: "key"}),
-		one(&cmdtable.Cmd{Name: "getex", Arity: -2, Flags: w | f, Run: getex, Since: "6.2.0",
+		one(&cmdtable.Cmd{Name: "getex", Arity: -2, Flags: w | f, Effects: cmdtable.AsSent, Run: getex, ReplForm: getexForm, Since: "6.2.0",
 			Summary: "Returns the string value of a key after setting its expiration time.",
 			Args:    "key [EX seconds | PX milliseconds | EXAT unix-time-seconds | PXAT unix-time-milliseconds | PERSIST]"}),
-		one(&cmdtable.Cmd{Name: "append", Arity: 3, Flags: w | oom | f, Run: appendCmd, Since: "2.0.0",
+		one(&cmdtable.Cmd{Name: "append", Arity: 3, Flags: w | oom | f, Effects: cmdtable.AsSent, Run: appendCmd, Since: "2.0.0",
 			Summary: "Appends a string to the value of a key. Creates the key if it doesn't exist.", Args: "key value"}),
 		one(&cmdtable.Cmd{Name: "strlen", Arity: 2, Flags: ro | f, Run: strlen, Since: "2.2.0",
 			Summary: "Returns the length of a string value.", Args: "key"}),
@@ -756,20 +760,20 @@ func init() {
 			Summary: "Returns a substring of the string stored at a key.", Args: "key start end"}),
 		one(&cmdtable.Cmd{Name: "substr", Arity: 4, Flags: ro, Run: getrange, Since: "1.0.0",
 			Summary: "Returns a substring from a string value.", Args: "key start end"}),
-		one(&cmdtable.Cmd{Name: "setrange", Arity: 4, Flags: w | oom, Run: setrange, Since: "2.2.0",
+		one(&cmdtable.Cmd{Name: "setrange", Arity: 4, Flags: w | oom, Effects: cmdtable.AsSent, Run: setrange, Since: "2.2.0",
 			Summary: "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.",
 			Args:    "key offset value"}),
-		one(&cmdtable.Cmd{Name: "incr", Arity: 2, Flags: w | oom | f, Run: incr, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "incr", Arity: 2, Flags: w | oom | f, Effects: cmdtable.AsSent, Run: incr, Since: "1.0.0",
 			Summary: "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Args: "key"}),
-		one(&cmdtable.Cmd{Name: "decr", Arity: 2, Flags: w | oom | f, Run: decr, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "decr", Arity: 2, Flags: w | oom | f, Effects: cmdtable.AsSent, Run: decr, Since: "1.0.0",
 			Summary: "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", Args: "key"}),
-		one(&cmdtable.Cmd{Name: "incrby", Arity: 3, Flags: w | oom | f, Run: incrby, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "incrby", Arity: 3, Flags: w | oom | f, Effects: cmdtable.AsSent, Run: incrby, Since: "1.0.0",
 			Summary: "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key increment"}),
-		one(&cmdtable.Cmd{Name: "decrby", Arity: 3, Flags: w | oom | f, Run: decrby, Since: "1.0.0",
+		one(&cmdtable.Cmd{Name: "decrby", Arity: 3, Flags: w | oom | f, Effects: cmdtable.AsSent, Run: decrby, Since: "1.0.0",
 			Summary: "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key decrement"}),
-		one(&cmdtable.Cmd{Name: "incrbyfloat", Arity: 3, Flags: w | oom | f, Run: incrbyfloat, Since: "2.6.0",
+		one(&cmdtable.Cmd{Name: "incrbyfloat", Arity: 3, Flags: w | oom | f, Effects: cmdtable.Recorded, Run: incrbyfloat, Since: "2.6.0",
 			Summary: "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
 			Args:    "key increment"}),
 		&cmdtable.Cmd{Name: "lcs", Arity: -3, Flags: ro, First: 1, Last: 2, Step: 1, Run: lcs, Group: g, Since: "7.0.0",

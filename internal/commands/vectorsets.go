@@ -560,15 +560,15 @@ func init() {
 			Since: since, Summary: summary, Args: args, ACL: []string{"vectorset"}}
 	}
 	cmdtable.Register(
-		vc("vadd", w|cmdtable.DenyOOM, vadd, "8.0.0", "Adds one or more elements to a vector set, or updates its vector if it exists.",
-			"key [REDUCE dim] (FP32 vector | VALUES num vector) element [CAS] [NOQUANT | Q8 | BIN] [EF build-exploration-factor] [SETATTR attributes] [M numlinks]"),
+		cmdtable.AsSent.Of(vc("vadd", w|cmdtable.DenyOOM, vadd, "8.0.0", "Adds one or more elements to a vector set, or updates its vector if it exists.",
+			"key [REDUCE dim] (FP32 vector | VALUES num vector) element [CAS] [NOQUANT | Q8 | BIN] [EF build-exploration-factor] [SETATTR attributes] [M numlinks]")),
 		vc("vsim", r, vsim, "8.0.0", "Returns the elements most similar to a vector or to an element of a vector set.",
 			"key (ELE element | FP32 vector | VALUES num vector) [WITHSCORES] [WITHATTRIBS] [COUNT num] [EPSILON delta] [EF search-exploration-factor] [FILTER expression] [FILTER-EF max-filtering-effort] [TRUTH] [NOTHREAD]"),
-		vc("vrem", w, vrem, "8.0.0", "Removes an element from a vector set.", "key element"),
+		cmdtable.AsSent.Of(vc("vrem", w, vrem, "8.0.0", "Removes an element from a vector set.", "key element")),
 		vc("vcard", r|cmdtable.Fast, vcard, "8.0.0", "Returns the number of elements in a vector set.", "key"),
 		vc("vdim", r|cmdtable.Fast, vdim, "8.0.0", "Returns the dimension of the vectors in a vector set.", "key"),
 		vc("vemb", r|cmdtable.Fast, vemb, "8.0.0", "Returns the vector of an element of a vector set.", "key element [RAW]"),
-		vc("vsetattr", w|cmdtable.Fast, vsetattr, "8.0.0", "Sets or removes the JSON attributes of an element of a vector set.", "key element json"),
+		cmdtable.AsSent.Of(vc("vsetattr", w|cmdtable.Fast, vsetattr, "8.0.0", "Sets or removes the JSON attributes of an element of a vector set.", "key element json")),
 		vc("vgetattr", r|cmdtable.Fast, vgetattr, "8.0.0", "Returns the JSON attributes of an element of a vector set.", "key element"),
 		vc("vlinks", r|cmdtable.Fast, vlinks, "8.0.0", "Returns the neighbours of an element in each layer of a vector set's HNSW graph.", "key element [WITHSCORES]"),
 		vc("vinfo", r|cmdtable.Fast, vinfo, "8.0.0", "Returns information about a vector set.", "key"),

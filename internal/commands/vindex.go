@@ -430,17 +430,17 @@ func init() {
 			Summary: summary, Args: args, ACL: []string{"vectorset"}}
 	}
 	cmdtable.Register(
-		vi("vsim.createindex", -4, w, vindexCreate, "Creates a named vector index (HotKV): dimension, metric, graph degree, build effort and storage type.",
-			"name DIM dim [METRIC COSINE | L2 | IP] [M m] [EF_CONSTRUCTION n] [TYPE FLOAT32 | INT8 | BINARY] [RERANK]"),
-		vi("vsim.set", -5, w|cmdtable.DenyOOM, vindexSet, "Inserts an id with its vector and attributes into a named vector index, or replaces them.",
-			"name id (VALUES n v1 ... vn | FP32 blob) [ATTRS json]"),
-		vi("vsim.mset", -5, w|cmdtable.DenyOOM, vindexMSet, "Inserts or replaces many ids with their vectors in a named vector index; nothing is stored if any vector is invalid.",
-			"name (VALUES n | FP32) id vector [id vector ...]"),
+		cmdtable.AsSent.Of(vi("vsim.createindex", -4, w, vindexCreate, "Creates a named vector index (HotKV): dimension, metric, graph degree, build effort and storage type.",
+			"name DIM dim [METRIC COSINE | L2 | IP] [M m] [EF_CONSTRUCTION n] [TYPE FLOAT32 | INT8 | BINARY] [RERANK]")),
+		cmdtable.AsSent.Of(vi("vsim.set", -5, w|cmdtable.DenyOOM, vindexSet, "Inserts an id with its vector and attributes into a named vector index, or replaces them.",
+			"name id (VALUES n v1 ... vn | FP32 blob) [ATTRS json]")),
+		cmdtable.AsSent.Of(vi("vsim.mset", -5, w|cmdtable.DenyOOM, vindexMSet, "Inserts or replaces many ids with their vectors in a named vector index; nothing is stored if any vector is invalid.",
+			"name (VALUES n | FP32) id vector [id vector ...]")),
 		vi("vsim.search", -4, r, vindexSearch, "Returns the ids nearest to a vector in a named vector index, with their distances.",
 			"name (VALUES n v1 ... vn | FP32 blob) [K k] [EF ef] [FILTER expression] [FILTER-EF n] [WITHATTRIBS]"),
 		vi("vsim.get", 3, r|cmdtable.Fast, vindexGet, "Returns the vector and attributes of an id in a named vector index.", "name id"),
-		vi("vsim.del", -3, w|cmdtable.Fast, vindexDel, "Removes ids from a named vector index.", "name id [id ...]"),
-		vi("vsim.dropindex", 2, w, vindexDrop, "Deletes a named vector index and everything in it.", "name"),
+		cmdtable.AsSent.Of(vi("vsim.del", -3, w|cmdtable.Fast, vindexDel, "Removes ids from a named vector index.", "name id [id ...]")),
+		cmdtable.AsSent.Of(vi("vsim.dropindex", 2, w, vindexDrop, "Deletes a named vector index and everything in it.", "name")),
 		vi("vsim.info", 2, r|cmdtable.Fast, vindexInfo, "Returns the configuration, size and memory of a named vector index.", "name"),
 		vi("vsim.list", 1, r, vindexList, "Lists the named vector indexes.", ""),
 	)

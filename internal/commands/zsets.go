@@ -302,9 +302,11 @@ func zrem(x *cmdtable.Ctx) {
 		}
 		dropIfEmpty(x, key, z)
 	}
-	if n > 0 {
-		x.Touch(key)
+	if n == 0 {
+		replyUnchanged(x, 0)
+		return
 	}
+	x.Touch(key)
 	x.W.Int(int64(n))
 }
 
@@ -568,7 +570,7 @@ func zremrange(x *cmdtable.Ctx, kind rangeKind) {
 		return
 	}
 	if z == nil {
-		x.W.Int(0)
+		replyUnchanged(x, 0)
 		return
 	}
 	lo, hi := s.interval(z)
@@ -586,9 +588,11 @@ func zremrange(x *cmdtable.Ctx, kind rangeKind) {
 			z.Remove(m)
 		}
 	}
-	if n > 0 {
-		x.Touch(key)
+	if n == 0 {
+		replyUnchanged(x, 0)
+		return
 	}
+	x.Touch(key)
 	x.W.Int(int64(n))
 }
 
@@ -598,14 +602,14 @@ func zremrange(x *cmdtable.Ctx, kind rangeKind) {
 // first non-empty set among keys, from the top when popMax. The reply shapes
 // follow Redis's genericZpopCommand: emitKey prefixes the key (BZPOP*,
 // ZMPOP), nested answers [member, score] pairs, and nilWhenEmpty answers a
-// null array rather than an empty one when no key has a set.
-func zpop(x *cmdtable.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nested, nilWhenEmpty bool) {
+// null array rather than an empty one when no key has a set. It returns the
+// key it popped from and how many it popped (0 also after an error).
+func zpop(x *cmdtable.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nested, nilWhenEmpty bool) (key []byte, popped int) {
 	var z *zset.ZSet
-	var key []byte
 	for _, k := range keys {
 		var ok bool
 		if z, ok = zsetAt(x, k, false); !ok {
-			return
+			return nil, 0
 		}
 		if z != nil {
 			key = k
@@ -618,11 +622,11 @@ func zpop(x *cmdtable.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nes
 		} else {
 			x.W.Array(0)
 		}
-		return
+		return nil, 0
 	}
 	if count == 0 {
 		x.W.Array(0)
-		return
+		return nil, 0
 	}
 	if count < 0 {
 		count = 1
@@ -659,6 +663,7 @@ func zpop(x *cmdtable.Ctx, keys [][]byte, popMax, emitKey bool, count int64, nes
 	x.Notify(notify.ZSet, endEvent(popMax, "zpopmax", "zpopmin"), key)
 	dropIfEmpty(x, key, z)
 	x.Touch(key)
+	return key, n
 }
 
 func zpopmin(x *cmdtable.Ctx) { zpopCmd(x, false) }
@@ -673,7 +678,9 @@ func zpopCmd(x *cmdtable.Ctx, popMax bool) {
 	if !ok {
 		return
 	}
-	zpop(x, x.Args[1:2], popMax, false, count, x.W.Proto == 3 && count != -1, false)
+	if _, n := zpop(x, x.Args[1:2], popMax, false, count, x.W.Proto == 3 && count != -1, false); n == 0 {
+		x.NoEffects() // nothing popped (or an error)
+	}
 }
 
 // zmpopArgs parses "numkeys key... MIN|MAX [COUNT count]" at args[at:].
@@ -724,7 +731,11 @@ func zmpopArgs(x *cmdtable.Ctx, at int) (keys [][]byte, popMax bool, count int64
 
 func zmpop(x *cmdtable.Ctx) {
 	if keys, popMax, count, ok := zmpopArgs(x, 1); ok {
-		zpop(x, keys, popMax, true, count, true, true)
+		if key, n := zpop(x, keys, popMax, true, count, true, true); n == 0 {
+			x.NoEffects() // nothing popped (or an error)
+		} else {
+			propagatePop(x, endEvent(popMax, "zpopmax", "zpopmin"), key, n, true)
+		}
 	}
 }
 
@@ -740,7 +751,11 @@ func bzpopGeneric(x *cmdtable.Ctx, keys [][]byte, timeoutRaw []byte, popMax bool
 			return
 		}
 		if z != nil {
-			zpop(x, [][]byte{k}, popMax, true, count, nested, true)
+			// The plain pop of the key it served, with the number popped
+			// for BZMPOP (which gives a count).
+			if key, n := zpop(x, [][]byte{k}, popMax, true, count, nested, true); n > 0 {
+				propagatePop(x, endEvent(popMax, "zpopmax", "zpopmin"), key, n, count > 0)
+			}
 			return
 		}
 	}
@@ -1280,12 +1295,12 @@ func init() {
 	rw := w | cmdtable.DenyOOM
 	ro := cmdtable.ReadOnly
 	cmdtable.Register(
-		key1(&cmdtable.Cmd{Name: "zadd", Member: 3, Arity: -4, Flags: rw | cmdtable.Fast, Run: zadd, Group: g, Since: "1.2.0",
+		key1(&cmdtable.Cmd{Name: "zadd", Member: 3, Arity: -4, Flags: rw | cmdtable.Fast, Effects: cmdtable.AsSent, Run: zadd, Group: g, Since: "1.2.0",
 			Summary: "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist.",
 			Args:    "key [NX | XX] [GT | LT] [CH] [INCR] score member [score member ...]"}),
-		key1(&cmdtable.Cmd{Name: "zincrby", Member: 3, Arity: 4, Flags: rw | cmdtable.Fast, Run: zincrby, Group: g, Since: "1.2.0",
+		key1(&cmdtable.Cmd{Name: "zincrby", Member: 3, Arity: 4, Flags: rw | cmdtable.Fast, Effects: cmdtable.AsSent, Run: zincrby, Group: g, Since: "1.2.0",
 			Summary: "Increments the score of a member in a sorted set.", Args: "key increment member"}),
-		key1(&cmdtable.Cmd{Name: "zrem", Member: 2, Arity: -3, Flags: w | cmdtable.Fast, Run: zrem, Group: g, Since: "1.2.0",
+		key1(&cmdtable.Cmd{Name: "zrem", Member: 2, Arity: -3, Flags: w | cmdtable.Fast, Effects: cmdtable.AsSent, Run: zrem, Group: g, Since: "1.2.0",
 			Summary: "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed.", Args: "key member [member ...]"}),
 		key1(&cmdtable.Cmd{Name: "zscore", Member: 2, Arity: 3, Flags: ro | cmdtable.Fast, Run: zscore, Group: g, Since: "1.2.0",
 			Summary: "Returns the score of a member in a sorted set.", Args: "key member"}),
@@ -1304,7 +1319,7 @@ func init() {
 		key1(&cmdtable.Cmd{Name: "zrange", Arity: -4, Flags: ro, Run: zrange, Group: g, Since: "1.2.0",
 			Summary: "Returns members in a sorted set within a range of indexes.",
 			Args:    "key start stop [BYSCORE | BYLEX] [REV] [LIMIT offset count] [WITHSCORES]"}),
-		&cmdtable.Cmd{Name: "zrangestore", Arity: -5, Flags: rw, First: 1, Last: 2, Step: 1, Run: zrangestore, Group: g, Since: "6.2.0",
+		&cmdtable.Cmd{Name: "zrangestore", Arity: -5, Flags: rw, Effects: cmdtable.AsSent, First: 1, Last: 2, Step: 1, Run: zrangestore, Group: g, Since: "6.2.0",
 			Summary: "Stores a range of members from sorted set in a key.",
 			Args:    "dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]"},
 		key1(&cmdtable.Cmd{Name: "zrevrange", Arity: -4, Flags: ro, Run: zrevrange, Group: g, Since: "1.2.0",
@@ -1317,26 +1332,26 @@ func init() {
 			Summary: "Returns members in a sorted set within a lexicographical range.", Args: "key min max [LIMIT offset count]"}),
 		key1(&cmdtable.Cmd{Name: "zrevrangebylex", Arity: -4, Flags: ro, Run: zrevrangebylex, Group: g, Since: "2.8.9",
 			Summary: "Returns members in a sorted set within a lexicographical range in reverse order.", Args: "key max min [LIMIT offset count]"}),
-		key1(&cmdtable.Cmd{Name: "zremrangebyrank", Arity: 4, Flags: w, Run: zremrangebyrank, Group: g, Since: "2.0.0",
+		key1(&cmdtable.Cmd{Name: "zremrangebyrank", Arity: 4, Flags: w, Effects: cmdtable.AsSent, Run: zremrangebyrank, Group: g, Since: "2.0.0",
 			Summary: "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed.", Args: "key start stop"}),
-		key1(&cmdtable.Cmd{Name: "zremrangebyscore", Arity: 4, Flags: w, Run: zremrangebyscore, Group: g, Since: "1.2.0",
+		key1(&cmdtable.Cmd{Name: "zremrangebyscore", Arity: 4, Flags: w, Effects: cmdtable.AsSent, Run: zremrangebyscore, Group: g, Since: "1.2.0",
 			Summary: "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed.", Args: "key min max"}),
-		key1(&cmdtable.Cmd{Name: "zremrangebylex", Arity: 4, Flags: w, Run: zremrangebylex, Group: g, Since: "2.8.9",
+		key1(&cmdtable.Cmd{Name: "zremrangebylex", Arity: 4, Flags: w, Effects: cmdtable.AsSent, Run: zremrangebylex, Group: g, Since: "2.8.9",
 			Summary: "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed.", Args: "key min max"}),
-		key1(&cmdtable.Cmd{Name: "zpopmin", Arity: -2, Flags: w | cmdtable.Fast, Run: zpopmin, Group: g, Since: "5.0.0",
+		key1(&cmdtable.Cmd{Name: "zpopmin", Arity: -2, Flags: w | cmdtable.Fast, Effects: cmdtable.AsSent, Run: zpopmin, Group: g, Since: "5.0.0",
 			Summary: "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", Args: "key [count]"}),
-		key1(&cmdtable.Cmd{Name: "zpopmax", Arity: -2, Flags: w | cmdtable.Fast, Run: zpopmax, Group: g, Since: "5.0.0",
+		key1(&cmdtable.Cmd{Name: "zpopmax", Arity: -2, Flags: w | cmdtable.Fast, Effects: cmdtable.AsSent, Run: zpopmax, Group: g, Since: "5.0.0",
 			Summary: "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped.", Args: "key [count]"}),
-		&cmdtable.Cmd{Name: "zmpop", Arity: -4, Flags: w, Keys: numkeysKeys(1, false), Run: zmpop, Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "zmpop", Arity: -4, Flags: w, Effects: cmdtable.Recorded, Keys: numkeysKeys(1, false), Run: zmpop, Group: g, Since: "7.0.0",
 			Summary: "Returns the highest- or lowest-scoring members from one or more sorted sets after removing them. Deletes the sorted set if the last member was popped.",
 			Args:    "numkeys key [key ...] MIN | MAX [COUNT count]"},
-		&cmdtable.Cmd{Name: "bzpopmin", Arity: -3, Flags: w | cmdtable.Fast | cmdtable.Blocking, First: 1, Last: -2, Step: 1, Run: bzpopmin, Group: g, Since: "5.0.0",
+		&cmdtable.Cmd{Name: "bzpopmin", Arity: -3, Flags: w | cmdtable.Fast | cmdtable.Blocking, Effects: cmdtable.Recorded, First: 1, Last: -2, Step: 1, Run: bzpopmin, Group: g, Since: "5.0.0",
 			Summary: "Removes and returns the member with the lowest score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
 			Args:    "key [key ...] timeout"},
-		&cmdtable.Cmd{Name: "bzpopmax", Arity: -3, Flags: w | cmdtable.Fast | cmdtable.Blocking, First: 1, Last: -2, Step: 1, Run: bzpopmax, Group: g, Since: "5.0.0",
+		&cmdtable.Cmd{Name: "bzpopmax", Arity: -3, Flags: w | cmdtable.Fast | cmdtable.Blocking, Effects: cmdtable.Recorded, First: 1, Last: -2, Step: 1, Run: bzpopmax, Group: g, Since: "5.0.0",
 			Summary: "Removes and returns the member with the highest score from one or more sorted sets. Blocks until a member available otherwise.  Deletes the sorted set if the last element was popped.",
 			Args:    "key [key ...] timeout"},
-		&cmdtable.Cmd{Name: "bzmpop", Arity: -5, Flags: w | cmdtable.Blocking, Keys: numkeysKeys(2, false), Run: bzmpop, Group: g, Since: "7.0.0",
+		&cmdtable.Cmd{Name: "bzmpop", Arity: -5, Flags: w | cmdtable.Blocking, Effects: cmdtable.Recorded, Keys: numkeysKeys(2, false), Run: bzmpop, Group: g, Since: "7.0.0",
 			Summary: "Removes and returns a member by score from one or more sorted sets. Blocks until a member is available otherwise. Deletes the sorted set if the last element was popped.",
 			Args:    "timeout numkeys key [key ...] MIN | MAX [COUNT count]"},
 		&cmdtable.Cmd{Name: "zunion", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zunion, Group: g, Since: "6.2.0",
@@ -1347,11 +1362,11 @@ func init() {
 			Summary: "Returns the difference between multiple sorted sets.", Args: "numkeys key [key ...] [WITHSCORES]"},
 		&cmdtable.Cmd{Name: "zintercard", Arity: -3, Flags: ro, Keys: numkeysKeys(1, false), Run: zintercard, Group: g, Since: "7.0.0",
 			Summary: "Returns the number of members of the intersect of multiple sorted sets.", Args: "numkeys key [key ...] [LIMIT limit]"},
-		&cmdtable.Cmd{Name: "zunionstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zunionstore, Group: g, Since: "2.0.0",
+		&cmdtable.Cmd{Name: "zunionstore", Arity: -4, Flags: rw, Effects: cmdtable.AsSent, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zunionstore, Group: g, Since: "2.0.0",
 			Summary: "Stores the union of multiple sorted sets in a key.", Args: "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]"},
-		&cmdtable.Cmd{Name: "zinterstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zinterstore, Group: g, Since: "2.0.0",
+		&cmdtable.Cmd{Name: "zinterstore", Arity: -4, Flags: rw, Effects: cmdtable.AsSent, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zinterstore, Group: g, Since: "2.0.0",
 			Summary: "Stores the intersect of multiple sorted sets in a key.", Args: "destination numkeys key [key ...] [WEIGHTS weight [weight ...]] [AGGREGATE SUM | MIN | MAX]"},
-		&cmdtable.Cmd{Name: "zdiffstore", Arity: -4, Flags: rw, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zdiffstore, Group: g, Since: "6.2.0",
+		&cmdtable.Cmd{Name: "zdiffstore", Arity: -4, Flags: rw, Effects: cmdtable.AsSent, First: 1, Last: 1, Step: 1, Keys: numkeysKeys(2, true), Run: zdiffstore, Group: g, Since: "6.2.0",
 			Summary: "Stores the difference of multiple sorted sets in a key.", Args: "destination numkeys key [key ...]"},
 		key1(&cmdtable.Cmd{Name: "zrandmember", Arity: -2, Flags: ro, Run: zrandmember, Group: g, Since: "6.2.0",
 			Summary: "Returns one or more random members from a sorted set.", Args: "key [count [WITHSCORES]]"}),

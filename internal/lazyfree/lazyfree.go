@@ -43,6 +43,9 @@ type Freer struct {
 	// UNLINK does) and lazyfree-lazy-user-flush (FLUSHALL, FLUSHDB, SCRIPT
 	// FLUSH and FUNCTION FLUSH without SYNC or ASYNC free as with ASYNC).
 	UserDel, UserFlush atomic.Bool
+	// ServerDel is lazyfree-lazy-server-del: a deletion a command makes
+	// implicitly (SPOP of the whole set) propagates as UNLINK, not DEL.
+	ServerDel atomic.Bool
 
 	pending, freed atomic.Int64
 

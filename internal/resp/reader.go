@@ -41,6 +41,7 @@ var DefaultLimits = Limits{MaxBulk: 512 << 20, MaxMultibulk: 1<<31 - 1, MaxInlin
 // make the server allocate before proving who it is).
 const (
 	maxLengthLine = 64 << 10
+	shortDigits   = 9 // shortLength's most: no overflow to check
 	unauthMaxArgs = 10
 	unauthMaxBulk = 16 << 10
 )
@@ -82,11 +83,14 @@ func (p *Parser) Next(buf []byte, start int) (args [][]byte, end int, err error)
 		if buf[start] != '*' {
 			return p.inline(buf, start)
 		}
-		nl, err := lengthLine(buf, start, "too big mbulk count string")
-		if nl < 0 {
-			return nil, start, err
+		n, nl, ok := shortLength(buf, start+1)
+		if !ok {
+			var err error
+			if nl, err = lengthLine(buf, start, "too big mbulk count string"); nl < 0 {
+				return nil, start, err
+			}
+			n, ok = intstr.Parse(buf[start+1 : nl])
 		}
-		n, ok := intstr.Parse(buf[start+1 : nl])
 		if !ok || n > p.Limits.MaxMultibulk || n > math.MaxInt32 {
 			return nil, start, protoErr("invalid multibulk length")
 		}
@@ -101,19 +105,25 @@ func (p *Parser) Next(buf []byte, start int) (args [][]byte, end int, err error)
 	}
 	for int64(len(p.offs)/2) < p.want {
 		if p.bulkLen < 0 {
-			nl, err := lengthLine(buf, p.pos, "too big bulk count string")
-			if nl < 0 {
-				if err != ErrIncomplete {
-					p.reset()
+			n, nl, ok := int64(0), 0, false
+			if p.pos < len(buf) && buf[p.pos] == '$' {
+				n, nl, ok = shortLength(buf, p.pos+1)
+			}
+			if !ok {
+				var err error
+				if nl, err = lengthLine(buf, p.pos, "too big bulk count string"); nl < 0 {
+					if err != ErrIncomplete {
+						p.reset()
+					}
+					return nil, start, err
 				}
-				return nil, start, err
+				if buf[p.pos] != '$' {
+					err := protoErr("expected '$', got '" + string(buf[p.pos:p.pos+1]) + "'")
+					p.reset()
+					return nil, start, err
+				}
+				n, ok = intstr.Parse(buf[p.pos+1 : nl])
 			}
-			if buf[p.pos] != '$' {
-				err := protoErr("expected '$', got '" + string(buf[p.pos:p.pos+1]) + "'")
-				p.reset()
-				return nil, start, err
-			}
-			n, ok := intstr.Parse(buf[p.pos+1 : nl])
 			if !ok || n < 0 || n > p.Limits.MaxBulk {
 				p.reset()
 				return nil, start, protoErr("invalid bulk length")
@@ -138,6 +148,25 @@ func (p *Parser) Next(buf []byte, start int) (args [][]byte, end int, err error)
 	end = p.pos
 	p.reset()
 	return p.args, end, nil
+}
+
+// shortLength reads the common length line quickly: at from, one to
+// shortDigits digits with no leading zero, then '\r' and one more byte
+// buffered. It returns the number and where the '\r' is; ok is false for
+// anything else, which lengthLine and intstr.Parse then read (or refuse).
+func shortLength(buf []byte, from int) (n int64, nl int, ok bool) {
+	i := from
+	for ; i < len(buf) && i < from+shortDigits; i++ {
+		d := buf[i] - '0'
+		if d > 9 {
+			break
+		}
+		n = n*10 + int64(d)
+	}
+	if i == from || i+1 >= len(buf) || buf[i] != '\r' || buf[from] == '0' && i > from+1 {
+		return 0, 0, false
+	}
+	return n, i, true
 }
 
 // lengthLine finds the '\r' ending the length line that starts at from, as

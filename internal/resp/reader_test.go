@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hotkv/hotkv/internal/intstr"
 )
 
 func TestSplitArgs(t *testing.T) {
@@ -283,6 +285,29 @@ func FuzzParser(f *testing.F) {
 		parts, perr := frame(t, q, bytes.Clone(data), chunks)
 		if !reflect.DeepEqual(whole, parts) || errText(werr) != errText(perr) {
 			t.Fatalf("whole: %q, %v\nchunked %v: %q, %v", whole, werr, chunks, parts, perr)
+		}
+	})
+}
+
+// FuzzShortLength: where shortLength reads a length line, it reads what
+// lengthLine and intstr.Parse read there.
+func FuzzShortLength(f *testing.F) {
+	for _, s := range []string{"4\r\n", "0\r\n", "01\r\n", "00\r\n", "123456789\r\n", "1234567890\r\n",
+		"-1\r\n", "\r\n", "12\r", "+3\r\n", "3\n\r\n", "9x\r\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, nl, ok := shortLength(b, 0)
+		if !ok {
+			return
+		}
+		wantNL, err := lengthLine(b, 0, "too big")
+		want, wantOK := int64(0), false
+		if err == nil {
+			want, wantOK = intstr.Parse(b[:wantNL])
+		}
+		if !wantOK || n != want || nl != wantNL {
+			t.Fatalf("%q: shortLength %d at %d, general %d at %d (%v, %v)", b, n, nl, want, wantNL, wantOK, err)
 		}
 	})
 }

@@ -106,14 +106,15 @@ func (s *Server) defaultNeedsAuth() bool {
 	return !p.NoPass || !p.Enabled
 }
 
-// aclCheck checks cmd against the client's user; on refusal it logs the
-// refusal (context: toplevel, multi or lua) and returns it.
-func (c *client) aclCheck(cmd *cmdtable.Cmd, args [][]byte, context string) (acl.Denial, bool) {
+// aclCheck checks cmd, whose key positions in args are keys, against the
+// client's user; on refusal it logs the refusal (context: toplevel, multi or
+// lua) and returns it.
+func (c *client) aclCheck(cmd *cmdtable.Cmd, args [][]byte, keys []int, context string) (acl.Denial, bool) {
 	p := c.user.Load().Profile()
 	if p.Unrestricted {
 		return acl.Denial{}, true
 	}
-	d := aclAllows(p, cmd, args)
+	d := aclAllows(p, cmd, args, keys)
 	if d.Reason == acl.OK {
 		return d, true
 	}
@@ -386,7 +387,7 @@ func aclDryRun(x *cmdtable.Ctx) {
 		x.Error(cmdtable.WrongArgs(cmd.Name))
 		return
 	}
-	if d := aclAllows(u.Profile(), cmd, args); d.Reason != acl.OK {
+	if d := aclAllows(u.Profile(), cmd, args, cmd.KeyPositions(args, nil)); d.Reason != acl.OK {
 		x.W.BulkString(noPermText(name, cmd, args, d, true))
 		return
 	}
@@ -621,8 +622,8 @@ func init() {
 // scriptACL checks a script's redis.call against the client's user, as
 // Redis's scriptVerifyACL: the refusal is logged in context "lua", also
 // for a script EXEC runs (as Redis 8.0.2 does).
-func (c *client) scriptACL(cmd *cmdtable.Cmd, args [][]byte, refusal *string) bool {
-	d, ok := c.aclCheck(cmd, args, "lua")
+func (c *client) scriptACL(cmd *cmdtable.Cmd, args [][]byte, keys []int, refusal *string) bool {
+	d, ok := c.aclCheck(cmd, args, keys, "lua")
 	if !ok {
 		*refusal = "ERR ACL failure in script: " + noPermText(c.user.Load().Name, cmd, args, d, false)
 	}
@@ -630,11 +631,11 @@ func (c *client) scriptACL(cmd *cmdtable.Cmd, args [][]byte, refusal *string) bo
 }
 
 // aclKeys lists cmd's keys in args with the permissions each needs, as
-// Redis finds them (keysOf) and reads its key-spec flags: access needs
-// read; insert, update, delete need write; a key with neither only needs
-// to match some pattern.
-func aclKeys(cmd *cmdtable.Cmd, args [][]byte) []acl.Key {
-	pos, flags := keysOf(cmd, args)
+// Redis finds them (keysOf, from positions, cmd's key positions in args)
+// and reads its key-spec flags: access needs read; insert, update, delete
+// need write; a key with neither only needs to match some pattern.
+func aclKeys(cmd *cmdtable.Cmd, args [][]byte, positions []int) []acl.Key {
+	pos, flags := keysOf(cmd, args, positions)
 	keys := make([]acl.Key, 0, len(pos))
 	for i, p := range pos {
 		if flags[i]&ksNotKey != 0 {
@@ -652,11 +653,12 @@ func aclKeys(cmd *cmdtable.Cmd, args [][]byte) []acl.Key {
 	return keys
 }
 
-// aclAllows checks cmd against profile p.
-func aclAllows(p *acl.Profile, cmd *cmdtable.Cmd, args [][]byte) acl.Denial {
+// aclAllows checks cmd, whose key positions in args are positions, against
+// profile p.
+func aclAllows(p *acl.Profile, cmd *cmdtable.Cmd, args [][]byte, positions []int) acl.Denial {
 	var keys []acl.Key
 	if p.ChecksKeys() {
-		keys = aclKeys(cmd, args)
+		keys = aclKeys(cmd, args, positions)
 	}
 	return p.Check(cmd, args, keys)
 }
@@ -669,14 +671,14 @@ func (c *client) FullKeyAccess(args [][]byte) bool {
 		return true
 	}
 	cmd := c.s.lookup(args[0])
-	return cmd != nil && p.AllKeysFor(cmd, args, aclKeys(cmd, args))
+	return cmd != nil && p.AllKeysFor(cmd, args, aclKeys(cmd, args, cmd.KeyPositions(args, nil)))
 }
 
 // aclRecheck checks again a command that waited (blocked on keys, or held
 // by CLIENT PAUSE) before it runs: the rules may have changed meanwhile,
 // and Redis checks a command when it runs. It returns the refusal, or "".
-func (c *client) aclRecheck(cmd *cmdtable.Cmd, args [][]byte) string {
-	if d, ok := c.aclCheck(cmd, args, "toplevel"); !ok {
+func (c *client) aclRecheck(cmd *cmdtable.Cmd, args [][]byte, keys []int) string {
+	if d, ok := c.aclCheck(cmd, args, keys, "toplevel"); !ok {
 		return "NOPERM " + noPermText(c.user.Load().Name, cmd, args, d, false)
 	}
 	return ""
@@ -688,7 +690,7 @@ func (b *blocked) refused() bool {
 	if b.c.user.Load().Profile().Unrestricted {
 		return false
 	}
-	msg := b.c.aclRecheck(b.cmd, b.args)
+	msg := b.c.aclRecheck(b.cmd, b.args, b.pos)
 	if msg != "" {
 		b.out.Error(msg)
 	}
@@ -713,5 +715,5 @@ func (c *client) MayRun(args [][]byte) (bool, string) {
 		return false, "Wrong number of args for redis.acl_check_cmd()"
 	}
 	p := c.user.Load().Profile()
-	return p.Unrestricted || aclAllows(p, cmd, args).Reason == acl.OK, ""
+	return p.Unrestricted || aclAllows(p, cmd, args, cmd.KeyPositions(args, nil)).Reason == acl.OK, ""
 }

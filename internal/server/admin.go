@@ -78,11 +78,12 @@ func (s *Server) setConfig(c *client, build func(next *config.Config) error) err
 }
 
 // applyRedisParams makes the Redis parameters of cfg take effect
-// (hll-sparse-max-bytes, the encoding thresholds, lazyfree-lazy-user-*),
-// at start-up and after CONFIG SET.
+// (hll-sparse-max-bytes, the encoding thresholds, lazyfree-lazy-user-*,
+// lazyfree-lazy-server-del), at start-up and after CONFIG SET.
 func (s *Server) applyRedisParams(cfg *config.Config) {
 	s.ks.Lazy.UserDel.Store(cfg.LazyFree("user-del"))
 	s.ks.Lazy.UserFlush.Store(cfg.LazyFree("user-flush"))
+	s.ks.Lazy.ServerDel.Store(cfg.LazyFree("server-del"))
 	hll.SetSparseMaxBytes(cfg.HLLSparseMaxBytes())
 	e := cfg.Encodings()
 	hash.SetThresholds(e.HashListpackEntries, e.HashListpackValue)

@@ -42,7 +42,7 @@ func (a *adminConn) WriteSpecs(w *resp.Writer, c *cmdtable.Cmd) {
 }
 
 func (a *adminConn) KeysOf(c *cmdtable.Cmd, args [][]byte) ([]int, [][]string) {
-	pos, flags := keysOf(c, args)
+	pos, flags := keysOf(c, args, c.KeyPositions(args, nil))
 	names := make([][]string, len(flags))
 	for i, f := range flags {
 		names[i] = f.names()

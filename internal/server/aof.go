@@ -1,11 +1,8 @@
 package server
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,22 +71,9 @@ func (a *aofLog) manifestPath() string {
 // (cmdtable.Ctx.Propagate) when rewritten; inside EXEC, to the transaction's
 // record. The caller holds the command's locks and has checked that it
 // changed something (unchanged).
-func (c *client) logWrite(cmd *cmdtable.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten bool) {
+func (c *client) logWrite(cmd *cmdtable.Cmd, args [][]byte, effects [][][]byte, rewritten bool) {
 	if !rewritten {
-		args = c.s.ownName(cmd, args)
-		effects = [][][]byte{args}
-		if cmd.Name == "spop" { // random: log what it removed instead
-			key := args[1]
-			if args = spopAsSrem(args, c.out.B[mark:]); args == nil {
-				return
-			}
-			effects = sremBatches(args)
-			if len(c.ctx.Args) == 3 && c.ctx.DB.ShardFor(key).Get(key) == nil { // all of it, as Redis: the set deleted
-				effects = [][][]byte{{delOrUnlink(c.s.Config().LazyFree("server-del")), args[1]}}
-			}
-		} else if f := poppedForm(cmd.Name, args, c.out.B[mark:]); f != nil {
-			effects[0] = f
-		}
+		effects = [][][]byte{c.s.ownName(cmd, args)}
 	}
 	if len(effects) == 0 {
 		return
@@ -132,117 +116,15 @@ func (c *client) logTx() {
 
 // unchanged reports whether the write command just run changed nothing,
 // as Redis's dirty counter would say: it blocked, was refused, said so
-// (Ctx.NoEffects), propagated nothing while logged (Ctx.Rewrite), or its
-// reply says so (noEffect). Such a write is neither logged nor counted in
-// rdb_changes_since_last_save. Not logged, a command that propagates only
-// what it changed may have skipped building that: it counts.
-func (c *client) unchanged(cmd *cmdtable.Cmd, args [][]byte, mark int, effects [][][]byte, rewritten, noChange bool) bool {
+// (Ctx.NoEffects), or propagated nothing while logged (Ctx.Rewrite). Such a
+// write is neither logged nor counted in rdb_changes_since_last_save. Not
+// logged, a command that propagates only what it changed may have skipped
+// building that: it counts.
+func (c *client) unchanged(effects [][][]byte, rewritten, noChange bool, mark int) bool {
 	if rewritten {
 		return len(effects) == 0 && (noChange || c.ctx.Logged)
 	}
-	if c.blocked != nil {
-		return true
-	}
-	reply := c.out.B[mark:]
-	if len(reply) == 0 {
-		return false
-	}
-	// Only a 0, -1, empty array or null can say so (see noEffect), and
-	// HGETDEL's array: the rest skip its switch on the name, which the hot
-	// path would feel.
-	switch b := reply[0]; {
-	case b == '-':
-		return true
-	case b == '_', len(reply) > 1 && (reply[1] == '0' || reply[1] == '-') && (b == ':' || b == '*' || b == '$'),
-		b == '*' && cmd.Name == "hgetdel":
-		return noEffect(cmd.Name, args, reply)
-	}
-	return false
-}
-
-// noEffect reports whether a command's reply says it changed nothing,
-// which Redis then does not propagate (server.dirty unchanged).
-func noEffect(name string, args [][]byte, reply []byte) bool {
-	switch name {
-	case "del", "unlink", "expire", "pexpire", "expireat", "pexpireat", "persist", "setnx", "msetnx", "hsetnx",
-		"renamenx", "move", "copy", "smove", "sadd", "srem", "hdel", "zrem", "zremrangebyscore", "zremrangebyrank",
-		"zremrangebylex", "lrem", "lpushx", "rpushx", "linsert":
-		return bytes.HasPrefix(reply, []byte(":0\r\n")) || name == "linsert" && bytes.HasPrefix(reply, []byte(":-1\r\n"))
-	case "lpop", "rpop", "lmove", "rpoplpush", "getdel", "getex", "lmpop", "zmpop":
-		return isNullReply(reply)
-	case "hgetdel": // every field missing
-		v, _, _ := parseReply(reply)
-		items, ok := v.([]any)
-		for _, it := range items {
-			ok = ok && it == nil
-		}
-		return ok
-	case "zpopmin", "zpopmax":
-		return bytes.HasPrefix(reply, []byte("*0\r\n"))
-	case "set": // NX or XX refused it; with GET a null is the old value
-		for _, a := range args[3:] {
-			if cmdtable.Is(a, "get") {
-				return false
-			}
-		}
-		return isNullReply(reply)
-	}
-	return false
-}
-
-func isNullReply(reply []byte) bool {
-	return bytes.HasPrefix(reply, []byte("$-1\r\n")) || bytes.HasPrefix(reply, []byte("*-1\r\n")) ||
-		bytes.HasPrefix(reply, []byte("_\r\n"))
-}
-
-// sremBatches splits an SREM as Redis propagates SPOP's: up to 1024 members
-// each (several go as one transaction).
-func sremBatches(srem [][]byte) [][][]byte {
-	const batch = 1024
-	var out [][][]byte
-	for m := srem[2:]; len(m) > 0; {
-		n := min(len(m), batch)
-		out = append(out, append([][]byte{srem[0], srem[1]}, m[:n]...))
-		m = m[n:]
-	}
-	return out
-}
-
-// spopAsSrem turns SPOP's reply into the SREM that removes the same members,
-// or nil when it removed nothing.
-func spopAsSrem(args [][]byte, reply []byte) [][]byte {
-	out := [][]byte{[]byte("srem"), append([]byte(nil), args[1]...)}
-	r := bufio.NewReader(bytes.NewReader(reply))
-	line, _ := r.ReadString('\n')
-	n := 1
-	if line == "" {
-		return nil
-	}
-	if line[0] == '*' || line[0] == '~' {
-		n, _ = strconv.Atoi(strings.TrimSpace(line[1:]))
-		line, _ = r.ReadString('\n')
-	}
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			line, _ = r.ReadString('\n')
-		}
-		if len(line) < 2 || line[0] != '$' {
-			return nil
-		}
-		size, err := strconv.Atoi(strings.TrimSpace(line[1:]))
-		if err != nil || size < 0 {
-			return nil
-		}
-		m := make([]byte, size+2)
-		if _, err := io.ReadFull(r, m); err != nil {
-			return nil
-		}
-		out = append(out, m[:size])
-	}
-	if len(out) == 2 {
-		return nil
-	}
-	return out
+	return c.blocked != nil || len(c.out.B) > mark && c.out.B[mark] == '-'
 }
 
 func (a *aofLog) appendCmd(db int, now int64, args [][]byte) int64 {
@@ -805,7 +687,8 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 		c.ctx.Args = lc.Args
 		if r.ks == r.s.ks { // at start-up, beside the clients answered while loading
 			r.s.keyLoaded()
-			c.lock(cmd, lc.Args)
+			c.keys = cmd.KeyPositions(lc.Args, c.keys[:0])
+			c.lock(cmd, lc.Args, c.keys)
 			c.run(cmd)
 			c.unlock(cmd, c.ctx.DB)
 			c.ctx.SetKeyShard(nil, nil)

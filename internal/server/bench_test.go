@@ -60,7 +60,8 @@ func encode(dst []byte, args ...string) []byte {
 	return dst
 }
 
-// hotCommands are the commands whose server path must not allocate. Each
+// hotCommands are the commands whose server path must not allocate (ECHO,
+// EXISTS and TYPE do almost nothing: they measure what dispatch costs). Each
 // builds the i-th command of a batch over a small keyspace; setup prepares the
 // keys. MGET and MSET take ten keys, prefetched together.
 var hotCommands = []struct {
@@ -69,6 +70,9 @@ var hotCommands = []struct {
 	setup func(dst []byte, i int) []byte
 }{
 	{"PING", func(d []byte, i int) []byte { return encode(d, "PING") }, nil},
+	{"ECHO", func(d []byte, i int) []byte { return encode(d, "ECHO", benchKey(i)) }, nil},
+	{"EXISTS", func(d []byte, i int) []byte { return encode(d, "EXISTS", benchKey(i)) }, setKey},
+	{"TYPE", func(d []byte, i int) []byte { return encode(d, "TYPE", benchKey(i)) }, setKey},
 	{"GET", func(d []byte, i int) []byte { return encode(d, "GET", benchKey(i)) }, setKey},
 	{"SET", func(d []byte, i int) []byte { return encode(d, "SET", benchKey(i), "xyz") }, setKey},
 	{"INCR", func(d []byte, i int) []byte { return encode(d, "INCR", "counter:"+benchKey(i)) }, nil},
@@ -179,8 +183,9 @@ func BenchmarkPipeline(b *testing.B) {
 	}
 }
 
-// TestHotPathAllocs keeps GET, SET (overwrite), INCR and PING at zero
-// allocations per command through the whole connection path.
+// TestHotPathAllocs keeps the hot commands (GET, SET overwriting, INCR,
+// PING, ...) at zero allocations per command through the whole connection
+// path.
 func TestHotPathAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")

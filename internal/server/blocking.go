@@ -44,8 +44,9 @@ type blocked struct {
 	c        *client
 	cmd      *cmdtable.Cmd
 	args     [][]byte
-	keys     [][]byte
-	shards   []int // shard indexes of the command's keys in db, ascending
+	pos      []int    // cmd's key positions in args
+	keys     [][]byte // the keys it waits on
+	shards   []int    // shard indexes of the command's keys in db, ascending
 	db       *keyspace.DB
 	dbID     int
 	deadline time.Time // zero: wait forever
@@ -86,9 +87,10 @@ const (
 var awaited = map[string]keyspace.Kind{"list": keyspace.KindList, "sorted-set": keyspace.KindZSet,
 	"stream": keyspace.KindStream}
 
-// Block implements cmdtable.Blocker.
+// Block implements cmdtable.Blocker. Only a command execute runs blocks
+// (EXEC and scripts leave Ctx.Blocker nil), so c.keys are its key positions.
 func (c *client) Block(keys [][]byte, timeout time.Duration, nullBulk bool) {
-	b := &blocked{c: c, cmd: c.running, args: copyArgs(c.ctx.Args), keys: copyArgs(keys),
+	b := &blocked{c: c, cmd: c.running, args: copyArgs(c.ctx.Args), pos: slices.Clone(c.keys), keys: copyArgs(keys),
 		db: c.ctx.DB, dbID: c.ctx.DBID, nullBulk: nullBulk}
 	b.out.Proto = c.out.Proto
 	b.waiter.Seq = c.s.blockSeq.Add(1)
@@ -102,7 +104,7 @@ func (c *client) Block(keys [][]byte, timeout time.Duration, nullBulk bool) {
 	if timeout > 0 {
 		b.deadline = time.Now().Add(timeout)
 	}
-	for _, i := range b.cmd.KeyPositions(b.args, nil) {
+	for _, i := range b.pos {
 		b.shards = append(b.shards, keyspace.ShardIndex(b.args[i]))
 	}
 	slices.Sort(b.shards)
@@ -289,13 +291,13 @@ func (s *Server) runWaiter(b *blocked) {
 		x := cmdtable.Ctx{Args: b.args, W: &b.out, KS: s.ks, Indexes: s.reg.indexes, AI: s.reg.ai, DB: b.db, DBID: b.dbID, Now: now,
 			Conn: b.c, Blocker: &again, Logged: logged}
 		if j := s.snap.Load(); j != nil {
-			captureKeys(j, s.ks, b.dbID, -1, b.cmd.KeyPositions(b.args, nil), b.args)
+			captureKeys(j, s.ks, b.dbID, -1, b.pos, b.args)
 		}
 		start := tick.Now()
 		b.cmd.Run(&x)
 		b.ran += tick.Now() - start
 		if b.track {
-			for _, i := range b.cmd.KeyPositions(b.args, nil) {
+			for _, i := range b.pos {
 				s.track.Remember(b.c.id, b.args[i])
 			}
 		}
@@ -312,11 +314,7 @@ func (s *Server) runWaiter(b *blocked) {
 				s.logServed(b, a, now, effects)
 			}
 		default: // replayed, it finds the data it found now
-			if f := poppedForm(b.cmd.Name, b.args, b.out.B); f != nil {
-				s.logServed(b, a, now, [][][]byte{f})
-			} else {
-				s.logServed(b, a, now, [][][]byte{s.ownName(b.cmd, b.args)})
-			}
+			s.logServed(b, a, now, [][][]byte{s.ownName(b.cmd, b.args)})
 		}
 	}
 	if again {
@@ -333,7 +331,7 @@ func (s *Server) runWaiter(b *blocked) {
 		b.db.ShardFor(k).RemoveWaiter(k, &b.waiter)
 	}
 	if b.cmd.Flags&cmdtable.Write != 0 {
-		for _, i := range b.cmd.KeyPositions(b.args, nil) {
+		for _, i := range b.pos {
 			sh := b.db.ShardFor(b.args[i])
 			if b.cmd.Flags&cmdtable.SelfTouch == 0 && !refused { // as the dispatcher touches
 				sh.Touch(b.args[i]) // it wrote: WATCH and the next waiters

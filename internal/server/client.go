@@ -70,7 +70,7 @@ type client struct {
 	out       resp.Writer
 	ctx       cmdtable.Ctx
 	locks     []int        // shard indexes locked for the running command, sorted
-	keys      []int        // scratch for key positions
+	keys      []int        // the key positions of the command call runs (Block keeps them)
 	other     *keyspace.DB // a second database where those shards are locked too (MOVE), or nil
 	otherID   int
 
@@ -134,7 +134,6 @@ type client struct {
 	bufsSeen    bufState
 	replicaFlag atomic.Bool // replica is set
 	// saveAccess's scratch space (notouch.go).
-	noTouchPos   []int
 	noTouchSaved []savedAccess
 	killed       atomic.Bool // closeConn was called, or QUIT
 	lastCmd      atomic.Pointer[cmdtable.Cmd]

@@ -16,6 +16,9 @@ import (
 // cmdtable.Lookup(args[0]), with the checks in the order Redis's
 // processCommand makes them: HTTP (crossProtocol), existence, arity, protected commands,
 // authentication, MULTI restrictions, subscribed context, ..., loading.
+// Once its arity is known good, the command's key positions are found, once:
+// the ACL check, the locks, the snapshot capture, the touches and the
+// tracking all read them (c.keys, handed along as keys).
 func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 	if cmd == nil {
 		if crossProtocol(args[0]) {
@@ -37,6 +40,8 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 		c.reject(cmd, cmdtable.WrongArgs(cmd.Name))
 		return
 	}
+	keys := cmd.KeyPositions(args, c.keys[:0])
+	c.keys = keys
 	if cmd.Flags&cmdtable.Protected != 0 && !c.protectedAllowed(cmd) {
 		c.reject(cmd, protectedCommandError(cmd))
 		return
@@ -55,7 +60,7 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 		if c.multi != nil && cmd.Name != "exec" {
 			context = "multi"
 		}
-		if d, ok := c.aclCheck(cmd, args, context); !ok {
+		if d, ok := c.aclCheck(cmd, args, keys, context); !ok {
 			c.reject(cmd, "NOPERM "+noPermText(c.user.Load().Name, cmd, args, d, false))
 			return
 		}
@@ -113,18 +118,18 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 			c.closing = true
 			return
 		}
-		if msg := c.aclRecheck(cmd, args); msg != "" {
+		if msg := c.aclRecheck(cmd, args, keys); msg != "" {
 			c.reject(cmd, msg)
 			return
 		}
 	}
 	if c.multi != nil && !txControl[cmd.Name] {
-		c.multi.queue(cmd, args, flags)
+		c.multi.queue(cmd, args, keys, flags)
 		c.queued.Store(int32(len(c.multi.cmds)))
 		c.out.Simple("QUEUED")
 		return
 	}
-	c.call(cmd, args)
+	c.call(cmd, args, keys)
 }
 
 var allowedWhileSubscribed = map[string]bool{
@@ -183,8 +188,9 @@ func unknownCommand(args [][]byte) string {
 	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", cstr(args[0], 128), list)
 }
 
-// call locks what cmd needs, runs it and records its statistics.
-func (c *client) call(cmd *cmdtable.Cmd, args [][]byte) {
+// call locks what cmd needs, runs it and records its statistics. keys are
+// cmd's key positions in args.
+func (c *client) call(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 	db := c.ctx.DB
 	if cmd != c.runCmd {
 		c.flushStats()
@@ -192,12 +198,12 @@ func (c *client) call(cmd *cmdtable.Cmd, args [][]byte) {
 		c.lastCmd.Store(cmd)
 	}
 	c.running = cmd
-	c.lock(cmd, args)
+	c.lock(cmd, args, keys)
 	if c.stopping() { // the final save is made: nothing runs after it (shutdown.go)
 		c.unlock(cmd, db)
 		return
 	}
-	c.runLocked(cmd, args)
+	c.runLocked(cmd, args, keys)
 	c.ctx.SetKeyShard(nil, nil)
 	var h *holding
 	if c.blocked == nil && keyspace.ReadyPending.Load() > 0 {
@@ -223,25 +229,25 @@ func (c *client) runAfter(cmd *cmdtable.Cmd) {
 	}
 	c.ctx.After = nil
 	start := tick.Now()
-	c.guard(cmd, f)
+	c.runPart(cmd, f)
 	d := tick.Now() - start
 	c.nanos[cmd.ID].Add(uint64(tick.Nanos(d)))
 	c.latRecord(cmd, c.lat.Held()+d)
 }
 
-// runLocked runs cmd once its locks are held (by call, or by EXEC for the
-// whole transaction).
-func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte) {
+// runLocked runs cmd, whose key positions in args are keys, once its locks
+// are held (by call, by EXEC for the whole transaction, or by a script).
+func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 	c.ctx.Args = args
 	mark := len(c.out.B)
 	start := tick.Now()
 	write := cmd.Flags&cmdtable.Write != 0
 	if write {
 		if j := c.s.snap.Load(); j != nil {
-			c.captureFor(j, cmd, args)
+			c.captureFor(j, cmd, args, keys)
 		}
 	}
-	if write && c.keyless(cmd, args) {
+	if write && keyless(cmd, keys) {
 		c.runKeyless(cmd, args, mark)
 	} else {
 		// With its locks held, a write sees the log on or off for all it
@@ -251,7 +257,7 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte) {
 			c.ctx.Logged = logged
 		}
 		if c.noTouch.Load() {
-			saved := c.saveAccess(cmd, args)
+			saved := c.saveAccess(cmd, args, keys)
 			c.run(cmd)
 			restoreAccess(saved)
 		} else {
@@ -261,20 +267,20 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte) {
 			// A command that blocked changed nothing, unless it says so
 			// (XREADGROUP creating its consumer).
 			effects, rewritten, noChange := c.ctx.TakeEffects()
-			if !c.unchanged(cmd, args, mark, effects, rewritten, noChange) {
+			if !c.unchanged(effects, rewritten, noChange, mark) {
 				c.dirtyRun++
 				if logged {
-					c.logWrite(cmd, args, mark, effects, rewritten)
+					c.logWrite(cmd, args, effects, rewritten)
 				}
 			}
 		}
 	}
 	// A command that blocked changed nothing; SelfTouch ones touch what they change.
 	if cmd.Flags&(cmdtable.Write|cmdtable.SelfTouch) == cmdtable.Write && c.blocked == nil {
-		c.touchKeys(cmd, args)
+		c.touchKeys(args, keys)
 	}
 	if c.modes&tracking != 0 || cmd.Flags&(cmdtable.LockDB|cmdtable.LockAll) != 0 && c.s.track.InUse() {
-		c.trackAfter(cmd, args, mark)
+		c.trackAfter(cmd, args, keys, mark)
 	}
 	d := tick.Now() - start
 	if c.blocked != nil {
@@ -340,41 +346,49 @@ func (c *client) flushStats() {
 // take the server down nor leave shard locks held: it is logged with its
 // stack, counted in INFO's recovered_panics, and answered with an error in
 // place of the partial reply, so the connection stays in sync.
-func (c *client) run(cmd *cmdtable.Cmd) { c.guard(cmd, func() { cmd.Run(&c.ctx) }) }
+func (c *client) run(cmd *cmdtable.Cmd) {
+	defer c.recoverRun(cmd, len(c.out.B))
+	cmd.Run(&c.ctx)
+}
 
-// guard runs f, part of cmd, turning a panic into an error reply.
-func (c *client) guard(cmd *cmdtable.Cmd, f func()) {
-	mark := len(c.out.B)
-	defer func() {
-		if r := recover(); r != nil {
-			c.s.stats.panics.Add(1)
-			c.s.logf("warning", "BUG: panic in '%s' from client id=%d: %v\n%s", cmd.Name, c.id, r, debug.Stack())
-			if mark <= len(c.out.B) {
-				c.out.B = c.out.B[:mark]
-			}
-			c.out.Error("ERR internal error running '" + cmd.Name + "'")
-			c.ctx.After = nil
-		}
-	}()
+// runPart runs f, the part of cmd that runs unlocked, as run runs cmd.
+func (c *client) runPart(cmd *cmdtable.Cmd, f func()) {
+	defer c.recoverRun(cmd, len(c.out.B))
 	f()
 }
 
-func (c *client) touchKeys(cmd *cmdtable.Cmd, args [][]byte) {
+// recoverRun, deferred, turns a panic in cmd into an error reply in place of
+// what it wrote from mark on.
+func (c *client) recoverRun(cmd *cmdtable.Cmd, mark int) {
+	if r := recover(); r != nil {
+		c.s.stats.panics.Add(1)
+		c.s.logf("warning", "BUG: panic in '%s' from client id=%d: %v\n%s", cmd.Name, c.id, r, debug.Stack())
+		if mark <= len(c.out.B) {
+			c.out.B = c.out.B[:mark]
+		}
+		c.out.Error("ERR internal error running '" + cmd.Name + "'")
+		c.ctx.After = nil
+	}
+}
+
+// touchKeys signals a write to the keys at positions keys of args (WATCH,
+// blocked clients).
+func (c *client) touchKeys(args [][]byte, keys []int) {
 	if !keyspace.Observed() {
 		return // nothing is watched or waited on: Touch would do nothing
 	}
-	c.keys = cmd.KeyPositions(args, c.keys[:0])
-	for _, i := range c.keys {
+	for _, i := range keys {
 		c.ctx.DB.ShardFor(args[i]).Touch(args[i])
 	}
 }
 
-// lock takes the shard locks cmd needs: none, its keys' shards in ascending
-// order (so that two multi-key commands never deadlock), its database's, or
-// every database's. A command that also writes its keys in another database
-// (OtherDB) gets the same shards there too; locks are always taken in
-// (database, shard) order, which LockAll follows as well.
-func (c *client) lock(cmd *cmdtable.Cmd, args [][]byte) {
+// lock takes the shard locks cmd needs: none, the shards of its keys (at
+// positions keys of args) in ascending order (so that two multi-key commands
+// never deadlock), its database's, or every database's. A command that also
+// writes its keys in another database (OtherDB) gets the same shards there
+// too; locks are always taken in (database, shard) order, which LockAll
+// follows as well.
+func (c *client) lock(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 	switch {
 	case cmd.Flags&cmdtable.SelfLock != 0:
 	case cmd.Flags&cmdtable.LockAll != 0:
@@ -383,10 +397,10 @@ func (c *client) lock(cmd *cmdtable.Cmd, args [][]byte) {
 	case cmd.Flags&cmdtable.LockDB != 0:
 		c.gated = c.s.gate.shared(c.id)
 		c.ctx.DB.LockAllBy(c.id)
+	case len(keys) == 0: // no shard: c.locks stays empty, for unlock
 	default:
-		c.keys = cmd.KeyPositions(args, c.keys[:0])
 		c.locks = c.locks[:0]
-		for _, i := range c.keys {
+		for _, i := range keys {
 			c.locks = append(c.locks, c.shardIndex(args[i]))
 		}
 		if cmd.OtherDB != nil {
@@ -395,9 +409,9 @@ func (c *client) lock(cmd *cmdtable.Cmd, args [][]byte) {
 			}
 		}
 		c.lockShards()
-		if len(c.keys) == 1 {
-			c.ctx.SetKeyShard(args[c.keys[0]], c.ctx.DB.Shard(c.locks[0]))
-			c.keyHash(args[c.keys[0]])
+		if len(keys) == 1 {
+			c.ctx.SetKeyShard(args[keys[0]], c.ctx.DB.Shard(c.locks[0]))
+			c.keyHash(args[keys[0]])
 		}
 	}
 }

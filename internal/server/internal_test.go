@@ -19,7 +19,7 @@ import (
 // A command that writes half a reply, then panics while the dispatcher holds
 // its key's shard: a stand-in for a handler bug.
 func init() {
-	cmdtable.Register(&cmdtable.Cmd{Name: "test-panic", Arity: 2, Flags: cmdtable.Write, First: 1, Last: 1, Step: 1,
+	cmdtable.Register(&cmdtable.Cmd{Name: "test-panic", Arity: 2, Flags: cmdtable.Write, Effects: cmdtable.AsSent, First: 1, Last: 1, Step: 1,
 		Group: "generic", Since: "0.0.0", Summary: "Panics (tests only).",
 		Run: func(x *cmdtable.Ctx) {
 			x.W.Array(3)

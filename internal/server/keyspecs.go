@@ -304,12 +304,11 @@ func hasKeys(c *cmdtable.Cmd) bool {
 // getKeysFromCommandWithSpecs does, for COMMAND GETKEYS and
 // GETKEYSANDFLAGS: by the key specs when they are complete and their
 // flags fixed, else as the command's own key finder (getkeys_proc) does.
-// A command Redis lacks has its keys from the command table, flagged by
-// its approximated spec.
-func keysOf(c *cmdtable.Cmd, args [][]byte) ([]int, []keyFlags) {
+// A command Redis lacks has its keys from the command table (pos,
+// c.KeyPositions(args)), flagged by its approximated spec.
+func keysOf(c *cmdtable.Cmd, args [][]byte, pos []int) ([]int, []keyFlags) {
 	sp, ok := redisSpecs[c.Name]
 	if !ok || len(sp.keys) == 0 {
-		pos := c.KeyPositions(args, nil)
 		flags := make([]keyFlags, len(pos))
 		for i := range flags {
 			flags[i] = approxKeySpec(c).flags
@@ -370,7 +369,6 @@ func keysOf(c *cmdtable.Cmd, args [][]byte) ([]int, []keyFlags) {
 	// The other finders (SORT's STORE, GEORADIUS's STORE and STOREDIST,
 	// XREAD's STREAMS) find what the command table does, and flag the first
 	// key as the first spec does and any other as the last one does.
-	pos := c.KeyPositions(args, nil)
 	flags := make([]keyFlags, len(pos))
 	mask := ^(ksIncomplete | ksVariableFlags)
 	for i := range flags {
@@ -381,23 +379,6 @@ func keysOf(c *cmdtable.Cmd, args [][]byte) ([]int, []keyFlags) {
 		}
 	}
 	return pos, flags
-}
-
-// keyFlagsAt returns the flags of the keys at positions (the command
-// table's key positions in args, a call of c), as keysOf finds them: 0 for
-// a position where Redis finds no key (or one without flags).
-func keyFlagsAt(c *cmdtable.Cmd, args [][]byte, positions []int) []keyFlags {
-	pos, flags := keysOf(c, args)
-	out := make([]keyFlags, len(positions))
-	for i, p := range positions {
-		for j, q := range pos {
-			if p == q {
-				out[i] = flags[j]
-				break
-			}
-		}
-	}
-	return out
 }
 
 // ownKeyFinder: the commands with incomplete or unknown key specs for which

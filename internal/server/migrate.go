@@ -466,7 +466,7 @@ func timedOut(err error) bool {
 }
 
 func init() {
-	cmdtable.Register(&cmdtable.Cmd{Name: "migrate", Arity: -6, Flags: cmdtable.Write | cmdtable.SelfTouch, First: 3, Last: 3, Step: 1,
+	cmdtable.Register(&cmdtable.Cmd{Name: "migrate", Arity: -6, Flags: cmdtable.Write | cmdtable.SelfTouch, Effects: cmdtable.Recorded, First: 3, Last: 3, Step: 1,
 		Keys: migrateKeys, Run: migrateCmd, Group: "generic", Since: "2.6.0", ACL: []string{"dangerous"},
 		Summary: "Atomically transfers a key from one Redis instance to another.",
 		Args:    `host port <key | ""> destination-db timeout [COPY] [REPLACE] [AUTH password | AUTH2 username password] [KEYS key [key ...]]`})

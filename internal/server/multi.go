@@ -1,6 +1,8 @@
 package server
 
 import (
+	"slices"
+
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
@@ -21,11 +23,13 @@ type multiState struct {
 type queued struct {
 	cmd  *cmdtable.Cmd
 	args [][]byte
+	keys []int // cmd's key positions in args
 }
 
-// queue keeps a copy of args: the read buffer they point into is reused.
-// flags are cmd's as its script declares them (scriptFlags).
-func (m *multiState) queue(cmd *cmdtable.Cmd, args [][]byte, flags cmdtable.Flags) {
+// queue keeps a copy of args, the read buffer they point into being reused,
+// and of keys, cmd's key positions in them. flags are cmd's as its script
+// declares them (scriptFlags).
+func (m *multiState) queue(cmd *cmdtable.Cmd, args [][]byte, keys []int, flags cmdtable.Flags) {
 	n := 0
 	for _, a := range args {
 		n += len(a)
@@ -36,7 +40,7 @@ func (m *multiState) queue(cmd *cmdtable.Cmd, args [][]byte, flags cmdtable.Flag
 		buf = append(buf, a...)
 		cp[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
 	}
-	m.cmds = append(m.cmds, queued{cmd, cp})
+	m.cmds = append(m.cmds, queued{cmd, cp, slices.Clone(keys)})
 	m.denyOOM = m.denyOOM || flags&cmdtable.DenyOOM != 0
 	m.write = m.write || flags&cmdtable.Write != 0
 	m.denyStale = m.denyStale || flags&cmdtable.Stale == 0
@@ -124,8 +128,7 @@ func (c *client) execLocked(cmds []queued) {
 		case q.cmd.Flags&cmdtable.LockDB != 0:
 			whole = true
 		default:
-			c.keys = q.cmd.KeyPositions(q.args, c.keys[:0])
-			for _, i := range c.keys {
+			for _, i := range q.keys {
 				c.locks = append(c.locks, keyspace.ShardIndex(q.args[i]))
 			}
 		}
@@ -177,11 +180,11 @@ func (c *client) execLocked(cmds []queued) {
 	c.ctx.Blocker = nil // blocking commands answer at once inside a transaction
 	for _, q := range cmds {
 		// The rules may have changed since the command was queued.
-		if d, ok := c.aclCheck(q.cmd, q.args, "multi"); !ok {
+		if d, ok := c.aclCheck(q.cmd, q.args, q.keys, "multi"); !ok {
 			c.out.Error(execNoPerm(d.Reason))
 			continue
 		}
-		c.runLocked(q.cmd, q.args)
+		c.runLocked(q.cmd, q.args, q.keys)
 		c.runAfter(q.cmd)
 	}
 	c.ctx.Blocker = c

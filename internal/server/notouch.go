@@ -16,16 +16,15 @@ type savedAccess struct {
 	access uint32
 }
 
-// saveAccess records the access of the keys cmd names, unless cmd is
-// TOUCH or a script (each command it calls is saved for itself, and its
-// TOUCH touches); restoreAccess puts them back.
-func (c *client) saveAccess(cmd *cmdtable.Cmd, args [][]byte) []savedAccess {
+// saveAccess records the access of the keys cmd names (at positions keys of
+// args), unless cmd is TOUCH or a script (each command it calls is saved
+// for itself, and its TOUCH touches); restoreAccess puts them back.
+func (c *client) saveAccess(cmd *cmdtable.Cmd, args [][]byte, keys []int) []savedAccess {
 	if cmd.Name == "touch" || cmd.Flags&cmdtable.SelfLock != 0 {
 		return nil
 	}
 	saved := c.noTouchSaved[:0]
-	c.noTouchPos = cmd.KeyPositions(args, c.noTouchPos[:0])
-	for _, p := range c.noTouchPos {
+	for _, p := range keys {
 		if e := c.ctx.DB.Shard(keyspace.ShardIndex(args[p])).Get(args[p]); e != nil {
 			saved = append(saved, savedAccess{e, e.Access()})
 		}

@@ -46,9 +46,10 @@ func (r *registries) replace(src *registries) {
 // which the snapshot instant takes exclusively: each is then wholly before
 // or after the instant, in the saved registries and the log alike.
 
-// keyless reports whether cmd, a write, names no key and locks no database.
-func (c *client) keyless(cmd *cmdtable.Cmd, args [][]byte) bool {
-	return cmd.Flags&(cmdtable.LockDB|cmdtable.LockAll) == 0 && len(cmd.KeyPositions(args, c.keys[:0])) == 0
+// keyless reports whether cmd, a write whose key positions are keys, names
+// no key and locks no database.
+func keyless(cmd *cmdtable.Cmd, keys []int) bool {
+	return cmd.Flags&(cmdtable.LockDB|cmdtable.LockAll) == 0 && len(keys) == 0
 }
 
 // runKeyless runs and logs a keyless write. AI writes assign ids, LRU
@@ -81,10 +82,10 @@ func (c *client) runKeyless(cmd *cmdtable.Cmd, args [][]byte, mark int) {
 	c.ctx.Logged = logged
 	c.run(cmd)
 	effects, rewritten, noChange := c.ctx.TakeEffects() // MIGRATE of no key logs nothing
-	if !c.unchanged(cmd, args, mark, effects, rewritten, noChange) {
+	if !c.unchanged(effects, rewritten, noChange, mark) {
 		c.dirtyRun++
 		if logged {
-			c.logWrite(cmd, args, mark, effects, rewritten)
+			c.logWrite(cmd, args, effects, rewritten)
 		}
 	}
 }

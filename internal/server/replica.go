@@ -676,14 +676,16 @@ func (c *client) applyFromMaster(args [][]byte) {
 		return
 	}
 	c.ctx.Now = time.Now().UnixMilli()
+	keys := cmd.KeyPositions(args, c.keys[:0])
+	c.keys = keys
 	if c.multi != nil && !txControl[cmd.Name] {
-		c.multi.queue(cmd, args, cmd.Flags)
+		c.multi.queue(cmd, args, keys, cmd.Flags)
 		return
 	}
 	if c.s.ev.over.Load() && c.deniedOnOOM(cmd, args) {
 		c.s.makeRoom()
 	}
-	c.call(cmd, args) // each command's error goes to propagationError (runLocked)
+	c.call(cmd, args, keys) // each command's error goes to propagationError (runLocked)
 	c.out.B = c.out.B[:0]
 }
 

@@ -233,7 +233,7 @@ func (m *replMaster) appendUnit(buf []byte, n int, cmd func(i int) (int, int64, 
 		if pick != nil && !pick(args) {
 			continue
 		}
-		if args = redisForm(args, now, &m.settings); args != nil {
+		if args = replicaForm(args, now, &m.settings); args != nil {
 			buf = m.selectDB(buf, db)
 			buf = resp.AppendCommand(buf, args...)
 			sent++

@@ -58,11 +58,28 @@ func TestRedisForm(t *testing.T) {
 			args = append(args, []byte(f))
 		}
 		var got []string
-		for _, a := range redisForm(args, now, &config.ReplMaster{}) {
+		for _, a := range replicaForm(args, now, &config.ReplMaster{}) {
 			got = append(got, string(a))
 		}
 		if strings.Join(got, " ") != c.want {
 			t.Errorf("%s: %q, want %q", c.in, strings.Join(got, " "), c.want)
+		}
+	}
+	// Under lazyfree-lazy-expire and -server-del, the deletions it makes
+	// itself go as UNLINK.
+	lazy := &config.ReplMaster{LazyExpire: true, LazyServerDel: true}
+	for in, want := range map[string]string{"EXPIRE k -1": "UNLINK k", "GETEX k PXAT 1": "UNLINK k",
+		"RESTORE k 10 payload ABSTTL REPLACE": "UNLINK k", "GETDEL k": "DEL k"} {
+		var args [][]byte
+		for _, f := range strings.Fields(in) {
+			args = append(args, []byte(f))
+		}
+		var got []string
+		for _, a := range replicaForm(args, now, lazy) {
+			got = append(got, string(a))
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("lazy %s: %q, want %q", in, strings.Join(got, " "), want)
 		}
 	}
 }

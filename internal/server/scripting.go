@@ -124,6 +124,7 @@ type scriptRun struct {
 	oom      bool // over maxmemory when the script started
 	wrote    bool
 	locks    scriptLocks
+	keys     []int  // the key positions of the call running
 	reply    []byte // the last call's reply, read by the engine before the next call
 }
 
@@ -197,15 +198,19 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 	if cmd != nil && cmd.Subs != nil && len(args) > 1 {
 		cmd = cmd.Sub(args[1])
 	}
+	valid := cmd != nil && cmd.Run != nil && cmd.CheckArity(len(args))
+	if valid {
+		r.keys = cmd.KeyPositions(args, r.keys[:0])
+	}
 	var refusal string
 	switch {
 	case cmd == nil || cmd.Run == nil:
 		refusal = "ERR Unknown Redis command called from script"
-	case !cmd.CheckArity(len(args)):
+	case !valid:
 		refusal = "ERR Wrong number of args calling Redis command from script"
 	case cmd.Flags&cmdtable.NoScript != 0 && !(c.s.denyScriptsOff.Load() && undeniable(cmd)):
 		refusal = "ERR This Redis command is not allowed from script"
-	case !c.scriptACL(cmd, args, &refusal):
+	case !c.scriptACL(cmd, args, r.keys, &refusal):
 	case r.readOnly && (cmd.Flags&cmdtable.Write != 0 || mayReplicate[cmd.Name]):
 		refusal = "ERR Write commands are not allowed from read-only scripts."
 	case cmd.Flags&cmdtable.Write != 0 && !c.master && c.s.readOnlyReplica():
@@ -223,12 +228,12 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 		return []byte("-" + refusal + "\r\n")
 	}
 	if !r.nested {
-		r.locks.take(c, cmd, args)
+		r.locks.take(c, cmd, args, r.keys)
 	}
 	mark, clientProto := len(c.out.B), c.out.Proto
 	c.out.Proto = proto
 	c.ctx.InScript = true
-	c.runLocked(cmd, args)
+	c.runLocked(cmd, args, r.keys)
 	c.runAfter(cmd) // VSIM's search, still under the script's locks
 	c.ctx.InScript = false
 	c.out.Proto = clientProto
@@ -262,10 +267,11 @@ type scriptLocks struct {
 	all  bool     // every shard of every database
 }
 
-// take locks what cmd needs before it runs: its keys' shards (and the same
-// shards of another database for MOVE and COPY ... DB), its database's, or
-// every database's (INFO counts keys shard by shard, as in EXEC).
-func (l *scriptLocks) take(c *client, cmd *cmdtable.Cmd, args [][]byte) {
+// take locks what cmd needs before it runs: the shards of its keys (at
+// positions keys of args, and the same shards of another database for MOVE
+// and COPY ... DB), its database's, or every database's (INFO counts keys
+// shard by shard, as in EXEC).
+func (l *scriptLocks) take(c *client, cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 	if l.all {
 		return
 	}
@@ -287,8 +293,7 @@ func (l *scriptLocks) take(c *client, cmd *cmdtable.Cmd, args [][]byte) {
 				other = c.s.ks.DBs[n]
 			}
 		}
-		c.keys = cmd.KeyPositions(args, c.keys[:0])
-		for _, i := range c.keys {
+		for _, i := range keys {
 			idx := keyspace.ShardIndex(args[i])
 			l.one(c.id, c.ctx.DB, idx)
 			if other != nil {

@@ -94,9 +94,10 @@ func encodeShard(dst []byte, db int, sh *keyspace.Shard, now int64) ([]byte, int
 	return blk.Finish(), blk.Keys, nil
 }
 
-// captureFor captures, before cmd runs, every shard it may modify. Its
-// locks are held (by call, EXEC or a waiter's holder).
-func (c *client) captureFor(j *snapJob, cmd *cmdtable.Cmd, args [][]byte) {
+// captureFor captures, before cmd runs, every shard it may modify (keys are
+// its key positions in args). Its locks are held (by call, EXEC or a
+// script).
+func (c *client) captureFor(j *snapJob, cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 	switch {
 	case cmd.Flags&cmdtable.LockAll != 0:
 		for d, db := range c.s.ks.DBs {
@@ -111,7 +112,7 @@ func (c *client) captureFor(j *snapJob, cmd *cmdtable.Cmd, args [][]byte) {
 				other = n
 			}
 		}
-		captureKeys(j, c.s.ks, c.ctx.DBID, other, cmd.KeyPositions(args, c.keys[:0]), args)
+		captureKeys(j, c.s.ks, c.ctx.DBID, other, keys, args)
 	}
 }
 

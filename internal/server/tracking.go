@@ -30,7 +30,7 @@ func (c *client) trimTracking() {
 // everything; a read-only command registers its keys if c tracks them (not
 // in BCAST mode, and in OPTIN/OPTOUT mode as CLIENT CACHING said). EVAL_RO
 // and FCALL_RO register the keys their scripts read instead.
-func (c *client) trackAfter(cmd *cmdtable.Cmd, args [][]byte, mark int) {
+func (c *client) trackAfter(cmd *cmdtable.Cmd, args [][]byte, keys []int, mark int) {
 	if cmd.Flags&cmdtable.ReadOnly == 0 {
 		if (cmd.Name == "flushdb" || cmd.Name == "flushall") && (len(c.out.B) == mark || c.out.B[mark] != '-') {
 			c.flushedTracking(mark)
@@ -45,8 +45,7 @@ func (c *client) trackAfter(cmd *cmdtable.Cmd, args [][]byte, mark int) {
 	case "eval_ro", "evalsha_ro", "fcall_ro":
 		return
 	}
-	c.keys = cmd.KeyPositions(args, c.keys[:0])
-	for _, i := range c.keys {
+	for _, i := range keys {
 		c.s.track.Remember(c.id, args[i])
 	}
 	if c.blocked != nil { // XREAD BLOCK: Redis runs it again when served, tracking its keys again
