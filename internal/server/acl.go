@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hotkv/hotkv/internal/acl"
+	"github.com/hotkv/hotkv/internal/admin"
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
 	"github.com/hotkv/hotkv/internal/resp"
@@ -26,9 +27,9 @@ import (
 // catalog is the ACL categories of the command table, built once the
 // command packages have registered.
 var catalog = sync.OnceValue(func() *acl.Catalog {
-	return acl.NewCatalog(aclOrder, func(c *cmdtable.Cmd) []string {
+	return acl.NewCatalog(admin.CategoryOrder, func(c *cmdtable.Cmd) []string {
 		var out []string
-		for _, cat := range aclCategories(c) {
+		for _, cat := range admin.Categories(c) {
 			out = append(out, strings.TrimPrefix(cat, "@"))
 		}
 		return out

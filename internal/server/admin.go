@@ -1,17 +1,11 @@
 package server
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
 	"slices"
-	"strings"
-	"syscall"
-	"time"
 
+	"github.com/hotkv/hotkv/internal/admin"
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/config"
-	"github.com/hotkv/hotkv/internal/glob"
 	"github.com/hotkv/hotkv/internal/value/hash"
 	"github.com/hotkv/hotkv/internal/value/hll"
 	"github.com/hotkv/hotkv/internal/value/list"
@@ -20,84 +14,19 @@ import (
 	"github.com/hotkv/hotkv/internal/value/zset"
 )
 
-// Server commands: CONFIG, TIME, LASTSAVE, SHUTDOWN (DEBUG is in debug.go).
+// Server commands: LASTSAVE, SHUTDOWN (DEBUG is in debug.go); the
+// mechanism of CONFIG SET and REWRITE (the commands are internal/admin's).
 
-// configGet is CONFIG GET: a name without glob characters is looked up
-// case-insensitively and answered under the spelling asked for (as Redis
-// does); a pattern matches case-insensitively. Each setting appears once.
-func configGet(x *cmdtable.Ctx) {
-	cfg := cl(x).s.Config()
-	seen := map[*config.Param]bool{}
-	var pairs [][2]string
-	for _, pat := range x.Args[2:] {
-		if !bytes.ContainsAny(pat, "[*?") {
-			if p := config.Lookup(string(pat)); p != nil && !seen[p] {
-				seen[p] = true
-				pairs = append(pairs, [2]string{string(pat), p.Get(cfg)})
-			}
-			continue
-		}
-		for _, p := range config.Visible() {
-			if !seen[p] && glob.Match(pat, []byte(p.Name), true) {
-				seen[p] = true
-				pairs = append(pairs, [2]string{p.Name, p.Get(cfg)})
-			}
-		}
-	}
-	x.W.Map(len(pairs))
-	for _, kv := range pairs {
-		x.W.BulkString(kv[0])
-		x.W.BulkString(kv[1])
-	}
-}
-
-// configSet is CONFIG SET, atomic over all its pairs as in Redis 7+: every
-// name is checked first (unknown, immutable, duplicate), then the values are
-// applied to a copy that replaces the settings only if all of them are valid.
-// Errors name the parameter as the client spelled it.
-func configSet(x *cmdtable.Ctx) {
-	s := cl(x).s
-	args := x.Args[2:]
-	if len(args)%2 != 0 {
-		x.Error(cmdtable.ErrSyntax)
-		return
-	}
-	fail := func(name []byte, why string) {
-		x.Error(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", cstr(name, -1), why))
-	}
-	params := make([]*config.Param, 0, len(args)/2)
-	for i := 0; i < len(args); i += 2 {
-		p := config.Lookup(string(args[i]))
-		if p == nil {
-			x.Error(fmt.Sprintf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", cstr(args[i], -1)))
-			return
-		}
-		if p.Immutable {
-			fail(args[i], "can't set immutable config")
-			return
-		}
-		if p.Protected && !cl(x).mayDo(s.Config().EnableProtectedConfigs) {
-			fail(args[i], "can't set protected config")
-			return
-		}
-		if slices.Contains(params, p) {
-			fail(args[i], "duplicate parameter")
-			return
-		}
-		params = append(params, p)
-	}
-	s.cfgMu.Lock() // concurrent CONFIG SETs must not undo each other
+// setConfig is CONFIG SET's mechanism (internal/admin checks the names):
+// under cfgMu, so concurrent CONFIG SETs do not undo each other, build sets
+// the values on a copy of the settings, which then take effect, or none of
+// them does. A change the server cannot make is an *admin.ApplyError.
+func (s *Server) setConfig(c *client, build func(next *config.Config) error) error {
+	s.cfgMu.Lock()
 	defer s.cfgMu.Unlock()
 	next := s.Config().Clone()
-	for i, p := range params {
-		vals := []string{string(args[2*i+1])}
-		if p.Multi {
-			vals = strings.Fields(vals[0])
-		}
-		if err := p.Set(next, vals); err != nil {
-			fail(args[2*i], err.Error())
-			return
-		}
+	if err := build(next); err != nil {
+		return err
 	}
 	prev := s.Config()
 	moved := next.Port != prev.Port || !slices.Equal(next.Bind, prev.Bind)
@@ -107,8 +36,7 @@ func configSet(x *cmdtable.Ctx) {
 			if next.Port == prev.Port {
 				name = "bind"
 			}
-			fail(args[paramArg(params, name)], err.Error())
-			return
+			return &admin.ApplyError{Param: name, Err: err}
 		}
 	}
 	undoMove := func() {
@@ -119,20 +47,18 @@ func configSet(x *cmdtable.Ctx) {
 	if t := next.TLS(); t != prev.TLS() {
 		if err := s.reloadTLS(t); err != nil {
 			undoMove()
-			fail(args[tlsArg(params)], "Unable to update TLS configuration: "+err.Error())
-			return
+			return &admin.ApplyError{Param: "tls-*", Err: err}
 		}
 	}
 	if next.AppendOnly {
-		if err := s.setAppendOnly(true, next, cl(x)); err != nil {
+		if err := s.setAppendOnly(true, next, c); err != nil {
 			undoMove()
-			fail(args[paramArg(params, "appendonly")], "Unable to turn on AOF. Check server logs.")
-			return
+			return &admin.ApplyError{Param: "appendonly", Err: err}
 		}
 	}
 	s.cfg.Store(next)
 	if !next.AppendOnly {
-		s.setAppendOnly(false, next, cl(x))
+		s.setAppendOnly(false, next, c)
 	}
 	if next.RequirePass != prev.RequirePass {
 		s.setRequirePass(next.RequirePass)
@@ -143,33 +69,12 @@ func configSet(x *cmdtable.Ctx) {
 	s.slow.Configure(next.SlowlogSlowerThan, next.SlowlogMaxLen, next.LatencyMonitorMs)
 	s.applyRedisParams(next)
 	s.repl.Configure(next)
-	if c := cl(x); tighter != 0 && c.inExec {
+	if tighter != 0 && c.inExec {
 		c.memGen = tighter // EXEC holds the shards the measurement counts: exec waits
 	} else if tighter != 0 {
 		s.awaitMeasurement(tighter)
 	}
-	x.W.OK()
-}
-
-// paramArg is the index in CONFIG SET's arguments of parameter name.
-func paramArg(params []*config.Param, name string) int {
-	for i, p := range params {
-		if p.Name == name {
-			return 2 * i
-		}
-	}
-	return 0
-}
-
-// tlsArg is the index in CONFIG SET's arguments of the first tls-*
-// parameter set, which a refused TLS change is reported against.
-func tlsArg(params []*config.Param) int {
-	for i, p := range params {
-		if strings.HasPrefix(p.Name, "tls-") {
-			return 2 * i
-		}
-	}
-	return 0
+	return nil
 }
 
 // applyRedisParams makes the Redis parameters of cfg take effect
@@ -189,73 +94,24 @@ func (s *Server) applyRedisParams(cfg *config.Config) {
 	s.load.delay.Store(cfg.KeyLoadDelay())
 }
 
-// configRewrite is CONFIG REWRITE: the configuration file the server was
-// started with is rewritten to the current settings and users (see
-// config.Rewrite). cfgMu keeps CONFIG SETs out until the file is written.
-func configRewrite(x *cmdtable.Ctx) {
-	s := cl(x).s
+// rewriteConfig is CONFIG REWRITE's mechanism: the configuration file the
+// server was started with is rewritten to the current settings and users
+// (see config.Rewrite). cfgMu keeps CONFIG SETs out until the file is
+// written.
+func (s *Server) rewriteConfig() error {
 	s.cfgMu.Lock()
 	defer s.cfgMu.Unlock()
 	cfg := s.Config()
 	if cfg.File == "" {
-		x.Error("ERR The server is running without a config file")
-		return
+		return admin.ErrNoConfigFile
 	}
-	if err := config.RewriteFile(cfg.File, cfg, s.aclLines()); err != nil {
-		msg := err.Error()
-		var errno syscall.Errno
-		if errors.As(err, &errno) { // strerror's wording, as Redis prints it
-			msg = errno.Error()
-			msg = strings.ToUpper(msg[:1]) + msg[1:]
-		}
-		s.logf("warning", "CONFIG-REWRITE failed: %s", msg)
-		x.Error("ERR Rewriting config file: " + msg)
-		return
-	}
-	s.logf("notice", "CONFIG REWRITE executed with success.")
-	x.W.OK()
-}
-
-// timeCmd answers the time; inside a transaction or script, the same time
-// every call, as Redis's cached clock does.
-func timeCmd(x *cmdtable.Ctx) {
-	us := time.Now().UnixMicro()
-	if c, ok := x.Conn.(*client); ok && c.inExec {
-		if c.execTime == 0 {
-			c.execTime = us
-		}
-		us = c.execTime
-	}
-	x.W.Array(2)
-	x.W.BulkInt(us / 1e6)
-	x.W.BulkInt(us % 1e6)
+	return config.RewriteFile(cfg.File, cfg, s.aclLines())
 }
 
 func init() {
 	const g = "server"
 	adm := cmdtable.Admin | cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale
 	cmdtable.Register(
-		&cmdtable.Cmd{Name: "config", Arity: -2, Group: g, Since: "2.0.0", Summary: "A container for server configuration commands.",
-			Subs: []*cmdtable.Cmd{
-				{Name: "config|get", Arity: -3, Flags: adm, Run: configGet, Group: g, Since: "2.0.0",
-					Summary: "Returns the effective values of configuration parameters.", Args: "parameter [parameter ...]"},
-				{Name: "config|set", Arity: -4, Flags: adm, Run: configSet, Group: g, Since: "2.0.0",
-					Summary: "Sets configuration parameters in-flight.", Args: "parameter value [parameter value ...]"},
-				{Name: "config|resetstat", Arity: 2, Flags: adm, Group: g, Since: "2.0.0",
-					Summary: "Resets the server's statistics.",
-					Run:     func(x *cmdtable.Ctx) { c := cl(x); c.flushStats(); c.s.resetStats(); x.W.OK() }},
-				{Name: "config|rewrite", Arity: 2, Flags: adm, Group: g, Since: "2.8.0",
-					Summary: "Persists the effective configuration to file.",
-					Run:     configRewrite},
-				helpCmd("config", []string{
-					"GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
-					"SET <directive> <value>", "    Set the configuration <directive> to <value>.",
-					"RESETSTAT", "    Reset statistics reported by the INFO command.",
-					"REWRITE", "    Rewrite the configuration file.",
-				}),
-			}},
-		&cmdtable.Cmd{Name: "time", Arity: 1, Flags: cmdtable.Loading | cmdtable.Stale | cmdtable.Fast, Run: timeCmd, Group: g, Since: "2.6.0",
-			Summary: "Returns the server time."},
 		&cmdtable.Cmd{Name: "role", Arity: 1, Flags: cmdtable.NoScript | cmdtable.Loading | cmdtable.Stale | cmdtable.Fast, Group: g, Since: "2.8.12", ACL: []string{"admin", "dangerous"},
 			Summary: "Returns the replication role.", Run: roleCmd},
 		&cmdtable.Cmd{Name: "lastsave", Arity: 1, Flags: cmdtable.Loading | cmdtable.Stale | cmdtable.Fast, Group: g, Since: "1.0.0", ACL: []string{"admin", "dangerous"},

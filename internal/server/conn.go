@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 
+	"github.com/hotkv/hotkv/internal/admin"
 	"github.com/hotkv/hotkv/internal/cmdtable"
 )
 
@@ -172,7 +173,7 @@ func hello(x *cmdtable.Ctx) {
 	w.BulkString("role")
 	w.BulkString("master")
 	w.BulkString("modules")
-	writeModuleList(w)
+	admin.WriteModuleList(w)
 }
 
 func selectCmd(x *cmdtable.Ctx) {

@@ -13,55 +13,8 @@ import (
 	"github.com/hotkv/hotkv/internal/keyspace"
 )
 
-// INFO, with Redis's section and field names.
-
-var defaultSections = []string{"server", "clients", "memory", "persistence", "threads", "stats", "replication", "cpu", "modules", "errorstats", "cluster", "keyspace"}
-
-func info(x *cmdtable.Ctx) {
-	c := cl(x)
-	c.flushStats() // include this connection's latest commands
-	s := c.s
-	want := map[string]bool{}
-	if len(x.Args) == 1 {
-		for _, n := range defaultSections {
-			want[n] = true
-		}
-	}
-	for _, a := range x.Args[1:] {
-		switch sec := strings.ToLower(string(a)); sec {
-		case "default":
-			for _, n := range defaultSections {
-				want[n] = true
-			}
-		case "all", "everything":
-			for _, n := range defaultSections {
-				want[n] = true
-			}
-			want["commandstats"] = true
-			want["latencystats"] = true
-		default:
-			want[sec] = true
-		}
-	}
-	var b strings.Builder
-	for _, sec := range []string{"server", "clients", "memory", "persistence", "threads", "stats", "replication", "cpu", "modules", "commandstats", "errorstats", "latencystats", "cluster", "keyspace"} {
-		if !want[sec] {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\r\n")
-		}
-		b.WriteString("# " + sectionTitles[sec] + "\r\n")
-		s.infoSection(&b, sec, cl(x))
-	}
-	x.W.Verbatim(b.String())
-}
-
-var sectionTitles = map[string]string{
-	"server": "Server", "clients": "Clients", "memory": "Memory", "persistence": "Persistence", "threads": "Threads",
-	"stats": "Stats", "replication": "Replication", "cpu": "CPU", "modules": "Modules",
-	"commandstats": "Commandstats", "errorstats": "Errorstats", "latencystats": "Latencystats", "cluster": "Cluster", "keyspace": "Keyspace",
-}
+// INFO's sections about the server's state (the command, and the sections
+// that need none of it, are internal/admin's).
 
 func kv(b *strings.Builder, k string, v any) { fmt.Fprintf(b, "%s:%v\r\n", k, v) }
 
@@ -157,17 +110,6 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		if !s.infoReplica(b) {
 			s.infoReplication(b)
 		}
-	case "cpu":
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		kv(b, "used_cpu_sys", fmt.Sprintf("%.6f", tv(ru.Stime)))
-		kv(b, "used_cpu_user", fmt.Sprintf("%.6f", tv(ru.Utime)))
-		kv(b, "used_cpu_sys_children", "0.000000")
-		kv(b, "used_cpu_user_children", "0.000000")
-		// Commands run on every thread, not one: the main thread's share is
-		// the process's.
-		kv(b, "used_cpu_sys_main_thread", fmt.Sprintf("%.6f", tv(ru.Stime)))
-		kv(b, "used_cpu_user_main_thread", fmt.Sprintf("%.6f", tv(ru.Utime)))
 	case "commandstats":
 		calls, nanos, _, _ := s.commandTotals()
 		rej, fail := s.stats.Refusals()
@@ -196,10 +138,6 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		}
 	case "latencystats":
 		s.infoLatencyStats(b)
-	case "modules": // vector sets are built in; Redis 8 lists them as this module
-		kv(b, "module", "name="+vectorsetModule+",ver=1,api=1,filters=0,usedby=[],using=[],options=[handle-io-errors|handle-repl-async-load]")
-	case "cluster":
-		kv(b, "cluster_enabled", 0)
 	case "keyspace":
 		for i := range s.ks.DBs {
 			if st := s.dbStats(c, i); st.keys > 0 {
@@ -248,8 +186,6 @@ func (s *Server) dbStats(c *client, i int) (st dbStat) {
 	return st
 }
 
-func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-
 func readRSS() uint64 {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
@@ -266,9 +202,4 @@ func totalMemory() uint64 {
 		return 0
 	}
 	return si.Totalram * uint64(si.Unit)
-}
-
-func init() {
-	cmdtable.Register(&cmdtable.Cmd{Name: "info", Arity: -1, Flags: cmdtable.Loading | cmdtable.Stale, Run: info, Group: "server", Since: "1.0.0", ACL: []string{"dangerous"},
-		Summary: "Returns information and statistics about the server.", Args: "[section [section ...]]"})
 }

@@ -1,4 +1,4 @@
-package server
+package admin
 
 import (
 	"strings"
@@ -11,8 +11,8 @@ import (
 // COMMAND and its subcommands, so that client libraries that introspect the
 // server (key positions, docs for redis-cli hints) work.
 
-// aclOrder is Redis's order of ACL categories in COMMAND INFO.
-var aclOrder = []string{"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
+// CategoryOrder is Redis's order of ACL categories in COMMAND INFO.
+var CategoryOrder = []string{"keyspace", "read", "write", "set", "sortedset", "list", "hash", "string", "bitmap",
 	"hyperloglog", "geo", "stream", "pubsub", "admin", "fast", "slow", "blocking", "dangerous", "connection",
 	"transaction", "scripting"}
 
@@ -23,9 +23,9 @@ var groupCategory = map[string]string{
 	"pubsub": "pubsub", "connection": "connection", "transactions": "transaction", "scripting": "scripting",
 }
 
-// aclCategories derives a command's ACL categories from its flags, its group
+// Categories derives a command's ACL categories from its flags, its group
 // and its explicit ACL list, in Redis's order.
-func aclCategories(c *cmdtable.Cmd) []string {
+func Categories(c *cmdtable.Cmd) []string {
 	has := map[string]bool{}
 	f := c.Flags
 	has["write"] = f&cmdtable.Write != 0
@@ -45,7 +45,7 @@ func aclCategories(c *cmdtable.Cmd) []string {
 	}
 	has["read"] = f&cmdtable.ReadOnly != 0 && !has["scripting"] // as Redis: scripts are not @read
 	var cats []string
-	for _, a := range aclOrder {
+	for _, a := range CategoryOrder {
 		if has[a] {
 			cats = append(cats, "@"+a)
 		}
@@ -67,7 +67,7 @@ func namesGroup(acl []string) bool {
 // writeCommandInfo writes one COMMAND INFO entry in Redis 7+'s shape: ten
 // fields, with sets for flags, categories, tips and key specs, and the
 // subcommands as an array (an empty set for a command without any).
-func writeCommandInfo(w *resp.Writer, c *cmdtable.Cmd) {
+func writeCommandInfo(a Server, w *resp.Writer, c *cmdtable.Cmd) {
 	w.Array(10)
 	w.BulkString(c.Name)
 	w.Int(int64(c.Arity))
@@ -79,24 +79,19 @@ func writeCommandInfo(w *resp.Writer, c *cmdtable.Cmd) {
 	w.Int(int64(c.First))
 	w.Int(int64(c.Last))
 	w.Int(int64(c.Step))
-	cats := aclCategories(c)
+	cats := Categories(c)
 	w.Set(len(cats))
 	for _, cat := range cats {
 		w.Simple(cat)
 	}
-	sp := specsOf(c)
-	w.Set(len(sp.tips))
-	for _, t := range sp.tips {
-		w.BulkString(t)
-	}
-	writeKeySpecs(w, sp.keys)
+	a.WriteSpecs(w, c)
 	if len(c.Subs) == 0 {
 		w.Set(0)
 		return
 	}
 	w.Array(len(c.Subs))
 	for _, s := range c.Subs {
-		writeCommandInfo(w, s)
+		writeCommandInfo(a, w, s)
 	}
 }
 
@@ -123,22 +118,23 @@ func writeCommandDocs(w *resp.Writer, c *cmdtable.Cmd) {
 }
 
 func commandAll(x *cmdtable.Ctx) {
-	all := cl(x).s.commands()
+	a := srv(x)
+	all := a.Commands()
 	x.W.Array(len(all))
 	for _, c := range all {
-		writeCommandInfo(x.W, c)
+		writeCommandInfo(a, x.W, c)
 	}
 }
 
 // resolve finds "config|get"-style or plain command names.
-func (s *Server) resolve(name []byte) *cmdtable.Cmd {
+func resolve(a Server, name []byte) *cmdtable.Cmd {
 	if i := strings.IndexByte(string(name), '|'); i > 0 {
-		if p := s.lookup(name[:i]); p != nil {
+		if p := a.Lookup(name[:i]); p != nil {
 			return p.Sub(name[i+1:])
 		}
 		return nil
 	}
-	return s.lookup(name)
+	return a.Lookup(name)
 }
 
 func commandInfo(x *cmdtable.Ctx) {
@@ -146,10 +142,11 @@ func commandInfo(x *cmdtable.Ctx) {
 		commandAll(x)
 		return
 	}
+	a := srv(x)
 	x.W.Array(len(x.Args) - 2)
 	for _, n := range x.Args[2:] {
-		if c := cl(x).s.resolve(n); c != nil {
-			writeCommandInfo(x.W, c)
+		if c := resolve(a, n); c != nil {
+			writeCommandInfo(a, x.W, c)
 		} else {
 			x.W.Null()
 		}
@@ -157,12 +154,13 @@ func commandInfo(x *cmdtable.Ctx) {
 }
 
 func commandDocs(x *cmdtable.Ctx) {
+	a := srv(x)
 	var cmds []*cmdtable.Cmd
 	if len(x.Args) == 2 {
-		cmds = cl(x).s.commands()
+		cmds = a.Commands()
 	} else {
 		for _, n := range x.Args[2:] {
-			if c := cl(x).s.resolve(n); c != nil {
+			if c := resolve(a, n); c != nil {
 				cmds = append(cmds, c)
 			}
 		}
@@ -186,11 +184,11 @@ func commandList(x *cmdtable.Ctx) {
 		switch {
 		case cmdtable.Is(args[1], "module"):
 			// Vector sets are a module in Redis 8 (MODULE LIST), built in here.
-			isVset := equalFoldASCII(v, vectorsetModule)
+			isVset := cmdtable.Is(v, VectorsetModule)
 			filter = func(c *cmdtable.Cmd) bool { return isVset && c.Group == "vectorset" }
 		case cmdtable.Is(args[1], "aclcat"):
 			filter = func(c *cmdtable.Cmd) bool {
-				for _, cat := range aclCategories(c) {
+				for _, cat := range Categories(c) {
 					if strings.EqualFold(cat[1:], string(v)) {
 						return true
 					}
@@ -205,7 +203,7 @@ func commandList(x *cmdtable.Ctx) {
 		}
 	}
 	var names []string
-	for _, c := range cl(x).s.commands() {
+	for _, c := range srv(x).Commands() {
 		for _, cc := range append([]*cmdtable.Cmd{c}, c.Subs...) {
 			if filter == nil || filter(cc) {
 				names = append(names, cc.Name)
@@ -220,7 +218,7 @@ func commandList(x *cmdtable.Ctx) {
 
 // commandGetKeys is COMMAND GETKEYS, with Redis's checks in its order: the
 // command (and subcommand) exists, has key arguments, and fits its arity;
-// the keys are found as Redis finds them (keysOf).
+// the keys are found as Redis finds them (Server.KeysOf).
 func commandGetKeys(x *cmdtable.Ctx) { getKeys(x, false) }
 
 // commandGetKeysAndFlags is COMMAND GETKEYSANDFLAGS: GETKEYS's keys, each
@@ -228,8 +226,9 @@ func commandGetKeys(x *cmdtable.Ctx) { getKeys(x, false) }
 func commandGetKeysAndFlags(x *cmdtable.Ctx) { getKeys(x, true) }
 
 func getKeys(x *cmdtable.Ctx, withFlags bool) {
+	a := srv(x)
 	args := x.Args[2:]
-	c := cl(x).s.lookup(args[0])
+	c := a.Lookup(args[0])
 	if c != nil && c.Subs != nil && len(args) > 1 {
 		c = c.Sub(args[1])
 	}
@@ -237,7 +236,7 @@ func getKeys(x *cmdtable.Ctx, withFlags bool) {
 		x.Error("ERR Invalid command specified")
 		return
 	}
-	if !hasKeys(c) {
+	if !a.HasKeys(c) {
 		x.Error("ERR The command has no key arguments")
 		return
 	}
@@ -245,7 +244,7 @@ func getKeys(x *cmdtable.Ctx, withFlags bool) {
 		x.Error("ERR Invalid number of arguments specified for command")
 		return
 	}
-	pos, flags := keysOf(c, args, c.KeyPositions(args, nil))
+	pos, flags := a.KeysOf(c, args)
 	if len(pos) == 0 && c.Flags&cmdtable.NoMandatoryKeys != 0 {
 		x.W.Array(0)
 		return
@@ -259,7 +258,10 @@ func getKeys(x *cmdtable.Ctx, withFlags bool) {
 		if withFlags {
 			x.W.Array(2)
 			x.W.Bulk(args[i])
-			writeKeyFlags(x.W, flags[j])
+			x.W.Set(len(flags[j]))
+			for _, f := range flags[j] {
+				x.W.Simple(f)
+			}
 		} else {
 			x.W.Bulk(args[i])
 		}
@@ -274,7 +276,7 @@ func init() {
 		Run:     commandAll,
 		Subs: []*cmdtable.Cmd{
 			{Name: "command|count", Arity: 2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "2.8.13", Summary: "Returns a count of commands.",
-				Run: func(x *cmdtable.Ctx) { x.W.Int(int64(len(cl(x).s.commands()))) }},
+				Run: func(x *cmdtable.Ctx) { x.W.Int(int64(len(srv(x).Commands()))) }},
 			{Name: "command|info", Arity: -2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "2.8.13", Summary: "Returns information about one, multiple or all commands.",
 				Args: "[command-name [command-name ...]]", Run: commandInfo},
 			{Name: "command|docs", Arity: -2, Flags: f, Group: g, ACL: []string{"connection"}, Since: "7.0.0", Summary: "Returns documentary information about one, multiple or all commands.",
@@ -285,7 +287,7 @@ func init() {
 				Args: "command [arg [arg ...]]", Run: commandGetKeys},
 			{Name: "command|getkeysandflags", Arity: -3, Flags: f, Group: g, ACL: []string{"connection"}, Since: "7.0.0", Summary: "Extracts the key names and access flags for an arbitrary command.",
 				Args: "command [arg [arg ...]]", Run: commandGetKeysAndFlags},
-			withACL(helpCmd("command", []string{
+			withACL(cmdtable.HelpCmd("command", "server", "5.0.0", []string{
 				"(no subcommand)", "    Return details about all Redis commands.",
 				"COUNT", "    Return the total number of commands in this Redis server.",
 				"LIST", "    Return a list of all commands in this Redis server.",

@@ -1,4 +1,4 @@
-package server
+package admin
 
 import (
 	"math/rand/v2"
@@ -40,7 +40,7 @@ func lolwut(x *cmdtable.Ctx) {
 			return
 		}
 	}
-	x.W.Verbatim(lolwutMaze() + "\n10 PRINT CHR$(205.5+RND(1)); : GOTO 10 - Commodore 64 BASIC, 1982. HotKV ver. " + Version + "\n")
+	x.W.Verbatim(lolwutMaze() + "\n10 PRINT CHR$(205.5+RND(1)); : GOTO 10 - Commodore 64 BASIC, 1982. HotKV ver. " + srv(x).Version() + "\n")
 }
 
 func init() {

@@ -1,4 +1,4 @@
-package server
+package admin
 
 import (
 	"github.com/hotkv/hotkv/internal/cmdtable"
@@ -11,16 +11,16 @@ import (
 // for the module finds it. Loading fails with the start of Redis's own
 // error; unloading fails as Redis's does for a module it cannot unload.
 
-// vectorsetModule is the name Redis 8 lists its vector sets module under.
-const vectorsetModule = "vectorset"
+// VectorsetModule is the name Redis 8 lists its vector sets module under.
+const VectorsetModule = "vectorset"
 
-// writeModuleList writes MODULE LIST's reply: each module a map of name,
+// WriteModuleList writes MODULE LIST's reply: each module a map of name,
 // version, path (empty for one built in) and load arguments.
-func writeModuleList(w *resp.Writer) {
+func WriteModuleList(w *resp.Writer) {
 	w.Array(1)
 	w.Map(4)
 	w.BulkString("name")
-	w.BulkString(vectorsetModule)
+	w.BulkString(VectorsetModule)
 	w.BulkString("ver")
 	w.Int(1)
 	w.BulkString("path")
@@ -34,7 +34,7 @@ func moduleLoad(x *cmdtable.Ctx) {
 }
 
 func moduleUnload(x *cmdtable.Ctx) {
-	if equalFoldASCII(x.Args[2], vectorsetModule) {
+	if cmdtable.Is(x.Args[2], VectorsetModule) {
 		x.Error("ERR Error unloading module: the module can't be unloaded")
 		return
 	}
@@ -49,7 +49,7 @@ func init() {
 		Subs: []*cmdtable.Cmd{
 			{Name: "module|list", Arity: 2, Flags: adm, Group: g, Since: "4.0.0",
 				Summary: "Returns all loaded modules.",
-				Run:     func(x *cmdtable.Ctx) { writeModuleList(x.W) }},
+				Run:     func(x *cmdtable.Ctx) { WriteModuleList(x.W) }},
 			{Name: "module|load", Arity: -3, Flags: adm | cmdtable.NoAsyncLoading | cmdtable.Protected, Group: g, Since: "4.0.0",
 				Summary: "Loads a module.", Args: "path [arg [arg ...]]", Run: moduleLoad},
 			{Name: "module|loadex", Arity: -3, Flags: adm | cmdtable.NoAsyncLoading | cmdtable.Protected, Group: g, Since: "7.0.0",
@@ -57,7 +57,7 @@ func init() {
 				Args:    "path [CONFIG name value [CONFIG name value ...]] [ARGS args [args ...]]", Run: moduleLoad},
 			{Name: "module|unload", Arity: 3, Flags: adm | cmdtable.NoAsyncLoading | cmdtable.Protected, Group: g, Since: "4.0.0",
 				Summary: "Unloads a module.", Args: "name", Run: moduleUnload},
-			helpCmd("module", []string{
+			cmdtable.HelpCmd("module", "server", "5.0.0", []string{
 				"LIST", "    Return a list of loaded modules.",
 				"LOAD <path> [<arg> ...]", "    Load a module library from <path>, passing to it any optional arguments.",
 				"LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
