@@ -383,7 +383,7 @@ func (d *diffRun) report(what string, i int, cmd []string, got, want harness.RV)
 		}
 	}
 	gt, wt := pairText(got, want)
-	msg := fmt.Sprintf("seed %d RESP%d %s\nhotkv: %s\nredis: %s\nlast commands (with Redis's replies):\n%s\nkeys now:\n%sreproduce: HOTKV_DIFF_SEED=%d HOTKV_DIFF_SEEDS=1 HOTKV_DIFF_N=%d go test ./tests -run 'TestDifferentialRandom/seed%d/RESP%d$'",
+	msg := fmt.Sprintf("seed %d RESP%d %s\nhotkv: %s\nredis: %s\nlast commands (with Redis's replies):\n%s\nkeys now:\n%sreproduce: HOTKV_DIFF_SEED=%d HOTKV_DIFF_SEEDS=1 HOTKV_DIFF_N=%d go test ./tests/differential -run 'TestDifferentialRandom/seed%d/RESP%d$'",
 		d.seed, d.proto, what, gt, wt, d.history(), keys.String(), d.seed, i+1, d.seed, d.proto)
 	if !d.keepGoing {
 		d.t.Fatal(msg)
