@@ -106,22 +106,13 @@ func TestDifferentialInfoFields(t *testing.T) {
 	}
 }
 
-func infoFloat(t testing.TB, m map[string]string, name string) float64 {
-	t.Helper()
-	f, err := strconv.ParseFloat(strings.TrimSuffix(m[name], "%"), 64)
-	if err != nil {
-		t.Fatalf("INFO %s: %q", name, m[name])
-	}
-	return f
-}
-
 // waitStat polls INFO stats over r until ok accepts a field, for up to
 // 10 s (the rates are sampled by the cron, which a loaded machine may delay).
 func waitStat(t *testing.T, r *harness.Conn, name string, ok func(float64) bool) {
 	t.Helper()
 	var v float64
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if v = infoFloat(t, harness.InfoFields(t, r, "stats"), name); ok(v) {
+		if v = harness.InfoFloat(t, harness.InfoFields(t, r, "stats"), name); ok(v) {
 			return
 		}
 	}
@@ -158,7 +149,7 @@ func TestInfoNetKbps(t *testing.T) {
 	<-done
 	waitStat(t, r, "instantaneous_input_kbps", func(v float64) bool { return v < 50 }) // INFO's own requests
 	m := s.Info(t, "stats")
-	cycles, sum, cmd := infoFloat(t, m, "eventloop_cycles"), infoFloat(t, m, "eventloop_duration_sum"), infoFloat(t, m, "eventloop_duration_cmd_sum")
+	cycles, sum, cmd := harness.InfoFloat(t, m, "eventloop_cycles"), harness.InfoFloat(t, m, "eventloop_duration_sum"), harness.InfoFloat(t, m, "eventloop_duration_cmd_sum")
 	if cycles < float64(sent) || cmd == 0 || sum < cmd { // a request is read in one cycle at least
 		t.Errorf("eventloop_cycles %v, eventloop_duration_sum %v, eventloop_duration_cmd_sum %v", cycles, sum, cmd)
 	}
@@ -174,7 +165,7 @@ func TestInfoMemoryConsistent(t *testing.T) {
 		r.Do("SET", "k"+strconv.Itoa(i), "v", "EX", "1000")
 	}
 	m := s.Info(t, "memory")
-	n := func(name string) float64 { return infoFloat(t, m, name) }
+	n := func(name string) float64 { return harness.InfoFloat(t, m, name) }
 	used, over, data, startup := n("used_memory"), n("used_memory_overhead"), n("used_memory_dataset"), n("used_memory_startup")
 	if data != max(used-over, 0) || over < startup { // a collection may take used_memory under the overhead
 		t.Fatalf("used_memory %v: overhead %v (startup %v) + dataset %v", used, over, startup, data)
@@ -250,9 +241,9 @@ func TestInfoDumpSanitizations(t *testing.T) {
 	r := s.Raw(t)
 	r.Do("HSET", "h", "a", "1", "b", "2") // a listpack
 	payload := r.Do("DUMP", "h").(string)
-	before := infoFloat(t, s.Info(t, "stats"), "dump_payload_sanitizations")
+	before := harness.InfoFloat(t, s.Info(t, "stats"), "dump_payload_sanitizations")
 	r.Expect(harness.Status("OK"), "RESTORE", "h2", "0", payload)
-	if got := infoFloat(t, s.Info(t, "stats"), "dump_payload_sanitizations"); got != before+1 {
+	if got := harness.InfoFloat(t, s.Info(t, "stats"), "dump_payload_sanitizations"); got != before+1 {
 		t.Fatalf("dump_payload_sanitizations went from %v to %v", before, got)
 	}
 	r.Do("CONFIG", "RESETSTAT")
@@ -297,11 +288,11 @@ func TestInfoReplicationCounters(t *testing.T) {
 	// connected_clients: w, r and INFO's connection, not the replicas
 	m = s.Info(t, "stats", "memory", "clients")
 	if m["sync_full"] != "2" || m["sync_partial_ok"] != "1" || m["sync_partial_err"] != "1" ||
-		infoFloat(t, m, "mem_replication_backlog") == 0 || m["connected_clients"] != "3" ||
-		infoFloat(t, m, "mem_total_replication_buffers") != infoFloat(t, m, "mem_replication_backlog")+infoFloat(t, m, "mem_clients_slaves") {
+		harness.InfoFloat(t, m, "mem_replication_backlog") == 0 || m["connected_clients"] != "3" ||
+		harness.InfoFloat(t, m, "mem_total_replication_buffers") != harness.InfoFloat(t, m, "mem_replication_backlog")+harness.InfoFloat(t, m, "mem_clients_slaves") {
 		t.Fatalf("after three syncs: %v", m)
 	}
-	sent := infoFloat(t, m, "total_net_repl_output_bytes")
+	sent := harness.InfoFloat(t, m, "total_net_repl_output_bytes")
 	w.Do("SET", "k", strings.Repeat("x", 100<<10)) // to three replicas
 	waitStat(t, r, "total_net_repl_output_bytes", func(v float64) bool { return v >= sent+300<<10 })
 	waitStat(t, r, "instantaneous_output_repl_kbps", func(v float64) bool {
@@ -331,7 +322,7 @@ func TestInfoReplicationCounters(t *testing.T) {
 		return v > 0
 	})
 	m = harness.InfoFields(t, rep, "stats")
-	if in := infoFloat(t, m, "total_net_repl_input_bytes"); in < 10<<10 || infoFloat(t, m, "total_net_input_bytes") < in {
+	if in := harness.InfoFloat(t, m, "total_net_repl_input_bytes"); in < 10<<10 || harness.InfoFloat(t, m, "total_net_input_bytes") < in {
 		t.Fatalf("the replica's input: %v", m)
 	}
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,4 +51,15 @@ func StartReplicaBinary(t *testing.T, args ...string) (*Proc, *Conn) {
 	t.Helper()
 	p := StartBinary(t, append([]string{"--dir", t.TempDir(), "--save", "", "--enable-debug-command", "yes", "--loglevel", "verbose"}, args...)...)
 	return p, (&Server{Addr: p.Addr}).Raw(t)
+}
+
+// InfoFloat is the number in field name of m (InfoFields), a trailing %
+// dropped.
+func InfoFloat(t testing.TB, m map[string]string, name string) float64 {
+	t.Helper()
+	f, err := strconv.ParseFloat(strings.TrimSuffix(m[name], "%"), 64)
+	if err != nil {
+		t.Fatalf("INFO %s: %q", name, m[name])
+	}
+	return f
 }

@@ -1,4 +1,4 @@
-package admin
+package memory
 
 import (
 	"context"
@@ -118,7 +118,7 @@ func TestRedisCLIMemkeys(t *testing.T) {
 // used_memory is the process's heap.
 func TestLargeCommandBuffersReleased(t *testing.T) {
 	_, r := harness.StartReplicaBinary(t)
-	used := func() int64 { return int64(infoFloat(t, harness.InfoFields(t, r, "memory"), "used_memory")) }
+	used := func() int64 { return int64(harness.InfoFloat(t, harness.InfoFields(t, r, "memory"), "used_memory")) }
 	r.Expect(harness.Status("OK"), "MEMORY", "PURGE")
 	before := used()
 	for _, cmd := range []string{"DEL", "EXISTS", "MGET"} {

@@ -1,4 +1,4 @@
-package admin
+package memory
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package admin
+package memory
 
 import (
 	"fmt"
@@ -113,7 +113,7 @@ func TestDifferentialLazyFree(t *testing.T) {
 // A server process of its own: used_memory is the process's heap.
 func TestLazyFreeReclaimsMemory(t *testing.T) {
 	_, r := harness.StartReplicaBinary(t)
-	used := func() int64 { return int64(infoFloat(t, harness.InfoFields(t, r, "memory"), "used_memory")) }
+	used := func() int64 { return int64(harness.InfoFloat(t, harness.InfoFields(t, r, "memory"), "used_memory")) }
 	orig := used()
 	fill := func() int64 {
 		for i := 0; i < 100000; i += 10000 {
