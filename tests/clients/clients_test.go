@@ -38,7 +38,7 @@ func TestClientLibraries(t *testing.T) {
 			if _, err := exec.LookPath("node"); err != nil {
 				return "node not installed"
 			}
-			if _, err := os.Stat(filepath.Join("clients", "node", "node_modules")); err != nil {
+			if _, err := os.Stat(filepath.Join("node", "node_modules")); err != nil {
 				return "node-redis and ioredis not installed (npm ci in tests/clients/node)"
 			}
 			return ""
@@ -47,7 +47,7 @@ func TestClientLibraries(t *testing.T) {
 			if _, err := exec.LookPath("node"); err != nil {
 				return "node not installed"
 			}
-			if _, err := os.Stat(filepath.Join("clients", "node", "node_modules", "bullmq")); err != nil {
+			if _, err := os.Stat(filepath.Join("node", "node_modules", "bullmq")); err != nil {
 				return "BullMQ not installed (npm ci in tests/clients/node)"
 			}
 			return ""
