@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hotkv/hotkv/tests/internal/harness"
 )
@@ -174,7 +175,7 @@ func TestLatencyExpireCycle(t *testing.T) {
 	for from := 1; from <= 200000; from += 25000 {
 		r.Expect(int64(25000), "EVAL", "local a = tonumber(ARGV[1]) for i = a, a + 24999 do redis.call('set', 'k' .. i, 'v', 'px', 300) end return 25000", "0", strconv.Itoa(from))
 	}
-	harness.Eventually(t, "the keys expiring", func() bool { return r.Do("DBSIZE").(int64) == 0 })
+	harness.EventuallyWithin(t, 30*time.Second, "the keys expiring", func() bool { return r.Do("DBSIZE").(int64) == 0 })
 	h, _ := r.Do("LATENCY", "HISTORY", "expire-cycle").([]any)
 	if len(h) == 0 || h[0].([]any)[1].(int64) < 1 {
 		t.Fatalf("LATENCY HISTORY expire-cycle: %#v", h)

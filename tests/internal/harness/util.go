@@ -85,7 +85,14 @@ func (s *Server) NoPanics(t testing.TB) {
 // connection closing, which the server sees asynchronously).
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	EventuallyWithin(t, 5*time.Second, what, cond)
+}
+
+// EventuallyWithin is Eventually for up to d, for work whose time grows
+// with the machine's load (the packages run in parallel, and under -race).
+func EventuallyWithin(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
