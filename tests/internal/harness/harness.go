@@ -136,7 +136,10 @@ func (r *Conn) Do(args ...string) any {
 // Read reads one reply.
 func (r *Conn) Read() any {
 	r.T.Helper()
-	r.NetConn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	// Long enough for a CPU-bound command (PFSELFTEST, DEBUG) while the
+	// test packages share a loaded machine: a reply that never comes
+	// still fails the test.
+	r.NetConn.SetReadDeadline(time.Now().Add(20 * time.Second))
 	v, err := ReadReply(r.Reader)
 	if err != nil {
 		r.T.Fatalf("read reply: %v", err)
@@ -151,6 +154,7 @@ func (r *Conn) Closed() bool {
 	return err != nil && !IsTimeout(err)
 }
 
+// IsTimeout reports whether err is a network timeout (a read deadline passed).
 func IsTimeout(err error) bool {
 	ne, ok := err.(net.Error)
 	return ok && ne.Timeout()
@@ -226,6 +230,7 @@ func ReadReply(r *bufio.Reader) (any, error) {
 	return nil, fmt.Errorf("unknown reply type %q", line)
 }
 
+// ReadFull reads exactly len(buf) bytes.
 func ReadFull(r *bufio.Reader, buf []byte) (int, error) {
 	n := 0
 	for n < len(buf) {
