@@ -4,7 +4,6 @@ import (
 	bin "encoding/binary"
 	"flag"
 	"fmt"
-	_ "github.com/hotkv/hotkv/internal/server"
 	"math"
 	"slices"
 	"strconv"
@@ -12,6 +11,9 @@ import (
 	"testing"
 )
 
+// Update makes the tests that check generated text (README.md's command
+// list, docs/configuration.md's Redis directives, internal/server/redisspecs.go)
+// rewrite it instead: go test -run <test> -update.
 var Update = flag.Bool("update", false, "rewrite generated documentation")
 
 // VSBlob is the FP32 encoding of v.
@@ -23,8 +25,10 @@ func VSBlob(v ...float32) string {
 	return string(b)
 }
 
+// Port is the port of a host:port address.
 func Port(addr string) string { return addr[strings.LastIndexByte(addr, ':')+1:] }
 
+// SortedStrings is the elements of a as strings, sorted.
 func SortedStrings(a []any) []string {
 	out := make([]string, len(a))
 	for i, v := range a {

@@ -35,6 +35,7 @@ func Fill(ctx context.Context, c *redis.Client, prefix string, from, n, size int
 	return nil
 }
 
+// InfoField is a numeric INFO field, read through a go-redis client.
 func InfoField(t *testing.T, c *redis.Client, section, field string) int64 {
 	t.Helper()
 	txt, err := c.Info(context.Background(), section).Result()

@@ -2,4 +2,5 @@
 
 package harness
 
+// RaceEnabled: see race.go.
 const RaceEnabled = false

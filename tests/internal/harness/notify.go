@@ -6,6 +6,8 @@ import (
 	"testing"
 )
 
+// NotifyMarker is the channel EventRecorder publishes to after each command,
+// so that it knows when that command's events have all arrived.
 const NotifyMarker = "notify-test-marker"
 
 // EventRecorder runs commands on one connection and collects, per command,
@@ -17,6 +19,8 @@ type EventRecorder struct {
 	N   int
 }
 
+// NewEventRecorder sets notify-keyspace-events to classes on s and
+// subscribes to every keyspace channel.
 func NewEventRecorder(t *testing.T, s *Server, classes string) *EventRecorder {
 	t.Helper()
 	r := &EventRecorder{T: t, Cmd: s.Raw(t), Sub: s.Raw(t)}

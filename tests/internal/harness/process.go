@@ -86,6 +86,7 @@ func (p *Proc) Wait(t *testing.T) int {
 	}
 }
 
+// Client returns a go-redis client of the process, closed when the test ends.
 func (p *Proc) Client(t *testing.T, opts ...func(*redis.Options)) *redis.Client {
 	o := &redis.Options{Addr: p.Addr}
 	for _, f := range opts {

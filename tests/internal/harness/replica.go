@@ -38,6 +38,7 @@ func CaughtUp(t *testing.T, master, replica *Conn) {
 	}
 }
 
+// PortOf is the port of a host:port address.
 func PortOf(t *testing.T, addr string) string {
 	_, p, err := net.SplitHostPort(addr)
 	if err != nil {

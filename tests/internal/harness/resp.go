@@ -23,6 +23,8 @@ func (r *Conn) Next() string {
 	return s
 }
 
+// Bulk, Integer and ErrReply are the RESP2 bytes of one reply, for
+// byte-exact expectations (Conn.Exact).
 func Bulk(s string) string { return fmt.Sprintf("$%d\r\n%s\r\n", len(s), s) }
 
 // Pipe sends commands in one write, so the server runs them in one batch
@@ -50,6 +52,7 @@ func ErrReply(s string) string {
 // Cmd sends a command without reading its reply (a "deferring client").
 func (r *Conn) Cmd(args string) { r.Send(Encode(strings.Fields(args)...)) }
 
+// BlockedRe finds INFO's blocked_clients count.
 var BlockedRe = regexp.MustCompile(`blocked_clients:(\d+)`)
 
 // WaitBlocked waits until the server counts n blocked clients.
@@ -155,12 +158,14 @@ type RV struct {
 	A    []RV
 }
 
+// String is v in the compact form failure messages show.
 func (v RV) String() string {
 	var b strings.Builder
 	v.Write(&b)
 	return b.String()
 }
 
+// Write appends v's String form to b.
 func (v RV) Write(b *strings.Builder) {
 	b.WriteByte(v.T)
 	switch {
@@ -182,6 +187,8 @@ func (v RV) Write(b *strings.Builder) {
 	}
 }
 
+// ReadRV reads one reply, keeping what ReadReply's Go values lose (the
+// reply's type, a null's kind).
 func ReadRV(r *bufio.Reader) (RV, error) {
 	line, err := r.ReadString('\n')
 	if err != nil {
@@ -237,6 +244,7 @@ func ReadRV(r *bufio.Reader) (RV, error) {
 	return RV{}, fmt.Errorf("unknown reply type %q", line)
 }
 
+// ReadLine reads one line, its CRLF dropped.
 func ReadLine(t *testing.T, r *bufio.Reader) string {
 	t.Helper()
 	line, err := r.ReadString('\n')
