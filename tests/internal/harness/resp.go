@@ -112,7 +112,7 @@ func ReadExact(r *bufio.Reader) (string, error) {
 func (r *Conn) Exact(args ...string) string {
 	r.T.Helper()
 	r.Send(Encode(args...))
-	r.NetConn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	r.NetConn.SetReadDeadline(time.Now().Add(20 * time.Second)) // as Read's
 	s, err := ReadExact(r.Reader)
 	if err != nil {
 		r.T.Fatalf("%v: read reply: %v", args, err)
