@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the third-party Redis clients that tests/clients_test.go drives
+# Installs the third-party Redis clients that tests/clients/clients_test.go drives
 # HotKV with: redis-py from Debian (python3-redis, for the system python3)
 # and node-redis, ioredis and BullMQ from npm at the versions pinned in
 # tests/clients/node/package-lock.json. Safe to rerun; .ci/run calls it.

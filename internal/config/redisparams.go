@@ -16,7 +16,7 @@ import (
 // other Redis parameter, with its alias, type, default, range or values,
 // mutability and error texts, as Redis's config.c standardConfig table
 // declares them (checked against a live Redis 8.0.2, see
-// tests/configredis_test.go). So a stock redis.conf starts HotKV, and
+// tests/admin/configredis_test.go). So a stock redis.conf starts HotKV, and
 // CONFIG GET/SET/REWRITE answer for these names as Redis does.
 //
 // Each parameter says what it does in HotKV (Effect, and Why for the

@@ -310,7 +310,7 @@ func TestRedisAliases(t *testing.T) {
 
 // TestRedisRewrite: the Redis parameters are rewritten as Redis 8.0.2
 // rewrites them (the same edits on a real one, see
-// tests/configredis_test.go): alias lines under the parameter's name,
+// tests/admin/configredis_test.go): alias lines under the parameter's name,
 // deprecated directives commented out, NULL strings' lines removed, one
 // line per client class.
 func TestRedisRewrite(t *testing.T) {

@@ -30,7 +30,7 @@ func TestAppendFloatMatchesRedis(t *testing.T) {
 }
 
 // AppendDtoa is fpconv_dtoa, without d2string's integer form: what DEBUG
-// DIGEST hashes of a score (tests/debug_test.go compares digests with Redis).
+// DIGEST hashes of a score (tests/admin/debug_test.go compares digests with Redis).
 func TestAppendDtoa(t *testing.T) {
 	for _, tc := range []struct {
 		f    float64

@@ -60,7 +60,7 @@ func TestFunctionsRun(t *testing.T) {
 }
 
 // DUMP's payload restores the same libraries, and a Redis payload with a
-// compressed library restores too (tests/functions_test.go checks the bytes
+// compressed library restores too (tests/scripting/functions_test.go checks the bytes
 // against Redis).
 func TestFunctionsDumpRestore(t *testing.T) {
 	e := New()

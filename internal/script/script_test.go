@@ -65,7 +65,7 @@ func eval(t *testing.T, e *Engine, body string, proto int, keys, argv []string, 
 	return string(w.B)
 }
 
-// Replies and errors as Redis 8 gives them (tests/scripting_test.go holds
+// Replies and errors as Redis 8 gives them (tests/scripting/scripting_test.go holds
 // the same against a real Redis).
 func TestRun(t *testing.T) {
 	e := New()
