@@ -53,6 +53,13 @@ func WrongArgsAs(name string) string {
 	return "ERR wrong number of arguments for '" + name + "' command"
 }
 
+// UnknownSubcommand is Redis's reply to a subcommand it does not know or that
+// got the wrong number of arguments (addReplySubcommandSyntaxError): sub is
+// the subcommand as the caller cuts it, cmd the command in upper case.
+func UnknownSubcommand(sub []byte, cmd string) string {
+	return "ERR unknown subcommand or wrong number of arguments for '" + string(sub) + "'. Try " + cmd + " HELP."
+}
+
 // DumpUnsupported is DUMP's error for a value of a kind that has no
 // serialized form.
 func DumpUnsupported(kind string) string {

@@ -228,7 +228,7 @@ func debugCmd(x *cmdtable.Ctx) {
 // debugUnknown is Redis's reply to a subcommand it does not know or got
 // the wrong number of arguments.
 func debugUnknown(sub []byte) string {
-	return fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try DEBUG HELP.", cstr(sub, 128))
+	return cmdtable.UnknownSubcommand(cstr(sub, 128), "DEBUG")
 }
 
 // lockForDebug locks key's shard for a DEBUG subcommand and returns the

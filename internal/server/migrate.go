@@ -172,7 +172,7 @@ func migrateCmd(x *cmdtable.Ctx) {
 		case errors.Is(err, rdb.ErrExpired):
 			continue // every field of the hash has expired: gone for any reader
 		case err != nil:
-			x.Error("ERR DUMP is not supported for " + e.Kind.String() + " values")
+			x.Error(cmdtable.DumpUnsupported(e.Kind.String()))
 			return
 		}
 		var ttl int64 // at least 1 when set: the lookup found the key live

@@ -100,7 +100,7 @@ func replconfCmd(x *cmdtable.Ctx) {
 		case "listening-port":
 			p, ok := cmdtable.ParseInt(v)
 			if !ok {
-				x.Error("ERR value is not an integer or out of range")
+				x.Error(cmdtable.ErrNotInt)
 				return
 			}
 			rc.Port = int(p)
