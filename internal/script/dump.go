@@ -19,10 +19,6 @@ const (
 	opFunctionPreGA = 246
 )
 
-// ErrBadPayload is FUNCTION RESTORE's answer to a payload whose footer is
-// wrong.
-const ErrBadPayload = "ERR DUMP payload version or checksum are wrong"
-
 // RestorePolicy is what FUNCTION RESTORE does with the libraries loaded.
 type RestorePolicy uint8
 
@@ -78,7 +74,7 @@ func (e *Engine) RestoreFunctions(payload []byte, policy RestorePolicy) error {
 // parseDump checks a payload's footer and returns the libraries' code.
 func parseDump(p []byte) ([]string, error) {
 	if !rdb.Verify(p) {
-		return nil, errors.New(ErrBadPayload)
+		return nil, errors.New(rdb.ErrBadPayload)
 	}
 	var codes []string
 	for b := p[:len(p)-10]; len(b) > 0; {
