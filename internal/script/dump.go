@@ -2,7 +2,6 @@ package script
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/hotkv/hotkv/internal/rdb"
 )
@@ -52,7 +51,7 @@ func (e *Engine) RestoreFunctions(payload []byte, policy RestorePolicy) error {
 			return err
 		}
 		if set.libs[name] != nil {
-			return fmt.Errorf("ERR Library '%s' already exists", name)
+			return errLibraryExists(name)
 		}
 		lib, err := e.newLibrary(name, code, body)
 		if err != nil {
