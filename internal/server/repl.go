@@ -148,7 +148,7 @@ func syncCmd(x *cmdtable.Ctx) {
 		return // already a replica: Redis ignores it
 	}
 	if c.inExec || c.multi != nil {
-		x.Error("ERR Replica can't interact with the keyspace")
+		x.Error(errReplicaKeyspace)
 		return
 	}
 	psync := cmdtable.Is(x.Args[0], "psync")
