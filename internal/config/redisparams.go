@@ -754,7 +754,7 @@ func strtoll(s string) (int64, bool) {
 // of a master.
 func setReplicaOf(c *Config, name string, v []string) error {
 	if len(v) != 2 {
-		return errors.New("wrong number of arguments")
+		return errArgCount
 	}
 	if strings.EqualFold(v[0], "no") && strings.EqualFold(v[1], "one") {
 		c.ReplicaOfHost, c.ReplicaOfPort = "", 0
@@ -810,7 +810,7 @@ func (c *Config) ReplTimeout() time.Duration {
 // setOOMValues is Redis's setConfigOOMScoreAdjValuesOption.
 func setOOMValues(c *Config, _ string, v []string) error {
 	if len(v) != 3 {
-		return errors.New("wrong number of arguments")
+		return errArgCount
 	}
 	vals := make([]string, 3)
 	for i, w := range v {
