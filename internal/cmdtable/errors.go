@@ -13,9 +13,13 @@ import (
 //
 //   - here: Redis's generic replies (its shared error objects and the texts of
 //     its shared argument parsers: integers, floats, timeouts, scan cursors,
-//     arity) and any text that more than one package sends;
+//     arity) and any text that more than one package sends, unless it
+//     reports a check of a lower package, which names it beside the check
+//     (rdb.ErrBadPayload for rdb.Verify);
 //   - internal/commands/errors.go: texts that two or more command families
 //     send;
+//   - a package's errors.go: texts that two of its files send
+//     (internal/server, internal/script);
 //   - the top of a family file, or of a value package: texts only it sends.
 //
 // A text sent from a single place may stay inline at that place, where it
