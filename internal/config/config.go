@@ -185,7 +185,7 @@ func boolParam(name string, immutable bool, field func(*Config) *bool) *Param {
 			case "no":
 				*field(c) = false
 			default:
-				return errors.New("argument must be 'yes' or 'no'")
+				return errNotBool
 			}
 			return nil
 		},
@@ -222,7 +222,13 @@ var (
 	errNotMemory = errors.New("argument must be a memory value")
 	errBadSave   = errors.New("Invalid save parameters")
 	errArgCount  = errors.New("wrong number of arguments") // Redis's words for a known directive
+	errNotBool   = errors.New("argument must be 'yes' or 'no'")
 )
+
+// errNotOneOf is the error for a value outside an enumeration's values.
+func errNotOneOf(values []string) error {
+	return errors.New("argument(s) must be one of the following: " + strings.Join(values, ", "))
+}
 
 // errBadDirective is the error for an unknown directive (or a "user" line
 // without a name).
@@ -296,7 +302,7 @@ func enumParam(name string, immutable bool, values []string, field func(*Config)
 		Set: func(c *Config, v []string) error {
 			l := strings.ToLower(v[0])
 			if !slices.Contains(values, l) {
-				return errors.New("argument(s) must be one of the following: " + strings.Join(values, ", "))
+				return errNotOneOf(values)
 			}
 			*field(c) = l
 			return nil
@@ -394,7 +400,7 @@ var Params = []*Param{
 		Set: func(c *Config, v []string) error {
 			p := strings.ToLower(v[0])
 			if !slices.Contains(MaxMemoryPolicies, p) {
-				return errors.New("argument(s) must be one of the following: " + strings.Join(MaxMemoryPolicies, ", "))
+				return errNotOneOf(MaxMemoryPolicies)
 			}
 			c.MaxMemoryPolicy = p
 			return nil

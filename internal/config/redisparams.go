@@ -529,7 +529,7 @@ func (s *redisSpec) parse(v string) (string, error) {
 		case strings.EqualFold(v, "no"):
 			return "no", nil
 		}
-		return "", errors.New("argument must be 'yes' or 'no'")
+		return "", errNotBool
 	case kEnum:
 		for _, e := range s.enum {
 			if strings.EqualFold(e, v) {
@@ -539,7 +539,7 @@ func (s *redisSpec) parse(v string) (string, error) {
 				return e, nil
 			}
 		}
-		return "", errors.New("argument(s) must be one of the following: " + strings.Join(s.enum, ", "))
+		return "", errNotOneOf(s.enum)
 	case kInt:
 		n, ok := parseStrictInt(v)
 		if !ok {
