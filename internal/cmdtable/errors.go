@@ -13,9 +13,13 @@ import (
 //
 //   - here: Redis's generic replies (its shared error objects and the texts of
 //     its shared argument parsers: integers, floats, timeouts, scan cursors,
-//     arity) and any text that more than one package sends;
+//     arity) and any text that more than one package sends, unless it
+//     reports a check of a lower package, which names it beside the check
+//     (rdb.ErrBadPayload for rdb.Verify);
 //   - internal/commands/errors.go: texts that two or more command families
 //     send;
+//   - a package's errors.go: texts that two of its files send
+//     (internal/server, internal/script);
 //   - the top of a family file, or of a value package: texts only it sends.
 //
 // A text sent from a single place may stay inline at that place, where it
@@ -51,6 +55,13 @@ func WrongArgs(name string) string { return WrongArgsAs(strings.ToLower(name)) }
 // module API names a command as registered, whatever the client sent).
 func WrongArgsAs(name string) string {
 	return "ERR wrong number of arguments for '" + name + "' command"
+}
+
+// UnknownSubcommand is Redis's reply to a subcommand it does not know or that
+// got the wrong number of arguments (addReplySubcommandSyntaxError): sub is
+// the subcommand as the caller cuts it, cmd the command in upper case.
+func UnknownSubcommand(sub []byte, cmd string) string {
+	return "ERR unknown subcommand or wrong number of arguments for '" + string(sub) + "'. Try " + cmd + " HELP."
 }
 
 // DumpUnsupported is DUMP's error for a value of a kind that has no

@@ -13,8 +13,11 @@ import (
 )
 
 // errorTextDirs are the packages whose error texts follow the rule in
-// errors.go (internal/server joins once it is split).
-var errorTextDirs = []string{".", "../commands", "../value/*"}
+// errors.go: every package that builds a client-visible error reply.
+var errorTextDirs = []string{
+	".", "../commands", "../value/*", "../rdb", "../script",
+	"../server", "../admin", "../repl", "../aof", "../stats", "../pubsub", "../acl", "../config",
+}
 
 // errorText matches a string literal that begins an error reply: one of the
 // error codes HotKV sends, a space, then text. A bare code ("ERR " + msg) is a

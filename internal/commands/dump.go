@@ -73,7 +73,7 @@ func restore(x *cmdtable.Ctx) {
 		x.Error("ERR Invalid TTL value, must be >= 0")
 		return
 	case !rdb.Verify(payload):
-		x.Error("ERR DUMP payload version or checksum are wrong")
+		x.Error(rdb.ErrBadPayload)
 		return
 	}
 	e, err := rdb.Load(payload, x.Now)

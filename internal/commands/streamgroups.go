@@ -65,8 +65,7 @@ func subcommandSyntax(x *cmdtable.Ctx) {
 	if len(name) > 128 {
 		name = name[:128]
 	}
-	x.Error("ERR unknown subcommand or wrong number of arguments for '" + string(name) + "'. Try " +
-		strings.ToUpper(string(x.Args[0])) + " HELP.")
+	x.Error(cmdtable.UnknownSubcommand(name, strings.ToUpper(string(x.Args[0]))))
 }
 
 // groupOptions parses CREATE's and SETID's options after the ID, any

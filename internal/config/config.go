@@ -153,14 +153,14 @@ var DefaultSave = []SaveRule{{3600, 1}, {300, 100}, {60, 10000}}
 func parseSave(c *Config, v []string) error {
 	f := strings.Fields(strings.Join(v, " "))
 	if len(f)%2 != 0 {
-		return errors.New("Invalid save parameters")
+		return errBadSave
 	}
 	var rules []SaveRule
 	for i := 0; i < len(f); i += 2 {
 		sec, ok1 := parseStrictInt(f[i])
 		n, ok2 := parseStrictInt(f[i+1])
 		if !ok1 || !ok2 || sec < 1 || n < 0 {
-			return errors.New("Invalid save parameters")
+			return errBadSave
 		}
 		rules = append(rules, SaveRule{sec, n})
 	}
@@ -185,7 +185,7 @@ func boolParam(name string, immutable bool, field func(*Config) *bool) *Param {
 			case "no":
 				*field(c) = false
 			default:
-				return errors.New("argument must be 'yes' or 'no'")
+				return errNotBool
 			}
 			return nil
 		},
@@ -220,7 +220,19 @@ type Param struct {
 var (
 	errNotInt    = errors.New("argument couldn't be parsed into an integer")
 	errNotMemory = errors.New("argument must be a memory value")
+	errBadSave   = errors.New("Invalid save parameters")
+	errArgCount  = errors.New("wrong number of arguments") // Redis's words for a known directive
+	errNotBool   = errors.New("argument must be 'yes' or 'no'")
 )
+
+// errNotOneOf is the error for a value outside an enumeration's values.
+func errNotOneOf(values []string) error {
+	return errors.New("argument(s) must be one of the following: " + strings.Join(values, ", "))
+}
+
+// errBadDirective is the error for an unknown directive (or a "user" line
+// without a name).
+const errBadDirective = "Bad directive or wrong number of arguments"
 
 func errRange(min, max int64) error {
 	return fmt.Errorf("argument must be between %d and %d inclusive", min, max)
@@ -290,7 +302,7 @@ func enumParam(name string, immutable bool, values []string, field func(*Config)
 		Set: func(c *Config, v []string) error {
 			l := strings.ToLower(v[0])
 			if !slices.Contains(values, l) {
-				return errors.New("argument(s) must be one of the following: " + strings.Join(values, ", "))
+				return errNotOneOf(values)
 			}
 			*field(c) = l
 			return nil
@@ -388,7 +400,7 @@ var Params = []*Param{
 		Set: func(c *Config, v []string) error {
 			p := strings.ToLower(v[0])
 			if !slices.Contains(MaxMemoryPolicies, p) {
-				return errors.New("argument(s) must be one of the following: " + strings.Join(MaxMemoryPolicies, ", "))
+				return errNotOneOf(MaxMemoryPolicies)
 			}
 			c.MaxMemoryPolicy = p
 			return nil
@@ -560,7 +572,7 @@ func (ps *parser) parse(text string, depth int) error {
 		switch {
 		case strings.EqualFold(args[0], "user"): // checked when the server loads its users
 			if len(args) < 2 {
-				return fail("Bad directive or wrong number of arguments")
+				return fail(errBadDirective)
 			}
 			c.Users = append(c.Users, args[1:])
 			continue
@@ -642,10 +654,10 @@ func Apply(c *Config, name string, args []string) error {
 		if isDeprecated(name, args) { // read and ignored, as in Redis
 			return nil
 		}
-		return errors.New("Bad directive or wrong number of arguments")
+		return errors.New(errBadDirective)
 	}
 	if (len(args) == 0 && specOf[p] == nil) || (!p.Multi && len(args) != 1) {
-		return errors.New("wrong number of arguments") // Redis's words for a known directive
+		return errArgCount
 	}
 	return p.Set(c, args)
 }

@@ -529,7 +529,7 @@ func (s *redisSpec) parse(v string) (string, error) {
 		case strings.EqualFold(v, "no"):
 			return "no", nil
 		}
-		return "", errors.New("argument must be 'yes' or 'no'")
+		return "", errNotBool
 	case kEnum:
 		for _, e := range s.enum {
 			if strings.EqualFold(e, v) {
@@ -539,7 +539,7 @@ func (s *redisSpec) parse(v string) (string, error) {
 				return e, nil
 			}
 		}
-		return "", errors.New("argument(s) must be one of the following: " + strings.Join(s.enum, ", "))
+		return "", errNotOneOf(s.enum)
 	case kInt:
 		n, ok := parseStrictInt(v)
 		if !ok {
@@ -754,7 +754,7 @@ func strtoll(s string) (int64, bool) {
 // of a master.
 func setReplicaOf(c *Config, name string, v []string) error {
 	if len(v) != 2 {
-		return errors.New("wrong number of arguments")
+		return errArgCount
 	}
 	if strings.EqualFold(v[0], "no") && strings.EqualFold(v[1], "one") {
 		c.ReplicaOfHost, c.ReplicaOfPort = "", 0
@@ -810,7 +810,7 @@ func (c *Config) ReplTimeout() time.Duration {
 // setOOMValues is Redis's setConfigOOMScoreAdjValuesOption.
 func setOOMValues(c *Config, _ string, v []string) error {
 	if len(v) != 3 {
-		return errors.New("wrong number of arguments")
+		return errArgCount
 	}
 	vals := make([]string, 3)
 	for i, w := range v {

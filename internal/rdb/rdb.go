@@ -77,6 +77,10 @@ const footer = 10
 // skip_checksum_validation does (its tests feed RESTORE corrupt payloads).
 var SkipChecksum atomic.Bool
 
+// ErrBadPayload is RESTORE's and FUNCTION RESTORE's reply to a payload that
+// Verify refuses.
+const ErrBadPayload = "ERR DUMP payload version or checksum are wrong"
+
 // Verify checks a payload's version and checksum (verifyDumpPayload).
 func Verify(p []byte) bool {
 	if len(p) < footer {

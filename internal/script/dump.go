@@ -2,7 +2,6 @@ package script
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/hotkv/hotkv/internal/rdb"
 )
@@ -18,10 +17,6 @@ const (
 	opFunction2     = 245
 	opFunctionPreGA = 246
 )
-
-// ErrBadPayload is FUNCTION RESTORE's answer to a payload whose footer is
-// wrong.
-const ErrBadPayload = "ERR DUMP payload version or checksum are wrong"
 
 // RestorePolicy is what FUNCTION RESTORE does with the libraries loaded.
 type RestorePolicy uint8
@@ -56,7 +51,7 @@ func (e *Engine) RestoreFunctions(payload []byte, policy RestorePolicy) error {
 			return err
 		}
 		if set.libs[name] != nil {
-			return fmt.Errorf("ERR Library '%s' already exists", name)
+			return errLibraryExists(name)
 		}
 		lib, err := e.newLibrary(name, code, body)
 		if err != nil {
@@ -78,7 +73,7 @@ func (e *Engine) RestoreFunctions(payload []byte, policy RestorePolicy) error {
 // parseDump checks a payload's footer and returns the libraries' code.
 func parseDump(p []byte) ([]string, error) {
 	if !rdb.Verify(p) {
-		return nil, errors.New(ErrBadPayload)
+		return nil, errors.New(rdb.ErrBadPayload)
 	}
 	var codes []string
 	for b := p[:len(p)-10]; len(b) > 0; {

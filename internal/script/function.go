@@ -55,11 +55,11 @@ func newLibSet() libSet {
 func (s *libSet) add(lib *Library, replace bool) error {
 	old := s.libs[lib.Name]
 	if old != nil && !replace {
-		return fmt.Errorf("ERR Library '%s' already exists", lib.Name)
+		return errLibraryExists(lib.Name)
 	}
 	for _, f := range lib.Functions {
 		if g := s.funcs[strings.ToLower(f.Name)]; g != nil && g.Lib != old {
-			return fmt.Errorf("ERR Function %s already exists", f.Name)
+			return errFunctionExists(f.Name)
 		}
 	}
 	if old != nil {
@@ -92,7 +92,7 @@ func (s *libSet) join(src libSet, replace bool) error {
 	for _, l := range libs {
 		for _, f := range l.Functions {
 			if s.funcs[strings.ToLower(f.Name)] != nil {
-				return undo(fmt.Errorf("ERR Function %s already exists", f.Name))
+				return undo(errFunctionExists(f.Name))
 			}
 		}
 	}
@@ -139,7 +139,7 @@ func (e *Engine) LoadLibrary(code []byte, replace bool) (string, error) {
 	exists := e.fns.libs[name] != nil
 	e.mu.Unlock()
 	if exists && !replace { // before running its code, as Redis checks
-		return "", fmt.Errorf("ERR Library '%s' already exists", name)
+		return "", errLibraryExists(name)
 	}
 	lib, err := e.newLibrary(name, string(code), body)
 	if err != nil {
@@ -159,11 +159,11 @@ func libraryMeta(code string) (name, body string, err error) {
 	}
 	line, _, ok := strings.Cut(code, "\n")
 	if !ok {
-		return "", "", errors.New("ERR Invalid library metadata")
+		return "", "", errBadMetadata
 	}
 	parts, ok := resp.SplitArgs([]byte(line), nil) // decodes in place: a copy
 	if !ok || len(parts) == 0 {
-		return "", "", errors.New("ERR Invalid library metadata")
+		return "", "", errBadMetadata
 	}
 	found := false
 	for _, p := range parts[1:] {

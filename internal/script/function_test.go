@@ -83,7 +83,7 @@ func TestFunctionsDumpRestore(t *testing.T) {
 		t.Errorf("second APPEND: %v", err)
 	}
 	payload[0] ^= 1
-	if err := f.RestoreFunctions(payload, RestoreFlush); err == nil || err.Error() != ErrBadPayload {
+	if err := f.RestoreFunctions(payload, RestoreFlush); err == nil || err.Error() != rdb.ErrBadPayload {
 		t.Errorf("damaged payload: %v", err)
 	}
 	if n := len(f.Libraries()); n != 2 {

@@ -100,7 +100,7 @@ func (s *Server) clientList() []*client {
 // clientUnblock is CLIENT UNBLOCK client-id [TIMEOUT | ERROR].
 func clientUnblock(x *cmdtable.Ctx) {
 	if len(x.Args) > 4 {
-		x.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", cstr(x.Args[1], 128)))
+		x.Error(cmdtable.UnknownSubcommand(cstr(x.Args[1], 128), "CLIENT"))
 		return
 	}
 	id, ok := cmdtable.ParseInt(x.Args[2])

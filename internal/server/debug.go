@@ -228,7 +228,7 @@ func debugCmd(x *cmdtable.Ctx) {
 // debugUnknown is Redis's reply to a subcommand it does not know or got
 // the wrong number of arguments.
 func debugUnknown(sub []byte) string {
-	return fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try DEBUG HELP.", cstr(sub, 128))
+	return cmdtable.UnknownSubcommand(cstr(sub, 128), "DEBUG")
 }
 
 // lockForDebug locks key's shard for a DEBUG subcommand and returns the
@@ -592,6 +592,10 @@ func globFuzz() {
 // wait for locks their caller holds.
 const errReloadInTx = "ERR DEBUG RELOAD and LOADAOF cannot run inside MULTI/EXEC or a script"
 
+// errReloadFailed is DEBUG RELOAD's reply when the file cannot be loaded
+// (or, with NOFLUSH, holds a key already in memory).
+const errReloadFailed = "ERR Error trying to load the RDB dump, check server logs."
+
 // debugReload is DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]: the snapshot is
 // saved (unless NOSAVE) and loaded back in place of the data (beside it
 // with NOFLUSH, where a key in both is an error unless MERGE lets the
@@ -642,13 +646,13 @@ func debugReload(x *cmdtable.Ctx, c *client) {
 	staging := keyspace.New(len(s.ks.DBs))
 	if _, _, err := s.loadSnapshot(path, staging, false); err != nil {
 		s.logf("warning", "DEBUG RELOAD: loading %s: %v", path, err)
-		x.Error("ERR Error trying to load the RDB dump, check server logs.")
+		x.Error(errReloadFailed)
 		return
 	}
 	if !flush {
 		if k, ok := mergeLive(s.ks, staging, merge); !ok {
 			s.logf("warning", "DEBUG RELOAD NOFLUSH: key %q is both in memory and in %s (MERGE lets the file's win)", k, path)
-			x.Error("ERR Error trying to load the RDB dump, check server logs.")
+			x.Error(errReloadFailed)
 			return
 		}
 	}

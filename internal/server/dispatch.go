@@ -70,7 +70,7 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 		return
 	}
 	if cmd.Flags&(cmdtable.Write|cmdtable.ReadOnly) != 0 && c.monitoring.Load() {
-		c.reject(cmd, "ERR Replica can't interact with the keyspace") // Redis flags a monitor as a replica
+		c.reject(cmd, errReplicaKeyspace) // Redis flags a monitor as a replica
 		return
 	}
 	if c.out.Proto == 2 && c.subscribed() && !allowedWhileSubscribed[cmd.Name] {

@@ -34,7 +34,7 @@ func fcallCmd(readOnly bool) func(*cmdtable.Ctx) {
 // subcommandSyntax is Redis's error for a subcommand given too many
 // arguments that its arity allows.
 func subcommandSyntax(x *cmdtable.Ctx) {
-	x.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try FUNCTION HELP.", cstr(x.Args[1], 128)))
+	x.Error(cmdtable.UnknownSubcommand(cstr(x.Args[1], 128), "FUNCTION"))
 }
 
 func functionLoad(x *cmdtable.Ctx) {

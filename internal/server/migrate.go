@@ -45,6 +45,7 @@ const (
 	errMigrateConnect = "IOERR error or timeout connecting to the client"
 	errMigrateWrite   = "IOERR error or timeout writing to target instance"
 	errMigrateRead    = "IOERR error or timeout reading to target instance" // sic
+	errMigrateTarget  = "ERR Target instance replied with error: "
 )
 
 // migrateOpts are MIGRATE's arguments.
@@ -172,7 +173,7 @@ func migrateCmd(x *cmdtable.Ctx) {
 		case errors.Is(err, rdb.ErrExpired):
 			continue // every field of the hash has expired: gone for any reader
 		case err != nil:
-			x.Error("ERR DUMP is not supported for " + e.Kind.String() + " values")
+			x.Error(cmdtable.DumpUnsupported(e.Kind.String()))
 			return
 		}
 		var ttl int64 // at least 1 when set: the lookup found the key live
@@ -346,9 +347,9 @@ func (mc *migrateConn) replies(o *migrateOpts, sel bool, n int) (restored []bool
 		case before == "" && !isErrorReply(line):
 			restored[got] = true
 		case targetErr == "" && before != "":
-			targetErr = "ERR Target instance replied with error: " + before
+			targetErr = errMigrateTarget + before
 		case targetErr == "":
-			targetErr = "ERR Target instance replied with error: " + string(line[1:])
+			targetErr = errMigrateTarget + string(line[1:])
 		}
 	}
 	return restored, targetErr, got, nil

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -119,16 +118,16 @@ func (p *pauseState) set(end int64, all bool) {
 // clientPause is CLIENT PAUSE timeout [WRITE | ALL].
 func clientPause(x *cmdtable.Ctx) {
 	if len(x.Args) > 4 {
-		x.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try CLIENT HELP.", cstr(x.Args[1], 128)))
+		x.Error(cmdtable.UnknownSubcommand(cstr(x.Args[1], 128), "CLIENT"))
 		return
 	}
 	ms, ok := cmdtable.ParseInt(x.Args[2])
 	switch {
 	case !ok:
-		x.Error("ERR timeout is not an integer or out of range")
+		x.Error(cmdtable.ErrTimeoutNotInt)
 		return
 	case ms < 0:
-		x.Error("ERR timeout is negative")
+		x.Error(cmdtable.ErrTimeoutNeg)
 		return
 	}
 	all := true

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"fmt"
-
 	"github.com/hotkv/hotkv/internal/cmdtable"
 	"github.com/hotkv/hotkv/internal/pubsub"
 )
@@ -153,7 +151,7 @@ func init() {
 
 func pubsubChannels(x *cmdtable.Ctx, kind pubsub.Kind) {
 	if len(x.Args) > 3 {
-		x.Error(fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try PUBSUB HELP.", cstr(x.Args[1], 128)))
+		x.Error(cmdtable.UnknownSubcommand(cstr(x.Args[1], 128), "PUBSUB"))
 		return
 	}
 	var pat []byte

@@ -100,7 +100,7 @@ func replconfCmd(x *cmdtable.Ctx) {
 		case "listening-port":
 			p, ok := cmdtable.ParseInt(v)
 			if !ok {
-				x.Error("ERR value is not an integer or out of range")
+				x.Error(cmdtable.ErrNotInt)
 				return
 			}
 			rc.Port = int(p)
@@ -148,7 +148,7 @@ func syncCmd(x *cmdtable.Ctx) {
 		return // already a replica: Redis ignores it
 	}
 	if c.inExec || c.multi != nil {
-		x.Error("ERR Replica can't interact with the keyspace")
+		x.Error(errReplicaKeyspace)
 		return
 	}
 	psync := cmdtable.Is(x.Args[0], "psync")

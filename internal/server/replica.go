@@ -672,7 +672,7 @@ func (c *client) applyFromMaster(args [][]byte) {
 		return
 	}
 	if !cmd.CheckArity(len(args)) {
-		c.s.propagationError(true, cmd.Name, []byte("ERR wrong number of arguments for '"+cmd.Name+"' command"))
+		c.s.propagationError(true, cmd.Name, []byte(cmdtable.WrongArgsAs(cmd.Name)))
 		return
 	}
 	c.ctx.Now = time.Now().UnixMilli()

@@ -45,7 +45,7 @@ func evalArgs(x *cmdtable.Ctx, notInt string) (keys, argv [][]byte, ok bool) {
 		x.Error("ERR Number of keys can't be negative")
 		return nil, nil, false
 	case n > int64(len(x.Args)-3):
-		x.Error("ERR Number of keys can't be greater than number of args")
+		x.Error(cmdtable.ErrNumKeysArgs)
 		return nil, nil, false
 	}
 	return x.Args[3 : 3+n], x.Args[3+n:], true

@@ -17,11 +17,11 @@ func msTimeout(x *cmdtable.Ctx, arg []byte) (time.Duration, bool) {
 	ms, ok := cmdtable.ParseInt(arg)
 	switch {
 	case !ok:
-		x.Error("ERR timeout is not an integer or out of range")
+		x.Error(cmdtable.ErrTimeoutNotInt)
 	case ms < 0:
-		x.Error("ERR timeout is negative")
+		x.Error(cmdtable.ErrTimeoutNeg)
 	case ms > 0 && ms > math.MaxInt64-x.Now:
-		x.Error("ERR timeout is out of range")
+		x.Error(cmdtable.ErrTimeoutRange)
 	default:
 		return time.Duration(min(ms, math.MaxInt64/int64(time.Millisecond))) * time.Millisecond, true
 	}
@@ -40,7 +40,7 @@ func waitAOFCmd(x *cmdtable.Ctx) {
 	}
 	replicas, ok := cmdtable.ParseInt(x.Args[2])
 	if !ok || replicas < 0 { // getPositiveLongFromObjectOrReply: one message for both
-		x.Error("ERR value is out of range, must be positive")
+		x.Error(cmdtable.ErrNotPositive)
 		return
 	}
 	timeout, ok := msTimeout(x, x.Args[3])
