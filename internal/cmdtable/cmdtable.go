@@ -417,13 +417,13 @@ type slot struct {
 func nameKey(b []byte) (lo, hi uint64) {
 	switch n := len(b); {
 	case n >= 8:
-		lo, hi = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])
+		lo, hi = binary.LittleEndian.Uint64(b), lowerASCII(binary.LittleEndian.Uint64(b[n-8:]))
 	case n >= 4:
 		lo = uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
 	case n > 0:
 		lo = uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16
 	}
-	return lowerASCII(lo), lowerASCII(hi)
+	return lowerASCII(lo), hi
 }
 
 // lowerASCII lower-cases the bytes 'A' to 'Z' of x, eight at a time, as Is
