@@ -1,6 +1,7 @@
 package cmdtable
 
 import (
+	"encoding/binary"
 	"sort"
 	"strings"
 	"time"
@@ -399,41 +400,68 @@ func (c *Cmd) CheckArity(n int) bool {
 var (
 	table = map[string]*Cmd{}
 	byID  []*Cmd
-	index []slot // open addressing by nameHash, for Lookup
+	index []slot // open addressing by nameKey, for Lookup
 )
 
+// A slot holds a command under its name's key.
 type slot struct {
-	hash uint32
-	cmd  *Cmd
+	lo, hi uint64
+	n      int
+	cmd    *Cmd
 }
 
-// nameHash is FNV-1a of the lower-cased name.
-func nameHash(name []byte) uint32 {
-	h := uint32(2166136261)
-	for _, c := range name {
-		if c-'A' < 26 {
-			c += 'a' - 'A'
-		}
-		h = (h ^ uint32(c)) * 16777619
+// nameKey packs a name's bytes, lower-cased, into two words: the first and
+// last eight bytes, or four, or for three bytes or fewer the first, middle
+// and last. With the length, this is the name itself up to 16 bytes;
+// a longer one shares its key with other names of its length.
+func nameKey(b []byte) (lo, hi uint64) {
+	switch n := len(b); {
+	case n >= 8:
+		lo, hi = binary.LittleEndian.Uint64(b), lowerASCII(binary.LittleEndian.Uint64(b[n-8:]))
+	case n >= 4:
+		lo = uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32
+	case n > 0:
+		lo = uint64(b[0]) | uint64(b[n/2])<<8 | uint64(b[n-1])<<16
 	}
-	return h
+	return lowerASCII(lo), hi
 }
 
-// reindex rebuilds index at a quarter full, so a lookup nearly always
-// compares one entry.
+// lowerASCII lower-cases the bytes 'A' to 'Z' of x, eight at a time, as Is
+// does one at a time.
+func lowerASCII(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	low7 := x &^ highs
+	geA := low7 + (0x80-'A')*ones   // high bit set where low7 >= 'A'
+	gtZ := low7 + (0x80-'Z'-1)*ones // high bit set where low7 > 'Z'
+	upper := geA &^ gtZ &^ x & highs
+	return x | upper>>2
+}
+
+// slotOf is where a probe for a name of length n and key lo, hi starts.
+func slotOf(lo, hi uint64, n int, mask int) int {
+	h := (lo ^ hi*0x9e3779b97f4a7c15 ^ uint64(n)) * 0xff51afd7ed558ccd
+	return int(h>>32) & mask
+}
+
+// reindex rebuilds index at most half full, so a lookup nearly always
+// compares one entry. A name with an upper-case letter is left out: Lookup
+// never found one.
 func reindex() {
 	size := 16
-	for size < 4*len(table) {
+	for size < 2*len(table) {
 		size *= 2
 	}
 	index = make([]slot, size)
 	for name, c := range table {
-		h := nameHash([]byte(name))
-		i := h & uint32(size-1)
-		for index[i].cmd != nil {
-			i = (i + 1) & uint32(size-1)
+		if strings.ToLower(name) != name {
+			continue
 		}
-		index[i] = slot{h, c}
+		lo, hi := nameKey([]byte(name))
+		i := slotOf(lo, hi, len(name), size-1)
+		for index[i].cmd != nil {
+			i = (i + 1) & (size - 1)
+		}
+		index[i] = slot{lo, hi, len(name), c}
 	}
 }
 
@@ -478,15 +506,16 @@ func Count() int { return len(byID) }
 func ByID(id int) *Cmd { return byID[id] }
 
 // Lookup finds a command by name, case-insensitively, without allocating:
-// one pass lower-cases and hashes the name, then usually one entry compares.
+// the name's key (nameKey) usually matches the first entry probed, and
+// only a name of more than 16 bytes is compared byte by byte.
 func Lookup(name []byte) *Cmd {
-	if len(index) == 0 {
+	mask := len(index) - 1
+	if mask < 0 {
 		return nil
 	}
-	h := nameHash(name)
-	mask := uint32(len(index) - 1)
-	for i := h & mask; index[i].cmd != nil; i = (i + 1) & mask {
-		if s := index[i]; s.hash == h && Is(name, s.cmd.Name) {
+	lo, hi := nameKey(name)
+	for i := slotOf(lo, hi, len(name), mask); index[i].cmd != nil; i = (i + 1) & mask {
+		if s := &index[i]; s.lo == lo && s.hi == hi && s.n == len(name) && (s.n <= 16 || Is(name, s.cmd.Name)) {
 			return s.cmd
 		}
 	}

@@ -46,9 +46,34 @@ func TestLookupIgnoresCaseAndFindsEveryCommand(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"", "nosuchcommand", "GE", "gett", strings.Repeat("x", 100)} {
+	// A name that differs from a command's only in a byte one bit (0x20)
+	// away from it, such as '\r' for '-' or '\x10' for '0', is another name.
+	misses := []string{"", "nosuchcommand", "GE", "gett", strings.Repeat("x", 100), "ping\x00", "restore\rasking",
+		"PIN\x07", "ge\x14", "GET\x00", "\x00get", "zrangebyscorf", "ZRANGEBYSCOR", "georadiusbymembeR\x00"}
+	for _, name := range misses {
 		if got := cmdtable.Lookup([]byte(name)); got != nil {
 			t.Errorf("Lookup(%q) = %v, want nil", name, got.Name)
 		}
 	}
+}
+
+// FuzzLookupName checks Lookup against comparing the name with every
+// command's, as Is does.
+func FuzzLookupName(f *testing.F) {
+	for _, c := range cmdtable.All() {
+		f.Add([]byte(c.Name))
+		f.Add([]byte(strings.ToUpper(c.Name)))
+	}
+	f.Add([]byte("restore\rasking"))
+	f.Fuzz(func(t *testing.T, name []byte) {
+		var want *cmdtable.Cmd
+		for _, c := range cmdtable.All() {
+			if cmdtable.Is(name, c.Name) {
+				want = c
+			}
+		}
+		if got := cmdtable.Lookup(name); got != want {
+			t.Errorf("Lookup(%q) = %v, want %v", name, got, want)
+		}
+	})
 }

@@ -417,6 +417,9 @@ func (c *client) process() {
 			if c.obufHard|c.obufSoft.Bytes != 0 && !c.checkNormalOutput() {
 				return
 			}
+			if c.next < len(c.batch) && c.authRequired() {
+				c.dropBatch() // parsed as an authenticated client's (parseBatch)
+			}
 		}
 		// A monitor's replies join the lines other connections feed it in
 		// the order things happen. Under a normal-class hard limit the

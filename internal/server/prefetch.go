@@ -19,10 +19,18 @@ import (
 //
 // Prefetching only warms caches: every stage reads a shard under its lock,
 // a shard another connection holds is skipped, and what the commands then
-// do is unchanged. A batch spans only commands with keys: any other
-// command (AUTH, SELECT, MULTI, CONFIG, CLIENT...) ends it, so nothing is
-// parsed ahead of a command that changes how the next ones are parsed
-// or run.
+// do is unchanged. What a batch computes ahead of running its commands
+// depends on no command's effects: parsing depends on the input only
+// (an inline command, decoded in place, is parsed only first in a batch),
+// the lookup on the command table, and the shard index and table hash
+// prefetching hands the dispatcher on the key only; prefetching itself
+// reads the database selected when the batch was parsed, which a SELECT
+// in the batch may change, but it only warms caches. So commands without
+// keys join a batch as well (a pipeline of PINGs is parsed sixteen at a
+// time), with one exception: parsing applies Redis's limits for a client
+// that must authenticate, so such a client's batch holds one command, and
+// a command that makes the client unauthenticated (RESET, with a password
+// set) drops what the batch parsed after it (process), to be parsed again.
 
 // batchAhead is how many commands a batch holds: enough to cover a typical
 // pipeline, few enough that the first is still cached when its turn comes.
@@ -65,6 +73,7 @@ func (c *client) parseBatch() error {
 	c.clearBatch()
 	unauth := c.authRequired()
 	c.parser.Unauthenticated = unauth
+	keyed := 0 // commands prefetch has work for
 	for pos := c.r; ; {
 		if len(c.batch) > 0 && c.in[pos] != '*' && !c.parser.Pending() {
 			// An inline command is decoded in place (quotes, escapes), so
@@ -79,17 +88,27 @@ func (c *client) parseBatch() error {
 			return err
 		}
 		pos = end
-		p := parsed{args: args, end: end, idx: -1}
+		var cmd *cmdtable.Cmd
 		if args != nil {
 			if c.s.names == nil { // s.lookup, spelled out: it does not inline
-				p.cmd = cmdtable.Lookup(args[0])
+				cmd = cmdtable.Lookup(args[0])
 			} else {
-				p.cmd = c.s.names.lookup(args[0])
+				cmd = c.s.names.lookup(args[0])
+			}
+			if cmd != nil && cmd.First == 1 {
+				keyed++
 			}
 		}
-		c.batch = append(c.batch, p)
-		if unauth || end == c.w || len(c.batch) == batchAhead || len(args) > batchArgMax ||
-			(args != nil && (p.cmd == nil || p.cmd.First == 0)) {
+		// In place: a parsed is large, and the entries past the batch's
+		// length are zero (clearBatch).
+		if n := len(c.batch); n < cap(c.batch) {
+			c.batch = c.batch[:n+1]
+		} else {
+			c.batch = append(c.batch, parsed{})
+		}
+		p := &c.batch[len(c.batch)-1]
+		p.args, p.cmd, p.end, p.idx = args, cmd, end, -1
+		if unauth || end == c.w || len(c.batch) == batchAhead || len(args) > batchArgMax {
 			break
 		}
 		// The parser reuses its argument list for the next command. An
@@ -97,20 +116,22 @@ func (c *client) parseBatch() error {
 		// would be an empty command.
 		if args != nil {
 			at := len(c.batchArgs)
-			c.batchArgs = append(c.batchArgs, args...)
-			c.batch[len(c.batch)-1].args = c.batchArgs[at:len(c.batchArgs):len(c.batchArgs)]
+			for _, a := range args { // a command has few: cheaper than copying them in bulk
+				c.batchArgs = append(c.batchArgs, a)
+			}
+			p.args = c.batchArgs[at:len(c.batchArgs):len(c.batchArgs)]
 		}
 	}
-	if len(c.batch) > 1 {
+	if keyed > 1 { // one command's lookups have none of their own to overlap
 		c.prefetch()
 	}
 	return nil
 }
 
 // dropBatch forgets the commands of the batch that did not run (the
-// connection blocked or is closing): they are parsed again when it resumes
-// at c.r, so the parser must not continue from a partial command after
-// them.
+// connection blocked or is closing, or must now authenticate): they are
+// parsed again when it resumes at c.r, so the parser must not continue
+// from a partial command after them.
 func (c *client) dropBatch() {
 	if c.next < len(c.batch) {
 		c.parser.Reset()

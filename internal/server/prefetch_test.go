@@ -43,3 +43,47 @@ func TestBatchKeepsNoDroppedBuffer(t *testing.T) {
 		t.Errorf("%d argument slices still point into the dropped buffer", refs)
 	}
 }
+
+// runInput runs the commands of input, read at once, on a new client of s
+// and returns the replies.
+func runInput(s *Server, cmds ...[]string) (*client, string) {
+	c := newClient(s, &batchConn{})
+	var d []byte
+	for _, a := range cmds {
+		d = encode(d, a...)
+	}
+	c.w = copy(c.in, d)
+	c.process()
+	return c, string(c.out.B)
+}
+
+// Commands without keys join a batch, and each command of a batch sees
+// what the ones before it did: a SELECT changes the database of the keys
+// after it, which were prefetched in the one selected before.
+func TestBatchRunsInOrderAcrossCommandsWithoutKeys(t *testing.T) {
+	s := benchServer(t)
+	c := newClient(s, &batchConn{})
+	c.w = copy(c.in, encode(encode(encode(nil, "PING"), "ECHO", "x"), "PING"))
+	if err := c.parseBatch(); err != nil || len(c.batch) != 3 {
+		t.Fatalf("parsed %d commands (%v), want all 3 in one batch", len(c.batch), err)
+	}
+	_, got := runInput(s, []string{"SET", "k", "a"}, []string{"SELECT", "1"}, []string{"GET", "k"},
+		[]string{"SET", "k", "b"}, []string{"SELECT", "0"}, []string{"GET", "k"}, []string{"PING"})
+	if want := "+OK\r\n+OK\r\n$-1\r\n+OK\r\n+OK\r\n$1\r\na\r\n+PONG\r\n"; got != want {
+		t.Errorf("replies %q, want %q", got, want)
+	}
+}
+
+// A command that leaves the client unauthenticated (RESET, with a
+// password set) drops what its batch parsed after it: the next command is
+// parsed under the limits for a client that must authenticate, as Redis
+// parses it.
+func TestBatchReparsedAfterLosingAuthentication(t *testing.T) {
+	s := benchServer(t)
+	s.setRequirePass("pw")
+	many := append([]string{"ECHO"}, strings.Split(strings.Repeat("x ", 11), " ")[:11]...)
+	c, got := runInput(s, []string{"AUTH", "pw"}, []string{"PING"}, []string{"RESET"}, many)
+	if want := "+OK\r\n+PONG\r\n+RESET\r\n-ERR Protocol error: unauthenticated multibulk length\r\n"; got != want || !c.closing {
+		t.Errorf("replies %q (closing %v), want %q and closing", got, c.closing, want)
+	}
+}
