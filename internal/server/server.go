@@ -143,6 +143,7 @@ func New(cfg *config.Config) *Server {
 	s.activeExpire.Store(true)
 	s.repl.Init(replHost{s}, s.ks, replicaForm)
 	s.repl.Configure(cfg)
+	s.upstream.Init(replHost{s}, &s.repl.Stats)
 	s.expirer = keyspace.NewExpirer(s.ks)
 	s.stats.sanitizedBase.Store(rdb.Sanitized.Load()) // the counter is the process's
 	replID := randomHex(40)
