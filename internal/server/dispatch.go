@@ -98,7 +98,7 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 		// While the link is down, replica-serve-stale-data no leaves only
 		// the commands flagged stale (EXEC: all it queued).
 		if (flags&cmdtable.Stale == 0 || cmd.Name == "exec" && c.multi != nil && c.multi.denyStale) &&
-			!c.s.upstream.linkUp.Load() && !c.s.Config().ReplicaServeStale() {
+			!c.s.upstream.LinkUp() && !c.s.Config().ReplicaServeStale() {
 			c.reject(cmd, errMasterDown)
 			return
 		}

@@ -107,7 +107,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 	case "stats":
 		s.infoStats(b)
 	case "replication":
-		if !s.infoReplica(b) {
+		if !s.upstream.Info(b) {
 			s.infoReplication(b)
 		}
 	case "commandstats":

@@ -41,6 +41,19 @@ func (h replHost) Logf(level, format string, args ...any) { h.s.logf(level, form
 func (h replHost) ReplID() string                         { return *h.s.replID.Load() }
 func (h replHost) IsReplica() bool                        { return h.s.replicaFlag.Load() }
 
+// The replica side's (repl.ReplicaHost; replica.go).
+func (h replHost) SetReplID(id string)                        { h.s.replID.Store(&id) }
+func (h replHost) Port() int                                  { return h.s.port() }
+func (h replHost) Closed() <-chan struct{}                    { return h.s.closed }
+func (h replHost) SetReplica(on bool)                         { h.s.setReplica(on) }
+func (h replHost) LoadRDB(src io.Reader) (repl.Staged, error) { return h.s.loadStaged(src) }
+
+func (h replHost) MasterClient(conn net.Conn, db int) repl.MasterClient {
+	mc := newMasterClient(h.s, conn)
+	mc.selectDB(db)
+	return masterClient{mc}
+}
+
 func (h replHost) WriteRDB(w io.Writer, atInstant func() (rdb.FileInfo, error), before func() error, fnOnly, noFns bool) (int, error) {
 	return h.s.writeRDB(w, atInstant, before, fnOnly, noFns)
 }
@@ -217,12 +230,12 @@ func waitCmd(x *cmdtable.Ctx) {
 
 // infoReplication is INFO's replication section on a master.
 func (s *Server) infoReplication(b *strings.Builder) {
-	replid2, second := s.replid2() // set once this server was promoted (REPLICAOF NO ONE)
+	replid2, second := s.upstream.Replid2() // set once this server was promoted (REPLICAOF NO ONE)
 	s.repl.Info(b, replid2, second)
 }
 
 func roleCmd(x *cmdtable.Ctx) {
-	if cl(x).s.roleReplica(x) {
+	if cl(x).s.upstream.Role(x.W) {
 		return
 	}
 	cl(x).s.repl.Role(x.W)

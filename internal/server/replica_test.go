@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -14,36 +12,39 @@ import (
 	"github.com/hotkv/hotkv/internal/repl"
 )
 
-// The offset a replica acknowledges, and continues from after a drop,
-// moves after each command of the master's stream but not inside a
-// transaction: a link cut before EXEC gets the whole transaction again
-// (Redis's master client's reploff), and what it had queued is dropped.
-func TestStreamOffsetStopsBeforeOpenTransaction(t *testing.T) {
+// The master's client applies the stream's commands and reports an open
+// transaction, whose commands it queues until EXEC (repl.Upstream keeps
+// its offset before the MULTI meanwhile).
+func TestMasterClientQueuesTransaction(t *testing.T) {
 	s := benchServer(t)
-	s.upstream.gen = 1
-	var stream []byte
-	stream = encode(stream, "SET", "a", "1")
-	stream = encode(stream, "MULTI")
-	stream = encode(stream, "SET", "b", "2")
-	applied := len(encode(nil, "SET", "a", "1"))
 	local, remote := net.Pipe()
 	defer remote.Close()
-	l := &replLink{s: s, conn: local, br: bufio.NewReader(bytes.NewReader(stream))}
-	mc := newClient(s, local)
-	mc.ctx.Blocker = nil
-	mc.master = true
-	if err := l.stream(1, mc); err != io.EOF {
-		t.Fatalf("stream ended with %v", err)
-	}
-	if got := s.upstream.offset.Load(); got != int64(applied) {
-		t.Errorf("offset %d, want %d (before the MULTI)", got, applied)
-	}
-	if got := s.upstream.readOffset.Load(); got != int64(len(stream)) {
-		t.Errorf("read offset %d, want %d", got, len(stream))
+	mc := masterClient{newMasterClient(s, local)}
+	for _, c := range []struct {
+		args []string
+		inTx bool
+	}{
+		{[]string{"SET", "a", "1"}, false},
+		{[]string{"MULTI"}, true},
+		{[]string{"SET", "b", "2"}, true},
+	} {
+		args := make([][]byte, len(c.args))
+		for i, a := range c.args {
+			args[i] = []byte(a)
+		}
+		if got := mc.Apply(args); got != c.inTx {
+			t.Errorf("Apply(%q) in a transaction: %v, want %v", c.args, got, c.inTx)
+		}
 	}
 	db := s.ks.DBs[0]
 	if db.ShardFor([]byte("a")).Get([]byte("a")) == nil || db.ShardFor([]byte("b")).Get([]byte("b")) != nil {
 		t.Error("want a set and b (queued, no EXEC) not")
+	}
+	if mc.Apply([][]byte{[]byte("EXEC")}) {
+		t.Error("a transaction is still open after EXEC")
+	}
+	if db.ShardFor([]byte("b")).Get([]byte("b")) == nil {
+		t.Error("b is not set after EXEC")
 	}
 }
 

@@ -98,7 +98,7 @@ type Server struct {
 	ev   *evictor   // maxmemory (evict.go)
 	evMu sync.Mutex // serializes applyMemoryConfig
 
-	upstream    replicaState // the replica side of replication: the link to this server's master (replica.go)
+	upstream    replicaState // the replica side of replication: the link to this server's master (internal/repl's Upstream; replica.go)
 	replicaFlag atomic.Bool  // REPLICAOF names a master: writes may be refused (readOnlyReplica)
 
 	shut    shutdownState // SHUTDOWN and the signals (shutdown.go)
@@ -143,6 +143,7 @@ func New(cfg *config.Config) *Server {
 	s.activeExpire.Store(true)
 	s.repl.Init(replHost{s}, s.ks, replicaForm)
 	s.repl.Configure(cfg)
+	s.upstream.Init(replHost{s}, &s.repl.Stats)
 	s.expirer = keyspace.NewExpirer(s.ks)
 	s.stats.sanitizedBase.Store(rdb.Sanitized.Load()) // the counter is the process's
 	replID := randomHex(40)
