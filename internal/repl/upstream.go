@@ -69,6 +69,10 @@ type MasterClient interface {
 	Apply(args [][]byte) (inTx bool)
 	// Flush publishes the counts of what it applied.
 	Flush()
+	// Killed reports that CLIENT KILL closed it: as in Redis, where the
+	// kill frees the master's client at once, nothing read after that is
+	// applied (the next link gets it again from the master's backlog).
+	Killed() bool
 	// DB is the database the stream has selected.
 	DB() int
 }
@@ -469,6 +473,9 @@ func (l *link) acker(stop chan struct{}, timeout time.Duration) {
 	}
 }
 
+// errMasterKilled ends a link whose master's client CLIENT KILL closed.
+var errMasterKilled = errors.New("the master's client was killed")
+
 // stream applies the master's commands until the link fails. The offset
 // applied (acknowledged, and continued from after a drop) does not move
 // inside a transaction, as Redis's master client's reploff: a link that
@@ -498,6 +505,10 @@ func (l *link) stream(gen uint64, mc MasterClient) error {
 		if !u.current(gen) {
 			u.applyMu.Unlock()
 			return errors.New("replication changed")
+		}
+		if mc.Killed() {
+			u.applyMu.Unlock()
+			return errMasterKilled
 		}
 		if pending += n; !mc.Apply(args) {
 			u.offset.Add(pending)

@@ -95,15 +95,18 @@ func (s staged) Install(net.Conn) (MasterClient, error) {
 // testMasterClient applies a command by noting it; MULTI opens a
 // transaction, EXEC closes it.
 type testMasterClient struct {
-	h    *replicaHost
-	inTx bool
-	db   int
+	h          *replicaHost
+	inTx       bool
+	db         int
+	killAfter  int // CLIENT KILL lands once this many commands are applied (0: never)
+	applyCount int
 }
 
-func (c *testMasterClient) Listed() {}
-func (c *testMasterClient) Gone()   {}
-func (c *testMasterClient) Flush()  {}
-func (c *testMasterClient) DB() int { return c.db }
+func (c *testMasterClient) Listed()      {}
+func (c *testMasterClient) Gone()        {}
+func (c *testMasterClient) Flush()       {}
+func (c *testMasterClient) DB() int      { return c.db }
+func (c *testMasterClient) Killed() bool { return c.killAfter > 0 && c.applyCount >= c.killAfter }
 
 func (c *testMasterClient) Apply(args [][]byte) bool {
 	cmd := string(bytes.Join(args, []byte(" ")))
@@ -116,6 +119,7 @@ func (c *testMasterClient) Apply(args [][]byte) bool {
 	c.h.mu.Lock()
 	c.h.applied = append(c.h.applied, cmd)
 	c.h.mu.Unlock()
+	c.applyCount++
 	return c.inTx
 }
 
@@ -154,6 +158,32 @@ func TestStreamOffsetStopsBeforeOpenTransaction(t *testing.T) {
 		t.Errorf("read offset %d, want %d", got, len(stream))
 	}
 	if _, got := h.state(); strings.Join(got, ",") != "SET a 1,MULTI,SET b 2" {
+		t.Errorf("applied %q", got)
+	}
+}
+
+// Once CLIENT KILL has closed the master's client, a command already read
+// from the link is not applied, as in Redis, where the kill frees the
+// client at once; the offset stays before it, so the next link's PSYNC
+// gets it again from the backlog.
+func TestStreamStopsOnceMasterClientKilled(t *testing.T) {
+	h := newReplicaHost(t)
+	u := &Upstream{}
+	u.Init(h, &Stats{})
+	u.gen = 1
+	stream := command("SET", "a", "1")
+	applied := len(stream)
+	stream = append(stream, command("SET", "b", "2")...)
+	local, remote := net.Pipe()
+	defer remote.Close()
+	l := &link{u: u, conn: local, br: bufio.NewReader(bytes.NewReader(stream))}
+	if err := l.stream(1, &testMasterClient{h: h, killAfter: 1}); err != errMasterKilled {
+		t.Fatalf("stream ended with %v, want errMasterKilled", err)
+	}
+	if got := u.offset.Load(); got != int64(applied) {
+		t.Errorf("offset %d, want %d (after the first SET only)", got, applied)
+	}
+	if _, got := h.state(); strings.Join(got, ",") != "SET a 1" {
 		t.Errorf("applied %q", got)
 	}
 }

@@ -158,8 +158,9 @@ func (m masterClient) Apply(args [][]byte) bool {
 	return m.c.multi != nil
 }
 
-func (m masterClient) Flush()  { m.c.flushStats() }
-func (m masterClient) DB() int { return m.c.ctx.DBID }
+func (m masterClient) Flush()       { m.c.flushStats() }
+func (m masterClient) DB() int      { return m.c.ctx.DBID }
+func (m masterClient) Killed() bool { return m.c.killed.Load() }
 
 // masterGone moves the counts of the master's client of a link that ended
 // into the server's, as for a client that closes.
