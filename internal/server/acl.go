@@ -110,7 +110,7 @@ func (s *Server) defaultNeedsAuth() bool {
 // client's user; on refusal it logs the refusal (context: toplevel, multi or
 // lua) and returns it.
 func (c *client) aclCheck(cmd *cmdtable.Cmd, args [][]byte, keys []int, context string) (acl.Denial, bool) {
-	p := c.user.Load().Profile()
+	p := c.auth.user.Load().Profile()
 	if p.Unrestricted {
 		return acl.Denial{}, true
 	}
@@ -118,7 +118,7 @@ func (c *client) aclCheck(cmd *cmdtable.Cmd, args [][]byte, keys []int, context 
 	if d.Reason == acl.OK {
 		return d, true
 	}
-	c.s.aclDenied(c, d.Reason, context, deniedObject(cmd, args, d), c.user.Load().Name)
+	c.s.aclDenied(c, d.Reason, context, deniedObject(cmd, args, d), c.auth.user.Load().Name)
 	return d, false
 }
 
@@ -180,12 +180,12 @@ func (c *client) authenticate(via string, user, pass []byte) (*acl.User, bool) {
 // (ACL DELUSER closes the connections it finds logged in as u: one that
 // logs in after its scan must not stay).
 func (c *client) login(u *acl.User) bool {
-	c.user.Store(u)
+	c.auth.user.Store(u)
 	if c.s.users.Get(u.Name) != u {
-		c.user.Store(c.s.defaultUser)
+		c.auth.user.Store(c.s.defaultUser)
 		return false
 	}
-	c.authed = true
+	c.auth.ok = true
 	return true
 }
 
@@ -197,7 +197,7 @@ func (s *Server) disconnectUsers(by *client, users []*acl.User) {
 	}
 	for _, o := range s.clientList() {
 		for _, u := range users {
-			if o.user.Load() == u {
+			if o.auth.user.Load() == u {
 				o.kill(by)
 			}
 		}
@@ -209,10 +209,10 @@ func (s *Server) disconnectUsers(by *client, users []*acl.User) {
 func (s *Server) dropForbiddenSubscribers(by *client, u *acl.User) {
 	p := u.Profile()
 	for _, o := range s.clientList() {
-		if o.user.Load() != u {
+		if o.auth.user.Load() != u {
 			continue
 		}
-		if !s.hub.AllowedFor(&o.pubsub, p) {
+		if !s.hub.AllowedFor(&o.pubsub.ep, p) {
 			o.kill(by)
 		}
 	}
@@ -323,7 +323,7 @@ func (s *Server) aclLines() []string {
 	return out
 }
 
-func aclWhoami(x *cmdtable.Ctx) { x.W.BulkString(cl(x).user.Load().Name) }
+func aclWhoami(x *cmdtable.Ctx) { x.W.BulkString(cl(x).auth.user.Load().Name) }
 
 func aclCat(x *cmdtable.Ctx) {
 	cat := cl(x).s.users.Catalog()
@@ -625,7 +625,7 @@ func init() {
 func (c *client) scriptACL(cmd *cmdtable.Cmd, args [][]byte, keys []int, refusal *string) bool {
 	d, ok := c.aclCheck(cmd, args, keys, "lua")
 	if !ok {
-		*refusal = "ERR ACL failure in script: " + noPermText(c.user.Load().Name, cmd, args, d, false)
+		*refusal = "ERR ACL failure in script: " + noPermText(c.auth.user.Load().Name, cmd, args, d, false)
 	}
 	return ok
 }
@@ -666,7 +666,7 @@ func aclAllows(p *acl.Profile, cmd *cmdtable.Cmd, args [][]byte, positions []int
 // FullKeyAccess reports whether the client's user may run args (a SORT)
 // with access to every key, which its BY and GET options need, as in Redis.
 func (c *client) FullKeyAccess(args [][]byte) bool {
-	p := c.user.Load().Profile()
+	p := c.auth.user.Load().Profile()
 	if p.Unrestricted {
 		return true
 	}
@@ -679,7 +679,7 @@ func (c *client) FullKeyAccess(args [][]byte) bool {
 // and Redis checks a command when it runs. It returns the refusal, or "".
 func (c *client) aclRecheck(cmd *cmdtable.Cmd, args [][]byte, keys []int) string {
 	if d, ok := c.aclCheck(cmd, args, keys, "toplevel"); !ok {
-		return "NOPERM " + noPermText(c.user.Load().Name, cmd, args, d, false)
+		return "NOPERM " + noPermText(c.auth.user.Load().Name, cmd, args, d, false)
 	}
 	return ""
 }
@@ -687,7 +687,7 @@ func (c *client) aclRecheck(cmd *cmdtable.Cmd, args [][]byte, keys []int) string
 // refused checks a blocked command about to be served against its user's
 // rules, which may have changed while it waited, and answers the refusal.
 func (b *blocked) refused() bool {
-	if b.c.user.Load().Profile().Unrestricted {
+	if b.c.auth.user.Load().Profile().Unrestricted {
 		return false
 	}
 	msg := b.c.aclRecheck(b.cmd, b.args, b.pos)
@@ -714,6 +714,6 @@ func (c *client) MayRun(args [][]byte) (bool, string) {
 	case !cmd.CheckArity(len(args)):
 		return false, "Wrong number of args for redis.acl_check_cmd()"
 	}
-	p := c.user.Load().Profile()
+	p := c.auth.user.Load().Profile()
 	return p.Unrestricted || aclAllows(p, cmd, args, cmd.KeyPositions(args, nil)).Reason == acl.OK, ""
 }

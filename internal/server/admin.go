@@ -69,8 +69,8 @@ func (s *Server) setConfig(c *client, build func(next *config.Config) error) err
 	s.slow.Configure(next.SlowlogSlowerThan, next.SlowlogMaxLen, next.LatencyMonitorMs)
 	s.applyRedisParams(next)
 	s.repl.Configure(next)
-	if tighter != 0 && c.inExec {
-		c.memGen = tighter // EXEC holds the shards the measurement counts: exec waits
+	if tighter != 0 && c.tx.inExec {
+		c.tx.memGen = tighter // EXEC holds the shards the measurement counts: exec waits
 	} else if tighter != 0 {
 		s.awaitMeasurement(tighter)
 	}

@@ -19,13 +19,13 @@ func (c *client) Admin() admin.Server { return (*adminConn)(c) }
 func (a *adminConn) Version() string { return Version }
 
 func (a *adminConn) CachedTime(now int64) int64 {
-	if !a.inExec {
+	if !a.tx.inExec {
 		return now
 	}
-	if a.execTime == 0 {
-		a.execTime = now
+	if a.tx.execTime == 0 {
+		a.tx.execTime = now
 	}
-	return a.execTime
+	return a.tx.execTime
 }
 
 func (a *adminConn) Commands() []*cmdtable.Cmd        { return a.s.commands() }

@@ -59,40 +59,40 @@ func (c *client) logWrite(cmd *cmdtable.Cmd, args [][]byte, effects [][][]byte, 
 	if len(effects) == 0 {
 		return
 	}
-	if c.inExec {
-		if c.tx == nil {
-			c.tx, _ = persist.BeginRecord(nil) // the record starts at 0
+	if c.tx.inExec {
+		if c.aof.rec == nil {
+			c.aof.rec, _ = persist.BeginRecord(nil) // the record starts at 0
 		}
 		for _, e := range effects {
-			c.tx = persist.AppendCommand(c.tx, c.ctx.DBID, c.ctx.Now, e)
+			c.aof.rec = persist.AppendCommand(c.aof.rec, c.ctx.DBID, c.ctx.Now, e)
 		}
 		return
 	}
 	if c.s.feeding() {
-		c.replOff = c.s.repl.Feed(c.ctx.DBID, c.ctx.Now, effects)
+		c.repl.off = c.s.repl.Feed(c.ctx.DBID, c.ctx.Now, effects)
 	}
 	if a := c.s.aof.Load(); a != nil {
-		c.aofEnd = a.AppendCmds(c.ctx.DBID, c.ctx.Now, effects)
-		c.woff = c.aofEnd
+		c.aof.end = a.AppendCmds(c.ctx.DBID, c.ctx.Now, effects)
+		c.aof.woff = c.aof.end
 	}
 }
 
 // logTx appends the transaction's record, all of its commands or none.
 func (c *client) logTx() {
 	a := c.s.aof.Load()
-	if c.tx == nil || a == nil && !c.s.feeding() { // turned off during a keyless transaction
-		c.tx = nil
+	if c.aof.rec == nil || a == nil && !c.s.feeding() { // turned off during a keyless transaction
+		c.aof.rec = nil
 		return
 	}
-	rec := persist.SealRecord(c.tx, 0)
+	rec := persist.SealRecord(c.aof.rec, 0)
 	if c.s.feeding() {
-		c.replOff = c.s.repl.FeedRecord(rec)
+		c.repl.off = c.s.repl.FeedRecord(rec)
 	}
 	if a != nil {
-		c.aofEnd = a.AppendRecord(rec)
-		c.woff = c.aofEnd
+		c.aof.end = a.AppendRecord(rec)
+		c.aof.woff = c.aof.end
 	}
-	c.tx = nil
+	c.aof.rec = nil
 }
 
 // unchanged reports whether the write command just run changed nothing,
@@ -105,7 +105,7 @@ func (c *client) unchanged(effects [][][]byte, rewritten, noChange bool, mark in
 	if rewritten {
 		return len(effects) == 0 && (noChange || c.ctx.Logged)
 	}
-	return c.blocked != nil || len(c.out.B) > mark && c.out.B[mark] == '-'
+	return c.blocked != nil || len(c.io.out.B) > mark && c.io.out.B[mark] == '-'
 }
 
 // aofLoop ticks the log once a second (aof.Switch.Tick: writes clients
@@ -243,10 +243,10 @@ func (r *replayer) replay(cmds []persist.LogCommand) error {
 		}
 		c.ctx.TakeEffects() // what it would log is what is being replayed
 		// An error here is one Redis counts as unexpected, from its AOF client.
-		if len(c.out.B) > 0 && c.out.B[0] == '-' {
-			r.s.propagationError(false, cmd.Name, c.out.B)
+		if len(c.io.out.B) > 0 && c.io.out.B[0] == '-' {
+			r.s.propagationError(false, cmd.Name, c.io.out.B)
 		}
-		c.out.B = c.out.B[:0]
+		c.io.out.B = c.io.out.B[:0]
 		r.commands++
 	}
 	return nil
@@ -268,8 +268,8 @@ func (s *Server) setAppendOnly(on bool, cfg *config.Config, c *client) error {
 	switch {
 	case on && !s.aof.On():
 		return s.aof.Start(cfg)
-	case !on && s.aof.On() && c.inExec:
-		c.aofOff = true
+	case !on && s.aof.On() && c.tx.inExec:
+		c.tx.aofOff = true
 	case !on && s.aof.On():
 		s.aof.Stop()
 	}

@@ -93,7 +93,7 @@ var awaited = map[string]keyspace.Kind{"list": keyspace.KindList, "sorted-set": 
 func (c *client) Block(keys [][]byte, timeout time.Duration, nullBulk bool) {
 	b := &blocked{c: c, cmd: c.running, args: copyArgs(c.ctx.Args), pos: slices.Clone(c.keys), keys: copyArgs(keys),
 		db: c.ctx.DB, dbID: c.ctx.DBID, nullBulk: nullBulk}
-	b.out.Proto = c.out.Proto
+	b.out.Proto = c.io.out.Proto
 	b.waiter.Seq = c.s.blockSeq.Add(1)
 	b.waiter.Kind = awaited[b.cmd.Group]
 	if b.cmd.Name == "xreadgroup" {
@@ -271,8 +271,8 @@ func (s *Server) runWaiter(b *blocked) {
 		}()
 	}
 	var p *pubsub.Subscriber
-	if b.c.track.Mode() != nil {
-		p = s.hub.Load(&b.c.pubsub)
+	if b.c.pubsub.track.Mode() != nil {
+		p = s.hub.Load(&b.c.pubsub.ep)
 	}
 	if p != nil {
 		p.Hold()
@@ -302,11 +302,11 @@ func (s *Server) runWaiter(b *blocked) {
 				s.track.Remember(b.c.id, b.args[i])
 			}
 		}
-		b.c.hits.Add(x.Hits)
-		b.c.misses.Add(x.Misses)
+		b.c.stats.hits.Add(x.Hits)
+		b.c.stats.misses.Add(x.Misses)
 		effects, rewritten, noChange := x.TakeEffects()
 		if !bool(again) && b.cmd.Flags&cmdtable.Write != 0 && !(noChange || rewritten && logged && len(effects) == 0) {
-			b.c.dirty.Add(1) // served: the call that blocked changed nothing
+			b.c.stats.dirty.Add(1) // served: the call that blocked changed nothing
 		}
 		switch {
 		case !logged || bool(again) || b.cmd.Flags&cmdtable.Write == 0:
@@ -349,7 +349,7 @@ func (s *Server) runWaiter(b *blocked) {
 	b.mu.Lock()
 	b.held = p != nil
 	b.state = served
-	b.c.conn.SetReadDeadline(time.Unix(1, 0)) // under mu: see waitBlocked
+	b.c.io.conn.SetReadDeadline(time.Unix(1, 0)) // under mu: see waitBlocked
 	b.mu.Unlock()
 }
 
@@ -445,18 +445,18 @@ func (c *client) waitBlocked() bool {
 				msg := errUnblocked
 				if b.unblock == unblockRole {
 					msg = errUnblockedRole
-					c.closing = true // as Redis: closed after the reply
+					c.io.closing = true // as Redis: closed after the reply
 				}
-				c.out.Error(msg)
+				c.io.out.Error(msg)
 				c.s.stats.Failed(b.cmd, []byte(msg))
 			case b.timeoutFn != nil:
-				b.timeoutFn(&c.out)
+				b.timeoutFn(&c.io.out)
 			case b.timeoutReply != nil:
-				c.out.B = append(c.out.B, b.timeoutReply...)
+				c.io.out.B = append(c.io.out.B, b.timeoutReply...)
 			case b.nullBulk:
-				c.out.Null()
+				c.io.out.Null()
 			default:
-				c.out.NullArray()
+				c.io.out.NullArray()
 			}
 			break
 		}
@@ -465,27 +465,27 @@ func (c *client) waitBlocked() bool {
 			if len(b.out.B) > 0 && b.out.B[0] == '-' { // served into an error (NOGROUP after XGROUP DESTROY)
 				c.s.stats.Failed(b.cmd, b.out.B[1:])
 			}
-			c.out.B = append(c.out.B, b.out.B...)
-			c.aofEnd = max(c.aofEnd, b.aofEnd)
-			c.holding = c.holding || b.held // flush queues what was held after this reply
-			c.woff = max(c.woff, b.aofEnd)
+			c.io.out.B = append(c.io.out.B, b.out.B...)
+			c.aof.end = max(c.aof.end, b.aofEnd)
+			c.pubsub.holding = c.pubsub.holding || b.held // flush queues what was held after this reply
+			c.aof.woff = max(c.aof.woff, b.aofEnd)
 			break
 		}
 		// Set under mu, so a writer serving b either already stored served
 		// (seen above) or sets its past deadline after this one.
-		c.conn.SetReadDeadline(b.deadline)
+		c.io.conn.SetReadDeadline(b.deadline)
 		b.mu.Unlock()
 		if state == serving {
 			runtime.Gosched() // a writer is running the command: its outcome comes soon
 			continue
 		}
-		if c.w == len(c.in) && !c.grow(c.s.Config()) {
+		if c.io.w == len(c.io.in) && !c.grow(c.s.Config()) {
 			c.abandon(b)
 			return false
 		}
-		n, err := c.conn.Read(c.in[c.w:])
-		c.w += n
-		c.netIn.Add(int64(n))
+		n, err := c.io.conn.Read(c.io.in[c.io.w:])
+		c.io.w += n
+		c.stats.netIn.Add(int64(n))
 		if err != nil && !isTimeout(err) {
 			c.abandon(b)
 			return false
@@ -493,7 +493,7 @@ func (c *client) waitBlocked() bool {
 	}
 	c.blocked = nil
 	c.waiting.Store(nil)
-	c.conn.SetReadDeadline(time.Time{})
+	c.io.conn.SetReadDeadline(time.Time{})
 	if b.ran >= c.s.slow.MinTicks() { // served, timed out or unblocked: logged now, once
 		c.recordSlow(b.cmd, b.args, b.ran)
 	}
@@ -518,7 +518,7 @@ func (c *client) unblock(reason int) bool {
 	// Under mu, as a writer serving b does: once the client sees its wait
 	// over and clears its deadline, this one can no longer land after that
 	// and cut its next idle read short.
-	c.conn.SetReadDeadline(b.deadline)
+	c.io.conn.SetReadDeadline(b.deadline)
 	b.mu.Unlock()
 	return true
 }
@@ -532,7 +532,7 @@ func (b *blocked) finish(reply []byte) bool {
 		return false
 	}
 	b.timeoutReply, b.deadline = reply, time.Now()
-	b.c.conn.SetReadDeadline(b.deadline) // under mu, as unblock does
+	b.c.io.conn.SetReadDeadline(b.deadline) // under mu, as unblock does
 	return true
 }
 

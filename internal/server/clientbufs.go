@@ -13,19 +13,19 @@ type bufState struct{ pending, in, out int }
 
 // publishBufs stores c's buffer figures if they changed since the last time.
 func (c *client) publishBufs() {
-	st := bufState{c.w - c.r, len(c.in), cap(c.out.B)}
-	if st == c.bufsSeen {
+	st := bufState{c.io.w - c.io.r, len(c.io.in), cap(c.io.out.B)}
+	if st == c.io.bufsSeen {
 		return
 	}
-	c.bufsSeen = st
-	c.bufs.Store(uint64(min(st.pending, 1<<31-1))<<32 | uint64(min(st.in, 1<<31-1)))
-	c.outCap.Store(int64(st.out))
+	c.io.bufsSeen = st
+	c.io.bufs.Store(uint64(min(st.pending, 1<<31-1))<<32 | uint64(min(st.in, 1<<31-1)))
+	c.io.outCap.Store(int64(st.out))
 }
 
 // queryBuf is CLIENT LIST's qbuf and qbuf-free: bytes waiting to be parsed,
 // and the room left after them in the read buffer.
 func (c *client) queryBuf() (qbuf, free int) {
-	v := c.bufs.Load()
+	v := c.io.bufs.Load()
 	qbuf, size := int(v>>32), int(uint32(v))
 	if size == 0 {
 		size = initialReadBuf
@@ -42,5 +42,5 @@ func (c *client) readBufSize() int {
 // totalMem is CLIENT LIST's tot-mem: the connection's fixed cost, its read
 // and reply buffers, and output queued for it (omem).
 func (c *client) totalMem(omem int) uint64 {
-	return clientBytes() + uint64(c.readBufSize()) + uint64(c.outCap.Load()) + uint64(omem)
+	return clientBytes() + uint64(c.readBufSize()) + uint64(c.io.outCap.Load()) + uint64(omem)
 }

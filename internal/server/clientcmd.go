@@ -27,19 +27,19 @@ func validName(b []byte) string {
 // Buffer sizes HotKV does not track the way Redis does are reported as 0;
 // omem is the output queued for a subscribed, monitoring or tracking client.
 func (c *client) describe() string {
-	c.infoMu.Lock()
-	name, lib, ver := c.name, c.libName, c.libVer
-	c.infoMu.Unlock()
+	c.info.mu.Lock()
+	name, lib, ver := c.info.name, c.info.libName, c.info.libVer
+	c.info.mu.Unlock()
 	now := time.Now()
-	sub, psub, ssub := c.pubsub.Count(pubsub.Channel), c.pubsub.Count(pubsub.Pattern), c.pubsub.Count(pubsub.Shard)
-	queued := c.queued.Load()
+	sub, psub, ssub := c.pubsub.ep.Count(pubsub.Channel), c.pubsub.ep.Count(pubsub.Pattern), c.pubsub.ep.Count(pubsub.Shard)
+	queued := c.tx.queued.Load()
 	var flags []byte // in Redis's order
-	if c.monitoring.Load() {
+	if c.pubsub.monitoring.Load() {
 		flags = append(flags, 'O')
 	} else if c.isReplica() {
 		flags = append(flags, 'S')
 	}
-	if c.master {
+	if c.repl.master {
 		flags = append(flags, 'M')
 	}
 	if sub+psub+ssub > 0 {
@@ -52,43 +52,43 @@ func (c *client) describe() string {
 		flags = append(flags, 'b')
 	}
 	flags = c.trackFlags(flags)
-	if c.watchCount.Load() > 0 && c.watch.Dirty() {
+	if c.tx.watchCount.Load() > 0 && c.tx.watch.Dirty() {
 		flags = append(flags, 'd')
 	}
 	if c.unix() {
 		flags = append(flags, 'U')
 	}
-	if c.noEvict.Load() {
+	if c.info.noEvict.Load() {
 		flags = append(flags, 'e')
 	}
-	if c.noTouch.Load() {
+	if c.info.noTouch.Load() {
 		flags = append(flags, 'T')
 	}
 	if len(flags) == 0 {
 		flags = append(flags, 'N')
 	}
 	cmd := "NULL"
-	if lc := c.lastCmd.Load(); lc != nil {
+	if lc := c.info.lastCmd.Load(); lc != nil {
 		cmd = lc.Name
 	}
-	user := c.user.Load().Name
-	if c.master { // it runs with no user's rights, as Redis's
+	user := c.auth.user.Load().Name
+	if c.repl.master { // it runs with no user's rights, as Redis's
 		user = "(superuser)"
 	}
 	qbuf, free := c.queryBuf()
 	omem := c.queuedOutput()
 	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=%d psub=%d ssub=%d multi=%d watch=%d qbuf=%d qbuf-free=%d argv-mem=0 multi-mem=0 rbs=%d rbp=0 obl=0 oll=0 omem=%d tot-mem=%d events=r cmd=%s user=%s redir=%d resp=%d lib-name=%s lib-ver=%s io-thread=0",
-		c.id, c.addr(), c.laddr(), c.fd, name,
-		int64(now.Sub(c.created).Seconds()), (now.UnixMilli()-c.lastSeen.Load())/1000,
-		flags, c.dbNum.Load(), sub, psub, ssub, queued, c.watchCount.Load(), qbuf, free, qbuf+free, omem, c.totalMem(omem),
-		cmd, user, c.redirection(), c.proto.Load(), lib, ver)
+		c.id, c.addr(), c.laddr(), c.io.fd, name,
+		int64(now.Sub(c.info.created).Seconds()), (now.UnixMilli()-c.info.lastSeen.Load())/1000,
+		flags, c.info.dbNum.Load(), sub, psub, ssub, queued, c.tx.watchCount.Load(), qbuf, free, qbuf+free, omem, c.totalMem(omem),
+		cmd, user, c.redirection(), c.info.proto.Load(), lib, ver)
 }
 
 func (s *Server) clientList() []*client {
 	s.mu.Lock()
 	out := make([]*client, 0, len(s.clients))
 	for _, c := range s.clients {
-		if !c.killed.Load() { // gone for good, though its goroutine may still be finishing
+		if !c.io.killed.Load() { // gone for good, though its goroutine may still be finishing
 			out = append(out, c)
 		}
 	}
@@ -127,7 +127,7 @@ func clientUnblock(x *cmdtable.Ctx) {
 func (s *Server) clientByID(id int64) *client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c := s.clients[id]; c != nil && !c.killed.Load() {
+	if c := s.clients[id]; c != nil && !c.io.killed.Load() {
 		return c
 	}
 	return nil
@@ -140,7 +140,7 @@ func (s *Server) listedClients() []*client {
 	s.mu.Lock()
 	mc := s.upstream.client
 	s.mu.Unlock()
-	if mc != nil && !mc.killed.Load() {
+	if mc != nil && !mc.io.killed.Load() {
 		out = append(out, mc)
 		sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 	}
@@ -163,13 +163,13 @@ func clientType(x *cmdtable.Ctx, arg []byte) (typ string, ok bool) {
 func (o *client) hasType(typ string) bool {
 	switch typ {
 	case "master":
-		return o.master
+		return o.repl.master
 	case "replica", "slave":
 		return o.isReplica()
 	case "pubsub":
 		return o.subscribed() && !o.isReplica()
 	case "normal":
-		return !o.subscribed() && !o.isReplica() && !o.master
+		return !o.subscribed() && !o.isReplica() && !o.repl.master
 	}
 	return false
 }
@@ -303,9 +303,9 @@ func clientKill(x *cmdtable.Ctx) {
 			addr != "" && o.addr() != addr,
 			laddr != "" && o.laddr() != laddr,
 			typ != "" && !o.hasType(typ),
-			user != nil && (o.master || o.user.Load() != user),
+			user != nil && (o.repl.master || o.auth.user.Load() != user),
 			skipMe && o == c,
-			maxAge > 0 && time.Since(o.created) < time.Duration(maxAge)*time.Second:
+			maxAge > 0 && time.Since(o.info.created) < time.Duration(maxAge)*time.Second:
 			continue
 		}
 		o.kill(c)
@@ -320,7 +320,7 @@ func clientKill(x *cmdtable.Ctx) {
 // on it (the replica gets it from the backlog when it comes back).
 func (o *client) kill(by *client) {
 	if o == by {
-		by.closing = true
+		by.io.closing = true
 		return
 	}
 	if o.isReplica() { // o.replica was set before the flag, and never changes after
@@ -337,9 +337,9 @@ func clientSetInfo(x *cmdtable.Ctx) {
 	var dst *string
 	switch {
 	case cmdtable.Is(attr, "lib-name"):
-		dst = &c.libName
+		dst = &c.info.libName
 	case cmdtable.Is(attr, "lib-ver"):
-		dst = &c.libVer
+		dst = &c.info.libVer
 	default:
 		x.Error(fmt.Sprintf("ERR Unrecognized option '%s'", cstr(attr, -1)))
 		return
@@ -348,9 +348,9 @@ func clientSetInfo(x *cmdtable.Ctx) {
 		x.Error(fmt.Sprintf("ERR %s cannot contain spaces, newlines or special characters.", cstr(attr, -1)))
 		return
 	}
-	c.infoMu.Lock()
+	c.info.mu.Lock()
 	*dst = string(v)
-	c.infoMu.Unlock()
+	c.info.mu.Unlock()
 	x.W.OK()
 }
 
@@ -379,15 +379,15 @@ func clientReply(x *cmdtable.Ctx) {
 // (a whole transaction inside MULTI; CLIENT subcommands keep it, as in
 // Redis).
 func (c *client) afterCommand(cmd *cmdtable.Cmd, mark int) {
-	if c.modes&(replyOff|skipThis) != 0 && len(c.out.B) > mark && !c.confirmed {
-		c.out.B = c.out.B[:mark]
+	if c.modes&(replyOff|skipThis) != 0 && len(c.io.out.B) > mark && !c.pubsub.confirmed {
+		c.io.out.B = c.io.out.B[:mark]
 	}
-	c.confirmed = false
+	c.pubsub.confirmed = false
 	c.modes &^= skipThis
 	if c.modes&skipNext != 0 {
 		c.modes ^= skipNext | skipThis
 	}
-	if c.modes&caching != 0 && c.multi == nil && (cmd == nil || cmd.Name != "client") {
+	if c.modes&caching != 0 && c.tx.multi == nil && (cmd == nil || cmd.Name != "client") {
 		c.modes &^= caching
 	}
 }
@@ -426,9 +426,9 @@ func init() {
 			sub("id", 2, "Returns the unique client ID of the connection.", "", func(x *cmdtable.Ctx) { x.W.Int(cl(x).id) }),
 			sub("getname", 2, "Returns the name of the connection.", "", func(x *cmdtable.Ctx) {
 				c := cl(x)
-				c.infoMu.Lock()
-				name := c.name
-				c.infoMu.Unlock()
+				c.info.mu.Lock()
+				name := c.info.name
+				c.info.mu.Unlock()
 				if name == "" {
 					x.W.Null()
 					return
@@ -441,9 +441,9 @@ func init() {
 					return
 				}
 				c := cl(x)
-				c.infoMu.Lock()
-				c.name = string(x.Args[2])
-				c.infoMu.Unlock()
+				c.info.mu.Lock()
+				c.info.name = string(x.Args[2])
+				c.info.mu.Unlock()
 				x.W.OK()
 			}),
 			sub("list", -2, "Lists open connections.", "[TYPE <NORMAL | MASTER | REPLICA | PUBSUB>] [ID client-id [client-id ...]]", clientList),
@@ -452,14 +452,14 @@ func init() {
 			sub("pause", -3, "Suspends commands processing.", "timeout [WRITE | ALL]", clientPause),
 			sub("unpause", 2, "Resumes processing commands from paused clients.", "", clientUnpause),
 			sub("setinfo", 4, "Sets information specific to the client or connection.", "<LIB-NAME libname | LIB-VER libver>", clientSetInfo),
-			sub("no-evict", 3, "Sets the client eviction mode of the connection.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.noEvict })),
+			sub("no-evict", 3, "Sets the client eviction mode of the connection.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.info.noEvict })),
 			sub("unblock", -3, "Unblocks a client blocked by a blocking command from a different connection.", "client-id [TIMEOUT | ERROR]", clientUnblock),
 			sub("tracking", -3, "Controls server-assisted client-side caching for the connection.", "<ON | OFF> [REDIRECT client-id] [PREFIX prefix [PREFIX prefix ...]] [BCAST] [OPTIN] [OPTOUT] [NOLOOP]", clientTracking),
 			sub("caching", 3, "Instructs the server whether to track the keys in the next request.", "<YES | NO>", clientCaching),
 			sub("trackinginfo", 2, "Returns information about server-assisted client-side caching for the connection.", "", clientTrackingInfo),
 			sub("getredir", 2, "Returns the client ID to which the connection's tracking notifications are redirected.", "", func(x *cmdtable.Ctx) { x.W.Int(cl(x).redirection()) }),
 			sub("reply", 3, "Instructs the server whether to reply to commands.", "<ON | OFF | SKIP>", clientReply),
-			sub("no-touch", 3, "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.noTouch })),
+			sub("no-touch", 3, "Controls whether commands sent by the client affect the LRU/LFU of accessed keys.", "<ON | OFF>", onOff(func(c *client) *atomic.Bool { return &c.info.noTouch })),
 			cmdtable.HelpCmd("client", "connection", "5.0.0", []string{
 				"CACHING (YES|NO)", "    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
 				"GETREDIR", "    Return the client ID we are redirecting to when tracking is enabled.",

@@ -37,10 +37,10 @@ func ping(x *cmdtable.Ctx) {
 func quit(x *cmdtable.Ctx) {
 	x.W.OK()
 	c := cl(x)
-	c.closing = true
+	c.io.closing = true
 	// Gone for other clients (CLIENT LIST, a tracking REDIRECT to it)
 	// before its OK is out, as in Redis, which frees it once that is written.
-	c.killed.Store(true)
+	c.io.killed.Store(true)
 }
 
 // reset is RESET: the connection as it was on connect, except that the
@@ -49,20 +49,20 @@ func reset(x *cmdtable.Ctx) {
 	c := cl(x)
 	c.endMulti()
 	c.stopMonitoring()
-	c.s.hub.UnsubscribeAll(&c.pubsub)
+	c.s.hub.UnsubscribeAll(&c.pubsub.ep)
 	c.selectDB(0)
 	c.setProto(2)
-	c.user.Store(c.s.defaultUser)
-	c.authed = !c.s.defaultNeedsAuth()
-	c.noEvict.Store(false)
-	c.noTouch.Store(false)
+	c.auth.user.Store(c.s.defaultUser)
+	c.auth.ok = !c.s.defaultNeedsAuth()
+	c.info.noEvict.Store(false)
+	c.info.noTouch.Store(false)
 	if c.modes&tracking != 0 {
 		c.setTracking(nil)
 	}
 	c.modes = 0
-	c.infoMu.Lock()
-	c.name = ""
-	c.infoMu.Unlock()
+	c.info.mu.Lock()
+	c.info.name = ""
+	c.info.mu.Unlock()
 	x.W.Simple("RESET")
 }
 
@@ -151,9 +151,9 @@ func hello(x *cmdtable.Ctx) {
 		return
 	}
 	if name != nil {
-		c.infoMu.Lock()
-		c.name = string(name)
-		c.infoMu.Unlock()
+		c.info.mu.Lock()
+		c.info.name = string(name)
+		c.info.mu.Unlock()
 	}
 	if proto != 0 {
 		c.setProto(proto)

@@ -235,7 +235,7 @@ func debugUnknown(sub []byte) string {
 // release. Inside EXEC or a script, which hold every shard for DEBUG
 // (countsShards), there is nothing to take.
 func (c *client) lockForDebug(key []byte) func() {
-	if c.inExec {
+	if c.tx.inExec {
 		return func() {}
 	}
 	sh := c.ctx.DB.ShardFor(key)
@@ -245,7 +245,7 @@ func (c *client) lockForDebug(key []byte) func() {
 
 // lockAllForDebug is lockForDebug for every shard of every database.
 func (c *client) lockAllForDebug() func() {
-	if c.inExec {
+	if c.tx.inExec {
 		return func() {}
 	}
 	g := c.s.gate.shared(c.id)
@@ -618,7 +618,7 @@ func debugReload(x *cmdtable.Ctx, c *client) {
 			return
 		}
 	}
-	if c.inExec {
+	if c.tx.inExec {
 		x.Error(errReloadInTx)
 		return
 	}
@@ -668,7 +668,7 @@ func debugReload(x *cmdtable.Ctx, c *client) {
 // error but keeps the data (Redis has emptied it by then).
 func debugLoadAOF(x *cmdtable.Ctx, c *client) {
 	s := c.s
-	if c.inExec {
+	if c.tx.inExec {
 		x.Error(errReloadInTx)
 		return
 	}
@@ -800,7 +800,7 @@ func debugHTStats(x *cmdtable.Ctx, c *client) {
 	var probes []int
 	for i := range keyspace.ShardCount {
 		sh := db.Shard(i)
-		if !c.inExec {
+		if !c.tx.inExec {
 			sh.LockBy(c.id)
 		}
 		slots += sh.Probes(func(n int) {
@@ -814,7 +814,7 @@ func debugHTStats(x *cmdtable.Ctx, c *client) {
 		})
 		keys += sh.Len()
 		volatile += sh.Volatile()
-		if !c.inExec {
+		if !c.tx.inExec {
 			sh.Unlock()
 		}
 	}

@@ -50,18 +50,18 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 		c.reject(cmd, cmdtable.ErrNoAuth)
 		return
 	}
-	if c.multi != nil && cmd.Flags&cmdtable.NoMulti != 0 {
+	if c.tx.multi != nil && cmd.Flags&cmdtable.NoMulti != 0 {
 		c.reject(cmd, "ERR Command not allowed inside a transaction")
 		return
 	}
-	if !c.user.Load().Profile().Unrestricted { // the default user, as a rule
-		c.lastCmd.Store(cmd) // the log's client-info names it, as Redis's does
+	if !c.auth.user.Load().Profile().Unrestricted { // the default user, as a rule
+		c.info.lastCmd.Store(cmd) // the log's client-info names it, as Redis's does
 		context := "toplevel"
-		if c.multi != nil && cmd.Name != "exec" {
+		if c.tx.multi != nil && cmd.Name != "exec" {
 			context = "multi"
 		}
 		if d, ok := c.aclCheck(cmd, args, keys, context); !ok {
-			c.reject(cmd, "NOPERM "+noPermText(c.user.Load().Name, cmd, args, d, false))
+			c.reject(cmd, "NOPERM "+noPermText(c.auth.user.Load().Name, cmd, args, d, false))
 			return
 		}
 	}
@@ -69,18 +69,18 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 		c.reject(cmd, errOOM)
 		return
 	}
-	if cmd.Flags&(cmdtable.Write|cmdtable.ReadOnly) != 0 && c.monitoring.Load() {
+	if cmd.Flags&(cmdtable.Write|cmdtable.ReadOnly) != 0 && c.pubsub.monitoring.Load() {
 		c.reject(cmd, errReplicaKeyspace) // Redis flags a monitor as a replica
 		return
 	}
-	if c.out.Proto == 2 && c.subscribed() && !allowedWhileSubscribed[cmd.Name] {
+	if c.io.out.Proto == 2 && c.subscribed() && !allowedWhileSubscribed[cmd.Name] {
 		c.reject(cmd, fmt.Sprintf("ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context", cmd.Name))
 		return
 	}
 	// A write as Redis's processCommand counts one: by a script's declared
 	// flags, and EXEC of a transaction with a write queued.
 	flags, _ := c.s.scriptFlags(cmd, args)
-	if flags&cmdtable.Write != 0 || cmd.Name == "exec" && c.multi != nil && c.multi.write {
+	if flags&cmdtable.Write != 0 || cmd.Name == "exec" && c.tx.multi != nil && c.tx.multi.write {
 		if msg := c.s.diskError(); msg != "" {
 			c.reject(cmd, msg)
 			return
@@ -97,7 +97,7 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 		}
 		// While the link is down, replica-serve-stale-data no leaves only
 		// the commands flagged stale (EXEC: all it queued).
-		if (flags&cmdtable.Stale == 0 || cmd.Name == "exec" && c.multi != nil && c.multi.denyStale) &&
+		if (flags&cmdtable.Stale == 0 || cmd.Name == "exec" && c.tx.multi != nil && c.tx.multi.denyStale) &&
 			!c.s.upstream.LinkUp() && !c.s.Config().ReplicaServeStale() {
 			c.reject(cmd, errMasterDown)
 			return
@@ -115,7 +115,7 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 	}
 	if c.s.pause.end.Load() != 0 {
 		if !c.waitPause(cmd, args) {
-			c.closing = true
+			c.io.closing = true
 			return
 		}
 		if msg := c.aclRecheck(cmd, args, keys); msg != "" {
@@ -123,10 +123,10 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 			return
 		}
 	}
-	if c.multi != nil && !txControl[cmd.Name] {
-		c.multi.queue(cmd, args, keys, flags)
-		c.queued.Store(int32(len(c.multi.cmds)))
-		c.out.Simple("QUEUED")
+	if c.tx.multi != nil && !txControl[cmd.Name] {
+		c.tx.multi.queue(cmd, args, keys, flags)
+		c.tx.queued.Store(int32(len(c.tx.multi.cmds)))
+		c.io.out.Simple("QUEUED")
 		return
 	}
 	c.call(cmd, args, keys)
@@ -149,14 +149,14 @@ func (c *client) reject(cmd *cmdtable.Cmd, msg string) {
 	if cmd != nil && cmd.Name == "exec" {
 		c.endMulti()
 		msg = "EXECABORT Transaction discarded because of: " + strings.TrimPrefix(msg, "ERR ")
-	} else if c.multi != nil {
-		c.multi.aborted = true
+	} else if c.tx.multi != nil {
+		c.tx.multi.aborted = true
 	}
-	c.out.Error(msg)
+	c.io.out.Error(msg)
 	c.s.stats.CountError(msg)
 	if cmd != nil {
 		c.s.stats.Rejected(cmd)
-		c.lastCmd.Store(cmd) // CLIENT LIST's cmd=, as in Redis
+		c.info.lastCmd.Store(cmd) // CLIENT LIST's cmd=, as in Redis
 	}
 }
 
@@ -192,10 +192,10 @@ func unknownCommand(args [][]byte) string {
 // cmd's key positions in args.
 func (c *client) call(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 	db := c.ctx.DB
-	if cmd != c.runCmd {
+	if cmd != c.stats.runCmd {
 		c.flushStats()
-		c.runCmd = cmd
-		c.lastCmd.Store(cmd)
+		c.stats.runCmd = cmd
+		c.info.lastCmd.Store(cmd)
 	}
 	c.running = cmd
 	c.lock(cmd, args, keys)
@@ -231,15 +231,15 @@ func (c *client) runAfter(cmd *cmdtable.Cmd) {
 	start := tick.Now()
 	c.runPart(cmd, f)
 	d := tick.Now() - start
-	c.nanos[cmd.ID].Add(uint64(tick.Nanos(d)))
-	c.latRecord(cmd, c.lat.Held()+d)
+	c.stats.nanos[cmd.ID].Add(uint64(tick.Nanos(d)))
+	c.latRecord(cmd, c.stats.lat.Held()+d)
 }
 
 // runLocked runs cmd, whose key positions in args are keys, once its locks
 // are held (by call, by EXEC for the whole transaction, or by a script).
 func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 	c.ctx.Args = args
-	mark := len(c.out.B)
+	mark := len(c.io.out.B)
 	start := tick.Now()
 	write := cmd.Flags&cmdtable.Write != 0
 	if write {
@@ -256,7 +256,7 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 		if write {
 			c.ctx.Logged = logged
 		}
-		if c.noTouch.Load() {
+		if c.info.noTouch.Load() {
 			saved := c.saveAccess(cmd, args, keys)
 			c.run(cmd)
 			restoreAccess(saved)
@@ -268,7 +268,7 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 			// (XREADGROUP creating its consumer).
 			effects, rewritten, noChange := c.ctx.TakeEffects()
 			if !c.unchanged(effects, rewritten, noChange, mark) {
-				c.dirtyRun++
+				c.stats.dirtyRun++
 				if logged {
 					c.logWrite(cmd, args, effects, rewritten)
 				}
@@ -288,26 +288,26 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 	} else if d >= c.s.slow.MinTicks() {
 		c.recordSlow(cmd, args, d)
 	}
-	if cmd == c.runCmd {
-		c.runCalls++
-		c.runTicks += d
+	if cmd == c.stats.runCmd {
+		c.stats.runCalls++
+		c.stats.runTicks += d
 		if !c.latPending(d) {
 			c.latRecord(cmd, d)
 		}
 	} else { // a command EXEC runs
-		c.calls[cmd.ID].Add(1)
-		c.nanos[cmd.ID].Add(uint64(tick.Nanos(d)))
+		c.stats.calls[cmd.ID].Add(1)
+		c.stats.nanos[cmd.ID].Add(uint64(tick.Nanos(d)))
 		c.latRecord(cmd, d)
 	}
-	if len(c.out.B) > mark && c.out.B[mark] == '-' {
+	if len(c.io.out.B) > mark && c.io.out.B[mark] == '-' {
 		if c.errCounted { // a script's error its command met and counted
 			c.errCounted = false
 			c.s.stats.Failed(cmd, nil)
 		} else {
-			c.s.stats.Failed(cmd, c.out.B[mark+1:])
+			c.s.stats.Failed(cmd, c.io.out.B[mark+1:])
 		}
-		if c.master { // each of a transaction's too
-			c.s.propagationError(true, cmd.Name, c.out.B[mark:])
+		if c.repl.master { // each of a transaction's too
+			c.s.propagationError(true, cmd.Name, c.io.out.B[mark:])
 		}
 	}
 	if c.s.mon.n.Load() > 0 { // after it ran, as Redis: SELECT shows its new database, EXEC follows what it ran
@@ -320,24 +320,24 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 // when the command changes, at the end of each batch, and before INFO reads
 // them, so a connection always sees its own counts.
 func (c *client) flushStats() {
-	if c.runCalls > 0 {
-		c.calls[c.runCmd.ID].Add(c.runCalls)
-		c.nanos[c.runCmd.ID].Add(uint64(tick.Nanos(c.runTicks)))
+	if c.stats.runCalls > 0 {
+		c.stats.calls[c.stats.runCmd.ID].Add(c.stats.runCalls)
+		c.stats.nanos[c.stats.runCmd.ID].Add(uint64(tick.Nanos(c.stats.runTicks)))
 		if c.latDue() {
-			c.latFlush(c.runCalls)
+			c.latFlush(c.stats.runCalls)
 		}
-		c.runCalls, c.runTicks = 0, 0
+		c.stats.runCalls, c.stats.runTicks = 0, 0
 	}
-	if c.dirtyRun > 0 {
-		c.dirty.Add(c.dirtyRun)
-		c.dirtyRun = 0
+	if c.stats.dirtyRun > 0 {
+		c.stats.dirty.Add(c.stats.dirtyRun)
+		c.stats.dirtyRun = 0
 	}
 	if c.ctx.Hits != 0 {
-		c.hits.Add(c.ctx.Hits)
+		c.stats.hits.Add(c.ctx.Hits)
 		c.ctx.Hits = 0
 	}
 	if c.ctx.Misses != 0 {
-		c.misses.Add(c.ctx.Misses)
+		c.stats.misses.Add(c.ctx.Misses)
 		c.ctx.Misses = 0
 	}
 }
@@ -347,13 +347,13 @@ func (c *client) flushStats() {
 // stack, counted in INFO's recovered_panics, and answered with an error in
 // place of the partial reply, so the connection stays in sync.
 func (c *client) run(cmd *cmdtable.Cmd) {
-	defer c.recoverRun(cmd, len(c.out.B))
+	defer c.recoverRun(cmd, len(c.io.out.B))
 	cmd.Run(&c.ctx)
 }
 
 // runPart runs f, the part of cmd that runs unlocked, as run runs cmd.
 func (c *client) runPart(cmd *cmdtable.Cmd, f func()) {
-	defer c.recoverRun(cmd, len(c.out.B))
+	defer c.recoverRun(cmd, len(c.io.out.B))
 	f()
 }
 
@@ -363,10 +363,10 @@ func (c *client) recoverRun(cmd *cmdtable.Cmd, mark int) {
 	if r := recover(); r != nil {
 		c.s.stats.panics.Add(1)
 		c.s.logf("warning", "BUG: panic in '%s' from client id=%d: %v\n%s", cmd.Name, c.id, r, debug.Stack())
-		if mark <= len(c.out.B) {
-			c.out.B = c.out.B[:mark]
+		if mark <= len(c.io.out.B) {
+			c.io.out.B = c.io.out.B[:mark]
 		}
-		c.out.Error("ERR internal error running '" + cmd.Name + "'")
+		c.io.out.Error("ERR internal error running '" + cmd.Name + "'")
 		c.ctx.After = nil
 	}
 }

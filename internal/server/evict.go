@@ -670,7 +670,7 @@ func (p *evictPool) add(c candidate) {
 // include no-writes or allow-oom (scriptFlags).
 func (c *client) deniedOnOOM(cmd *cmdtable.Cmd, args [][]byte) bool {
 	f, _ := c.s.scriptFlags(cmd, args)
-	return f&cmdtable.DenyOOM != 0 || cmd.Name == "exec" && c.multi != nil && c.multi.denyOOM
+	return f&cmdtable.DenyOOM != 0 || cmd.Name == "exec" && c.tx.multi != nil && c.tx.multi.denyOOM
 }
 
 // families is the memory of what is not keys, by its own accounting.

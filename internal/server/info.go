@@ -78,7 +78,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 			if c.subscribed() {
 				pub++
 			}
-			if n := c.watchCount.Load(); n > 0 {
+			if n := c.tx.watchCount.Load(); n > 0 {
 				watching++
 				watched += int(n)
 			}
@@ -169,7 +169,7 @@ type dbStat struct {
 // caller is an EXEC or a script, which holds them all (countsShards).
 func (s *Server) dbStats(c *client, i int) (st dbStat) {
 	db := s.ks.DBs[i]
-	held := c != nil && c.inExec
+	held := c != nil && c.tx.inExec
 	for j := 0; j < keyspace.ShardCount; j++ {
 		sh := db.Shard(j)
 		if !held {

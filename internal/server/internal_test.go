@@ -110,7 +110,7 @@ func TestUnsubscribedClientWritesDirectly(t *testing.T) {
 	send("PING\r\n", "+PONG") // the flush after this leaves the queue
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.hub.Load(&c.pubsub) != nil {
+	if s.hub.Load(&c.pubsub.ep) != nil {
 		t.Fatal("unsubscribed client still writes through the pub/sub queue")
 	}
 }

@@ -17,7 +17,7 @@ import (
 // latPending reports whether a call of d ticks of the running command is
 // in bucket 0, counted with its calls. It is on the path of every command;
 // if not, the caller records the call with latRecord.
-func (c *client) latPending(d int64) bool { return c.lat.Fast(d) && c.ctx.After == nil }
+func (c *client) latPending(d int64) bool { return c.stats.lat.Fast(d) && c.ctx.After == nil }
 
 // latRecord counts a call of cmd that took d ticks: the running command's
 // in its pending counts (published by latFlush), another one (run by EXEC
@@ -25,20 +25,20 @@ func (c *client) latPending(d int64) bool { return c.lat.Fast(d) && c.ctx.After 
 // counted by runAfter, with that part.
 func (c *client) latRecord(cmd *cmdtable.Cmd, d int64) {
 	if c.ctx.After != nil {
-		c.lat.Hold(d) // runAfter records the whole
+		c.stats.lat.Hold(d) // runAfter records the whole
 		return
 	}
-	c.lat.Record(cmd.ID, cmd == c.runCmd, d, c.s.Config().LatencyTracking)
+	c.stats.lat.Record(cmd.ID, cmd == c.stats.runCmd, d, c.s.Config().LatencyTracking)
 }
 
 // latDue reports whether flushStats, publishing the running command's
 // calls, has latFlush to call.
-func (c *client) latDue() bool { return c.lat.Pending() || !c.s.Config().LatencyTracking }
+func (c *client) latDue() bool { return c.stats.lat.Pending() || !c.s.Config().LatencyTracking }
 
 // latFlush publishes the running command's pending counts, after its calls
 // (flushStats).
 func (c *client) latFlush(calls uint64) {
-	c.lat.Flush(c.runCmd.ID, calls, c.s.Config().LatencyTracking)
+	c.stats.lat.Flush(c.stats.runCmd.ID, calls, c.s.Config().LatencyTracking)
 }
 
 // latencyTotals sums the histograms of the closed and the live clients, by
@@ -49,7 +49,7 @@ func (s *Server) latencyTotals(want []bool) []*stats.Counts {
 	defer s.mu.Unlock()
 	out := s.stats.LatencyTotals(want)
 	for c := range s.liveClients() {
-		stats.AddConn(out, &c.lat, c.calls, want)
+		stats.AddConn(out, &c.stats.lat, c.stats.calls, want)
 	}
 	return out
 }

@@ -20,13 +20,13 @@ func TestLatencyClientCounts(t *testing.T) {
 	get, set := cmdtable.Lookup([]byte("get")), cmdtable.Lookup([]byte("set"))
 	ticks := func(us float64) int64 { return int64(us * 1000 / tick.NanosPerTick()) }
 	run := func(cmd *cmdtable.Cmd, us float64) { // as call and runLocked count it
-		if cmd != c.runCmd {
+		if cmd != c.stats.runCmd {
 			c.flushStats()
-			c.runCmd = cmd
+			c.stats.runCmd = cmd
 		}
 		d := ticks(us)
-		c.runCalls++
-		c.runTicks += d
+		c.stats.runCalls++
+		c.stats.runTicks += d
 		if !c.latPending(d) {
 			c.latRecord(cmd, d)
 		}
@@ -35,7 +35,7 @@ func TestLatencyClientCounts(t *testing.T) {
 	hist := func(cmd *cmdtable.Cmd) string {
 		c.flushStats()
 		out := make([]*stats.Counts, cmdtable.Count())
-		stats.AddConn(out, &c.lat, c.calls, nil)
+		stats.AddConn(out, &c.stats.lat, c.stats.calls, nil)
 		h := out[cmd.ID]
 		if h == nil {
 			return "none"
@@ -94,8 +94,8 @@ func TestResetStatWhileClientsClose(t *testing.T) {
 	get := cmdtable.Lookup([]byte("get"))
 	for i := range 20_000 {
 		c := newClient(s, nil)
-		c.calls[get.ID].Store(5)
-		c.netIn.Store(100)
+		c.stats.calls[get.ID].Store(5)
+		c.stats.netIn.Store(100)
 		s.mu.Lock()
 		s.clients[c.id] = c
 		s.wg.Add(1)

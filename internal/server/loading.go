@@ -37,8 +37,8 @@ func (c *client) deniedWhileLoading(cmd *cmdtable.Cmd) bool {
 	if cmd.Flags&cmdtable.Loading == 0 {
 		return true
 	}
-	if cmd.Name == "exec" && c.multi != nil {
-		for _, q := range c.multi.cmds {
+	if cmd.Name == "exec" && c.tx.multi != nil {
+		for _, q := range c.tx.multi.cmds {
 			if q.cmd.Flags&cmdtable.Loading == 0 {
 				return true
 			}

@@ -199,7 +199,7 @@ func migrateCmd(x *cmdtable.Ctx) {
 		return
 	}
 	c := cl(x)
-	if !c.inExec { // EXEC and scripts keep the gate they took for all they run
+	if !c.tx.inExec { // EXEC and scripts keep the gate they took for all they run
 		c.ungate()
 	}
 	restored, reply := c.s.migrate.transfer(x.Args[1], x.Args[2], &o, w.B, len(found))

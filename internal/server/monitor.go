@@ -31,7 +31,7 @@ func monitorCmd(x *cmdtable.Ctx) {
 		x.Error("ERR MONITOR isn't allowed for DENY BLOCKING client")
 		return
 	}
-	if c.monitoring.Load() {
+	if c.pubsub.monitoring.Load() {
 		return // already monitoring: Redis answers nothing
 	}
 	m := &c.s.mon
@@ -40,16 +40,16 @@ func monitorCmd(x *cmdtable.Ctx) {
 	// The OK, after any reply before it, is queued before the first line
 	// another connection can feed.
 	x.W.OK()
-	c.subscriber().Enqueue(c.out.B)
+	c.subscriber().Enqueue(c.io.out.B)
 	c.resetOut()
-	c.monitoring.Store(true)
+	c.pubsub.monitoring.Store(true)
 	m.list = append(m.list, c)
 	m.n.Store(int32(len(m.list)))
 }
 
 // stopMonitoring takes c off the monitors (RESET, disconnect).
 func (c *client) stopMonitoring() {
-	if !c.monitoring.Load() {
+	if !c.pubsub.monitoring.Load() {
 		return
 	}
 	m := &c.s.mon
@@ -62,7 +62,7 @@ func (c *client) stopMonitoring() {
 	}
 	m.n.Store(int32(len(m.list)))
 	m.mu.Unlock()
-	c.monitoring.Store(false)
+	c.pubsub.monitoring.Store(false)
 }
 
 // feedMonitors shows a command c has run to every monitor. Scripts
@@ -102,9 +102,9 @@ func (c *client) monitorLine(cmd *cmdtable.Cmd, args [][]byte) {
 		line = append(line, "lua"...)
 	} else if c.unix() { // Redis writes "unix:<path>" for these
 		line = append(line, "unix:"...)
-		line = append(line, c.conn.LocalAddr().String()...)
+		line = append(line, c.io.conn.LocalAddr().String()...)
 	} else {
-		line = append(line, c.conn.RemoteAddr().String()...)
+		line = append(line, c.io.conn.RemoteAddr().String()...)
 	}
 	line = append(line, ']')
 	for i, a := range args {
@@ -120,9 +120,9 @@ func (c *client) monitorLine(cmd *cmdtable.Cmd, args [][]byte) {
 	m.mu.Lock()
 	for _, o := range m.list {
 		if o == c { // a monitor sees its own commands after their replies
-			c.out.B = append(c.out.B, line...)
+			c.io.out.B = append(c.io.out.B, line...)
 		} else {
-			o.pubsub.Subscriber().Enqueue(line)
+			o.pubsub.ep.Subscriber().Enqueue(line)
 		}
 	}
 	m.mu.Unlock()

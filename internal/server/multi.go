@@ -54,26 +54,26 @@ type watchedKey struct {
 
 func multi(x *cmdtable.Ctx) {
 	c := cl(x)
-	if c.multi != nil {
+	if c.tx.multi != nil {
 		x.Error("ERR MULTI calls can not be nested")
 		return
 	}
-	c.multi = &multiState{}
-	c.queued.Store(0)
+	c.tx.multi = &multiState{}
+	c.tx.queued.Store(0)
 	x.W.OK()
 }
 
 // endMulti leaves MULTI state and drops every WATCH (Redis's
 // discardTransaction).
 func (c *client) endMulti() {
-	c.multi = nil
-	c.queued.Store(-1)
+	c.tx.multi = nil
+	c.tx.queued.Store(-1)
 	c.unwatchAll()
 }
 
 func discard(x *cmdtable.Ctx) {
 	c := cl(x)
-	if c.multi == nil {
+	if c.tx.multi == nil {
 		x.Error("ERR DISCARD without MULTI")
 		return
 	}
@@ -83,13 +83,13 @@ func discard(x *cmdtable.Ctx) {
 
 func exec(x *cmdtable.Ctx) {
 	c := cl(x)
-	m := c.multi
+	m := c.tx.multi
 	if m == nil {
 		x.Error("ERR EXEC without MULTI")
 		return
 	}
-	c.multi = nil
-	defer c.queued.Store(-1) // CLIENT LIST shows the transaction until EXEC ends
+	c.tx.multi = nil
+	defer c.tx.queued.Store(-1) // CLIENT LIST shows the transaction until EXEC ends
 	if !m.aborted {
 		c.execLocked(m.cmds)
 	} else {
@@ -98,12 +98,12 @@ func exec(x *cmdtable.Ctx) {
 	// Only now, with no shard held: taking a watched key's shard while
 	// holding others could invert the lock order and deadlock.
 	c.unwatchAll()
-	if c.memGen != 0 { // a CONFIG SET in it lowered maxmemory
-		c.s.awaitMeasurement(c.memGen)
-		c.memGen = 0
+	if c.tx.memGen != 0 { // a CONFIG SET in it lowered maxmemory
+		c.s.awaitMeasurement(c.tx.memGen)
+		c.tx.memGen = 0
 	}
-	if c.aofOff { // a CONFIG SET appendonly no in it: the log stops now
-		c.aofOff = false
+	if c.tx.aofOff { // a CONFIG SET appendonly no in it: the log stops now
+		c.tx.aofOff = false
 		c.s.cfgMu.Lock()
 		if !c.s.Config().AppendOnly && c.s.aof.On() {
 			c.s.aof.Stop()
@@ -143,12 +143,12 @@ func (c *client) execLocked(cmds []queued) {
 	default:
 		c.lockShards()
 	}
-	c.inExec = true
-	c.execTime = 0
+	c.tx.inExec = true
+	c.tx.execTime = 0
 	var h *holding
 	stop := c.stopping() // the final save is made (shutdown.go)
 	defer func() {
-		c.inExec = false
+		c.tx.inExec = false
 		switch {
 		case all:
 			c.s.ks.UnlockAll()
@@ -170,18 +170,18 @@ func (c *client) execLocked(cmds []queued) {
 		return
 	}
 	if c.watchDirty() {
-		c.out.NullArray()
+		c.io.out.NullArray()
 		return
 	}
 	// The watches no longer matter (Redis drops them here); their
 	// registrations go once the locks are released.
-	c.watchCount.Store(0)
-	c.out.Array(len(cmds))
+	c.tx.watchCount.Store(0)
+	c.io.out.Array(len(cmds))
 	c.ctx.Blocker = nil // blocking commands answer at once inside a transaction
 	for _, q := range cmds {
 		// The rules may have changed since the command was queued.
 		if d, ok := c.aclCheck(q.cmd, q.args, q.keys, "multi"); !ok {
-			c.out.Error(execNoPerm(d.Reason))
+			c.io.out.Error(execNoPerm(d.Reason))
 			continue
 		}
 		c.runLocked(q.cmd, q.args, q.keys)
@@ -200,10 +200,10 @@ func (c *client) execLocked(cmds []queued) {
 
 // watchDirty reports whether a watched key changed or expired since WATCH.
 func (c *client) watchDirty() bool {
-	if c.watch.Dirty() {
+	if c.tx.watch.Dirty() {
 		return true
 	}
-	for _, w := range c.watched {
+	for _, w := range c.tx.watched {
 		if w.expire != 0 && w.expire <= c.ctx.Now {
 			return true
 		}
@@ -213,13 +213,13 @@ func (c *client) watchDirty() bool {
 
 func watch(x *cmdtable.Ctx) {
 	c := cl(x)
-	if c.multi != nil {
+	if c.tx.multi != nil {
 		x.Error("ERR WATCH inside MULTI is not allowed")
 		return
 	}
 outer:
 	for _, k := range x.Args[1:] {
-		for _, w := range c.watched {
+		for _, w := range c.tx.watched {
 			if w.db == x.DBID && w.key == string(k) {
 				continue outer
 			}
@@ -229,17 +229,17 @@ outer:
 		if e := sh.Peek(k, x.Now); e != nil {
 			exp = e.Expire
 		}
-		sh.AddWatch(k, &c.watch)
-		c.watched = append(c.watched, watchedKey{db: x.DBID, key: string(k), expire: exp})
+		sh.AddWatch(k, &c.tx.watch)
+		c.tx.watched = append(c.tx.watched, watchedKey{db: x.DBID, key: string(k), expire: exp})
 	}
-	c.watchCount.Store(int32(len(c.watched)))
+	c.tx.watchCount.Store(int32(len(c.tx.watched)))
 	x.W.OK()
 }
 
 func unwatch(x *cmdtable.Ctx) {
 	// Inside EXEC this transaction holds shards; EXEC drops every WATCH
 	// when it ends.
-	if c := cl(x); !c.inExec {
+	if c := cl(x); !c.tx.inExec {
 		c.unwatchAll()
 	}
 	x.W.OK()
@@ -248,15 +248,15 @@ func unwatch(x *cmdtable.Ctx) {
 // unwatchAll drops every WATCH, locking each key's shard in turn. The caller
 // holds no shard lock.
 func (c *client) unwatchAll() {
-	for _, w := range c.watched {
+	for _, w := range c.tx.watched {
 		sh := c.s.ks.DBs[w.db].ShardFor([]byte(w.key))
 		sh.Lock()
-		sh.RemoveWatch([]byte(w.key), &c.watch)
+		sh.RemoveWatch([]byte(w.key), &c.tx.watch)
 		sh.Unlock()
 	}
-	c.watched = c.watched[:0]
-	c.watchCount.Store(0)
-	c.watch.Reset() // no writer can reach it any more: the next WATCH starts clean
+	c.tx.watched = c.tx.watched[:0]
+	c.tx.watchCount.Store(0)
+	c.tx.watch.Reset() // no writer can reach it any more: the next WATCH starts clean
 }
 
 func init() {

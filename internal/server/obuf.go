@@ -44,7 +44,7 @@ func (c *client) outputLimitReached(class string, size int64) {
 
 // normalLimited reports whether the normal class's limits apply to c now.
 func (c *client) normalLimited() bool {
-	return (c.obufHard > 0 || c.obufSoft.Bytes > 0) && !c.subscribed() && !c.monitoring.Load()
+	return (c.io.obufHard > 0 || c.io.obufSoft.Bytes > 0) && !c.subscribed() && !c.pubsub.monitoring.Load()
 }
 
 // checkNormalOutput applies the normal class's limits to the replies a
@@ -52,12 +52,12 @@ func (c *client) normalLimited() bool {
 // replies and is closed, as Redis drops an over-limit client's buffer
 // unwritten. The command itself has run (a whole EXEC too).
 func (c *client) checkNormalOutput() bool {
-	if !c.normalLimited() || !outputOver(int64(len(c.out.B)), c.obufHard, c.obufSoft, &c.obufSince) {
+	if !c.normalLimited() || !outputOver(int64(len(c.io.out.B)), c.io.obufHard, c.io.obufSoft, &c.io.obufSince) {
 		return true
 	}
-	c.outputLimitReached("normal", int64(len(c.out.B)))
-	c.out.B = c.out.B[:0]
-	c.closing = true
+	c.outputLimitReached("normal", int64(len(c.io.out.B)))
+	c.io.out.B = c.io.out.B[:0]
+	c.io.closing = true
 	return false
 }
 
@@ -65,10 +65,10 @@ func (c *client) checkNormalOutput() bool {
 // under the normal class's soft limit: Redis would close the client once
 // that much output had waited longer than the limit's seconds.
 func (c *client) writeDeadline(pending int) (time.Time, bool) {
-	if c.obufSoft.Bytes == 0 || int64(pending) < c.obufSoft.Bytes || !c.normalLimited() {
+	if c.io.obufSoft.Bytes == 0 || int64(pending) < c.io.obufSoft.Bytes || !c.normalLimited() {
 		return time.Time{}, false
 	}
-	return time.Now().Add(time.Duration(c.obufSoft.Secs+1) * time.Second), true
+	return time.Now().Add(time.Duration(c.io.obufSoft.Secs+1) * time.Second), true
 }
 
 // writeTimedOut reports whether err is the expiry of writeDeadline's
@@ -78,7 +78,7 @@ func writeTimedOut(err error) bool { return errors.Is(err, os.ErrDeadlineExceede
 // queuedOutput is the output waiting in c's queue, if it has one (CLIENT
 // LIST omem); a normal client's replies are written as each batch ends.
 func (c *client) queuedOutput() int {
-	if p := c.s.hub.Load(&c.pubsub); p != nil {
+	if p := c.s.hub.Load(&c.pubsub.ep); p != nil {
 		return p.Queued()
 	}
 	return 0

@@ -33,8 +33,8 @@ func (c *client) pausedBy(cmd *cmdtable.Cmd, args [][]byte) bool {
 	if f, declared := c.s.scriptFlags(cmd, args); declared {
 		return f&cmdtable.Write != 0
 	}
-	if cmd.Name == "exec" && c.multi != nil {
-		for _, q := range c.multi.cmds {
+	if cmd.Name == "exec" && c.tx.multi != nil {
+		for _, q := range c.tx.multi.cmds {
 			if q.cmd.Flags&cmdtable.Write != 0 || mayReplicate[q.cmd.Name] {
 				return true
 			}
@@ -79,7 +79,7 @@ func (c *client) waitPause(cmd *cmdtable.Cmd, args [][]byte) bool {
 		case <-c.s.closed:
 		}
 		t.Stop()
-		if isClosed(c.s.closed) || c.killed.Load() || c.peerClosed() {
+		if isClosed(c.s.closed) || c.io.killed.Load() || c.peerClosed() {
 			return false
 		}
 	}

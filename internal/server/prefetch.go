@@ -72,17 +72,17 @@ type memberPrefetcher interface {
 func (c *client) parseBatch() error {
 	c.clearBatch()
 	unauth := c.authRequired()
-	c.parser.Unauthenticated = unauth
+	c.io.parser.Unauthenticated = unauth
 	keyed := 0 // commands prefetch has work for
-	for pos := c.r; ; {
-		if len(c.batch) > 0 && c.in[pos] != '*' && !c.parser.Pending() {
+	for pos := c.io.r; ; {
+		if len(c.batch.cmds) > 0 && c.io.in[pos] != '*' && !c.io.parser.Pending() {
 			// An inline command is decoded in place (quotes, escapes), so
 			// it must be parsed exactly once: first in its batch, it runs.
 			break
 		}
-		args, end, err := c.parser.Next(c.in[:c.w], pos)
+		args, end, err := c.io.parser.Next(c.io.in[:c.io.w], pos)
 		if err != nil {
-			if len(c.batch) > 0 {
+			if len(c.batch.cmds) > 0 {
 				break
 			}
 			return err
@@ -101,25 +101,25 @@ func (c *client) parseBatch() error {
 		}
 		// In place: a parsed is large, and the entries past the batch's
 		// length are zero (clearBatch).
-		if n := len(c.batch); n < cap(c.batch) {
-			c.batch = c.batch[:n+1]
+		if n := len(c.batch.cmds); n < cap(c.batch.cmds) {
+			c.batch.cmds = c.batch.cmds[:n+1]
 		} else {
-			c.batch = append(c.batch, parsed{})
+			c.batch.cmds = append(c.batch.cmds, parsed{})
 		}
-		p := &c.batch[len(c.batch)-1]
+		p := &c.batch.cmds[len(c.batch.cmds)-1]
 		p.args, p.cmd, p.end, p.idx = args, cmd, end, -1
-		if unauth || end == c.w || len(c.batch) == batchAhead || len(args) > batchArgMax {
+		if unauth || end == c.io.w || len(c.batch.cmds) == batchAhead || len(args) > batchArgMax {
 			break
 		}
 		// The parser reuses its argument list for the next command. An
 		// empty line (nil args, skipped when run) must stay nil: a copy
 		// would be an empty command.
 		if args != nil {
-			at := len(c.batchArgs)
+			at := len(c.batch.args)
 			for _, a := range args { // a command has few: cheaper than copying them in bulk
-				c.batchArgs = append(c.batchArgs, a)
+				c.batch.args = append(c.batch.args, a)
 			}
-			p.args = c.batchArgs[at:len(c.batchArgs):len(c.batchArgs)]
+			p.args = c.batch.args[at:len(c.batch.args):len(c.batch.args)]
 		}
 	}
 	if keyed > 1 { // one command's lookups have none of their own to overlap
@@ -133,8 +133,8 @@ func (c *client) parseBatch() error {
 // parsed again when it resumes at c.r, so the parser must not continue
 // from a partial command after them.
 func (c *client) dropBatch() {
-	if c.next < len(c.batch) {
-		c.parser.Reset()
+	if c.batch.next < len(c.batch.cmds) {
+		c.io.parser.Reset()
 	}
 	c.clearBatch()
 }
@@ -142,16 +142,16 @@ func (c *client) dropBatch() {
 // clearBatch empties the batch, keeping no input buffer alive through its
 // scratch space: every batch clears what the one before used.
 func (c *client) clearBatch() {
-	clear(c.batch)
-	clear(c.batchArgs)
-	c.batch, c.next, c.batchArgs = c.batch[:0], 0, c.batchArgs[:0]
+	clear(c.batch.cmds)
+	clear(c.batch.args)
+	c.batch.cmds, c.batch.next, c.batch.args = c.batch.cmds[:0], 0, c.batch.args[:0]
 }
 
 // prefetch runs the batch's prefetch stages.
 func (c *client) prefetch() {
 	var prev *parsed
-	for i := range c.batch {
-		p := &c.batch[i]
+	for i := range c.batch.cmds {
+		p := &c.batch.cmds[i]
 		if p.cmd == nil || p.cmd.First != 1 || len(p.args) < 2 {
 			continue
 		}
@@ -183,8 +183,8 @@ func (c *client) stage(step int) {
 	var held *keyspace.Shard
 	var lastKey []byte
 	var last *keyspace.Entry
-	for i := range c.batch {
-		p := &c.batch[i]
+	for i := range c.batch.cmds {
+		p := &c.batch.cmds[i]
 		if p.sh == nil || (step >= 0 && p.member == nil) {
 			continue
 		}
@@ -232,7 +232,7 @@ func (p *parsed) isArg1(key []byte) bool {
 // shardIndex is keyspace.ShardIndex(key), which prefetching the running
 // command may have computed already.
 func (c *client) shardIndex(key []byte) int {
-	if p := c.cur; p != nil && p.idx >= 0 && p.isArg1(key) {
+	if p := c.batch.cur; p != nil && p.idx >= 0 && p.isArg1(key) {
 		return p.idx
 	}
 	return keyspace.ShardIndex(key)
@@ -241,7 +241,7 @@ func (c *client) shardIndex(key []byte) int {
 // keyHash hands the handler the table hash of its key, when prefetching
 // the running command computed it.
 func (c *client) keyHash(key []byte) {
-	if p := c.cur; p != nil && p.hashed && p.isArg1(key) {
+	if p := c.batch.cur; p != nil && p.hashed && p.isArg1(key) {
 		c.ctx.SetKeyHash(p.h)
 	}
 }

@@ -18,11 +18,11 @@ func TestBatchKeepsNoDroppedBuffer(t *testing.T) {
 	d = encode(d, "SET", "big", strings.Repeat("v", 4<<20))
 	d = encode(d, "GET", "x")
 	d = encode(d, "PING")
-	c.in = make([]byte, 8<<20)
-	c.w = copy(c.in, d)
-	old := uintptr(unsafe.Pointer(unsafe.SliceData(c.in)))
+	c.io.in = make([]byte, 8<<20)
+	c.io.w = copy(c.io.in, d)
+	old := uintptr(unsafe.Pointer(unsafe.SliceData(c.io.in)))
 	c.process()
-	if uintptr(unsafe.Pointer(unsafe.SliceData(c.in))) == old {
+	if uintptr(unsafe.Pointer(unsafe.SliceData(c.io.in))) == old {
 		t.Fatal("the large buffer was not dropped")
 	}
 	refs := 0
@@ -33,11 +33,11 @@ func TestBatchKeepsNoDroppedBuffer(t *testing.T) {
 			}
 		}
 	}
-	check(c.batchArgs[:cap(c.batchArgs)])
-	for _, p := range c.batch[:cap(c.batch)] {
+	check(c.batch.args[:cap(c.batch.args)])
+	for _, p := range c.batch.cmds[:cap(c.batch.cmds)] {
 		check(p.args)
 	}
-	args, _, _ := c.parser.Next([]byte("*1\r\n$4\r\nPING\r\n"), 0)
+	args, _, _ := c.io.parser.Next([]byte("*1\r\n$4\r\nPING\r\n"), 0)
 	check(args[:cap(args)][1:])
 	if refs > 0 {
 		t.Errorf("%d argument slices still point into the dropped buffer", refs)
@@ -52,9 +52,9 @@ func runInput(s *Server, cmds ...[]string) (*client, string) {
 	for _, a := range cmds {
 		d = encode(d, a...)
 	}
-	c.w = copy(c.in, d)
+	c.io.w = copy(c.io.in, d)
 	c.process()
-	return c, string(c.out.B)
+	return c, string(c.io.out.B)
 }
 
 // Commands without keys join a batch, and each command of a batch sees
@@ -63,9 +63,9 @@ func runInput(s *Server, cmds ...[]string) (*client, string) {
 func TestBatchRunsInOrderAcrossCommandsWithoutKeys(t *testing.T) {
 	s := benchServer(t)
 	c := newClient(s, &batchConn{})
-	c.w = copy(c.in, encode(encode(encode(nil, "PING"), "ECHO", "x"), "PING"))
-	if err := c.parseBatch(); err != nil || len(c.batch) != 3 {
-		t.Fatalf("parsed %d commands (%v), want all 3 in one batch", len(c.batch), err)
+	c.io.w = copy(c.io.in, encode(encode(encode(nil, "PING"), "ECHO", "x"), "PING"))
+	if err := c.parseBatch(); err != nil || len(c.batch.cmds) != 3 {
+		t.Fatalf("parsed %d commands (%v), want all 3 in one batch", len(c.batch.cmds), err)
 	}
 	_, got := runInput(s, []string{"SET", "k", "a"}, []string{"SELECT", "1"}, []string{"GET", "k"},
 		[]string{"SET", "k", "b"}, []string{"SELECT", "0"}, []string{"GET", "k"}, []string{"PING"})
@@ -83,7 +83,7 @@ func TestBatchReparsedAfterLosingAuthentication(t *testing.T) {
 	s.setRequirePass("pw")
 	many := append([]string{"ECHO"}, strings.Split(strings.Repeat("x ", 11), " ")[:11]...)
 	c, got := runInput(s, []string{"AUTH", "pw"}, []string{"PING"}, []string{"RESET"}, many)
-	if want := "+OK\r\n+PONG\r\n+RESET\r\n-ERR Protocol error: unauthenticated multibulk length\r\n"; got != want || !c.closing {
-		t.Errorf("replies %q (closing %v), want %q and closing", got, c.closing, want)
+	if want := "+OK\r\n+PONG\r\n+RESET\r\n-ERR Protocol error: unauthenticated multibulk length\r\n"; got != want || !c.io.closing {
+		t.Errorf("replies %q (closing %v), want %q and closing", got, c.io.closing, want)
 	}
 }

@@ -34,7 +34,7 @@ func isLocal(conn net.Conn) bool {
 // mayDo reports whether c may take a protected action under setting
 // (no, yes or local).
 func (c *client) mayDo(setting string) bool {
-	return setting == "yes" || (setting == "local" && c.local)
+	return setting == "yes" || (setting == "local" && c.io.local)
 }
 
 func (c *client) protectedAllowed(cmd *cmdtable.Cmd) bool {
@@ -95,5 +95,5 @@ func (c *client) crossProtocolAttack() {
 			"Connection from %s aborted.", c.addr())
 	}
 	c.resetOut()
-	c.closing = true
+	c.io.closing = true
 }

@@ -10,42 +10,42 @@ import (
 
 // subscriber returns c's output queue, made on first use.
 func (c *client) subscriber() *pubsub.Subscriber {
-	return c.s.hub.Open(&c.pubsub, c)
+	return c.s.hub.Open(&c.pubsub.ep, c)
 }
 
 // releaseHeld queues the replies so far (a finished EXEC's, a tracking
 // client's batch), then the messages held while they were built; false if
 // the client is dead.
 func (c *client) releaseHeld() bool {
-	p := c.pubsub.Subscriber()
-	if p == nil || !c.holding {
+	p := c.pubsub.ep.Subscriber()
+	if p == nil || !c.pubsub.holding {
 		return true
 	}
-	c.holding = false
-	ok := p.Release(c.out.B)
+	c.pubsub.holding = false
+	ok := p.Release(c.io.out.B)
 	c.resetOut()
 	return ok
 }
 
 // leavePubSub returns a client without subscriptions to direct writes
 // (Hub.Leave).
-func (c *client) leavePubSub() { c.s.hub.Leave(&c.pubsub) }
+func (c *client) leavePubSub() { c.s.hub.Leave(&c.pubsub.ep) }
 
 // Proto implements pubsub.Conn.
-func (c *client) Proto() int { return int(c.proto.Load()) }
+func (c *client) Proto() int { return int(c.info.proto.Load()) }
 
 // Subscribed implements pubsub.Conn.
 func (c *client) Subscribed() bool { return c.subscribed() }
 
 // Push implements pubsub.Conn: b joins c's output queue, if it has one
 // (tracking, subscribed or monitoring clients do).
-func (c *client) Push(b []byte) { c.s.hub.Push(&c.pubsub, b) }
+func (c *client) Push(b []byte) { c.s.hub.Push(&c.pubsub.ep, b) }
 
 // QueueOver implements pubsub.Conn: the pubsub class's output buffer limits
 // apply to a subscribed or monitoring client (obuf.go); past them it is
 // disconnected.
 func (c *client) QueueOver(size int64, softSince *int64) bool {
-	if !c.subscribed() && !c.monitoring.Load() {
+	if !c.subscribed() && !c.pubsub.monitoring.Load() {
 		return false
 	}
 	cfg := c.s.Config()
@@ -59,9 +59,9 @@ func (c *client) QueueOver(size int64, softSince *int64) bool {
 
 // WriteOut implements pubsub.Conn: the queue's writer's socket write.
 func (c *client) WriteOut(b []byte) error {
-	c.writes.Add(1)
-	n, err := c.conn.Write(b)
-	c.netOut.Add(int64(n))
+	c.stats.writes.Add(1)
+	n, err := c.io.conn.Write(b)
+	c.stats.netOut.Add(int64(n))
 	return err
 }
 
@@ -78,20 +78,20 @@ func subCmd(kind pubsub.Kind) func(*cmdtable.Ctx) {
 		p := c.subscriber()
 		// In an EXEC, or a tracking client's batch whose pushes are held
 		// anyway, the confirmations are part of the reply still being built.
-		hold := c.inExec || c.holding
+		hold := c.tx.inExec || c.pubsub.holding
 		if hold {
-			c.holding = true
-			c.confirmed = true
+			c.pubsub.holding = true
+			c.pubsub.confirmed = true
 		}
-		c.s.hub.Subscribe(p, kind, x.Args[1:], &c.out, hold)
+		c.s.hub.Subscribe(p, kind, x.Args[1:], &c.io.out, hold)
 	}
 }
 
 func unsubCmd(kind pubsub.Kind) func(*cmdtable.Ctx) {
 	return func(x *cmdtable.Ctx) {
 		c := x.Conn.(*client)
-		c.confirmed = true // not silenced by CLIENT REPLY (afterCommand)
-		c.s.hub.Unsubscribe(&c.pubsub, kind, x.Args[1:], &c.out)
+		c.pubsub.confirmed = true // not silenced by CLIENT REPLY (afterCommand)
+		c.s.hub.Unsubscribe(&c.pubsub.ep, kind, x.Args[1:], &c.io.out)
 	}
 }
 

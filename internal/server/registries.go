@@ -83,7 +83,7 @@ func (c *client) runKeyless(cmd *cmdtable.Cmd, args [][]byte, mark int) {
 	c.run(cmd)
 	effects, rewritten, noChange := c.ctx.TakeEffects() // MIGRATE of no key logs nothing
 	if !c.unchanged(effects, rewritten, noChange, mark) {
-		c.dirtyRun++
+		c.stats.dirtyRun++
 		if logged {
 			c.logWrite(cmd, args, effects, rewritten)
 		}

@@ -61,13 +61,13 @@ func (h replHost) WriteRDB(w io.Writer, atInstant func() (rdb.FileInfo, error), 
 // replicaConn is a replica's client as repl.Replica sees it.
 type replicaConn struct{ c *client }
 
-func (r replicaConn) Write(b []byte) (int, error) { return r.c.conn.Write(b) }
+func (r replicaConn) Write(b []byte) (int, error) { return r.c.io.conn.Write(b) }
 func (r replicaConn) Close()                      { r.c.closeConn() }
-func (r replicaConn) Sent(n int64)                { r.c.netOut.Add(n) }
+func (r replicaConn) Sent(n int64)                { r.c.stats.netOut.Add(n) }
 
 // ReadFrom copies a full sync's file to the socket as io.Copy would to
 // the connection itself (sendfile where the kernel can).
-func (r replicaConn) ReadFrom(src io.Reader) (int64, error) { return io.Copy(r.c.conn, src) }
+func (r replicaConn) ReadFrom(src io.Reader) (int64, error) { return io.Copy(r.c.io.conn, src) }
 
 func (r replicaConn) OutputOver(size int64, st *config.ReplMaster, softSince *int64) bool {
 	if !outputOver(size, st.OutputHard, st.OutputSoft, softSince) {
@@ -91,7 +91,7 @@ func (w waitBlocked) Answer(acked int64, enough bool) bool {
 		b.out.Int(acked)
 		b.c.s.blockedClients.Add(-1)
 		b.state = served
-		b.c.conn.SetReadDeadline(time.Unix(1, 0))
+		b.c.io.conn.SetReadDeadline(time.Unix(1, 0))
 		return false
 	}
 	return true
@@ -103,10 +103,10 @@ func replconfCmd(x *cmdtable.Ctx) {
 		x.Error(cmdtable.ErrSyntax)
 		return
 	}
-	if c.replConf == nil {
-		c.replConf = &repl.Conf{}
+	if c.repl.conf == nil {
+		c.repl.conf = &repl.Conf{}
 	}
-	rc := c.replConf
+	rc := c.repl.conf
 	for i := 1; i < len(x.Args); i += 2 {
 		opt, v := strings.ToLower(string(x.Args[i])), x.Args[i+1]
 		switch opt {
@@ -137,7 +137,7 @@ func replconfCmd(x *cmdtable.Ctx) {
 				rc.NoFns = false
 			}
 		case "ack", "fack":
-			if r := c.replica; r != nil && opt == "ack" {
+			if r := c.repl.replica; r != nil && opt == "ack" {
 				if off, ok := cmdtable.ParseInt(v); ok {
 					c.s.repl.Ack(r, off)
 				}
@@ -157,10 +157,10 @@ func replconfCmd(x *cmdtable.Ctx) {
 // syncCmd is SYNC and PSYNC.
 func syncCmd(x *cmdtable.Ctx) {
 	c := cl(x)
-	if c.replica != nil {
+	if c.repl.replica != nil {
 		return // already a replica: Redis ignores it
 	}
-	if c.inExec || c.multi != nil {
+	if c.tx.inExec || c.tx.multi != nil {
 		x.Error(errReplicaKeyspace)
 		return
 	}
@@ -170,18 +170,18 @@ func syncCmd(x *cmdtable.Ctx) {
 		return
 	}
 	var rc repl.Conf
-	if c.replConf != nil {
-		rc = *c.replConf
+	if c.repl.conf != nil {
+		rc = *c.repl.conf
 	}
-	r := repl.NewReplica(replicaConn{c}, hostOf(c.conn.RemoteAddr()), rc, psync)
+	r := repl.NewReplica(replicaConn{c}, hostOf(c.io.conn.RemoteAddr()), rc, psync)
 	// Replies already made in this batch go out first; from now on the
 	// writer goroutine owns the connection's output (flush drops replies).
-	if len(c.out.B) > 0 {
-		c.conn.Write(c.out.B)
-		c.out.B = c.out.B[:0]
+	if len(c.io.out.B) > 0 {
+		c.io.conn.Write(c.io.out.B)
+		c.io.out.B = c.io.out.B[:0]
 	}
-	c.replica = r
-	c.replicaFlag.Store(true)
+	c.repl.replica = r
+	c.repl.attached.Store(true)
 	var id string
 	var off []byte
 	if psync {
@@ -213,11 +213,11 @@ func waitCmd(x *cmdtable.Ctx) {
 	}
 	c := cl(x)
 	m := &c.s.repl
-	if c.replica != nil {
+	if c.repl.replica != nil {
 		x.Error("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.")
 		return
 	}
-	target := c.replOff
+	target := c.repl.off
 	got := m.Acked(target)
 	if got >= n || x.Blocker == nil { // enough acknowledgements, or inside MULTI or a script
 		x.W.Int(got)
@@ -243,12 +243,12 @@ func roleCmd(x *cmdtable.Ctx) {
 
 // isReplica reports whether c is a replica's connection (CLIENT LIST's S
 // flag, CLIENT KILL TYPE replica); safe from any goroutine.
-func (c *client) isReplica() bool { return c.replicaFlag.Load() }
+func (c *client) isReplica() bool { return c.repl.attached.Load() }
 
 // replicaGone detaches c's replica as its connection closes.
 func (c *client) replicaGone() {
-	if c.replica != nil {
-		c.s.repl.Detach(c.replica)
+	if c.repl.replica != nil {
+		c.s.repl.Detach(c.repl.replica)
 	}
 }
 

@@ -121,7 +121,7 @@ func (st *stagedData) Install(conn net.Conn) (repl.MasterClient, error) {
 	s.reg.replace(&st.reg)
 	s.repl.NewHistory()
 	release()
-	mc.out.B = mc.out.B[:0]
+	mc.io.out.B = mc.io.out.B[:0]
 	if s.aof.Load() != nil { // the log's history is the old data's: start it anew
 		go func() {
 			for s.aof.Rewrite() == errSaveInProgress {
@@ -136,7 +136,7 @@ func (st *stagedData) Install(conn net.Conn) (repl.MasterClient, error) {
 func newMasterClient(s *Server, conn net.Conn) *client {
 	mc := newClient(s, conn)
 	mc.ctx.Blocker = nil
-	mc.master = true
+	mc.repl.master = true
 	mc.ctx.Master = true
 	return mc
 }
@@ -155,12 +155,12 @@ func (m masterClient) Gone() { m.c.s.masterGone(m.c) }
 
 func (m masterClient) Apply(args [][]byte) bool {
 	m.c.applyFromMaster(args)
-	return m.c.multi != nil
+	return m.c.tx.multi != nil
 }
 
 func (m masterClient) Flush()       { m.c.flushStats() }
 func (m masterClient) DB() int      { return m.c.ctx.DBID }
-func (m masterClient) Killed() bool { return m.c.killed.Load() }
+func (m masterClient) Killed() bool { return m.c.io.killed.Load() }
 
 // masterGone moves the counts of the master's client of a link that ended
 // into the server's, as for a client that closes.
@@ -168,7 +168,7 @@ func (s *Server) masterGone(mc *client) {
 	mc.flushStats()
 	s.mu.Lock()
 	s.upstream.client = nil
-	s.stats.dirty += mc.dirty.Load()
+	s.stats.dirty += mc.stats.dirty.Load()
 	s.stats.addClosed(mc)
 	s.mu.Unlock()
 }
@@ -211,15 +211,15 @@ func (c *client) applyFromMaster(args [][]byte) {
 	c.ctx.Now = time.Now().UnixMilli()
 	keys := cmd.KeyPositions(args, c.keys[:0])
 	c.keys = keys
-	if c.multi != nil && !txControl[cmd.Name] {
-		c.multi.queue(cmd, args, keys, cmd.Flags)
+	if c.tx.multi != nil && !txControl[cmd.Name] {
+		c.tx.multi.queue(cmd, args, keys, cmd.Flags)
 		return
 	}
 	if c.s.ev.over.Load() && c.deniedOnOOM(cmd, args) {
 		c.s.makeRoom()
 	}
 	c.call(cmd, args, keys) // each command's error goes to propagationError (runLocked)
-	c.out.B = c.out.B[:0]
+	c.io.out.B = c.io.out.B[:0]
 }
 
 // propagationError handles an error reply to a command of the master's
@@ -262,7 +262,7 @@ func replicaofCmd(x *cmdtable.Ctx) {
 	c := cl(x)
 	s := c.s
 	if cmdtable.Is(x.Args[1], "no") && cmdtable.Is(x.Args[2], "one") {
-		s.replicaOf("", 0, c.inExec)
+		s.replicaOf("", 0, c.tx.inExec)
 		s.setReplicaOfConfig("", 0)
 		x.W.OK()
 		return
@@ -273,7 +273,7 @@ func replicaofCmd(x *cmdtable.Ctx) {
 		return
 	}
 	host := string(x.Args[1])
-	if !s.replicaOf(host, int(port), c.inExec) {
+	if !s.replicaOf(host, int(port), c.tx.inExec) {
 		s.logf("notice", "REPLICAOF would result into synchronization with the master we are already connected with. No operation performed.")
 		x.W.Simple("OK Already connected to specified master")
 		return

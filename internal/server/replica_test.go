@@ -58,8 +58,8 @@ func TestKillDetachesReplica(t *testing.T) {
 	go io.Copy(io.Discard, remote)
 	c := newClient(s, local)
 	r := repl.NewReplica(replicaConn{c}, "", repl.Conf{}, false)
-	c.replica = r
-	c.replicaFlag.Store(true)
+	c.repl.replica = r
+	c.repl.attached.Store(true)
 	s.repl.Sync(r, false, "", nil) // attached at the instant of its RDB file
 	attached := func() bool {
 		var b strings.Builder

@@ -136,14 +136,14 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 		c.ctx.Error("ERR Can not execute a script with write flag using *_ro command.")
 		return
 	}
-	if sc.Mode&script.Declared != 0 && sc.Mode&script.NoWrites == 0 && !c.master && c.s.readOnlyReplica() {
+	if sc.Mode&script.Declared != 0 && sc.Mode&script.NoWrites == 0 && !c.repl.master && c.s.readOnlyReplica() {
 		c.ctx.Error("READONLY Can not run script with write flag on readonly replica")
 		return
 	}
 	x := &c.ctx
 	db, dbID, args, blocker := x.DB, x.DBID, x.Args, x.Blocker
 	r := &c.script
-	r.nested, r.wrote = c.inExec, false
+	r.nested, r.wrote = c.tx.inExec, false
 	r.readOnly = readOnly || sc.Mode&script.NoWrites != 0
 	// As in Redis, memory is made room for (or found short) once, before the
 	// script: evicting takes shard locks, which a running script may hold.
@@ -157,22 +157,22 @@ func (c *client) runScript(sc *script.Script, keys, argv [][]byte, readOnly bool
 		}
 		defer func() { // a bug must not leave every multi-key command waiting
 			if p := recover(); p != nil {
-				c.inExec = false
+				c.tx.inExec = false
 				r.locks.release()
 				c.s.gate.release()
 				panic(p)
 			}
 		}()
 	}
-	c.inExec = true
-	c.execTime = 0
+	c.tx.inExec = true
+	c.tx.execTime = 0
 	x.Blocker = nil // blocking commands answer at once, as inside a transaction
-	c.s.scripts.Run(sc, args, keys, argv, c, &c.out)
+	c.s.scripts.Run(sc, args, keys, argv, c, &c.io.out)
 	x.DB, x.DBID, x.Args, x.Blocker = db, dbID, args, blocker // SELECT inside a script ends with it
 	if r.nested {
 		return
 	}
-	c.inExec = false
+	c.tx.inExec = false
 	c.logTx()
 	// Clients blocked on keys it wrote, in any database, are served before
 	// anything else runs; those whose shards it did not hold, once it has
@@ -213,7 +213,7 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 	case !c.scriptACL(cmd, args, r.keys, &refusal):
 	case r.readOnly && (cmd.Flags&cmdtable.Write != 0 || mayReplicate[cmd.Name]):
 		refusal = "ERR Write commands are not allowed from read-only scripts."
-	case cmd.Flags&cmdtable.Write != 0 && !c.master && c.s.readOnlyReplica():
+	case cmd.Flags&cmdtable.Write != 0 && !c.repl.master && c.s.readOnlyReplica():
 		refusal = errReadOnlyReplica
 	case cmd.Flags&cmdtable.Write != 0 && !r.wrote && c.s.repl.TooFew(): // a script without flags, as in Redis
 		refusal = errNoReplicas
@@ -230,15 +230,15 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 	if !r.nested {
 		r.locks.take(c, cmd, args, r.keys)
 	}
-	mark, clientProto := len(c.out.B), c.out.Proto
-	c.out.Proto = proto
+	mark, clientProto := len(c.io.out.B), c.io.out.Proto
+	c.io.out.Proto = proto
 	c.ctx.InScript = true
 	c.runLocked(cmd, args, r.keys)
 	c.runAfter(cmd) // VSIM's search, still under the script's locks
 	c.ctx.InScript = false
-	c.out.Proto = clientProto
-	r.reply = append(r.reply[:0], c.out.B[mark:]...)
-	c.out.B = c.out.B[:mark]
+	c.io.out.Proto = clientProto
+	r.reply = append(r.reply[:0], c.io.out.B[mark:]...)
+	c.io.out.B = c.io.out.B[:mark]
 	if cmd.Flags&cmdtable.Write != 0 && !isErrorReply(r.reply) && !r.wrote {
 		r.wrote = true
 		c.s.scripts.Wrote()

@@ -369,7 +369,7 @@ func (s *Server) removeClient(c *client) {
 	// place or both.
 	s.mu.Lock()
 	delete(s.clients, c.id)
-	s.stats.dirty += c.dirty.Load()
+	s.stats.dirty += c.stats.dirty.Load()
 	s.stats.addClosed(c)
 	s.mu.Unlock()
 	s.wg.Done()
@@ -464,7 +464,7 @@ func (s *Server) closeHalfClosed(now time.Time) {
 	var check []*client
 	s.mu.Lock()
 	for _, c := range s.clients {
-		if c.shortRead.Load() && c.lastSeen.Load() < idle && c.shortRead.CompareAndSwap(true, false) {
+		if c.io.shortRead.Load() && c.info.lastSeen.Load() < idle && c.io.shortRead.CompareAndSwap(true, false) {
 			check = append(check, c)
 		}
 	}
@@ -473,7 +473,7 @@ func (s *Server) closeHalfClosed(now time.Time) {
 		// A read between the flag and the peek (of the command that came
 		// with the end of file) is the connection's to answer: its own
 		// next read sees the end of file.
-		if r := c.reads.Load(); c.peerClosed() && c.reads.Load() == r {
+		if r := c.stats.reads.Load(); c.peerClosed() && c.stats.reads.Load() == r {
 			c.closeConn()
 		}
 	}

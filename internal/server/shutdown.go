@@ -124,7 +124,7 @@ func (c *client) stopping() bool {
 	if !c.s.shut.done.Load() {
 		return false
 	}
-	c.closing = true
+	c.io.closing = true
 	return true
 }
 
@@ -279,7 +279,7 @@ func shutdown(x *cmdtable.Ctx) {
 		case flags&config.ShutdownNoSave != 0:
 			c.s.scripts.Abort()
 			defer func() {
-				if !c.shutdown {
+				if !c.io.shutdown {
 					c.s.scripts.Resume()
 				}
 			}()
@@ -292,5 +292,5 @@ func shutdown(x *cmdtable.Ctx) {
 		x.Error(errShutdown)
 		return
 	}
-	c.closing, c.shutdown = true, true
+	c.io.closing, c.io.shutdown = true, true
 }

@@ -19,9 +19,9 @@ func (c *client) recordSlow(cmd *cmdtable.Cmd, args [][]byte, d int64) {
 	if !c.s.slow.Exceeds(us) {
 		return
 	}
-	c.infoMu.Lock()
-	name := c.name
-	c.infoMu.Unlock()
+	c.info.mu.Lock()
+	name := c.info.name
+	c.info.mu.Unlock()
 	c.s.slow.Add(us, args, c.addr(), name, func(i int) bool { return isCredential(cmd, args, i) })
 }
 

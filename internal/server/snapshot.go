@@ -547,7 +547,7 @@ func (s *Server) dirty() uint64 {
 	defer s.mu.Unlock()
 	n := s.stats.dirty
 	for c := range s.liveClients() {
-		n += c.dirty.Load()
+		n += c.stats.dirty.Load()
 	}
 	return n
 }

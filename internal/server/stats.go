@@ -35,11 +35,11 @@ type serverStats struct {
 // addClosed folds a closing client's counters into the server's (s.mu
 // held: lock order s.mu, then the counters' own).
 func (st *serverStats) addClosed(c *client) {
-	st.AddClosed(stats.Conn{Calls: c.calls, Nanos: c.nanos, Hits: c.hits.Load(), Misses: c.misses.Load(), Latency: &c.lat})
-	st.netIn.Add(c.netIn.Load())
-	st.netOut.Add(c.netOut.Load())
-	st.reads.Add(c.reads.Load())
-	st.writes.Add(c.writes.Load())
+	st.AddClosed(stats.Conn{Calls: c.stats.calls, Nanos: c.stats.nanos, Hits: c.stats.hits.Load(), Misses: c.stats.misses.Load(), Latency: &c.stats.lat})
+	st.netIn.Add(c.stats.netIn.Load())
+	st.netOut.Add(c.stats.netOut.Load())
+	st.reads.Add(c.stats.reads.Load())
+	st.writes.Add(c.stats.writes.Load())
 }
 
 // netTotals sums bytes read and written, and socket reads and writes, over
@@ -49,10 +49,10 @@ func (s *Server) netTotals() (in, out, reads, writes int64) {
 	in, out = s.stats.netIn.Load(), s.stats.netOut.Load()
 	reads, writes = s.stats.reads.Load(), s.stats.writes.Load()
 	for _, c := range s.clients {
-		in += c.netIn.Load()
-		out += c.netOut.Load()
-		reads += c.reads.Load()
-		writes += c.writes.Load()
+		in += c.stats.netIn.Load()
+		out += c.stats.netOut.Load()
+		reads += c.stats.reads.Load()
+		writes += c.stats.writes.Load()
 	}
 	s.mu.Unlock()
 	return in, out, reads, writes
@@ -64,12 +64,12 @@ func (s *Server) commandTotals() (calls, nanos []uint64, hits, misses int64) {
 	s.mu.Lock()
 	calls, nanos, hits, misses = s.stats.Totals()
 	for c := range s.liveClients() {
-		for i := range c.calls {
-			calls[i] += c.calls[i].Load()
-			nanos[i] += c.nanos[i].Load()
+		for i := range c.stats.calls {
+			calls[i] += c.stats.calls[i].Load()
+			nanos[i] += c.stats.nanos[i].Load()
 		}
-		hits += c.hits.Load()
-		misses += c.misses.Load()
+		hits += c.stats.hits.Load()
+		misses += c.stats.misses.Load()
 	}
 	s.mu.Unlock()
 	return calls, nanos, hits, misses
@@ -114,17 +114,17 @@ func (s *Server) resetStats() {
 	s.stats.reads.Store(0)
 	s.stats.writes.Store(0)
 	for c := range s.liveClients() {
-		for i := range c.calls {
-			c.calls[i].Store(0)
-			c.nanos[i].Store(0)
+		for i := range c.stats.calls {
+			c.stats.calls[i].Store(0)
+			c.stats.nanos[i].Store(0)
 		}
-		c.hits.Store(0)
-		c.misses.Store(0)
-		c.netIn.Store(0)
-		c.netOut.Store(0)
-		c.reads.Store(0)
-		c.writes.Store(0)
-		c.lat.Reset()
+		c.stats.hits.Store(0)
+		c.stats.misses.Store(0)
+		c.stats.netIn.Store(0)
+		c.stats.netOut.Store(0)
+		c.stats.reads.Store(0)
+		c.stats.writes.Store(0)
+		c.stats.lat.Reset()
 	}
 	s.mu.Unlock()
 	s.repl.Stats.Reset()

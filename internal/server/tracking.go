@@ -20,7 +20,7 @@ import (
 func (c *client) trimTracking() {
 	if t := c.s.track; t.Active() {
 		if max := c.s.Config().TrackingTableMaxKeys; max > 0 && t.Keys() > max {
-			t.Limit(max, c, &c.out.B)
+			t.Limit(max, c, &c.io.out.B)
 		}
 	}
 }
@@ -32,12 +32,12 @@ func (c *client) trimTracking() {
 // and FCALL_RO register the keys their scripts read instead.
 func (c *client) trackAfter(cmd *cmdtable.Cmd, args [][]byte, keys []int, mark int) {
 	if cmd.Flags&cmdtable.ReadOnly == 0 {
-		if (cmd.Name == "flushdb" || cmd.Name == "flushall") && (len(c.out.B) == mark || c.out.B[mark] != '-') {
+		if (cmd.Name == "flushdb" || cmd.Name == "flushall") && (len(c.io.out.B) == mark || c.io.out.B[mark] != '-') {
 			c.flushedTracking(mark)
 		}
 		return
 	}
-	m := c.track.Mode()
+	m := c.pubsub.track.Mode()
 	if m == nil || m.BCast || m.OptIn && c.modes&caching == 0 || m.OptOut && c.modes&caching != 0 {
 		return
 	}
@@ -56,8 +56,8 @@ func (c *client) trackAfter(cmd *cmdtable.Cmd, args [][]byte, keys []int, mark i
 // holdPushes parks what others push to a tracking client until the replies
 // of the batch it is running are queued (flush).
 func (c *client) holdPushes() {
-	c.pubsub.Subscriber().Hold()
-	c.holding = true
+	c.pubsub.ep.Subscriber().Hold()
+	c.pubsub.holding = true
 }
 
 // setTracking turns tracking on with mode m, or off (m nil).
@@ -65,7 +65,7 @@ func (c *client) setTracking(m *pubsub.Mode) {
 	if m != nil {
 		c.subscriber() // the queue invalidations arrive through
 	}
-	c.s.track.Set(&c.track, c.id, c, m)
+	c.s.track.Set(&c.pubsub.track, c.id, c, m)
 	if m != nil {
 		c.modes |= tracking
 	} else {
@@ -80,8 +80,8 @@ func (c *client) setTracking(m *pubsub.Mode) {
 // its reply (which CLIENT REPLY may drop: the message, a push, is sent
 // anyway).
 func (c *client) flushedTracking(mark int) {
-	first := !c.inExec && !c.ctx.InScript && c.modes&(replyOff|skipThis) == 0
-	c.s.track.Flushed(c, &c.out.B, mark, first)
+	first := !c.tx.inExec && !c.ctx.InScript && c.modes&(replyOff|skipThis) == 0
+	c.s.track.Flushed(c, &c.io.out.B, mark, first)
 }
 
 // trackedConn is the tracker's lookup of a REDIRECT target.
@@ -135,7 +135,7 @@ func clientTracking(x *cmdtable.Ctx) {
 	}
 	switch {
 	case cmdtable.Is(x.Args[2], "off"):
-		if c.track.Mode() != nil {
+		if c.pubsub.track.Mode() != nil {
 			c.setTracking(nil)
 		}
 		x.W.OK()
@@ -144,7 +144,7 @@ func clientTracking(x *cmdtable.Ctx) {
 		x.Error(cmdtable.ErrSyntax)
 		return
 	}
-	old := c.track.Mode()
+	old := c.pubsub.track.Mode()
 	switch {
 	case !m.BCast && len(prefixes) > 0:
 		x.Error("ERR PREFIX option requires BCAST mode to be enabled")
@@ -182,7 +182,7 @@ func clientTracking(x *cmdtable.Ctx) {
 	if old == nil || !m.OptIn && !m.OptOut {
 		c.modes &^= caching
 	}
-	c.track.ClearBrokenRedirect()
+	c.pubsub.track.ClearBrokenRedirect()
 	c.setTracking(m)
 	x.W.OK()
 }
@@ -211,7 +211,7 @@ func prefixCollision(have, add []string) string {
 // are tracked, in OPTIN or OPTOUT mode.
 func clientCaching(x *cmdtable.Ctx) {
 	c := cl(x)
-	m := c.track.Mode()
+	m := c.pubsub.track.Mode()
 	if m == nil {
 		x.Error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
 		return
@@ -238,7 +238,7 @@ func clientCaching(x *cmdtable.Ctx) {
 // clientTrackingInfo is CLIENT TRACKINGINFO.
 func clientTrackingInfo(x *cmdtable.Ctx) {
 	c := cl(x)
-	m := c.track.Mode()
+	m := c.pubsub.track.Mode()
 	x.W.Map(3)
 	x.W.BulkString("flags")
 	var flags []string
@@ -264,7 +264,7 @@ func clientTrackingInfo(x *cmdtable.Ctx) {
 		if m.NoLoop {
 			flags = append(flags, "noloop")
 		}
-		if c.track.BrokenRedirect() {
+		if c.pubsub.track.BrokenRedirect() {
 			flags = append(flags, "broken_redirect")
 		}
 	}
@@ -291,7 +291,7 @@ func clientTrackingInfo(x *cmdtable.Ctx) {
 
 // redirection is CLIENT GETREDIR's answer and CLIENT LIST's redir field.
 func (c *client) redirection() int64 {
-	if m := c.track.Mode(); m != nil {
+	if m := c.pubsub.track.Mode(); m != nil {
 		return m.Redirect
 	}
 	return -1
@@ -299,12 +299,12 @@ func (c *client) redirection() int64 {
 
 // trackFlags are CLIENT LIST's tracking flags.
 func (c *client) trackFlags(flags []byte) []byte {
-	m := c.track.Mode()
+	m := c.pubsub.track.Mode()
 	if m == nil {
 		return flags
 	}
 	flags = append(flags, 't')
-	if c.track.BrokenRedirect() {
+	if c.pubsub.track.BrokenRedirect() {
 		flags = append(flags, 'R')
 	}
 	if m.BCast {

@@ -30,7 +30,7 @@ func (s *Server) listenUnix(path string, perm os.FileMode) error {
 
 // unix reports whether c came through the Unix socket.
 func (c *client) unix() bool {
-	_, ok := c.conn.LocalAddr().(*net.UnixAddr)
+	_, ok := c.io.conn.LocalAddr().(*net.UnixAddr)
 	return ok
 }
 
@@ -41,12 +41,12 @@ func (c *client) addr() string {
 	if c.unix() {
 		return c.laddr()
 	}
-	return c.conn.RemoteAddr().String()
+	return c.io.conn.RemoteAddr().String()
 }
 
 func (c *client) laddr() string {
 	if c.unix() {
-		return c.conn.LocalAddr().String() + ":0"
+		return c.io.conn.LocalAddr().String() + ":0"
 	}
-	return c.conn.LocalAddr().String()
+	return c.io.conn.LocalAddr().String()
 }

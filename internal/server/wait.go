@@ -55,7 +55,7 @@ func waitAOFCmd(x *cmdtable.Ctx) {
 	// The local acknowledgement: everything this client wrote is fsynced,
 	// which the log is asked for now rather than at its next fsync.
 	var fsynced int64
-	if a := c.s.aof.Load(); a != nil && a.Sync(c.woff) {
+	if a := c.s.aof.Load(); a != nil && a.Sync(c.aof.woff) {
 		fsynced = 1
 	}
 	reply := func(w *resp.Writer) {
@@ -71,7 +71,7 @@ func waitAOFCmd(x *cmdtable.Ctx) {
 	if fsynced < local && replicas == 0 && c.s.aof.TurningOn() {
 		// The log is being turned on: fsynced once its base is written,
 		// as Redis answers when that rewrite ends.
-		go c.s.awaitAOFOn(c.blocked, c.woff)
+		go c.s.awaitAOFOn(c.blocked, c.aof.woff)
 	}
 }
 
@@ -104,7 +104,7 @@ func (s *Server) awaitAOFOn(b *blocked, woff int64) {
 // a disconnect), then answers with reply.
 func (c *client) blockUntil(timeout time.Duration, reply func(*resp.Writer)) {
 	c.Block(nil, timeout, false)
-	w := resp.Writer{Proto: c.out.Proto}
+	w := resp.Writer{Proto: c.io.out.Proto}
 	reply(&w)
 	c.blocked.timeoutReply = w.B
 }
