@@ -50,7 +50,7 @@
 // never the other way round; a replica's writer goroutine takes it only
 // to swap its pending output. Upstream's applyMu is taken before the
 // server's locks (a command of the stream runs under it; REPLICAOF holds
-// it, with Pause, except inside EXEC); the server's mu is never taken
+// it, with Pause, except inside EXEC); the server's clients.mu is never taken
 // under Upstream.mu, which Follow's unblock and ReplicaHost.SetReplica run
 // under (REPLICAOF lists the clients to unblock before Follow).
 package repl

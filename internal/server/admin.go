@@ -66,7 +66,7 @@ func (s *Server) setConfig(c *client, build func(next *config.Config) error) err
 	s.users.SetPubsubDefault(next.ACLPubsubAll)
 	tighter := s.applyMemoryConfig(next)
 	s.ks.Events.Set(next.NotifyKeyspaceEvents)
-	s.slow.Configure(next.SlowlogSlowerThan, next.SlowlogMaxLen, next.LatencyMonitorMs)
+	s.stats.slow.Configure(next.SlowlogSlowerThan, next.SlowlogMaxLen, next.LatencyMonitorMs)
 	s.applyRedisParams(next)
 	s.repl.Configure(next)
 	if tighter != 0 && c.tx.inExec {
@@ -116,7 +116,7 @@ func init() {
 			Summary: "Returns the replication role.", Run: roleCmd},
 		&cmdtable.Cmd{Name: "lastsave", Arity: 1, Flags: cmdtable.Loading | cmdtable.Stale | cmdtable.Fast, Group: g, Since: "1.0.0", ACL: []string{"admin", "dangerous"},
 			Summary: "Returns the Unix timestamp of the last successful save to disk.",
-			Run:     func(x *cmdtable.Ctx) { x.W.Int(cl(x).s.lastSave.Load()) }},
+			Run:     func(x *cmdtable.Ctx) { x.W.Int(cl(x).s.persist.lastSave.Load()) }},
 		&cmdtable.Cmd{Name: "shutdown", Arity: -1, Flags: adm | cmdtable.AllowBusy | cmdtable.NoMulti, Run: shutdown, Group: g, Since: "1.0.0",
 			Summary: "Synchronously saves the database(s) to disk and shuts down the Redis server.", Args: "[NOSAVE | SAVE] [NOW] [FORCE] [ABORT]"},
 	)

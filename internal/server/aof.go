@@ -310,7 +310,7 @@ func (s *Server) infoPersistence(b *strings.Builder) {
 	kv(b, "current_save_keys_total", 0)
 	kv(b, "rdb_changes_since_last_save", s.changes())
 	kv(b, "rdb_bgsave_in_progress", b2i(bg != 0))
-	kv(b, "rdb_last_save_time", s.lastSave.Load())
+	kv(b, "rdb_last_save_time", s.persist.lastSave.Load())
 	kv(b, "rdb_last_bgsave_status", status(st.lastOK.Load()))
 	lastSecs := int64(-1)
 	if st.saves.Load() > 0 || !st.lastOK.Load() {

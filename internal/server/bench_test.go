@@ -131,10 +131,10 @@ func pipe(s *Server, batch []byte, reads int) *batchConn {
 // serveConn serves conn as a client of s until it reports EOF.
 func serveConn(s *Server, conn net.Conn) {
 	c := newClient(s, conn)
-	s.mu.Lock()
-	s.clients[c.id] = c
+	s.clients.mu.Lock()
+	s.clients.byID[c.id] = c
 	s.wg.Add(1)
-	s.mu.Unlock()
+	s.clients.mu.Unlock()
 	c.serve()
 }
 

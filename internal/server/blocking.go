@@ -94,7 +94,7 @@ func (c *client) Block(keys [][]byte, timeout time.Duration, nullBulk bool) {
 	b := &blocked{c: c, cmd: c.running, args: copyArgs(c.ctx.Args), pos: slices.Clone(c.keys), keys: copyArgs(keys),
 		db: c.ctx.DB, dbID: c.ctx.DBID, nullBulk: nullBulk}
 	b.out.Proto = c.io.out.Proto
-	b.waiter.Seq = c.s.blockSeq.Add(1)
+	b.waiter.Seq = c.s.clients.blockSeq.Add(1)
 	b.waiter.Kind = awaited[b.cmd.Group]
 	if b.cmd.Name == "xreadgroup" {
 		// Any write can end its wait: deleting the key or the group
@@ -115,7 +115,7 @@ func (c *client) Block(keys [][]byte, timeout time.Duration, nullBulk bool) {
 	}
 	c.blocked = b
 	c.waiting.Store(b)
-	c.s.blockedClients.Add(1)
+	c.s.clients.blocked.Add(1)
 }
 
 func copyArgs(args [][]byte) [][]byte {
@@ -291,7 +291,7 @@ func (s *Server) runWaiter(b *blocked) {
 		logged := a != nil || s.feeding()
 		x := cmdtable.Ctx{Args: b.args, W: &b.out, KS: s.ks, Indexes: s.reg.indexes, AI: s.reg.ai, DB: b.db, DBID: b.dbID, Now: now,
 			Conn: b.c, Blocker: &again, Logged: logged}
-		if j := s.snap.Load(); j != nil {
+		if j := s.persist.snap.Load(); j != nil {
 			captureKeys(j, s.ks, b.dbID, -1, b.pos, b.args)
 		}
 		start := tick.Now()
@@ -345,7 +345,7 @@ func (s *Server) runWaiter(b *blocked) {
 			}
 		}
 	}
-	s.blockedClients.Add(-1)
+	s.clients.blocked.Add(-1)
 	b.mu.Lock()
 	b.held = p != nil
 	b.state = served
@@ -426,7 +426,7 @@ func (c *client) leave(b *blocked) {
 		sh.Unlock()
 		c.s.serveLater(&h)
 	}
-	c.s.blockedClients.Add(-1)
+	c.s.clients.blocked.Add(-1)
 }
 
 // waitBlocked parks the client until its command is served or times out, or
@@ -494,7 +494,7 @@ func (c *client) waitBlocked() bool {
 	c.blocked = nil
 	c.waiting.Store(nil)
 	c.io.conn.SetReadDeadline(time.Time{})
-	if b.ran >= c.s.slow.MinTicks() { // served, timed out or unblocked: logged now, once
+	if b.ran >= c.s.stats.slow.MinTicks() { // served, timed out or unblocked: logged now, once
 		c.recordSlow(b.cmd, b.args, b.ran)
 	}
 	return true

@@ -235,7 +235,7 @@ type clientInfo struct {
 func newClient(s *Server, conn net.Conn) *client {
 	c := &client{
 		s:  s,
-		id: s.nextID.Add(1),
+		id: s.clients.nextID.Add(1),
 		io: clientIO{
 			conn:   conn,
 			fd:     connFD(conn),

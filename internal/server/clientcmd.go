@@ -85,14 +85,14 @@ func (c *client) describe() string {
 }
 
 func (s *Server) clientList() []*client {
-	s.mu.Lock()
-	out := make([]*client, 0, len(s.clients))
-	for _, c := range s.clients {
+	s.clients.mu.Lock()
+	out := make([]*client, 0, len(s.clients.byID))
+	for _, c := range s.clients.byID {
 		if !c.io.killed.Load() { // gone for good, though its goroutine may still be finishing
 			out = append(out, c)
 		}
 	}
-	s.mu.Unlock()
+	s.clients.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 	return out
 }
@@ -125,9 +125,9 @@ func clientUnblock(x *cmdtable.Ctx) {
 }
 
 func (s *Server) clientByID(id int64) *client {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c := s.clients[id]; c != nil && !c.io.killed.Load() {
+	s.clients.mu.Lock()
+	defer s.clients.mu.Unlock()
+	if c := s.clients.byID[id]; c != nil && !c.io.killed.Load() {
 		return c
 	}
 	return nil
@@ -137,9 +137,9 @@ func (s *Server) clientByID(id int64) *client {
 // clients and, on a replica, the master's client of its link.
 func (s *Server) listedClients() []*client {
 	out := s.clientList()
-	s.mu.Lock()
+	s.clients.mu.Lock()
 	mc := s.upstream.client
-	s.mu.Unlock()
+	s.clients.mu.Unlock()
 	if mc != nil && !mc.io.killed.Load() {
 		out = append(out, mc)
 		sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })

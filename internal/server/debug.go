@@ -133,7 +133,7 @@ func debugCmd(x *cmdtable.Ctx) {
 		time.Sleep(time.Duration(f * float64(time.Second)))
 		x.W.OK()
 	case is("set-active-expire", n == 3):
-		c.s.activeExpire.Store(atoi(x.Args[2]) != 0)
+		c.s.debug.activeExpire.Store(atoi(x.Args[2]) != 0)
 		x.W.OK()
 	case is("log", n == 3):
 		c.s.logf("warning", "DEBUG LOG: %s", cstr(x.Args[2], -1))
@@ -199,10 +199,10 @@ func debugCmd(x *cmdtable.Ctx) {
 		globFuzz()
 		x.W.Simple("Apparently Redis did not crash: test passed")
 	case is("set-disable-deny-scripts", n == 3):
-		c.s.denyScriptsOff.Store(atoi(x.Args[2]) != 0)
+		c.s.debug.denyScriptsOff.Store(atoi(x.Args[2]) != 0)
 		x.W.OK()
 	case is("pause-cron", n == 3):
-		c.s.cronPaused.Store(atoi(x.Args[2]) != 0)
+		c.s.debug.cronPaused.Store(atoi(x.Args[2]) != 0)
 		x.W.OK()
 	case is("replybuffer", n == 4):
 		// HotKV's reply buffers have no peak tracking or resize cron to
@@ -357,7 +357,7 @@ func debugPopulate(x *cmdtable.Ctx, c *client) {
 		}
 		sh := x.DB.ShardFor(key)
 		release := c.lockForDebug(key)
-		if j := c.s.snap.Load(); j != nil { // a snapshot being taken sees the shard as it was
+		if j := c.s.persist.snap.Load(); j != nil { // a snapshot being taken sees the shard as it was
 			j.capture(x.DBID, keyspace.ShardIndex(key), sh)
 		}
 		if sh.Lookup(key, x.Now) == nil {
@@ -758,7 +758,7 @@ func mergeLive(live, staging *keyspace.Keyspace, merge bool) (string, bool) {
 // replaced handed to the lazy free when dropped (not when its keys were
 // merged into staging). The caller holds every shard.
 func (s *Server) replaceData(c *client, staging *keyspace.Keyspace, mark int, dropped bool) {
-	if j := s.snap.Load(); j != nil { // a BGSAVE running keeps what it saw
+	if j := s.persist.snap.Load(); j != nil { // a BGSAVE running keeps what it saw
 		for d, db := range s.ks.DBs {
 			captureDB(j, d, db)
 		}

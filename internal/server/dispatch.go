@@ -243,7 +243,7 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 	start := tick.Now()
 	write := cmd.Flags&cmdtable.Write != 0
 	if write {
-		if j := c.s.snap.Load(); j != nil {
+		if j := c.s.persist.snap.Load(); j != nil {
 			c.captureFor(j, cmd, args, keys)
 		}
 	}
@@ -285,7 +285,7 @@ func (c *client) runLocked(cmd *cmdtable.Cmd, args [][]byte, keys []int) {
 	d := tick.Now() - start
 	if c.blocked != nil {
 		c.blocked.ran = d // logged when it ends (waitBlocked), as Redis logs a blocked command
-	} else if d >= c.s.slow.MinTicks() {
+	} else if d >= c.s.stats.slow.MinTicks() {
 		c.recordSlow(cmd, args, d)
 	}
 	if cmd == c.stats.runCmd {

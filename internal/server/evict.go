@@ -197,7 +197,7 @@ func (s *Server) evictLoop() {
 		case <-s.closed:
 			return
 		case <-t.C:
-			if s.cronPaused.Load() {
+			if s.debug.cronPaused.Load() {
 				continue // DEBUG PAUSE-CRON: only commands short of memory wake it
 			}
 		case <-ev.wake:
@@ -277,7 +277,7 @@ func (s *Server) checkMemory(now time.Time) uint64 {
 		ev.cycles, ev.liveGC, ev.keysGC, ev.othersGC, ev.lastGC = cycles, ev.samples[1].Value.Uint64(), keys, f.others(), now
 	}
 	avg := int64(64)
-	if kb := int64(ev.liveGC) - int64(s.startMem) - ev.othersGC; ev.keysGC > 0 && kb > 0 {
+	if kb := int64(ev.liveGC) - int64(s.stats.startMem) - ev.othersGC; ev.keysGC > 0 && kb > 0 {
 		avg = max(avg, kb/ev.keysGC)
 	}
 	// Keys added are charged at most 1 KiB; keys removed (evicted) are
@@ -303,7 +303,7 @@ func (s *Server) checkMemory(now time.Time) uint64 {
 	}
 	// Named indexes and agent memory over the share with the start-up
 	// memory: emptying the keyspace and the caches would not get under it.
-	pinned := f.indexes+f.usage.Memory > 0 && int64(s.startMem)+f.indexes+f.usage.Memory > target
+	pinned := f.indexes+f.usage.Memory > 0 && int64(s.stats.startMem)+f.indexes+f.usage.Memory > target
 	ev.pinned.Store(pinned)
 	if pinned {
 		ev.excess.Store(0)
@@ -610,7 +610,7 @@ func (s *Server) evictKey(d, idx int, key string, volatile bool) bool {
 	sh := s.ks.DBs[d].Shard(idx)
 	sh.Lock()
 	defer sh.Unlock()
-	if j := s.snap.Load(); j != nil {
+	if j := s.persist.snap.Load(); j != nil {
 		j.capture(d, idx, sh)
 	}
 	if !sh.Evict(key, volatile) {

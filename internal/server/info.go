@@ -88,7 +88,7 @@ func (s *Server) infoSection(b *strings.Builder, sec string, c *client) {
 		kv(b, "maxclients", cfg.MaxClients)
 		kv(b, "client_recent_max_input_buffer", 0)
 		kv(b, "client_recent_max_output_buffer", 0)
-		kv(b, "blocked_clients", s.blockedClients.Load())
+		kv(b, "blocked_clients", s.clients.blocked.Load())
 		kv(b, "tracking_clients", s.track.Clients())
 		kv(b, "pubsub_clients", pub)
 		kv(b, "watching_clients", watching)

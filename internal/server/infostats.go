@@ -19,11 +19,11 @@ func (s *Server) infoStats(b *strings.Builder) {
 	calls, nanos, hits, misses := s.commandTotals()
 	in, out, reads, writes := s.netTotals()
 	errs := s.stats.ErrorTotal()
-	inKbps, outKbps, replInKbps, replOutKbps := s.rates.NetKbps()
+	inKbps, outKbps, replInKbps, replOutKbps := s.stats.rates.NetKbps()
 	rs := &s.repl.Stats
 	replIn := rs.Received.Load() // the master's stream, read apart from clients
 	cmdMicros := int64(sum(nanos) / 1e3)
-	cycles, loopMicros, cyclesPerSec, cycleMicros := s.rates.EventLoop(cmdMicros, reads)
+	cycles, loopMicros, cyclesPerSec, cycleMicros := s.stats.rates.EventLoop(cmdMicros, reads)
 	exp := &s.expirer.Stats
 	kv(b, "total_connections_received", s.stats.connections.Load())
 	kv(b, "total_commands_processed", sum(calls))

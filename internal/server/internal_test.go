@@ -108,8 +108,8 @@ func TestUnsubscribedClientWritesDirectly(t *testing.T) {
 	c := s.clientList()[0]
 	send("UNSUBSCRIBE\r\nPING\r\n", "*3", "$11", "unsubscribe", "$1", "a", ":0", "+PONG")
 	send("PING\r\n", "+PONG") // the flush after this leaves the queue
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.clients.mu.Lock()
+	defer s.clients.mu.Unlock()
 	if s.hub.Load(&c.pubsub.ep) != nil {
 		t.Fatal("unsubscribed client still writes through the pub/sub queue")
 	}

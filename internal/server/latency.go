@@ -13,7 +13,7 @@ import (
 // as an active expiry cycle ("expire-cycle"), that took d.
 func (s *Server) latencySample(event string, d time.Duration) {
 	if limit := s.Config().LatencyMonitorMs; limit > 0 && d.Milliseconds() >= limit {
-		s.latency.Add(event, d.Milliseconds())
+		s.stats.latency.Add(event, d.Milliseconds())
 	}
 }
 
@@ -27,11 +27,11 @@ func (c *client) recordLatency(cmd *cmdtable.Cmd, us int64) {
 	if cmd.Flags&cmdtable.Fast != 0 {
 		event = "fast-command"
 	}
-	c.s.latency.Add(event, us/1000)
+	c.s.stats.latency.Add(event, us/1000)
 }
 
 func latencyLatest(x *cmdtable.Ctx) {
-	latest := cl(x).s.latency.Latest()
+	latest := cl(x).s.stats.latency.Latest()
 	x.W.Array(len(latest))
 	for _, e := range latest {
 		x.W.Array(4)
@@ -43,7 +43,7 @@ func latencyLatest(x *cmdtable.Ctx) {
 }
 
 func latencyHistory(x *cmdtable.Ctx) {
-	samples := cl(x).s.latency.History(string(x.Args[2]))
+	samples := cl(x).s.stats.latency.History(string(x.Args[2]))
 	x.W.Array(len(samples))
 	for _, s := range samples {
 		x.W.Array(2)
@@ -57,12 +57,12 @@ func latencyReset(x *cmdtable.Ctx) {
 	for _, e := range x.Args[2:] {
 		events = append(events, string(e))
 	}
-	x.W.Int(int64(cl(x).s.latency.Reset(events...)))
+	x.W.Int(int64(cl(x).s.stats.latency.Reset(events...)))
 }
 
 func latencyGraph(x *cmdtable.Ctx) {
 	event := string(x.Args[2])
-	graph, ok := cl(x).s.latency.Graph(event)
+	graph, ok := cl(x).s.stats.latency.Graph(event)
 	if !ok {
 		x.W.Error("ERR No samples available for event '" + event + "'")
 		return
@@ -70,7 +70,7 @@ func latencyGraph(x *cmdtable.Ctx) {
 	x.W.Verbatim(graph)
 }
 
-func latencyDoctor(x *cmdtable.Ctx) { x.W.Verbatim(cl(x).s.latency.Doctor()) }
+func latencyDoctor(x *cmdtable.Ctx) { x.W.Verbatim(cl(x).s.stats.latency.Doctor()) }
 
 func init() {
 	const g = "server"

@@ -45,8 +45,8 @@ func (c *client) latFlush(calls uint64) {
 // command ID (nil where a command has none). want, if not nil, selects the
 // command IDs to sum.
 func (s *Server) latencyTotals(want []bool) []*stats.Counts {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.clients.mu.Lock()
+	defer s.clients.mu.Unlock()
 	out := s.stats.LatencyTotals(want)
 	for c := range s.liveClients() {
 		stats.AddConn(out, &c.stats.lat, c.stats.calls, want)

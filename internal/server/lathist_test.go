@@ -96,10 +96,10 @@ func TestResetStatWhileClientsClose(t *testing.T) {
 		c := newClient(s, nil)
 		c.stats.calls[get.ID].Store(5)
 		c.stats.netIn.Store(100)
-		s.mu.Lock()
-		s.clients[c.id] = c
+		s.clients.mu.Lock()
+		s.clients.byID[c.id] = c
 		s.wg.Add(1)
-		s.mu.Unlock()
+		s.clients.mu.Unlock()
 		go s.removeClient(c)
 		s.resetStats()
 		s.wg.Wait()

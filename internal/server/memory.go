@@ -28,16 +28,16 @@ type memFigures struct {
 
 // memoryFigures reads them, raising the peak.
 func (s *Server) memoryFigures() *memFigures {
-	m := &memFigures{rss: readRSS(), startup: s.startMem}
+	m := &memFigures{rss: readRSS(), startup: s.stats.startMem}
 	runtime.ReadMemStats(&m.ms)
 	m.used = m.ms.HeapAlloc + m.ms.StackInuse
 	for {
-		p := s.peakMem.Load()
-		if m.used <= p || s.peakMem.CompareAndSwap(p, m.used) {
+		p := s.stats.peakMem.Load()
+		if m.used <= p || s.stats.peakMem.CompareAndSwap(p, m.used) {
 			break
 		}
 	}
-	m.peak = max(s.peakMem.Load(), m.used)
+	m.peak = max(s.stats.peakMem.Load(), m.used)
 	return m
 }
 

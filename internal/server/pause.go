@@ -52,7 +52,7 @@ func (c *client) waitPause(cmd *cmdtable.Cmd, args [][]byte) bool {
 	waited := false
 	defer func() {
 		if waited {
-			c.s.blockedClients.Add(-1)
+			c.s.clients.blocked.Add(-1)
 		}
 	}()
 	for {
@@ -70,7 +70,7 @@ func (c *client) waitPause(cmd *cmdtable.Cmd, args [][]byte) bool {
 		c.flush()    // the replies before this command are not held back
 		if !waited { // a paused client counts as blocked (INFO blocked_clients), as in Redis
 			waited = true
-			c.s.blockedClients.Add(1)
+			c.s.clients.blocked.Add(1)
 		}
 		t := time.NewTimer(min(left, pauseCheck))
 		select {

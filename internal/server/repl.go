@@ -89,7 +89,7 @@ func (w waitBlocked) Answer(acked int64, enough bool) bool {
 		return false
 	case enough:
 		b.out.Int(acked)
-		b.c.s.blockedClients.Add(-1)
+		b.c.s.clients.blocked.Add(-1)
 		b.state = served
 		b.c.io.conn.SetReadDeadline(time.Unix(1, 0))
 		return false

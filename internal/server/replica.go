@@ -22,7 +22,7 @@ import (
 // an error the master's stream or the append-only log meets.
 
 // replicaState is the replica side's state: the link (internal/repl) and,
-// while it streams, the master's client (under the server's mu): as
+// while it streams, the master's client (under s.clients.mu): as
 // Redis's master client, what it applies counts as the server's writes and
 // calls, and CLIENT LIST and CLIENT KILL show and reach it.
 type replicaState struct {
@@ -62,7 +62,7 @@ func (s *Server) replicaOf(host string, port int, inExec bool) bool {
 	}
 	var clients []*client
 	if host != "" {
-		clients = s.clientList() // (before Follow's lock: s.mu is not taken under it)
+		clients = s.clientList() // (before Follow's lock: s.clients.mu is not taken under it)
 	}
 	return s.upstream.Follow(host, port, func() {
 		// As Redis: a blocked command would be served by the master's
@@ -146,9 +146,9 @@ func newMasterClient(s *Server, conn net.Conn) *client {
 type masterClient struct{ c *client }
 
 func (m masterClient) Listed() {
-	m.c.s.mu.Lock()
+	m.c.s.clients.mu.Lock()
 	m.c.s.upstream.client = m.c
-	m.c.s.mu.Unlock()
+	m.c.s.clients.mu.Unlock()
 }
 
 func (m masterClient) Gone() { m.c.s.masterGone(m.c) }
@@ -166,18 +166,18 @@ func (m masterClient) Killed() bool { return m.c.io.killed.Load() }
 // into the server's, as for a client that closes.
 func (s *Server) masterGone(mc *client) {
 	mc.flushStats()
-	s.mu.Lock()
+	s.clients.mu.Lock()
 	s.upstream.client = nil
 	s.stats.dirty += mc.stats.dirty.Load()
 	s.stats.addClosed(mc)
-	s.mu.Unlock()
+	s.clients.mu.Unlock()
 }
 
 // liveClients yields the connected clients and the master's client of a
-// replica's link: those whose counts are the server's (s.mu held).
+// replica's link: those whose counts are the server's (s.clients.mu held).
 func (s *Server) liveClients() iter.Seq[*client] {
 	return func(yield func(*client) bool) {
-		for _, c := range s.clients {
+		for _, c := range s.clients.byID {
 			if !yield(c) {
 				return
 			}

@@ -208,7 +208,7 @@ func (c *client) Call(args [][]byte, proto int) []byte {
 		refusal = "ERR Unknown Redis command called from script"
 	case !valid:
 		refusal = "ERR Wrong number of args calling Redis command from script"
-	case cmd.Flags&cmdtable.NoScript != 0 && !(c.s.denyScriptsOff.Load() && undeniable(cmd)):
+	case cmd.Flags&cmdtable.NoScript != 0 && !(c.s.debug.denyScriptsOff.Load() && undeniable(cmd)):
 		refusal = "ERR This Redis command is not allowed from script"
 	case !c.scriptACL(cmd, args, r.keys, &refusal):
 	case r.readOnly && (cmd.Flags&cmdtable.Write != 0 || mayReplicate[cmd.Name]):

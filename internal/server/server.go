@@ -26,7 +26,6 @@ import (
 	"github.com/hotkv/hotkv/internal/rdb"
 	"github.com/hotkv/hotkv/internal/repl"
 	"github.com/hotkv/hotkv/internal/script"
-	"github.com/hotkv/hotkv/internal/stats"
 	"github.com/hotkv/hotkv/internal/tick"
 )
 
@@ -54,40 +53,24 @@ type Server struct {
 	stats       serverStats
 	log         *log.Logger
 
-	mu        sync.Mutex
-	clients   map[int64]*client
+	clients   serverClients
 	listeners listenerSet  // (listeners.go)
 	tls       tlsState     // tls-port's listener and settings (tls.go)
 	names     commandNames // the command names rename-command left (rename.go); nil: none renamed
-	nextID    atomic.Int64
 	closed    chan struct{}
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 	started   time.Time
 	runID     string
 
-	expirer        *keyspace.Expirer      // the active expiry cycle the cron runs
-	rates          stats.Rates            // INFO's instantaneous rates
-	activeExpire   atomic.Bool            // DEBUG SET-ACTIVE-EXPIRE
-	cronPaused     atomic.Bool            // DEBUG PAUSE-CRON
-	denyScriptsOff atomic.Bool            // DEBUG SET-DISABLE-DENY-SCRIPTS (scripting.go)
-	replID         atomic.Pointer[string] // INFO's master_replid, which DEBUG CHANGE-REPL-ID replaces
-	lastSave       atomic.Int64           // unix seconds of the last save (start-up until persistence exists)
-	peakMem        atomic.Uint64
-	blockSeq       atomic.Uint64 // arrival order of blocked clients
-	blockedClients atomic.Int64
-	pause          pauseState     // CLIENT PAUSE (pause.go)
-	gate           gate           // orders scripts against multi-lock sections (gate.go)
-	scripts        *script.Engine // EVAL's script cache and Lua state (scripting.go)
-	slow           stats.Slowlog  // SLOWLOG (slowlog.go)
-	latency        stats.Monitor  // LATENCY (latency.go)
-	migrate        migrateCache   // MIGRATE's connections to its targets (migrate.go)
-	startMem       uint64
+	expirer *keyspace.Expirer      // the active expiry cycle the cron runs
+	debug   serverDebug            // DEBUG's switches (debug.go)
+	replID  atomic.Pointer[string] // INFO's master_replid, which DEBUG CHANGE-REPL-ID replaces
+	pause   pauseState             // CLIENT PAUSE (pause.go)
+	gate    gate                   // orders scripts against multi-lock sections (gate.go)
+	scripts *script.Engine         // EVAL's script cache and Lua state (scripting.go)
+	migrate migrateCache           // MIGRATE's connections to its targets (migrate.go)
 
-	snap atomic.Pointer[snapJob] // the snapshot being written, if any
-	// captureMu runs one capture at a time (snap holds one job): a
-	// replica's sync and a BGSAVE wait for each other.
-	captureMu sync.Mutex
 	// regMu orders keyless writes (named indexes, AI layer) against the
 	// snapshot instant; see runLocked.
 	regMu   sync.RWMutex
@@ -106,6 +89,24 @@ type Server struct {
 	load    loadState
 }
 
+// serverClients is the set of connections.
+type serverClients struct {
+	// mu guards byID, and the counters closed connections fold into
+	// the server's (serverStats.addClosed).
+	mu       sync.Mutex
+	byID     map[int64]*client
+	nextID   atomic.Int64
+	blockSeq atomic.Uint64 // arrival order of blocked clients
+	blocked  atomic.Int64  // clients waiting in a blocking command
+}
+
+// serverDebug holds the switches DEBUG sets.
+type serverDebug struct {
+	activeExpire   atomic.Bool // DEBUG SET-ACTIVE-EXPIRE
+	cronPaused     atomic.Bool // DEBUG PAUSE-CRON
+	denyScriptsOff atomic.Bool // DEBUG SET-DISABLE-DENY-SCRIPTS (scripting.go)
+}
+
 // New makes a server from cfg; Serve or ListenAndServe starts it.
 func New(cfg *config.Config) *Server {
 	s := &Server{
@@ -113,7 +114,7 @@ func New(cfg *config.Config) *Server {
 		reg:     newRegistries(),
 		hub:     pubsub.NewHub(queueRoom, maxIdleOutBuf),
 		scripts: script.New(),
-		clients: make(map[int64]*client),
+		clients: serverClients{byID: make(map[int64]*client)},
 		closed:  make(chan struct{}),
 		shut:    shutdownState{stopped: make(chan struct{})},
 		started: time.Now(),
@@ -136,11 +137,11 @@ func New(cfg *config.Config) *Server {
 	s.ks.Events.Set(cfg.NotifyKeyspaceEvents)
 	s.track = pubsub.NewTracker(s.ks, s.trackedConn)
 	s.ks.SetTracker(s.track)
-	s.slow.Configure(cfg.SlowlogSlowerThan, cfg.SlowlogMaxLen, cfg.LatencyMonitorMs)
+	s.stats.slow.Configure(cfg.SlowlogSlowerThan, cfg.SlowlogMaxLen, cfg.LatencyMonitorMs)
 	s.ev = newEvictor()
 	s.applyMemoryConfig(cfg)
 	s.applyRedisParams(cfg)
-	s.activeExpire.Store(true)
+	s.debug.activeExpire.Store(true)
 	s.repl.Init(replHost{s}, s.ks, replicaForm)
 	s.repl.Configure(cfg)
 	s.upstream.Init(replHost{s}, &s.repl.Stats)
@@ -148,12 +149,12 @@ func New(cfg *config.Config) *Server {
 	s.stats.sanitizedBase.Store(rdb.Sanitized.Load()) // the counter is the process's
 	replID := randomHex(40)
 	s.replID.Store(&replID)
-	s.lastSave.Store(s.started.Unix())
+	s.persist.lastSave.Store(s.started.Unix())
 	s.persist.lastOK.Store(true)
-	s.aof.Init(aof.Env{Host: (*aofHost)(s), Config: &s.cfg, Latency: &s.latency, Busy: &s.persist.running, Stopped: s.closed})
+	s.aof.Init(aof.Env{Host: (*aofHost)(s), Config: &s.cfg, Latency: &s.stats.latency, Busy: &s.persist.running, Stopped: s.closed})
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	s.startMem = ms.HeapAlloc + ms.StackInuse
+	s.stats.startMem = ms.HeapAlloc + ms.StackInuse
 	return s
 }
 
@@ -324,23 +325,23 @@ func (s *Server) accept(l net.Listener) error {
 				tc.SetKeepAliveConfig(net.KeepAliveConfig{Enable: true, Idle: time.Duration(ka) * time.Second})
 			}
 		}
-		s.mu.Lock()
+		s.clients.mu.Lock()
 		select {
 		case <-s.closed: // Shutdown has closed the clients it knew of
-			s.mu.Unlock()
+			s.clients.mu.Unlock()
 			conn.Close()
 			return nil
 		default:
 		}
-		if len(s.clients) >= s.Config().MaxClients {
-			s.mu.Unlock()
+		if len(s.clients.byID) >= s.Config().MaxClients {
+			s.clients.mu.Unlock()
 			s.refuse(conn, "-ERR max number of clients reached\r\n")
 			continue
 		}
 		c := newClient(s, conn)
-		s.clients[c.id] = c
+		s.clients.byID[c.id] = c
 		s.wg.Add(1)
-		s.mu.Unlock()
+		s.clients.mu.Unlock()
 		go c.serve()
 	}
 }
@@ -364,14 +365,14 @@ func (s *Server) refuse(conn net.Conn, msg string) {
 }
 
 func (s *Server) removeClient(c *client) {
-	// The counts move to the server's with the delete, under s.mu, as
+	// The counts move to the server's with the delete, under s.clients.mu, as
 	// readers and CONFIG RESETSTAT take it: none sees them in neither
 	// place or both.
-	s.mu.Lock()
-	delete(s.clients, c.id)
+	s.clients.mu.Lock()
+	delete(s.clients.byID, c.id)
 	s.stats.dirty += c.stats.dirty.Load()
 	s.stats.addClosed(c)
-	s.mu.Unlock()
+	s.clients.mu.Unlock()
 	s.wg.Done()
 }
 
@@ -413,7 +414,7 @@ func (s *Server) cron() {
 		case <-s.closed:
 			return
 		case now := <-t.C:
-			if s.cronPaused.Load() {
+			if s.debug.cronPaused.Load() {
 				continue
 			}
 			s.checkSignal()
@@ -429,7 +430,7 @@ func (s *Server) cron() {
 			tick.Calibrate()
 			s.sample(now)
 			s.closeHalfClosed(now)
-			if s.activeExpire.Load() && !keyspace.ExpiryPaused(now.UnixMilli()) {
+			if s.debug.activeExpire.Load() && !keyspace.ExpiryPaused(now.UnixMilli()) {
 				effort := s.Config().ActiveExpireEffort()
 				exp.SetEffort(effort)
 				start := time.Now()
@@ -462,13 +463,13 @@ func (s *Server) cron() {
 func (s *Server) closeHalfClosed(now time.Time) {
 	idle := now.UnixMilli() - 100
 	var check []*client
-	s.mu.Lock()
-	for _, c := range s.clients {
+	s.clients.mu.Lock()
+	for _, c := range s.clients.byID {
 		if c.io.shortRead.Load() && c.info.lastSeen.Load() < idle && c.io.shortRead.CompareAndSwap(true, false) {
 			check = append(check, c)
 		}
 	}
-	s.mu.Unlock()
+	s.clients.mu.Unlock()
 	for _, c := range check {
 		// A read between the flag and the peek (of the command that came
 		// with the end of file) is the connection's to answer: its own

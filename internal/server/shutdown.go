@@ -134,11 +134,11 @@ func (s *Server) teardown(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		close(s.closed)
 		s.closeListeners()
-		s.mu.Lock()
-		for _, c := range s.clients {
+		s.clients.mu.Lock()
+		for _, c := range s.clients.byID {
 			c.closeConn()
 		}
-		s.mu.Unlock()
+		s.clients.mu.Unlock()
 		s.scripts.Abort() // a script in an endless loop would hold its client forever
 	})
 	done := make(chan struct{})

@@ -16,13 +16,13 @@ func (c *client) recordSlow(cmd *cmdtable.Cmd, args [][]byte, d int64) {
 		return
 	}
 	c.recordLatency(cmd, us)
-	if !c.s.slow.Exceeds(us) {
+	if !c.s.stats.slow.Exceeds(us) {
 		return
 	}
 	c.info.mu.Lock()
 	name := c.info.name
 	c.info.mu.Unlock()
-	c.s.slow.Add(us, args, c.addr(), name, func(i int) bool { return isCredential(cmd, args, i) })
+	c.s.stats.slow.Add(us, args, c.addr(), name, func(i int) bool { return isCredential(cmd, args, i) })
 }
 
 // isCredential reports whether args[i] is a credential, which SLOWLOG and
@@ -63,7 +63,7 @@ func slowlogGet(x *cmdtable.Ctx) {
 		}
 		count = n
 	}
-	entries := cl(x).s.slow.Latest(count)
+	entries := cl(x).s.stats.slow.Latest(count)
 	x.W.Array(len(entries))
 	for _, e := range entries {
 		x.W.Array(6)
@@ -87,9 +87,9 @@ func init() {
 			{Name: "slowlog|get", Arity: -2, Flags: f, Run: slowlogGet, Group: g, Since: "2.2.12",
 				Summary: "Returns the slow log's entries.", Args: "[count]"},
 			{Name: "slowlog|len", Arity: 2, Flags: f, Group: g, Since: "2.2.12", Summary: "Returns the number of entries in the slow log.",
-				Run: func(x *cmdtable.Ctx) { x.W.Int(int64(cl(x).s.slow.Len())) }},
+				Run: func(x *cmdtable.Ctx) { x.W.Int(int64(cl(x).s.stats.slow.Len())) }},
 			{Name: "slowlog|reset", Arity: 2, Flags: f, Group: g, Since: "2.2.12", Summary: "Clears all entries from the slow log.",
-				Run: func(x *cmdtable.Ctx) { cl(x).s.slow.Reset(); x.W.OK() }},
+				Run: func(x *cmdtable.Ctx) { cl(x).s.stats.slow.Reset(); x.W.OK() }},
 			helpCmd("slowlog", strings.Split(strings.TrimSpace(`GET [<count>]
     Return top <count> entries from the slowlog (default: 10, -1 mean all).
     Entries are made of:

@@ -224,8 +224,8 @@ func (s *Server) encodeSnapshot(w *bufio.Writer, atInstant func() error, abort *
 // number of keys in it, each shard once, in whatever order they come. Once
 // abort (if not nil) is set, it gives up with aof.ErrRewriteStopped.
 func (s *Server) captureInstant(j *snapJob, atInstant func() error, registries func(now int64) error, emit func(b []byte, n int) error, abort *atomic.Bool) (err error) {
-	s.captureMu.Lock()
-	defer s.captureMu.Unlock()
+	s.persist.captureMu.Lock()
+	defer s.persist.captureMu.Unlock()
 	j.now = time.Now().UnixMilli()
 	gated := s.gate.shared(0)
 	s.ks.LockAll()
@@ -241,12 +241,12 @@ func (s *Server) captureInstant(j *snapJob, atInstant func() error, registries f
 			return err
 		}
 	}
-	s.snap.Store(j)
+	s.persist.snap.Store(j)
 	s.ks.UnlockAll()
 	gated.RUnlock()
 	// Every shard is captured once the loop below ends; clearing the job
 	// earlier (on an error) only lets writers stop capturing for it.
-	defer s.snap.Store(nil)
+	defer s.persist.snap.Store(nil)
 	err = registries(j.now)
 	s.regMu.Unlock()
 	if err != nil {
@@ -523,9 +523,15 @@ func (s *Server) readSnapshot(f io.Reader, ks *keyspace.Keyspace, reg *registrie
 	return st, int(expired.Load()), err
 }
 
-// saveState is what INFO persistence reports about snapshots, and the lock
-// that runs one snapshot (or log rewrite) at a time.
+// saveState is the snapshot being written, what INFO persistence reports
+// about snapshots, and the lock that runs one snapshot (or log rewrite) at a
+// time.
 type saveState struct {
+	snap atomic.Pointer[snapJob] // the snapshot being written, if any
+	// captureMu runs one capture at a time (snap holds one job): a
+	// replica's sync and a BGSAVE wait for each other.
+	captureMu  sync.Mutex
+	lastSave   atomic.Int64 // unix seconds of the last save (start-up until persistence exists)
 	running    atomic.Bool
 	bgStart    atomic.Int64 // unix seconds the running BGSAVE started, 0 if none
 	lastOK     atomic.Bool
@@ -543,8 +549,8 @@ type saveState struct {
 // Redis counts some commands by the keys or elements they changed; HotKV
 // counts each once.
 func (s *Server) dirty() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.clients.mu.Lock()
+	defer s.clients.mu.Unlock()
 	n := s.stats.dirty
 	for c := range s.liveClients() {
 		n += c.stats.dirty.Load()
@@ -602,7 +608,7 @@ func (s *Server) saved(base uint64, keys int, start time.Time) {
 	s.persist.lastOK.Store(true)
 	s.persist.saves.Add(1)
 	s.persist.dirtyBase.Store(base)
-	s.lastSave.Store(time.Now().Unix())
+	s.persist.lastSave.Store(time.Now().Unix())
 	s.logf("notice", "DB saved on disk (%d keys, %.3f s)", keys, time.Since(start).Seconds())
 }
 
@@ -633,7 +639,7 @@ func (s *Server) checkSavePoints(now time.Time) {
 		return
 	}
 	changes := s.changes()
-	since := now.Unix() - s.lastSave.Load()
+	since := now.Unix() - s.persist.lastSave.Load()
 	for _, r := range cfg.Save {
 		if changes >= uint64(r.Changes) && since >= r.Seconds && (s.persist.lastOK.Load() || since > 5) {
 			s.logf("notice", "%d changes in %d seconds. Saving...", r.Changes, r.Seconds)

@@ -28,12 +28,17 @@ type serverStats struct {
 	netOut                  atomic.Int64
 	reads                   atomic.Int64
 	writes                  atomic.Int64
-	dirty                   uint64 // closed clients' writes that changed something (under the server's mu)
+	dirty                   uint64 // closed clients' writes that changed something (under clients.mu)
 	ops                     stats.OpsPerSec
+	rates                   stats.Rates   // INFO's instantaneous rates
+	slow                    stats.Slowlog // SLOWLOG (slowlog.go)
+	latency                 stats.Monitor // LATENCY (latency.go)
+	peakMem                 atomic.Uint64
+	startMem                uint64
 }
 
-// addClosed folds a closing client's counters into the server's (s.mu
-// held: lock order s.mu, then the counters' own).
+// addClosed folds a closing client's counters into the server's (s.clients.mu
+// held: lock order s.clients.mu, then the counters' own).
 func (st *serverStats) addClosed(c *client) {
 	st.AddClosed(stats.Conn{Calls: c.stats.calls, Nanos: c.stats.nanos, Hits: c.stats.hits.Load(), Misses: c.stats.misses.Load(), Latency: &c.stats.lat})
 	st.netIn.Add(c.stats.netIn.Load())
@@ -45,23 +50,23 @@ func (st *serverStats) addClosed(c *client) {
 // netTotals sums bytes read and written, and socket reads and writes, over
 // closed and live clients.
 func (s *Server) netTotals() (in, out, reads, writes int64) {
-	s.mu.Lock()
+	s.clients.mu.Lock()
 	in, out = s.stats.netIn.Load(), s.stats.netOut.Load()
 	reads, writes = s.stats.reads.Load(), s.stats.writes.Load()
-	for _, c := range s.clients {
+	for _, c := range s.clients.byID {
 		in += c.stats.netIn.Load()
 		out += c.stats.netOut.Load()
 		reads += c.stats.reads.Load()
 		writes += c.stats.writes.Load()
 	}
-	s.mu.Unlock()
+	s.clients.mu.Unlock()
 	return in, out, reads, writes
 }
 
 // commandTotals sums calls and microseconds per command over closed and live
 // clients.
 func (s *Server) commandTotals() (calls, nanos []uint64, hits, misses int64) {
-	s.mu.Lock()
+	s.clients.mu.Lock()
 	calls, nanos, hits, misses = s.stats.Totals()
 	for c := range s.liveClients() {
 		for i := range c.stats.calls {
@@ -71,7 +76,7 @@ func (s *Server) commandTotals() (calls, nanos []uint64, hits, misses int64) {
 		hits += c.stats.hits.Load()
 		misses += c.stats.misses.Load()
 	}
-	s.mu.Unlock()
+	s.clients.mu.Unlock()
 	return calls, nanos, hits, misses
 }
 
@@ -85,12 +90,12 @@ func (s *Server) sample(now time.Time) {
 	calls, nanos, _, _ := s.commandTotals()
 	s.stats.ops.Sample(now, sum(calls))
 	_, _, reads, _ := s.netTotals()
-	s.rates.SampleLoop(int64(sum(nanos)/1e3), reads)
+	s.stats.rates.SampleLoop(int64(sum(nanos)/1e3), reads)
 }
 
 // sampleRates runs after every cron tick; tick is how long its work took.
 func (s *Server) sampleRates(now time.Time, tick time.Duration) {
-	s.rates.Tick(now, tick, func() stats.Traffic {
+	s.stats.rates.Tick(now, tick, func() stats.Traffic {
 		in, out, reads, _ := s.netTotals()
 		return stats.Traffic{In: in, Out: out, Reads: reads,
 			ReplIn: s.repl.Stats.Received.Load(), ReplOut: s.repl.Stats.SentBytes.Load()}
@@ -105,9 +110,9 @@ func sum(v []uint64) (n uint64) {
 }
 
 // resetStats is CONFIG RESETSTAT. The clients' counters and the closed
-// ones' are zeroed under s.mu, as a closing client moves its counts.
+// ones' are zeroed under s.clients.mu, as a closing client moves its counts.
 func (s *Server) resetStats() {
-	s.mu.Lock()
+	s.clients.mu.Lock()
 	s.stats.Commands.Reset()
 	s.stats.netIn.Store(0)
 	s.stats.netOut.Store(0)
@@ -126,7 +131,7 @@ func (s *Server) resetStats() {
 		c.stats.writes.Store(0)
 		c.stats.lat.Reset()
 	}
-	s.mu.Unlock()
+	s.clients.mu.Unlock()
 	s.repl.Stats.Reset()
 	s.expirer.Stats.Reset()
 	s.ks.Expiry.Keys.Store(0)
@@ -141,5 +146,5 @@ func (s *Server) resetStats() {
 	s.stats.qbufLimitDisconnections.Store(0)
 	s.stats.obufLimitDisconnections.Store(0)
 	s.stats.crossProtocol.Store(0)
-	s.rates.Reset() // last: a sample of counters half reset is dropped
+	s.stats.rates.Reset() // last: a sample of counters half reset is dropped
 }
