@@ -178,7 +178,7 @@ func TestMaxmemoryCachesEvictedVolatile(t *testing.T) {
 	if err := streamCaches(ctx, c, 5); err != nil { // 8 MB without an expiry
 		t.Fatal(err)
 	}
-	if err := streamCaches(ctx, c, 60, "EX", 3600); err != nil {
+	if err := streamCaches(ctx, c, 30, "EX", 3600); err != nil {
 		t.Fatalf("storing cache entries with an expiry under volatile-lru: %v", err)
 	}
 	if pe, se := harness.AIInfo(t, c, "PCACHE.INFO", "p", "evicted"), harness.AIInfo(t, c, "SCACHE.INFO", "s", "evicted"); pe == 0 || se == 0 {
