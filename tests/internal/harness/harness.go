@@ -271,17 +271,6 @@ func Binary(t testing.TB) string {
 	return binPath
 }
 
-// FreePort asks the kernel for an unused port.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // WaitPort waits until something accepts on addr.
 func WaitPort(t testing.TB, addr string) {
 	t.Helper()
