@@ -151,7 +151,7 @@ func TestLoadRemovesStale(t *testing.T) {
 	end := w.Load().AppendCmd(0, 1, args("SET", "a", "1"))
 	w.Load().Await(end)
 	w.Load().Close()
-	stale := []string{tempBase, "appendonly.aof.7.incr.aof", "appendonly.aof.7.base.hkv"}
+	stale := []string{tempBase, tempBase + ".tmp-12345", "appendonly.aof.7.incr.aof", "appendonly.aof.7.base.hkv"}
 	for _, f := range append(stale, "other.file") {
 		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
 	}

@@ -420,7 +420,9 @@ func (a *Log) load(replay Replay) error {
 }
 
 // removeStale deletes what a rewrite interrupted by a crash left behind:
-// its temporary base and log files the manifest no longer names.
+// its temporary base (also as the killed process's half-written
+// tempBase.tmp-PID) and log files the manifest no longer names. It runs at
+// load, before this process starts a rewrite of its own.
 func (a *Log) removeStale() {
 	keep := map[string]bool{a.base: true, filepath.Base(a.manifestPath()): true}
 	for _, f := range a.incrs {
@@ -430,7 +432,7 @@ func (a *Log) removeStale() {
 	prefix := a.filename + "."
 	for _, e := range entries {
 		n := e.Name()
-		if !keep[n] && (n == tempBase || strings.HasPrefix(n, prefix) && (strings.HasSuffix(n, ".base.hkv") || strings.HasSuffix(n, ".incr.aof"))) {
+		if !keep[n] && (n == tempBase || strings.HasPrefix(n, tempBase+".tmp-") || strings.HasPrefix(n, prefix) && (strings.HasSuffix(n, ".base.hkv") || strings.HasSuffix(n, ".incr.aof"))) {
 			os.Remove(filepath.Join(a.dir, n))
 		}
 	}

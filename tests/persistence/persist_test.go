@@ -549,7 +549,7 @@ func TestPersistRewriteUnderLoad(t *testing.T) {
 	// restarted server may itself be rewriting the log it loaded (it is
 	// over the tiny threshold), which holds a temporary base and two incr
 	// files for a moment: wait for that to end.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		entries, _ := os.ReadDir(filepath.Join(dir, "appendonlydir"))
 		var names []string
 		for _, e := range entries {
