@@ -439,28 +439,31 @@ func TestDifferentialMigrateErrors(t *testing.T) {
 		redis: harness.StartRedis(t, "--requirepass", "pw"),
 	}
 	closed := strconv.Itoa(harness.FreePort(t))
+	// The timeouts are 5 s, not the 100 ms Redis's tests use: a loaded
+	// machine made Redis time out reading its target, an IOERR where HotKV
+	// answered the target's error.
 	script := [][]string{
-		{"MIGRATE", "h", "1", "k", "0"}, {"MIGRATE", "$H", "$P", "k", "0", "100", "FOO"},
-		{"MIGRATE", "$H", "$P", "k", "0", "100", "AUTH"}, {"MIGRATE", "$H", "$P", "k", "0", "100", "AUTH2", "u"},
-		{"MIGRATE", "$H", "$P", "k", "0", "100", "KEYS", "k"}, {"MIGRATE", "$H", "$P", "k", "0", "x"},
-		{"MIGRATE", "$H", "$P", "k", "x", "100"}, {"MIGRATE", "$H", "$P", "k", "0", "100"},
-		{"MIGRATE", "$H", "$P", "", "0", "100", "KEYS"}, {"MIGRATE", "$H", "$P", "", "0", "100", "KEYS", "a", "b"},
+		{"MIGRATE", "h", "1", "k", "0"}, {"MIGRATE", "$H", "$P", "k", "0", "5000", "FOO"},
+		{"MIGRATE", "$H", "$P", "k", "0", "5000", "AUTH"}, {"MIGRATE", "$H", "$P", "k", "0", "5000", "AUTH2", "u"},
+		{"MIGRATE", "$H", "$P", "k", "0", "5000", "KEYS", "k"}, {"MIGRATE", "$H", "$P", "k", "0", "x"},
+		{"MIGRATE", "$H", "$P", "k", "x", "5000"}, {"MIGRATE", "$H", "$P", "k", "0", "5000"},
+		{"MIGRATE", "$H", "$P", "", "0", "5000", "KEYS"}, {"MIGRATE", "$H", "$P", "", "0", "5000", "KEYS", "a", "b"},
 		{"SET", "k", "v"},
-		{"MIGRATE", "127.0.0.1", closed, "k", "0", "100"}, {"MIGRATE", "127.0.0.1", "-5", "k", "0", "100"},
-		{"MIGRATE", "", "6379", "k", "0", "100"}, {"MIGRATE", "127.0.0.1", "70000abc", "k", "0", "100"},
-		{"MIGRATE", "$H", "$P", "k", "0", "100"}, {"MIGRATE", "$H", "$P", "k", "0", "100", "AUTH", "bad"},
-		{"MIGRATE", "$H", "$P", "k", "0", "100", "AUTH2", "default", "bad"}, {"EXISTS", "k"},
-		{"MIGRATE", "$H", "$P", "k", "99", "100", "AUTH", "pw"}, {"EXISTS", "k"},
-		{"MIGRATE", "$H", "$P", "k", "-1", "100"}, // no SELECT after a failed one: the RESTORE went to 0 before
-		{"MIGRATE", "$H", "$P", "k", "-1", "100", "REPLACE"}, {"EXISTS", "k"},
+		{"MIGRATE", "127.0.0.1", closed, "k", "0", "5000"}, {"MIGRATE", "127.0.0.1", "-5", "k", "0", "5000"},
+		{"MIGRATE", "", "6379", "k", "0", "5000"}, {"MIGRATE", "127.0.0.1", "70000abc", "k", "0", "5000"},
+		{"MIGRATE", "$H", "$P", "k", "0", "5000"}, {"MIGRATE", "$H", "$P", "k", "0", "5000", "AUTH", "bad"},
+		{"MIGRATE", "$H", "$P", "k", "0", "5000", "AUTH2", "default", "bad"}, {"EXISTS", "k"},
+		{"MIGRATE", "$H", "$P", "k", "99", "5000", "AUTH", "pw"}, {"EXISTS", "k"},
+		{"MIGRATE", "$H", "$P", "k", "-1", "5000"}, // no SELECT after a failed one: the RESTORE went to 0 before
+		{"MIGRATE", "$H", "$P", "k", "-1", "5000", "REPLACE"}, {"EXISTS", "k"},
 		{"MSET", "a", "1", "b", "2", "k", "v"},
-		{"MIGRATE", "$H", "$P", "", "0", "100", "KEYS", "a", "k", "b"}, {"MGET", "a", "k", "b"},
+		{"MIGRATE", "$H", "$P", "", "0", "5000", "KEYS", "a", "k", "b"}, {"MGET", "a", "k", "b"},
 		{"MIGRATE", "$H", "$P", "", "2", "-7", "AUTH2", "default", "pw", "COPY", "KEYS", "k"}, {"EXISTS", "k"},
-		{"MIGRATE", "$H", "$P", "k", "-1", "100", "COPY"},
+		{"MIGRATE", "$H", "$P", "k", "-1", "5000", "COPY"},
 		{"ACL", "SETUSER", "mover", "on", "nopass", "~a*", "%R~k*", "+migrate", "+set"},
 		{"AUTH", "mover", "x"},
-		{"MIGRATE", "$H", "$P", "", "0", "100", "KEYS", "a1", "b1"}, {"MIGRATE", "$H", "$P", "", "0", "100", "KEYS", "a1", "a2"},
-		{"MIGRATE", "$H", "$P", "k", "0", "100"}, {"MIGRATE", "$H", "$P", "", "0", "100", "AUTH", "b", "KEYS", "a1"},
+		{"MIGRATE", "$H", "$P", "", "0", "5000", "KEYS", "a1", "b1"}, {"MIGRATE", "$H", "$P", "", "0", "5000", "KEYS", "a1", "a2"},
+		{"MIGRATE", "$H", "$P", "k", "0", "5000"}, {"MIGRATE", "$H", "$P", "", "0", "5000", "AUTH", "b", "KEYS", "a1"},
 	}
 	conns := map[*harness.Server]*harness.Conn{hot: hot.Raw(t), redis: redis.Raw(t)}
 	for _, cmd := range script {
