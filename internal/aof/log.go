@@ -303,7 +303,7 @@ func (a *Log) writeManifest(base string, incrs []string) error {
 	if err := os.Rename(tmp, p); err != nil {
 		return err
 	}
-	return syncDir(a.dir)
+	return persist.SyncDir(a.dir)
 }
 
 func writeSynced(path string, data []byte) error {
@@ -320,16 +320,6 @@ func writeSynced(path string, data []byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 func seqOf(name string) int {

@@ -166,7 +166,7 @@ func writeFile(path string, fill func(w *bufio.Writer) error) (err error) {
 	if err := os.Rename(tmp, path); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	return persist.SyncDir(filepath.Dir(path))
 }
 
 // tempSnapshot is the temporary file writeFile fills for path.
@@ -384,16 +384,6 @@ func (s *Server) loadRegistry(reg *registries, kind byte, body []byte, now int64
 		return fmt.Errorf("%w: AI registry: %v", persist.ErrCorrupt, err)
 	}
 	return nil
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // loadSnapshot fills the empty keyspace ks from path; keys expired by now
