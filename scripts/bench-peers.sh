@@ -22,7 +22,9 @@
 #   DATASIZE   value size in bytes           [3]
 #   THREADS    valkey-benchmark threads      [1]
 #   PORT       first TCP port to use         [17400]
-#   OUT        also write the Markdown report here (raw per-run CSV goes to OUT.csv)
+#   OUT        also write the Markdown report here (NAME.md), the raw per-run CSV to
+#              NAME.csv and, per setting, a JSON report for docs/benchmarks.md to
+#              NAME-SETTING.json (hotkv-bench import-peers converts the CSV)
 #   PEERS_DIR  where the peers live or get installed [~/.hotkv-peers]
 #   INSTALLER  the peer installer            [../shared/peers/install.sh, searched upwards]
 #   HOTKV_BIN  use this hotkv binary instead of building one
@@ -39,6 +41,13 @@ set -euo pipefail
 set -f # commands are split into words unquoted; XADD's * must stay a word
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# The command line as the JSON report records it: the settings that differ
+# from the defaults, then the script.
+RUN_LINE=
+for v in SERVERS SETTINGS PIPELINES COMMANDS RUNS SECS CLIENTS KEYSPACE DATASIZE THREADS QUICK TLS HOTKV_BIN HOTKV_BASE_BIN; do
+	[[ -n ${!v:-} ]] && RUN_LINE+="$v=\"${!v}\" "
+done
+RUN_LINE+="scripts/bench-peers.sh"
 if [[ ${QUICK:-0} == 1 ]]; then
 	: "${RUNS:=1}" "${SECS:=0.7}" "${COMMANDS:=set get ping}"
 fi
@@ -395,7 +404,18 @@ report() {
 
 if [[ -n $OUT ]]; then
 	report | tee "$OUT"
-	cp "$RAW" "$OUT.csv"
+	cp "$RAW" "${OUT%.md}.csv"
+	src=$(realpath --relative-to="$ROOT" "$OUT")
+	[[ $src == ../* ]] && src=$(realpath "$OUT")
+	args=(-commit "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+		-command-line "$RUN_LINE" -source "$src" -clients "$CLIENTS" -keyspace "$KEYSPACE"
+		-datasize "$DATASIZE" -runs "$RUNS" -threads "$THREADS"
+		-version "redis=$("$BIN/redis8-server" --version | sed -E 's/.* v=([^ ]+).*/\1/')"
+		-version "valkey=$("$BIN/valkey-server" --version | sed -E 's/.* v=([^ ]+).*/\1/')")
+	for SETTING in $SETTINGS; do
+		(cd "$ROOT" && go run ./cmd/hotkv-bench import-peers -o "$(realpath -m "${OUT%.md}-$SETTING.json")" \
+			-setting "$SETTING" "${args[@]}" "$(realpath "${OUT%.md}.csv")")
+	done
 else
 	report
 fi

@@ -8,6 +8,7 @@
 //	hotkv-bench compare before.json after.json
 //	hotkv-bench report run.json --out run  # redraw tables and charts
 //	hotkv-bench summary -o docs/benchmarks.md a.json b.json  # the page of current results
+//	hotkv-bench import-peers -o run.json raw.csv  # scripts/bench-peers.sh's runs as a JSON report
 //	hotkv-bench null-server --addr 127.0.0.1:7100
 //
 // See docs/hotkv-bench.md.
@@ -31,6 +32,7 @@ commands:
   compare      print B/A ratios of two JSON reports
   report       regenerate Markdown and charts from a JSON report
   summary      write the one-page summary of several JSON reports (docs/benchmarks.md)
+  import-peers turn scripts/bench-peers.sh's per-run CSV into a JSON report
   null-server  run a RESP server that answers +OK to everything
 
 "hotkv-bench <command> -h" lists a command's flags.
@@ -56,6 +58,8 @@ func main() {
 		err = runReport(args)
 	case "summary":
 		err = runSummary(args)
+	case "import-peers":
+		err = runImportPeers(args)
 	case "null-server":
 		err = runNullServer(args)
 	case "-h", "--help", "help":
@@ -80,7 +84,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
-	if fs.NArg() > 0 && fs.Name() != "compare" && fs.Name() != "report" && fs.Name() != "summary" {
+	if fs.NArg() > 0 && fs.Name() != "compare" && fs.Name() != "report" && fs.Name() != "summary" && fs.Name() != "import-peers" {
 		fmt.Fprintf(os.Stderr, "hotkv-bench %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
 		return errUsage
 	}
