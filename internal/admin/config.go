@@ -72,13 +72,13 @@ func configSet(x *cmdtable.Ctx) {
 		return
 	}
 	fail := func(name []byte, why string) {
-		x.Error(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", cstr(name), why))
+		x.Error(fmt.Sprintf("ERR CONFIG SET failed (possibly related to argument '%s') - %s", cmdtable.CString(name), why))
 	}
 	params := make([]*config.Param, 0, len(args)/2)
 	for i := 0; i < len(args); i += 2 {
 		p := config.Lookup(string(args[i]))
 		if p == nil {
-			x.Error(fmt.Sprintf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", cstr(args[i])))
+			x.Error(fmt.Sprintf("ERR Unknown option or number of arguments for CONFIG SET - '%s'", cmdtable.CString(args[i])))
 			return
 		}
 		if p.Immutable {
@@ -161,14 +161,6 @@ func configRewrite(x *cmdtable.Ctx) {
 	}
 	a.Logf("notice", "CONFIG REWRITE executed with success.")
 	x.W.OK()
-}
-
-// cstr is b as C's %s prints it: up to its first NUL.
-func cstr(b []byte) []byte {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return b[:i]
-	}
-	return b
 }
 
 func init() {

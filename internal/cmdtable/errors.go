@@ -1,6 +1,7 @@
 package cmdtable
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -98,6 +99,15 @@ func ParseFloat(b []byte) (float64, bool) {
 		return 0, false
 	}
 	return f, true
+}
+
+// CString is arg as C's string functions see it (%s, strcasecmp, strchr):
+// up to its first NUL byte.
+func CString(arg []byte) []byte {
+	if i := bytes.IndexByte(arg, 0); i >= 0 {
+		return arg[:i]
+	}
+	return arg
 }
 
 // Is reports whether arg equals the ASCII keyword kw (lower case),

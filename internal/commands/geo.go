@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"bytes"
 	"math"
 	"strconv"
 
@@ -22,17 +21,8 @@ const (
 	errGeoUnit   = "ERR unsupported unit provided. please use M, KM, FT, MI"
 )
 
-// cstr is b up to its first NUL byte: Redis compares keywords and units
-// with strcasecmp, which stops there.
-func cstr(b []byte) []byte {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return b[:i]
-	}
-	return b
-}
-
 // geoIs reports whether arg is the keyword kw as Redis's strcasecmp sees it.
-func geoIs(arg []byte, kw string) bool { return cmdtable.Is(cstr(arg), kw) }
+func geoIs(arg []byte, kw string) bool { return cmdtable.Is(cmdtable.CString(arg), kw) }
 
 // geoDouble parses a double as getDoubleFromObjectOrReply (strtod, no
 // NaN), answering "ERR "+msg when it is not one.

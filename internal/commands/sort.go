@@ -67,7 +67,7 @@ func parseSort(x *cmdtable.Ctx, readonly bool) (s sortSpec, ok bool) {
 			j++
 		case cmdtable.Is(a, "by") && left >= 1:
 			s.by = args[j+1]
-			if bytes.IndexByte(cstring(s.by), '*') < 0 {
+			if bytes.IndexByte(cmdtable.CString(s.by), '*') < 0 {
 				s.dontsort = true
 			} else if !fullKeyAccess(x) {
 				x.Error("ERR BY option of SORT denied due to insufficient ACL permissions.")
@@ -95,15 +95,6 @@ func parseSort(x *cmdtable.Ctx, readonly bool) (s sortSpec, ok bool) {
 func fullKeyAccess(x *cmdtable.Ctx) bool {
 	c, ok := x.Conn.(interface{ FullKeyAccess([][]byte) bool })
 	return !ok || c.FullKeyAccess(x.Args)
-}
-
-// cstring is b as C sees it: up to its first NUL byte (Redis reads patterns
-// with strchr and compares with strcoll).
-func cstring(b []byte) []byte {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		return b[:i]
-	}
-	return b
 }
 
 func sortCmd(x *cmdtable.Ctx)   { sortGeneric(x, false) }
@@ -352,12 +343,12 @@ func sortCompare(s *sortSpec) func(a, b *sortItem) int {
 			case store:
 				c = bytes.Compare(a.cmp, b.cmp)
 			default:
-				c = bytes.Compare(cstring(a.cmp), cstring(b.cmp))
+				c = bytes.Compare(cmdtable.CString(a.cmp), cmdtable.CString(b.cmp))
 			}
 		case store:
 			c = bytes.Compare(a.elem, b.elem)
 		default:
-			c = bytes.Compare(cstring(a.elem), cstring(b.elem))
+			c = bytes.Compare(cmdtable.CString(a.elem), cmdtable.CString(b.elem))
 		}
 		if desc {
 			return -c
@@ -372,7 +363,7 @@ func sortCompare(s *sortSpec) func(a, b *sortItem) int {
 // result. found is false when there is no '*', no such key or field, or
 // the key holds another type. *buf is scratch space for the key name.
 func sortLookup(x *cmdtable.Ctx, pattern, elem []byte, buf *[]byte) (v []byte, found bool) {
-	c := cstring(pattern) // Redis searches the pattern as a C string
+	c := cmdtable.CString(pattern) // Redis searches the pattern as a C string
 	if len(c) == 1 && c[0] == '#' {
 		return elem, true
 	}
@@ -413,7 +404,7 @@ func sortLookup(x *cmdtable.Ctx, pattern, elem []byte, buf *[]byte) (v []byte, f
 // number, inf or infinity, with out-of-range values going to ±inf or 0. An
 // empty weight is 0. NaN is refused.
 func sortScore(b []byte) (float64, bool) {
-	b = cstring(b)
+	b = cmdtable.CString(b)
 	if len(b) == 0 {
 		return 0, true
 	}

@@ -311,13 +311,14 @@ func (m *Master) ID() string {
 	if p := m.serveID.Load(); p != nil {
 		return *p
 	}
-	id := randomID()
+	id := NewID()
 	m.serveID.CompareAndSwap(nil, &id)
 	return *m.serveID.Load()
 }
 
-// randomID is a new replication ID: 40 random hex digits.
-func randomID() string {
+// NewID is a new replication or run ID: 40 random hex digits, as Redis's
+// getRandomHexChars makes them.
+func NewID() string {
 	b := make([]byte, 20)
 	rand.Read(b)
 	return hex.EncodeToString(b)
@@ -331,7 +332,7 @@ func randomID() string {
 func (m *Master) NewHistory() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	id := randomID()
+	id := NewID()
 	m.serveID.Store(&id)
 	for _, r := range m.replicas {
 		m.drop(r)

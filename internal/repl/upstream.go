@@ -198,7 +198,7 @@ func (u *Upstream) Follow(host string, port int, unblock func()) bool {
 			old := u.host.ReplID()
 			u.replid2.Store(&old)
 			u.secondOff.Store(u.offset.Load() + 1)
-			u.host.SetReplID(randomID())
+			u.host.SetReplID(NewID())
 			u.host.Logf("notice", "MASTER MODE enabled (user request from replicaof no one)")
 		}
 		return true

@@ -21,6 +21,7 @@ import (
 	"github.com/hotkv/hotkv/internal/keyspace"
 	"github.com/hotkv/hotkv/internal/persist"
 	"github.com/hotkv/hotkv/internal/rdb"
+	"github.com/hotkv/hotkv/internal/repl"
 	"github.com/hotkv/hotkv/internal/resp"
 	"github.com/hotkv/hotkv/internal/value/hash"
 	"github.com/hotkv/hotkv/internal/value/list"
@@ -192,7 +193,7 @@ func debugCmd(x *cmdtable.Ctx) {
 		x.W.OK()
 	case is("change-repl-id", n == 2):
 		c.s.logf("notice", "Changing replication IDs after receiving DEBUG change-repl-id")
-		id := randomHex(40)
+		id := repl.NewID()
 		c.s.replID.Store(&id)
 		x.W.OK()
 	case is("stringmatch-test", n == 2):

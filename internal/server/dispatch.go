@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -163,9 +162,7 @@ func (c *client) reject(cmd *cmdtable.Cmd, msg string) {
 // cstr is how Redis prints an argument with "%.*s": up to the first NUL, at
 // most n bytes (n < 0: no limit).
 func cstr(b []byte, n int) []byte {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
-	}
+	b = cmdtable.CString(b)
 	if n >= 0 && len(b) > n {
 		b = b[:n]
 	}

@@ -2,9 +2,7 @@ package server
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/tls"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -118,7 +116,7 @@ func New(cfg *config.Config) *Server {
 		closed:  make(chan struct{}),
 		shut:    shutdownState{stopped: make(chan struct{})},
 		started: time.Now(),
-		runID:   randomHex(40),
+		runID:   repl.NewID(),
 		log:     log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds),
 	}
 	if cfg.LogFile != "" {
@@ -147,7 +145,7 @@ func New(cfg *config.Config) *Server {
 	s.upstream.Init(replHost{s}, &s.repl.Stats)
 	s.expirer = keyspace.NewExpirer(s.ks)
 	s.stats.sanitizedBase.Store(rdb.Sanitized.Load()) // the counter is the process's
-	replID := randomHex(40)
+	replID := repl.NewID()
 	s.replID.Store(&replID)
 	s.persist.lastSave.Store(s.started.Unix())
 	s.persist.lastOK.Store(true)
@@ -478,10 +476,4 @@ func (s *Server) closeHalfClosed(now time.Time) {
 			c.closeConn()
 		}
 	}
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n/2)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
