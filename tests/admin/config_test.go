@@ -228,6 +228,7 @@ func TestConfigSetPortAndBind(t *testing.T) {
 // line with no points: the first drops the default points, a later one
 // adds none. HotKV refused it and did not start.
 func TestConfigFileBareSave(t *testing.T) {
+	harness.OutOfProcess(t)
 	for _, tc := range []struct{ body, want string }{
 		{"save\n", ""},
 		{"save 900 1\nsave\nsave 60 10\n", "900 1 60 10"},

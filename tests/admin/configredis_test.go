@@ -98,6 +98,7 @@ func TestConfigRedisParams(t *testing.T) {
 // TestConfigRedisFileErrors: a refused directive stops the binary at start
 // with Redis's file error naming the line and the directive.
 func TestConfigRedisFileErrors(t *testing.T) {
+	harness.OutOfProcess(t)
 	bin := harness.Binary(t)
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "hotkv.conf")

@@ -22,6 +22,7 @@ import (
 // rewrites its file, and starts the binary again from the file: the
 // settings and users come back the same.
 func TestConfigRewriteRestart(t *testing.T) {
+	harness.OutOfProcess(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "hotkv.conf")

@@ -33,6 +33,7 @@ func fillIndex(ctx context.Context, c *redis.Client, name string, dim, n int) er
 // bring the data under the limit: the keys stay, and writes are refused
 // with OOM instead of answering OK and vanishing.
 func TestMaxmemoryNamedIndexOverLimit(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--loglevel", "warning")
 	c := p.Client(t)
 	ctx := context.Background()
@@ -111,6 +112,7 @@ func countKeys(ctx context.Context, c *redis.Client, prefix string, n int) (kept
 // written and read since; were they never evicted, the keys would go
 // instead, and then every write would get OOM.
 func TestMaxmemoryCachesEvictedLRU(t *testing.T) {
+	harness.OutOfProcess(t)
 	if harness.RaceEnabled {
 		t.Skip("measures eviction against the collector's timing")
 	}
@@ -163,6 +165,7 @@ func TestMaxmemoryCachesEvictedLRU(t *testing.T) {
 // as keys with one are: keys and entries without an expiry stay, and once
 // only they are left, writes get OOM.
 func TestMaxmemoryCachesEvictedVolatile(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--maxmemory", "32mb", "--maxmemory-policy", "volatile-lru", "--loglevel", "warning")
 	c := p.Client(t)
 	ctx := context.Background()
@@ -203,6 +206,7 @@ func TestMaxmemoryCachesEvictedVolatile(t *testing.T) {
 // could not make room for it, and nothing is evicted for it after (a SET is
 // refused or stays); dropping the namespace lets writes through again.
 func TestMaxmemoryAgentMemoryOverLimit(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--maxmemory", "24mb", "--maxmemory-policy", "allkeys-lru", "--loglevel", "warning")
 	c := p.Client(t)
 	ctx := context.Background()
@@ -258,6 +262,7 @@ func TestMaxmemoryAgentMemoryOverLimit(t *testing.T) {
 
 // INFO memory reports each family's memory, and each grows with its data.
 func TestInfoMemoryFamilies(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--loglevel", "warning")
 	c := p.Client(t)
 	ctx := context.Background()

@@ -25,6 +25,7 @@ const oomText = "OOM command not allowed when used memory > 'maxmemory'."
 // ones just used: fill the cache, let two seconds pass (the LRU clock counts
 // seconds, as Redis's does), then write and read a hot set and new keys.
 func TestMaxmemoryAllkeysLRU(t *testing.T) {
+	harness.OutOfProcess(t)
 	if harness.RaceEnabled {
 		// The race detector slows writes and the collector the limit is
 		// measured from by several times: the evictor's ticks then judge
@@ -126,6 +127,7 @@ func TestMaxmemoryAllkeysLRU(t *testing.T) {
 // start at Redis's initial count of 5, and a key read a few dozen times
 // counts higher.
 func TestMaxmemoryAllkeysLFU(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--maxmemory", "32mb", "--maxmemory-policy", "allkeys-lfu", "--loglevel", "warning")
 	c := p.Client(t)
 	ctx := context.Background()
@@ -169,6 +171,7 @@ func TestMaxmemoryAllkeysLFU(t *testing.T) {
 // with Redis's error, keeps serving reads and deletions, and accepts writes
 // again once memory is freed.
 func TestMaxmemoryNoeviction(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--maxmemory", "24mb", "--loglevel", "warning")
 	c := p.Client(t)
 	ctx := context.Background()
@@ -228,6 +231,7 @@ func TestMaxmemoryNoeviction(t *testing.T) {
 // Memory freed inside a collection (the key stays) is seen too: the server
 // measures again while writes are refused.
 func TestMaxmemoryNoevictionInsideCollection(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--maxmemory", "24mb", "--loglevel", "warning")
 	c := p.Client(t)
 	ctx := context.Background()
@@ -264,6 +268,7 @@ func TestMaxmemoryNoevictionInsideCollection(t *testing.T) {
 // The volatile policies evict only keys with an expiry; with none left they
 // refuse writes. volatile-ttl evicts the nearest expiry first.
 func TestMaxmemoryVolatileTTL(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--maxmemory", "24mb", "--maxmemory-policy", "volatile-ttl", "--loglevel", "warning")
 	c := p.Client(t)
 	ctx := context.Background()
@@ -311,6 +316,7 @@ func TestMaxmemoryVolatileTTL(t *testing.T) {
 // Evicted keys are logged to the append-only file as deletions: after a
 // restart the data set is the one that was live, not everything written.
 func TestMaxmemoryEvictionIsLogged(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	p := harness.StartBinary(t, "--dir", dir, "--appendonly", "yes", "--maxmemory", "24mb",
 		"--maxmemory-policy", "allkeys-random", "--loglevel", "warning")
@@ -561,6 +567,7 @@ func TestMaxmemoryEdges(t *testing.T) {
 // large: small SETs far below the limit are accepted (an estimate that
 // charged each new key the average size refused them).
 func TestMaxmemoryLargeValueThenSmallKeys(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--loglevel", "warning")
 	c := p.Client(t)
 	ctx := context.Background()
@@ -587,6 +594,7 @@ func TestMaxmemoryLargeValueThenSmallKeys(t *testing.T) {
 // excess, not everything: evicted keys must lower the estimate by what they
 // weighed, even on a server that then sits idle.
 func TestMaxmemoryLargeValuesEvictTheExcess(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--maxmemory-policy", "allkeys-lru", "--loglevel", "warning")
 	c := p.Client(t)
 	ctx := context.Background()
@@ -612,6 +620,7 @@ func TestMaxmemoryLargeValuesEvictTheExcess(t *testing.T) {
 // Scripts write under allkeys-lru at the limit: room is made before each
 // script runs (evicting takes shard locks, which a running script holds).
 func TestMaxmemoryScriptsEvict(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--maxmemory", "16mb", "--maxmemory-policy", "allkeys-random", "--loglevel", "warning")
 	c := p.Client(t)
 	ctx := context.Background()

@@ -115,6 +115,7 @@ func TestDifferentialLazyFree(t *testing.T) {
 // (the collector alone may leave it up for minutes on an idle server).
 // A server process of its own: used_memory is the process's heap.
 func TestLazyFreeReclaimsMemory(t *testing.T) {
+	harness.OutOfProcess(t)
 	_, r := harness.StartReplicaBinary(t)
 	used := func() int64 { return int64(harness.InfoFloat(t, harness.InfoFields(t, r, "memory"), "used_memory")) }
 	orig := used()

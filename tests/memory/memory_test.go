@@ -117,6 +117,7 @@ func TestRedisCLIMemkeys(t *testing.T) {
 // command's arguments, the input buffer). A server process of its own:
 // used_memory is the process's heap.
 func TestLargeCommandBuffersReleased(t *testing.T) {
+	harness.OutOfProcess(t)
 	_, r := harness.StartReplicaBinary(t)
 	used := func() int64 { return int64(harness.InfoFloat(t, harness.InfoFields(t, r, "memory"), "used_memory")) }
 	r.Expect(harness.Status("OK"), "MEMORY", "PURGE")

@@ -147,6 +147,7 @@ func aofFiles(t *testing.T, dir string) []string {
 // Turned on under load (plain writes, MULTI/EXEC, scripts from 6 clients),
 // then killed: the restart from the log has the same data, key for key.
 func TestAOFSwitchOnUnderLoad(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	args := []string{"--dir", dir, "--save", "", "--enable-debug-command", "yes", "--loglevel", "warning"}
 	p := harness.StartBinary(t, append(args, "--appendonly", "no")...)
@@ -195,6 +196,7 @@ func TestAOFSwitchOnUnderLoad(t *testing.T) {
 // Turned off: the log keeps what was written until then, and a restart
 // with appendonly no loads the snapshot, as Redis does.
 func TestAOFSwitchOff(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	args := []string{"--dir", dir, "--save", "", "--enable-debug-command", "yes", "--loglevel", "warning"}
 	p := harness.StartBinary(t, append(args, "--appendonly", "yes")...)
@@ -233,6 +235,7 @@ func TestAOFSwitchOff(t *testing.T) {
 // CONFIG REWRITE writes appendonly yes set at run time; the restart loads
 // the log.
 func TestAOFSwitchConfigRewrite(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "hotkv.conf")
 	os.WriteFile(conf, []byte("save \"\"\nappendonly no\nenable-debug-command yes\ndir "+dir+"\n"), 0o644)
@@ -413,6 +416,7 @@ func TestAOFSwitchRepeatedly(t *testing.T) {
 // DEBUG LOADAOF and a start with appendonly yes load it; turning the log on
 // replaces it.
 func TestAOFSwitchRewriteWhileOff(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	args := []string{"--dir", dir, "--save", "", "--enable-debug-command", "yes", "--loglevel", "warning"}
 	p := harness.StartBinary(t, append(args, "--appendonly", "no")...)

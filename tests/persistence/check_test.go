@@ -80,6 +80,7 @@ func checkAOFDir(t *testing.T) (aofDir, base, log string) {
 // (given as the directory or its manifest) file by file in the manifest's
 // order, with a verdict; each file alone checks as its kind.
 func TestCheckAppendOnlyDir(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir, base, log := checkAOFDir(t)
 	manifest := filepath.Join(dir, "appendonly.aof.manifest")
 	want := base + ": snapshot OK: 10 keys in "
@@ -127,6 +128,7 @@ func TestCheckAppendOnlyDir(t *testing.T) {
 // file and offset, as checking the file alone does; --check --fix on the
 // directory cuts that last log there; damage in the base is refused.
 func TestCheckDamagedDir(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir, base, log := checkAOFDir(t)
 	b, _ := os.ReadFile(log)
 	b[len(b)/2] ^= 0xff
@@ -171,6 +173,7 @@ func TestCheckDamagedDir(t *testing.T) {
 // TestCheckUsage: --check without a file (or with too many) is a usage
 // error, not a start-up with a bad configuration.
 func TestCheckUsage(t *testing.T) {
+	harness.OutOfProcess(t)
 	for _, args := range [][]string{{"--check"}, {"--check", "--fix"}, {"--check", "a", "b"}, {"--check", "--fix", "a", "b"}} {
 		out, code := runCheck(t, args...)
 		if code == 0 || !strings.HasPrefix(out, "Usage: hotkv --check FILE|DIR") || !strings.Contains(out, "hotkv --check --fix FILE|DIR") {

@@ -102,6 +102,7 @@ func persistVerify(t *testing.T, p *harness.Proc, acked []int) {
 }
 
 func TestPersistAlwaysSurvivesKill9(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	args := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--loglevel", "warning"}
 	var prev []int
@@ -143,6 +144,7 @@ func TestPersistAlwaysSurvivesKill9(t *testing.T) {
 // second, which kill -9 cannot show. The test measures the process-crash
 // window (writes acknowledged but lost).
 func TestPersistEverysecKill9(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	args := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "everysec", "--loglevel", "warning"}
 	p := harness.StartBinary(t, args...)
@@ -170,6 +172,7 @@ func persistFill(t *testing.T, dir string, n int) {
 }
 
 func TestPersistTruncatedTail(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	persistFill(t, dir, 100)
 	log := harness.PersistLogFile(t, dir)
@@ -203,6 +206,7 @@ func TestPersistTruncatedTail(t *testing.T) {
 // the fix; hotkv --check --fix cuts it at its first bad record and the server
 // then starts with every write before the damage.
 func TestPersistCorruptMiddle(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	persistFill(t, dir, 100)
 	log := harness.PersistLogFile(t, dir)
@@ -284,6 +288,7 @@ func TestPersistCorruptMiddle(t *testing.T) {
 // A snapshot taken while transactions move units between keys on different
 // shards holds every transaction whole: the sums stay zero.
 func TestPersistSnapshotPointInTime(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	p := harness.StartBinary(t, "--dir", dir, "--save", "", "--loglevel", "warning")
 	c := p.Client(t)
@@ -339,6 +344,7 @@ func TestPersistSnapshotPointInTime(t *testing.T) {
 // Every type round-trips through SHUTDOWN (which saves when save points are
 // in force: a --dir brings Redis's defaults) and a restart.
 func TestPersistShutdownSavesEveryType(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	p := harness.StartBinary(t, "--dir", dir)
 	c := p.Client(t)
@@ -520,6 +526,7 @@ func sortedAny(v any) string {
 // while writers run lose nothing: each cut between the base and the new log
 // falls between commands.
 func TestPersistRewriteUnderLoad(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	args := []string{"--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always",
 		"--auto-aof-rewrite-min-size", "20kb", "--auto-aof-rewrite-percentage", "50", "--loglevel", "warning"}

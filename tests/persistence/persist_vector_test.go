@@ -138,6 +138,7 @@ func vpersistSame(t *testing.T, before, after string) {
 }
 
 func TestVPersistEveryWayToDisk(t *testing.T) {
+	harness.OutOfProcess(t)
 	ctx := context.Background()
 	restart := func(t *testing.T, dir string, args []string, stop func(p *harness.Proc, c *redis.Client), fill2 bool) {
 		p := harness.StartBinary(t, append([]string{"--dir", dir}, args...)...)
@@ -189,6 +190,7 @@ func TestVPersistEveryWayToDisk(t *testing.T) {
 // is there after the restart, and every acknowledged memory id holds the
 // text it was given.
 func TestVPersistConcurrentKeylessWrites(t *testing.T) {
+	harness.OutOfProcess(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	args := []string{"--dir", dir, "--save", "", "--appendonly", "yes", "--appendfsync", "always"}

@@ -179,6 +179,7 @@ func TestDifferentialRDBLoadLRULFU(t *testing.T) {
 
 // TestCheckRedisRDB: hotkv --check reads a Redis RDB file as start-up does.
 func TestCheckRedisRDB(t *testing.T) {
+	harness.OutOfProcess(t)
 	out, err := exec.Command(harness.Binary(t), "--check", rdbTestdata+"redis-8.0.2.rdb").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "Redis RDB file OK: version 12, 21 keys, 9200 bytes, checksum OK") {
 		t.Fatalf("%v: %s", err, out)

@@ -60,6 +60,7 @@ func blockSnapshot(t *testing.T, dir string) string {
 // if rdb save failed on signal", "... on shutdown command", then nothing is
 // lost once the directory is usable again.
 func TestShutdownFailedSaveKeepsServing(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir, logf := t.TempDir(), filepath.Join(t.TempDir(), "hotkv.log")
 	p := harness.StartBinary(t, "--dir", dir, "--logfile", logf)
 	r := (&harness.Server{Addr: p.Addr}).Raw(t)
@@ -92,6 +93,7 @@ func TestShutdownFailedSaveKeepsServing(t *testing.T) {
 // log open: writes acknowledged after it are on disk (here: a SIGKILL, then
 // a restart from the log, keeps them).
 func TestShutdownFailedSaveKeepsLogging(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	args := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always"}
 	p := harness.StartBinary(t, args...)
@@ -111,6 +113,7 @@ func TestShutdownFailedSaveKeepsLogging(t *testing.T) {
 // shutdown.tcl: "SHUTDOWN can proceed if shutdown command was with nosave";
 // FORCE goes on past the failed save.
 func TestShutdownNoSaveOrForceStops(t *testing.T) {
+	harness.OutOfProcess(t)
 	for _, tc := range []struct {
 		how, log string
 	}{
@@ -141,6 +144,7 @@ func TestShutdownNoSaveOrForceStops(t *testing.T) {
 // shutdown.tcl: "SHUTDOWN ABORT can cancel SIGTERM" (the cron, which acts
 // on signals, paused meanwhile).
 func TestShutdownAbortCancelsSignal(t *testing.T) {
+	harness.OutOfProcess(t)
 	logf := filepath.Join(t.TempDir(), "hotkv.log")
 	p := harness.StartBinary(t, "--logfile", logf, "--enable-debug-command", "yes")
 	r := (&harness.Server{Addr: p.Addr}).Raw(t)
@@ -157,6 +161,7 @@ func TestShutdownAbortCancelsSignal(t *testing.T) {
 // A second SIGINT while the first is being acted on exits at once, with
 // status 1, as Redis's "You insist... exiting now."
 func TestShutdownSecondSigintExits(t *testing.T) {
+	harness.OutOfProcess(t)
 	logf := filepath.Join(t.TempDir(), "hotkv.log")
 	p := harness.StartBinary(t, "--logfile", logf, "--enable-debug-command", "yes")
 	r := (&harness.Server{Addr: p.Addr}).Raw(t)
@@ -250,6 +255,7 @@ func TestDifferentialShutdownOnSignalSettings(t *testing.T) {
 // file size limit (ulimit -f, whose signal Go's runtime ignores) makes the
 // log's writes fail; once it is lifted, SHUTDOWN writes everything.
 func TestShutdownFailedLogWriteKeepsServing(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir, logf := t.TempDir(), filepath.Join(t.TempDir(), "hotkv.log")
 	port := harness.FreePort(t)
 	args := []string{"--dir", dir, "--save", "", "--appendonly", "yes", "--logfile", logf, "--port", strconv.Itoa(port)}
@@ -292,6 +298,7 @@ func TestShutdownFailedLogWriteKeepsServing(t *testing.T) {
 // permission bits, so the unwritable case uses /sys, which not even root
 // can create files in.
 func TestStartRefusesUnusableDir(t *testing.T) {
+	harness.OutOfProcess(t)
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "file")
 	os.WriteFile(file, nil, 0o644)
@@ -341,6 +348,7 @@ func saveKeys(t *testing.T, dir string, n int) {
 // The port is opened before the data is loaded: one in use fails at once,
 // not after the load.
 func TestStartBindsBeforeLoading(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	saveKeys(t, dir, 10)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -359,6 +367,7 @@ func TestStartBindsBeforeLoading(t *testing.T) {
 // LOADING; INFO persistence shows the progress. key-load-delay stalls the
 // load until CONFIG SET lowers it.
 func TestLoadingAnswersLoading(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	saveKeys(t, dir, 3)
 	fi, err := os.Stat(filepath.Join(dir, "dump.rdb"))
@@ -393,6 +402,7 @@ func TestLoadingAnswersLoading(t *testing.T) {
 // A signal during the load stops the server without saving, as Redis's
 // "Received shutdown signal during loading".
 func TestLoadingSignalStopsWithoutSaving(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir, logf := t.TempDir(), filepath.Join(t.TempDir(), "hotkv.log")
 	saveKeys(t, dir, 3)
 	before, _ := os.ReadFile(filepath.Join(dir, "dump.rdb"))
@@ -415,6 +425,7 @@ func TestLoadingSignalStopsWithoutSaving(t *testing.T) {
 // its delay is half a second a key (10 seconds for the file) and the
 // commands go in one batch, which it answers at once.
 func TestDifferentialLoading(t *testing.T) {
+	harness.OutOfProcess(t)
 	bin := harness.RedisServerPath()
 	if bin == "" {
 		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")

@@ -17,6 +17,7 @@ import (
 // replica's rdb_changes_since_last_save and commandstats. They did not, so
 // a replica's save points never saved what its master sent.
 func TestReplicaCountsMasterWrites(t *testing.T) {
+	harness.OutOfProcess(t)
 	mp, m := harness.StartReplicaBinary(t)
 	_, h := harness.StartReplicaBinary(t)
 	h.Expect(harness.Status("OK"), "REPLICAOF", "127.0.0.1", harness.PortOf(t, mp.Addr))
@@ -37,6 +38,7 @@ func TestReplicaCountsMasterWrites(t *testing.T) {
 // TestReplicaSavesMasterWrites: a replica with save points saves the data
 // its master sends.
 func TestReplicaSavesMasterWrites(t *testing.T) {
+	harness.OutOfProcess(t)
 	mp, m := harness.StartReplicaBinary(t)
 	_, h := harness.StartReplicaBinary(t, "--save", "1 1")
 	h.Expect(harness.Status("OK"), "REPLICAOF", "127.0.0.1", harness.PortOf(t, mp.Addr))
@@ -54,6 +56,7 @@ func TestReplicaSavesMasterWrites(t *testing.T) {
 // (flags=M), CLIENT KILL in each form closes the link, and the replica
 // continues from its offset (a partial resync), as in Redis.
 func TestReplicaClientKillMaster(t *testing.T) {
+	harness.OutOfProcess(t)
 	mp, m := harness.StartReplicaBinary(t)
 	_, h := harness.StartReplicaBinary(t)
 	h.Expect(harness.Status("OK"), "REPLICAOF", "127.0.0.1", harness.PortOf(t, mp.Addr))
@@ -90,6 +93,7 @@ func TestReplicaClientKillMaster(t *testing.T) {
 // as Redis's, for tests of what a replica does with one it cannot run
 // (Redis's "Data divergence can happen under default conditions").
 func TestDebugReplicate(t *testing.T) {
+	harness.OutOfProcess(t)
 	mp, m := harness.StartReplicaBinary(t)
 	_, h := harness.StartReplicaBinary(t)
 	h.Expect(harness.Status("OK"), "REPLICAOF", "127.0.0.1", harness.PortOf(t, mp.Addr))
@@ -111,6 +115,7 @@ func TestDebugReplicate(t *testing.T) {
 // list lost the element its master kept (Redis's "BLPOP followed by role
 // change, issue #2473").
 func TestReplicaOfUnblocksClients(t *testing.T) {
+	harness.OutOfProcess(t)
 	mp, m := harness.StartReplicaBinary(t)
 	hp, h := harness.StartReplicaBinary(t)
 	b := (&harness.Server{Addr: hp.Addr}).Raw(t)

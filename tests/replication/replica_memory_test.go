@@ -42,6 +42,7 @@ func cachePresence(r *harness.Conn, prompts, semPrompts []string) []any {
 // replica, whose own order of use differs, follows it rather than
 // evicting by its own. A restart from the log gets the same entries back.
 func TestReplicaCacheLimitEvictions(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	margs := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--save", ""}
 	mp, m := harness.StartReplicaBinary(t, margs...)
@@ -159,6 +160,7 @@ func untilStable(t *testing.T, f func() int64) {
 // Either way the master's stream applies: over the limit under
 // noeviction, where the replica's own clients get OOM.
 func TestReplicaIgnoreMaxmemory(t *testing.T) {
+	harness.OutOfProcess(t)
 	if harness.RaceEnabled {
 		t.Skip("eviction follows the collector's timing, which the race detector distorts")
 	}
@@ -245,6 +247,7 @@ func promptsPresent(t *testing.T, addr string, n int) []bool {
 // none itself) once the stream has caught up, and stay gone when the
 // master restarts from its append-only log.
 func TestReplicaCacheMaxmemoryEvictions(t *testing.T) {
+	harness.OutOfProcess(t)
 	if harness.RaceEnabled {
 		t.Skip("eviction follows the collector's timing, which the race detector distorts")
 	}

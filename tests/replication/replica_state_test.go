@@ -155,6 +155,7 @@ func sameHotKVState(t *testing.T, want, got *harness.Conn, exactTimes bool) {
 }
 
 func TestReplicaOfHotKVState(t *testing.T) {
+	harness.OutOfProcess(t)
 	mp, m := harness.StartReplicaBinary(t)
 	fillHotKVState(t, m)
 	m.Do("SET", "k", "v")
@@ -219,6 +220,7 @@ func TestReplicaOfHotKVState(t *testing.T) {
 // panic-on-replicas a writable replica still only logs, and a read-only
 // one exits, as Redis 8.0.2 panics.
 func TestPropagationErrorBehavior(t *testing.T) {
+	harness.OutOfProcess(t)
 	mp, m := harness.StartReplicaBinary(t)
 	m.Do("SET", "n", "1")
 	logfile := filepath.Join(t.TempDir(), "replica.log")
@@ -279,6 +281,7 @@ func TestPropagationErrorBehavior(t *testing.T) {
 // propagation-error-behavior from a configuration file and the command
 // line; CONFIG SET takes only its three values.
 func TestPropagationErrorBehaviorConfig(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "hotkv.conf")
 	if err := os.WriteFile(conf, []byte("propagation-error-behavior panic-on-replicas\n"), 0o644); err != nil {
@@ -337,6 +340,7 @@ func TestRedisReplicaSkipsHotKVState(t *testing.T) {
 // propagation-error-behavior panic the load stops and the server exits,
 // as Redis panics (panic-on-replicas leaves the log alone).
 func TestPropagationErrorBehaviorAOF(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	args := []string{"--dir", dir, "--appendonly", "yes", "--appendfsync", "always", "--save", ""}
 	p := harness.StartBinary(t, args...)

@@ -26,6 +26,7 @@ func chainCaughtUp(t *testing.T, middle, replica *harness.Conn) {
 }
 
 func TestReplicaOfRedis(t *testing.T) {
+	harness.OutOfProcess(t)
 	for _, diskless := range []string{"yes", "no"} {
 		t.Run("repl-diskless-sync "+diskless, func(t *testing.T) {
 			bin := harness.PeerPath("redis8-server")
@@ -129,6 +130,7 @@ func TestReplicaOfRedis(t *testing.T) {
 // TestReplicaOfConfig starts a replica from the replicaof directive,
 // authenticating with masteruser/masterauth.
 func TestReplicaOfConfig(t *testing.T) {
+	harness.OutOfProcess(t)
 	bin := harness.PeerPath("redis8-server")
 	if bin == "" {
 		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
@@ -157,6 +159,7 @@ func TestReplicaOfConfig(t *testing.T) {
 
 // TestReplicaOfValkey replicates a Valkey 8.1.1 master.
 func TestReplicaOfValkey(t *testing.T) {
+	harness.OutOfProcess(t)
 	bin := harness.PeerPath("valkey-server")
 	if bin == "" {
 		t.Skip("valkey-server not installed (run ../shared/peers/install.sh)")
@@ -179,6 +182,7 @@ func TestReplicaOfValkey(t *testing.T) {
 // type, a vector set (which travels in the hotkv-snapshot AUX field, RDB
 // having no form for it) and the writes after the sync reach both.
 func TestReplicaOfHotKV(t *testing.T) {
+	harness.OutOfProcess(t)
 	mp, m := harness.StartReplicaBinary(t)
 	harness.FillEveryType(t, m, true)
 	m.Expect(int64(1), "VADD", "vs", "VALUES", "2", "1", "2", "a")
@@ -266,6 +270,7 @@ func TestReplicaOfHotKV(t *testing.T) {
 // last check and marking it (too short for this test to hit reliably: the
 // marking is now under the lock REPLICAOF takes).
 func TestReplicaOfWhileSyncing(t *testing.T) {
+	harness.OutOfProcess(t)
 	mp, m := harness.StartReplicaBinary(t)
 	m.Do("SET", "k", "v")
 	_, h := harness.StartReplicaBinary(t)

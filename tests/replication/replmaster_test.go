@@ -513,6 +513,7 @@ func TestMinReplicasToWrite(t *testing.T) {
 // Keys evicted under maxmemory reach the replica as DELs (Redis replicas
 // ignore maxmemory by default and wait for them).
 func TestRedisReplicaSeesEvictions(t *testing.T) {
+	harness.OutOfProcess(t)
 	if harness.RedisServerPath() == "" {
 		t.Skip("redis8-server not installed (run ../shared/peers/install.sh)")
 	}

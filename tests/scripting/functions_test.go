@@ -223,6 +223,7 @@ func anyStrings(v any) []string {
 // (their LOAD, DELETE, RESTORE and FLUSH replayed) and from a rewritten
 // log's base; FLUSHALL does not remove them.
 func TestFunctionsSurviveRestart(t *testing.T) {
+	harness.OutOfProcess(t)
 	ctx := context.Background()
 	libs := func(c *redis.Client) string {
 		t.Helper()

@@ -444,6 +444,7 @@ func TestScriptAtomicity(t *testing.T) {
 // is what the script left, and a script that failed halfway keeps what it
 // wrote before failing, as in Redis.
 func TestScriptEffectsSurviveRestart(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	p := harness.StartBinary(t, "--dir", dir, "--appendonly", "yes", "--appendfsync", "always")
 	c := p.Client(t)
@@ -527,6 +528,7 @@ func TestScriptWakesWatchesAndNotifies(t *testing.T) {
 // SCRIPT KILL stops a script that has not written; one that has is
 // UNKILLABLE, as in Redis. Meanwhile other clients wait rather than fail.
 func TestScriptKill(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t)
 	ctx := context.Background()
 	c, ctl := p.Client(t), p.Client(t)
@@ -622,6 +624,7 @@ func TestScriptServesWaitersInOtherDatabase(t *testing.T) {
 // SHUTDOWN stops a script stuck in a loop, even one that has written (which
 // SCRIPT KILL refuses), and the server exits cleanly.
 func TestShutdownStopsRunningScript(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t)
 	ctx := context.Background()
 	ctl := p.Client(t)

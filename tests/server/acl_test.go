@@ -339,6 +339,7 @@ func TestACLClients(t *testing.T) {
 // LOAD replaces them all (closing the connections of users it drops) or,
 // with a bad line, changes nothing.
 func TestACLFile(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "users.acl")
 	if err := os.WriteFile(file, []byte("user alice on >a ~a:* +get +set\nuser default on nopass ~* &* +@all\n"), 0o644); err != nil {
@@ -407,6 +408,7 @@ func TestACLFile(t *testing.T) {
 // Users in the configuration file; a bad one, or both an ACL file and
 // user lines, stop the server at start-up with a message naming it.
 func TestACLConfigUsers(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "hotkv.conf")
 	os.WriteFile(conf, []byte("user worker on >w ~jobs:* +@list\n"), 0o644)

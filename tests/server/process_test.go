@@ -18,6 +18,7 @@ import (
 )
 
 func TestBinaryFlags(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t, "--bind", "127.0.0.1", "--databases", "4", "--requirepass", "s3cret", "--maxclients", "7", "--loglevel", "warning")
 	ctx := context.Background()
 	c := p.Client(t, func(o *redis.Options) { o.Password = "s3cret" })
@@ -49,6 +50,7 @@ func TestBinaryFlags(t *testing.T) {
 }
 
 func TestBinaryConfigFile(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "hotkv.conf")
 	conf := "# HotKV test configuration\n" +
@@ -86,6 +88,7 @@ func TestBinaryConfigFile(t *testing.T) {
 // TestBinaryStartupErrors: a bad configuration stops the process at start
 // with a non-zero code and a message naming the line.
 func TestBinaryStartupErrors(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "bad.conf")
 	if err := os.WriteFile(file, []byte("port 7777\n# fine so far\nappendfsync-turbo yes\n"), 0o644); err != nil {
@@ -128,6 +131,7 @@ func TestBinaryStartupErrors(t *testing.T) {
 }
 
 func TestBinaryShutdownCommand(t *testing.T) {
+	harness.OutOfProcess(t)
 	p := harness.StartBinary(t)
 	conn, err := net.Dial("tcp", p.Addr)
 	if err != nil {
@@ -144,6 +148,7 @@ func TestBinaryShutdownCommand(t *testing.T) {
 }
 
 func TestBinaryVersionHelp(t *testing.T) {
+	harness.OutOfProcess(t)
 	for _, arg := range []string{"--version", "-v", "--help"} {
 		out, err := exec.Command(harness.Binary(t), arg).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "HotKV") && !strings.Contains(string(out), "Usage") {

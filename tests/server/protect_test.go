@@ -187,6 +187,7 @@ func TestUnixSocket(t *testing.T) {
 // daemonize yes returns at once, leaving the server running in the
 // background with its PID in pidfile, which it removes when it stops.
 func TestDaemonizeAndPidFile(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "hotkv.pid")
 	port := harness.FreePort(t)
@@ -226,6 +227,7 @@ func TestDaemonizeAndPidFile(t *testing.T) {
 // supervised systemd: READY=1 on $NOTIFY_SOCKET once the server listens,
 // STOPPING=1 when it stops.
 func TestSupervisedSystemd(t *testing.T) {
+	harness.OutOfProcess(t)
 	sock := filepath.Join(t.TempDir(), "notify.sock")
 	l, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
 	if err != nil {

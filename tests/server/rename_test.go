@@ -87,6 +87,7 @@ func normalizeInfoReply(cmd []string, v any) any {
 // error; an include reads another file (or a glob's files) in place, and
 // its errors name its own line.
 func TestRenameCommandAndIncludeErrors(t *testing.T) {
+	harness.OutOfProcess(t)
 	redisBin := harness.RedisServerPath()
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -134,6 +135,7 @@ func mustRun(t *testing.T, bin string, args ...string) []byte {
 // rename-command lines as they are. Commands run under a new name
 // replay from the log.
 func TestIncludeRewriteAndLog(t *testing.T) {
+	harness.OutOfProcess(t)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "conf.d")
 	os.Mkdir(sub, 0o755)

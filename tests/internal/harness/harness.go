@@ -37,6 +37,9 @@ type Server struct {
 // throughout; TestProtectedCommands checks the default.
 func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
+	if markedOutOfProcess(t) {
+		t.Fatal("a test marked OutOfProcess starts an in-process server: the race detector would skip it")
+	}
 	base := []string{"--port", "0", "--loglevel", "warning", "--enable-debug-command", "local"}
 	cfg, err := config.FromArgs(append(base, args...))
 	if err != nil {

@@ -3,13 +3,15 @@ package harness
 import (
 	"bytes"
 	"errors"
-	"github.com/redis/go-redis/v9"
 	"net"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Proc is a running hotkv binary.
@@ -18,6 +20,37 @@ type Proc struct {
 	Addr   string
 	Stderr *bytes.Buffer
 	Done   chan error
+}
+
+// OutOfProcess marks a test whose every server is a separate hotkv process
+// (StartBinary): the race detector sees only this process, so under -race
+// the test is skipped, as it would check nothing the README's test step has
+// not. A mark on a test that then starts an in-process server (Start) fails
+// it, so that a mark cannot take a server's race check away unseen.
+func OutOfProcess(t testing.TB) {
+	t.Helper()
+	if RaceEnabled {
+		t.Skip("every server of this test is a separate process, which the race detector does not see")
+	}
+	outOfProcess.Store(t.Name(), true)
+	t.Cleanup(func() { outOfProcess.Delete(t.Name()) })
+}
+
+var outOfProcess sync.Map // names of the tests marked OutOfProcess
+
+// markedOutOfProcess reports whether t or a test it runs under is marked.
+func markedOutOfProcess(t testing.TB) bool {
+	name := t.Name()
+	for {
+		if _, ok := outOfProcess.Load(name); ok {
+			return true
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return false
+		}
+		name = name[:i]
+	}
 }
 
 // StartBinary runs the built binary with args (a free --port is added) and
