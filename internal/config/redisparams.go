@@ -116,6 +116,7 @@ const (
 	whyOOM         = "HotKV does not change its Linux OOM score (and has no child processes to rank)"
 	whyReplication = "not read by HotKV's replication (docs/replication.md)"
 	whyReplica     = "read by HotKV as a replica (docs/replication.md)"
+	whyAnnounce    = "the address a replica gives its master (REPLCONF listening-port, and ip-address when set; 0 or empty: its own port, the address it connects from), which the master shows in INFO replication and ROLE and Sentinel connects to, as in Redis; a change applies at the next sync"
 	whyCluster     = "HotKV has no cluster mode (cluster-enabled yes is refused), so nothing reads this"
 	whyTLSUsed     = "read by the TLS listener (docs/configuration.md#tls); CONFIG SET applies to the next connection, or is refused if the new settings do not load"
 	whyTLSClient   = "the certificate Redis presents when it connects out (replication, cluster); HotKV makes no TLS connections of its own"
@@ -242,8 +243,8 @@ var redisSpecs = [...]redisSpec{
 	{name: "repl-rdb-channel", kind: kBool, def: "yes", hidden: true, why: whyReplication},
 	{name: "repl-timeout", kind: kInt, def: "60", min: 1, max: math.MaxInt32, effect: Honoured,
 		why: "a replica drops a silent link after this long, and a master closes an online replica that has sent no REPLCONF ACK for this long, as Redis does"},
-	{name: "replica-announce-ip", alias: "slave-announce-ip", kind: kString, def: "", emptyNull: true, why: whyReplication},
-	{name: "replica-announce-port", alias: "slave-announce-port", kind: kInt, def: "0", min: 0, max: 65535, why: whyReplication},
+	{name: "replica-announce-ip", alias: "slave-announce-ip", kind: kString, def: "", emptyNull: true, effect: Honoured, why: whyAnnounce},
+	{name: "replica-announce-port", alias: "slave-announce-port", kind: kInt, def: "0", min: 0, max: 65535, effect: Honoured, why: whyAnnounce},
 	{name: "replica-announced", kind: kBool, def: "yes", why: whyReplication},
 	{name: "replica-full-sync-buffer-limit", kind: kMem, def: "0", min: 0, max: math.MaxInt64, why: whyReplication},
 	{name: "replica-ignore-disk-write-errors", kind: kBool, def: "no", why: whyReplication},

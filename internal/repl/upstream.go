@@ -302,10 +302,24 @@ func (u *Upstream) session(gen uint64, host string, port int, resume *psyncPoint
 			return fmt.Errorf("unable to AUTH to MASTER: %s", reply)
 		}
 	}
-	if reply, err := l.command("REPLCONF", "listening-port", strconv.Itoa(u.host.Port())); err != nil {
+	// The address the master shows in INFO and ROLE, where Sentinel finds
+	// the replica: replica-announce-port and -ip when set (NAT, containers).
+	cfg := u.host.Config()
+	announce := u.host.Port()
+	if p, _ := strconv.Atoi(cfg.RedisValue("replica-announce-port")); p != 0 {
+		announce = p
+	}
+	if reply, err := l.command("REPLCONF", "listening-port", strconv.Itoa(announce)); err != nil {
 		return err
 	} else if reply[0] == '-' {
 		u.host.Logf("notice", "(Non critical) Master does not understand REPLCONF listening-port: %s", reply)
+	}
+	if ip := cfg.RedisValue("replica-announce-ip"); ip != "" {
+		if reply, err := l.command("REPLCONF", "ip-address", ip); err != nil {
+			return err
+		} else if reply[0] == '-' {
+			u.host.Logf("notice", "(Non critical) Master does not understand REPLCONF ip-address: %s", reply)
+		}
 	}
 	if reply, err := l.command("REPLCONF", "capa", "eof", "capa", "psync2"); err != nil {
 		return err
