@@ -17,11 +17,11 @@ import (
 	"github.com/hotkv/hotkv/tests/internal/harness"
 )
 
-// A HotKV master with two HotKV replicas under three real Redis 8.0.2
-// sentinels (quorum 2): a master killed with SIGKILL, and then one frozen
-// with SIGSTOP, each ends in a promoted replica that the other replica
-// follows; the old master, back, is turned into a replica of the new one
-// and gets its data; acknowledged writes (WAIT) survive every failover, and
+// A HotKV master with a HotKV replica and a Redis 8.0.2 replica (priority
+// 0) under three real Redis 8.0.2 sentinels (quorum 2): a master killed
+// with SIGKILL, and then one frozen with SIGSTOP, each ends in the HotKV
+// replica promoted and the Redis replica following it; the old master,
+// back, is turned into a replica of the new one and gets its data; acknowledged writes (WAIT) survive every failover, and
 // a go-redis failover client finds each new master. Everything the
 // sentinels do here goes through HotKV's own commands: INFO replication,
 // ROLE, REPLICAOF, CONFIG REWRITE, CLIENT KILL, MULTI/EXEC and the
@@ -37,10 +37,12 @@ func TestSentinelFailover(t *testing.T) {
 	for i := range nodes {
 		nodes[i] = &haNode{port: harness.FreePort(t), dir: t.TempDir()}
 	}
+	// The third node is a Redis 8.0.2 replica with replica-priority 0:
+	// never promoted, it follows each HotKV master the sentinels name.
+	nodes[2].bin = redisServer
 	nodes[0].start(t)
-	for _, n := range nodes[1:] {
-		n.start(t, "--replicaof", "127.0.0.1", strconv.Itoa(nodes[0].port))
-	}
+	nodes[1].start(t, "--replicaof", "127.0.0.1", strconv.Itoa(nodes[0].port))
+	nodes[2].start(t, "--replicaof", "127.0.0.1", strconv.Itoa(nodes[0].port), "--replica-priority", "0")
 	var sentinels []*redis.Client
 	var sentinelAddrs []string
 	for range 3 {
@@ -128,6 +130,9 @@ func TestSentinelFailover(t *testing.T) {
 			}
 			return false
 		})
+		if master == nodes[2] {
+			t.Fatalf("after %s the sentinels promoted the replica with replica-priority 0", how)
+		}
 		t.Logf("%s: a replica promoted %.1f s after the master went down (down-after-milliseconds 1000)", how, time.Since(down).Seconds())
 		for _, n := range nodes {
 			if n != master && n != failed {
@@ -162,6 +167,7 @@ func TestSentinelFailover(t *testing.T) {
 // haNode is a hotkv process on a fixed port, so that it can come back on
 // the address the sentinels know.
 type haNode struct {
+	bin  string // the server binary; "": hotkv
 	port int
 	dir  string
 	cmd  *exec.Cmd
@@ -170,7 +176,11 @@ type haNode struct {
 
 func (n *haNode) start(t *testing.T, args ...string) {
 	t.Helper()
-	n.cmd = exec.Command(harness.Binary(t), append([]string{"--port", strconv.Itoa(n.port), "--dir", n.dir,
+	bin := n.bin
+	if bin == "" {
+		bin = harness.Binary(t)
+	}
+	n.cmd = exec.Command(bin, append([]string{"--port", strconv.Itoa(n.port), "--bind", "127.0.0.1", "--dir", n.dir,
 		"--save", "", "--loglevel", "warning"}, args...)...)
 	if err := n.cmd.Start(); err != nil {
 		t.Fatal(err)
