@@ -165,8 +165,7 @@ func syncCmd(x *cmdtable.Ctx) {
 		return
 	}
 	psync := cmdtable.Is(x.Args[0], "psync")
-	if psync && len(x.Args) != 3 {
-		x.Error(cmdtable.WrongArgs("psync"))
+	if psync && len(x.Args) > 3 && cmdtable.Is(x.Args[3], "failover") && !c.s.takeOver(c, x) {
 		return
 	}
 	var rc repl.Conf
@@ -188,6 +187,26 @@ func syncCmd(x *cmdtable.Ctx) {
 		id, off = string(x.Args[1]), x.Args[2]
 	}
 	c.s.repl.Sync(r, psync, id, off)
+}
+
+// takeOver is the replica's part of a coordinated failover (FAILOVER on
+// its master): PSYNC replid offset FAILOVER from the master it follows,
+// naming the history they share, makes it a master, which then serves
+// that PSYNC as any other. It reports false when it answered an error.
+func (s *Server) takeOver(c *client, x *cmdtable.Ctx) bool {
+	s.logf("notice", "Failover request received for replid %s.", cmdtable.CString(x.Args[1]))
+	if !s.replicaFlag.Load() {
+		x.Error("ERR PSYNC FAILOVER can't be sent to a master.")
+		return false
+	}
+	if string(x.Args[1]) != *s.replID.Load() {
+		x.Error("ERR PSYNC FAILOVER replid must match my replid.")
+		return false
+	}
+	s.replicaOf("", 0, false)
+	s.setReplicaOfConfig("", 0)
+	s.logf("notice", "MASTER MODE enabled (failover request from '%s')", c.describe())
+	return true
 }
 
 func hostOf(a net.Addr) string {
