@@ -16,6 +16,17 @@ import (
 type Stats struct {
 	Full, PartialOK, PartialErr atomic.Int64
 	SentBytes, Received         atomic.Int64
+	// Failover is master_failover_state, which FAILOVER sets (nil:
+	// no-failover), on the master and on the replica it becomes.
+	Failover atomic.Pointer[string]
+}
+
+// failoverState is INFO's master_failover_state.
+func (st *Stats) failoverState() string {
+	if p := st.Failover.Load(); p != nil {
+		return *p
+	}
+	return "no-failover"
 }
 
 // Reset zeroes them (CONFIG RESETSTAT).
@@ -71,7 +82,7 @@ func (m *Master) Info(b *strings.Builder, replid2 string, second int64) {
 			r.ip, r.port, stateNames[r.state.Load()], r.ack.Load(), (now-r.ackTime.Load())/1000))
 		i++
 	}
-	kv(b, "master_failover_state", "no-failover")
+	kv(b, "master_failover_state", m.Stats.failoverState())
 	kv(b, "master_replid", m.host.ReplID())
 	kv(b, "master_replid2", replid2)
 	kv(b, "master_repl_offset", m.off)

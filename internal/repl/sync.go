@@ -93,6 +93,54 @@ func (m *Master) Ack(r *Replica, off int64) {
 	m.acknowledged()
 }
 
+// Offset is the master's replication offset.
+func (m *Master) Offset() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.off
+}
+
+// Replicas counts the replicas attached (rdb-only transfers aside).
+func (m *Master) Replicas() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, r := range m.replicas {
+		if !r.conf.RDBOnly {
+			n++
+		}
+	}
+	return n
+}
+
+// FailoverTarget is a replica FAILOVER may hand over to, at the address it
+// announced.
+type FailoverTarget struct {
+	IP       string
+	Port     int
+	Online   bool // following the stream
+	CaughtUp bool // online, and it acknowledged everything sent
+}
+
+// Target finds the replica at host:port, or with host "" any replica that
+// has caught up; ok is false when there is none.
+func (m *Master) Target(host string, port int) (t FailoverTarget, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.replicas {
+		if r.conf.RDBOnly || host != "" && (r.ip != host || r.port != port) {
+			continue
+		}
+		t = FailoverTarget{IP: r.ip, Port: r.port, Online: r.state.Load() == stateOnline}
+		t.CaughtUp = t.Online && r.ack.Load() == m.off
+		if host == "" && !t.CaughtUp {
+			continue
+		}
+		return t, true
+	}
+	return FailoverTarget{}, false
+}
+
 // Sync serves SYNC (psync false) or PSYNC id off: a continuation from the
 // backlog when it holds everything from off on, else a full sync on a
 // goroutine of its own.

@@ -112,7 +112,23 @@ type Upstream struct {
 	readOffset atomic.Int64           // replication offset read
 	secondOff  atomic.Int64           // INFO second_repl_offset after REPLICAOF NO ONE
 	replid2    atomic.Pointer[string] // INFO master_replid2: the master's replid a former replica continues
+
+	handover atomic.Pointer[Handover] // FAILOVER's, for the next PSYNC
 }
+
+// Handover is a master's side of FAILOVER as it becomes a replica of the
+// replica that caught up: its first PSYNC names the history the two share
+// (the master's replid and its offset) and asks the replica, with
+// FAILOVER, to take over. Done learns whether the replica did (+CONTINUE
+// or +FULLRESYNC).
+type Handover struct {
+	ID   string
+	Off  int64 // the master's replication offset
+	Done func(accepted bool)
+}
+
+// HandOver makes the next PSYNC FAILOVER's (Follow then names the target).
+func (u *Upstream) HandOver(h *Handover) { u.handover.Store(h) }
 
 // Init readies u for host; the bytes read from a master count in st.
 func (u *Upstream) Init(host ReplicaHost, st *Stats) {
@@ -226,6 +242,9 @@ func (u *Upstream) run(gen uint64, host string, port int) {
 	for u.current(gen) {
 		start := time.Now()
 		err := u.session(gen, host, port, &resume)
+		if h := u.handover.Swap(nil); h != nil { // the link failed before its PSYNC: FAILOVER gives up
+			h.Done(false)
+		}
 		if !u.current(gen) {
 			return
 		}
@@ -330,7 +349,19 @@ func (u *Upstream) session(gen uint64, host string, port int, resume *psyncPoint
 	if resume.ok {
 		psyncID, psyncOff = u.host.ReplID(), strconv.FormatInt(u.offset.Load()+1, 10)
 	}
-	reply, err := l.command("PSYNC", psyncID, psyncOff)
+	psync := []string{"PSYNC", psyncID, psyncOff}
+	h := u.handover.Swap(nil)
+	if h != nil {
+		psync = []string{"PSYNC", h.ID, strconv.FormatInt(h.Off+1, 10), "FAILOVER"}
+	}
+	reply, err := l.command(psync...)
+	if h != nil {
+		h.Done(err == nil && (strings.HasPrefix(reply, "+CONTINUE") || strings.HasPrefix(reply, "+FULLRESYNC")))
+		if err == nil && strings.HasPrefix(reply, "+CONTINUE") { // the new master goes on from this one's offset
+			u.offset.Store(h.Off)
+			resume.ok, resume.db = true, 0
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -584,7 +615,7 @@ func (u *Upstream) Info(b *strings.Builder) bool {
 	kv(b, "slave_read_only", map[bool]int{true: 1, false: 0}[cfg.ReplicaReadOnly()])
 	kv(b, "replica_announced", map[bool]int{true: 1, false: 0}[cfg.RedisValue("replica-announced") == "yes"])
 	kv(b, "connected_slaves", 0)
-	kv(b, "master_failover_state", "no-failover")
+	kv(b, "master_failover_state", u.stats.failoverState())
 	kv(b, "master_replid", u.host.ReplID())
 	kv(b, "master_replid2", strings.Repeat("0", 40))
 	kv(b, "master_repl_offset", u.offset.Load())

@@ -121,6 +121,12 @@ func (c *client) execute(cmd *cmdtable.Cmd, args [][]byte) {
 			c.reject(cmd, msg)
 			return
 		}
+		// A write FAILOVER held finds this server a replica now, as
+		// Redis's re-run of the held command does.
+		if flags&cmdtable.Write != 0 && c.s.replicaFlag.Load() && c.s.Config().ReplicaReadOnly() {
+			c.reject(cmd, errReadOnlyReplica)
+			return
+		}
 	}
 	if c.tx.multi != nil && !txControl[cmd.Name] {
 		c.tx.multi.queue(cmd, args, keys, flags)

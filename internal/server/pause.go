@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,9 +18,11 @@ import (
 type pauseState struct {
 	end atomic.Int64 // unix nanoseconds the pause lasts until; 0: none (the fast path)
 
-	mu      sync.Mutex
-	all     bool
-	changed chan struct{} // closed and replaced on every change, waking waiters
+	mu       sync.Mutex
+	userEnd  int64         // CLIENT PAUSE's end, unix nanoseconds (0: none)
+	all      bool          // CLIENT PAUSE's mode
+	failover bool          // FAILOVER holds writes until it ends, whatever CLIENT UNPAUSE does
+	changed  chan struct{} // closed and replaced on every change, waking waiters
 }
 
 // mayReplicate lists the commands Redis flags may_replicate: paused by
@@ -61,7 +64,7 @@ func (c *client) waitPause(cmd *cmdtable.Cmd, args [][]byte) bool {
 			return true
 		}
 		p.mu.Lock()
-		all, changed := p.all, p.changed
+		all, changed := p.all && time.Now().UnixNano() < p.userEnd, p.changed
 		p.mu.Unlock()
 		left := time.Until(time.Unix(0, end))
 		if left <= 0 || !all && !c.pausedBy(cmd, args) {
@@ -97,16 +100,33 @@ func isClosed(ch chan struct{}) bool {
 	}
 }
 
-// set starts or changes a pause (end 0: unpause) and wakes the waiters.
+// set starts or changes a client pause (end 0: unpause) and wakes the
+// waiters.
 func (p *pauseState) set(end int64, all bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if end != 0 {
-		if cur := p.end.Load(); cur > end && time.Now().UnixNano() < cur {
-			end = cur
-		}
+	if end != 0 && p.userEnd > end && time.Now().UnixNano() < p.userEnd {
+		end = p.userEnd
 	}
-	p.all = all
+	p.userEnd, p.all = end, all
+	p.apply()
+}
+
+// holdWrites starts or ends FAILOVER's pause, of writes, with no end of
+// its own.
+func (p *pauseState) holdWrites(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.failover = on
+	p.apply()
+}
+
+// apply publishes the pause in force and wakes the waiters. mu is held.
+func (p *pauseState) apply() {
+	end := p.userEnd
+	if p.failover {
+		end = math.MaxInt64
+	}
 	p.end.Store(end)
 	keyspace.PauseExpiry(end / int64(time.Millisecond)) // both modes pause expiry, as in Redis
 	if p.changed != nil {

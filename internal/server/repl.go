@@ -168,6 +168,10 @@ func syncCmd(x *cmdtable.Ctx) {
 	if psync && len(x.Args) > 3 && cmdtable.Is(x.Args[3], "failover") && !c.s.takeOver(c, x) {
 		return
 	}
+	if c.s.failingOver() { // replicas wait until this master has handed over, or not
+		x.Error("NOMASTERLINK Can't SYNC while failing over")
+		return
+	}
 	var rc repl.Conf
 	if c.repl.conf != nil {
 		rc = *c.repl.conf

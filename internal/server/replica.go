@@ -261,6 +261,10 @@ func propagationPanics(behavior string, fromMaster, readOnly bool) bool {
 func replicaofCmd(x *cmdtable.Ctx) {
 	c := cl(x)
 	s := c.s
+	if s.failingOver() {
+		x.Error("ERR REPLICAOF not allowed while failing over.")
+		return
+	}
 	if cmdtable.Is(x.Args[1], "no") && cmdtable.Is(x.Args[2], "one") {
 		s.replicaOf("", 0, c.tx.inExec)
 		s.setReplicaOfConfig("", 0)

@@ -61,13 +61,14 @@ type Server struct {
 	started   time.Time
 	runID     string
 
-	expirer *keyspace.Expirer      // the active expiry cycle the cron runs
-	debug   serverDebug            // DEBUG's switches (debug.go)
-	replID  atomic.Pointer[string] // INFO's master_replid, which DEBUG CHANGE-REPL-ID replaces
-	pause   pauseState             // CLIENT PAUSE (pause.go)
-	gate    gate                   // orders scripts against multi-lock sections (gate.go)
-	scripts *script.Engine         // EVAL's script cache and Lua state (scripting.go)
-	migrate migrateCache           // MIGRATE's connections to its targets (migrate.go)
+	expirer  *keyspace.Expirer      // the active expiry cycle the cron runs
+	debug    serverDebug            // DEBUG's switches (debug.go)
+	replID   atomic.Pointer[string] // INFO's master_replid, which DEBUG CHANGE-REPL-ID replaces
+	pause    pauseState             // CLIENT PAUSE and FAILOVER's hold on writes (pause.go)
+	failover failoverState          // FAILOVER (failover.go)
+	gate     gate                   // orders scripts against multi-lock sections (gate.go)
+	scripts  *script.Engine         // EVAL's script cache and Lua state (scripting.go)
+	migrate  migrateCache           // MIGRATE's connections to its targets (migrate.go)
 
 	// regMu orders keyless writes (named indexes, AI layer) against the
 	// snapshot instant; see runLocked.
@@ -416,6 +417,7 @@ func (s *Server) cron() {
 				continue
 			}
 			s.checkSignal()
+			s.updateFailover(now)
 			if s.loading.Load() || s.shut.done.Load() { // nothing else runs while loading, as in Redis, or once stopping
 				continue
 			}
