@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -90,5 +91,33 @@ func TestClientLibraries(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+// TestSentinelClients runs redis-py's Sentinel client (python/sentinel.py)
+// against a HotKV master and replica under three Redis 8.0.2 sentinels:
+// the script writes through master_for and slave_for, kills the master
+// and writes again, through the same client, to the promoted replica.
+func TestSentinelClients(t *testing.T) {
+	harness.OutOfProcess(t)
+	if exec.Command("/usr/bin/python3", "-c", "import redis.sentinel").Run() != nil {
+		if os.Getenv("HOTKV_REQUIRE_CLIENTS") != "" {
+			t.Fatal("redis-py not installed for /usr/bin/python3 (run scripts/install-client-libs.sh)")
+		}
+		t.Skip("redis-py not installed for /usr/bin/python3 (run scripts/install-client-libs.sh)")
+	}
+	master := harness.StartBinary(t, "--save", "")
+	harness.StartBinary(t, "--save", "", "--replicaof", "127.0.0.1", harness.Port(master.Addr))
+	args := []string{"python/sentinel.py", strconv.Itoa(master.Cmd.Process.Pid)}
+	port, _ := strconv.Atoi(harness.Port(master.Addr))
+	var addrs []string
+	for range 3 {
+		s := harness.StartSentinel(t, port)
+		addrs, args = append(addrs, s.Addr), append(args, harness.Port(s.Addr))
+	}
+	harness.WaitSentinels(t, addrs, 1)
+	out, err := exec.Command("/usr/bin/python3", args...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), " 0 failed") {
+		t.Fatalf("redis-py Sentinel: %v\n%s", err, out)
 	}
 }

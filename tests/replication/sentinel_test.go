@@ -3,9 +3,7 @@ package replication
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,25 +44,12 @@ func TestSentinelFailover(t *testing.T) {
 	var sentinels []*redis.Client
 	var sentinelAddrs []string
 	for range 3 {
-		s := startSentinel(t, redisServer, nodes[0].port)
-		sentinels = append(sentinels, s)
-		sentinelAddrs = append(sentinelAddrs, s.Options().Addr)
+		addr := harness.StartSentinel(t, nodes[0].port).Addr
+		c := redis.NewClient(&redis.Options{Addr: addr})
+		t.Cleanup(func() { c.Close() })
+		sentinels, sentinelAddrs = append(sentinels, c), append(sentinelAddrs, addr)
 	}
-	// Every sentinel sees both replicas and the two other sentinels (found
-	// through hello messages published on the master).
-	harness.EventuallyWithin(t, 30*time.Second, "the sentinels to find the replicas and each other", func() bool {
-		for _, s := range sentinels {
-			m, err := s.Do(ctx, "SENTINEL", "MASTER", "mymaster").Result()
-			if err != nil {
-				return false
-			}
-			f := sentinelFields(m)
-			if f["num-slaves"] != "2" || f["num-other-sentinels"] != "2" {
-				return false
-			}
-		}
-		return true
-	})
+	harness.WaitSentinels(t, sentinelAddrs, 2)
 
 	fc := redis.NewFailoverClient(&redis.FailoverOptions{MasterName: "mymaster", SentinelAddrs: sentinelAddrs,
 		MaxRetries: -1, DialTimeout: time.Second, ReadTimeout: time.Second, WriteTimeout: time.Second})
@@ -247,46 +232,6 @@ func (n *haNode) dbsize(ctx context.Context) int64 {
 	return v
 }
 
-// startSentinel runs redis8-server --sentinel monitoring the master on
-// masterPort, with a short down-after period; the sentinel rewrites its
-// configuration file, so it lives in a directory of its own.
-func startSentinel(t *testing.T, redisServer string, masterPort int) *redis.Client {
-	t.Helper()
-	port, dir := harness.FreePort(t), t.TempDir()
-	conf := filepath.Join(dir, "sentinel.conf")
-	body := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\n"+
-		"sentinel monitor mymaster 127.0.0.1 %d 2\n"+
-		"sentinel down-after-milliseconds mymaster 1000\n"+
-		"sentinel failover-timeout mymaster 10000\n"+
-		"sentinel parallel-syncs mymaster 2\n", port, dir, masterPort)
-	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(redisServer, conf, "--sentinel")
-	log, err := os.Create(filepath.Join(dir, "sentinel.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		log.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(log.Name())
-			t.Logf("sentinel on port %d:\n%s", port, b)
-		}
-	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	harness.WaitPort(t, addr)
-	c := redis.NewClient(&redis.Options{Addr: addr})
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // masterPort is the master's port as a sentinel names it, 0 if unknown.
 func masterPort(ctx context.Context, s *redis.Client) int {
 	r, err := s.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", "mymaster").StringSlice()
@@ -295,23 +240,6 @@ func masterPort(ctx context.Context, s *redis.Client) int {
 	}
 	p, _ := strconv.Atoi(r[1])
 	return p
-}
-
-// sentinelFields reads SENTINEL MASTER's reply, a flat list (RESP2) or a
-// map (RESP3), into strings.
-func sentinelFields(v any) map[string]string {
-	out := map[string]string{}
-	switch m := v.(type) {
-	case map[any]any:
-		for k, v := range m {
-			out[fmt.Sprint(k)] = fmt.Sprint(v)
-		}
-	case []any:
-		for i := 0; i+1 < len(m); i += 2 {
-			out[fmt.Sprint(m[i])] = fmt.Sprint(m[i+1])
-		}
-	}
-	return out
 }
 
 // A replica's replica-announce-ip and -port are the address its master
