@@ -65,13 +65,7 @@ func (m *Master) Info(b *strings.Builder, replid2 string, second int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	kv(b, "role", "master")
-	n := 0
-	for _, r := range m.replicas {
-		if !r.conf.RDBOnly {
-			n++
-		}
-	}
-	kv(b, "connected_slaves", n)
+	kv(b, "connected_slaves", m.countReplicas())
 	i := 0
 	now := time.Now().UnixMilli()
 	for _, r := range m.replicas {

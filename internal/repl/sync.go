@@ -104,6 +104,11 @@ func (m *Master) Offset() int64 {
 func (m *Master) Replicas() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.countReplicas()
+}
+
+// countReplicas is Replicas with mu held.
+func (m *Master) countReplicas() int {
 	n := 0
 	for _, r := range m.replicas {
 		if !r.conf.RDBOnly {
