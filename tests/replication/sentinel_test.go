@@ -16,7 +16,7 @@ import (
 )
 
 // A HotKV master with a HotKV replica and a Redis 8.0.2 replica (priority
-// 0) under three real Redis 8.0.2 sentinels (quorum 2): a master killed
+// 0) under three real Redis 8.0.2 sentinels (quorum 2, StartSentinel): a master killed
 // with SIGKILL, and then one frozen with SIGSTOP, each ends in the HotKV
 // replica promoted and the Redis replica following it; the old master,
 // back, is turned into a replica of the new one and gets its data; acknowledged writes (WAIT) survive every failover, and
@@ -102,7 +102,7 @@ func TestSentinelFailover(t *testing.T) {
 		close(stop)
 		unacked := <-acked
 		// A replica is promoted; the other replica follows it.
-		harness.EventuallyWithin(t, 45*time.Second, "a replica promoted after "+how+" of the master", func() bool {
+		harness.EventuallyWithin(t, 60*time.Second, "a replica promoted after "+how+" of the master", func() bool {
 			port := masterPort(ctx, sentinels[0])
 			if port == failed.port {
 				return false
@@ -118,7 +118,7 @@ func TestSentinelFailover(t *testing.T) {
 		if master == nodes[2] {
 			t.Fatalf("after %s the sentinels promoted the replica with replica-priority 0", how)
 		}
-		t.Logf("%s: a replica promoted %.1f s after the master went down (down-after-milliseconds 1000)", how, time.Since(down).Seconds())
+		t.Logf("%s: a replica promoted %.1f s after the master went down (down-after-milliseconds 2000)", how, time.Since(down).Seconds())
 		for _, n := range nodes {
 			if n != master && n != failed {
 				harness.EventuallyWithin(t, 30*time.Second, "the other replica to follow the new master", func() bool {

@@ -38,7 +38,7 @@ def main():
     eq(replica.get("k"), b"v", "GET through slave_for")
 
     os.kill(pid, signal.SIGKILL)
-    deadline = time.time() + 30
+    deadline = time.time() + 60
     while True:
         try:
             master.set("after", "1")
@@ -48,10 +48,11 @@ def main():
                 eq(str(e), "", "SET through master_for after the master was killed")
                 break
             time.sleep(0.2)
-    after = sentinel.discover_master("mymaster")
-    eq(after != before, True, f"a new master ({before} -> {after})")
-    eq(master.get("k"), b"v", "GET of the acknowledged write on the new master")
-    eq(master.get("after"), b"1", "GET on the new master")
+    if failures == 0:
+        after = sentinel.discover_master("mymaster")
+        eq(after != before, True, f"a new master ({before} -> {after})")
+        eq(master.get("k"), b"v", "GET of the acknowledged write on the new master")
+        eq(master.get("after"), b"1", "GET on the new master")
     print(f"sentinel: {checks - failures} passed, {failures} failed")
     sys.exit(1 if failures else 0)
 

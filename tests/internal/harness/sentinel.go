@@ -13,8 +13,10 @@ import (
 )
 
 // StartSentinel runs Redis 8.0.2's sentinel (redis8-server --sentinel)
-// monitoring the master on masterPort as "mymaster", quorum 2, with a short
-// down-after period (1 s); it skips the test when the peers are not
+// monitoring the master on masterPort as "mymaster", quorum 2, with short
+// periods (down after 2 s, a failed failover tried again after 10 s): on a
+// loaded 2-core machine, 1 s stalls made sentinels see each other down and
+// give up a failover for 20 s. It skips the test when the peers are not
 // installed. The sentinel rewrites its configuration file, so it lives in
 // a directory of its own; its log is printed if the test fails.
 func StartSentinel(t *testing.T, masterPort int) *Server {
@@ -27,8 +29,8 @@ func StartSentinel(t *testing.T, masterPort int) *Server {
 	conf := filepath.Join(dir, "sentinel.conf")
 	body := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\n"+
 		"sentinel monitor mymaster 127.0.0.1 %d 2\n"+
-		"sentinel down-after-milliseconds mymaster 1000\n"+
-		"sentinel failover-timeout mymaster 10000\n"+
+		"sentinel down-after-milliseconds mymaster 2000\n"+
+		"sentinel failover-timeout mymaster 5000\n"+
 		"sentinel parallel-syncs mymaster 2\n", port, dir, masterPort)
 	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
